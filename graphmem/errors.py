@@ -1,0 +1,102 @@
+"""The exceptions graphmem raises, all rooted at :class:`GraphmemError`.
+
+::
+
+    GraphmemError
+    ├── ValidationError            bad input, rejected before anything is written
+    │   ├── NaiveDatetimeError     a datetime without a timezone
+    │   ├── DanglingReferenceError supersedes / derived_from / evidence_ids name unknown ids
+    │   ├── LineageCycleError      derived_from would form a cycle
+    │   └── ContentTooLargeError   content above the configured maximum size
+    ├── RecordConflictError        the same id written again with different content
+    ├── RecordNotFoundError        no record (or intention) with that id
+    ├── AuthorizationError         the principal may not read the query scope's tenant
+    ├── PolicyError                a lifecycle call that the write policy refuses
+    ├── DeletionError              a deletion plan that cannot be applied
+    ├── EvaluationError            inconsistent evaluation input (e.g. a non-monotonic funnel)
+    └── DatabaseUnavailableError   no Neo4j could be reached or started
+
+Leaf errors carry the ids that caused them (``record_ids``), never record content:
+error messages may end up in logs, and content is user data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+__all__ = [
+    "AuthorizationError",
+    "ContentTooLargeError",
+    "DanglingReferenceError",
+    "DatabaseUnavailableError",
+    "DeletionError",
+    "EvaluationError",
+    "GraphmemError",
+    "LineageCycleError",
+    "NaiveDatetimeError",
+    "PolicyError",
+    "RecordConflictError",
+    "RecordNotFoundError",
+    "ValidationError",
+]
+
+
+class GraphmemError(Exception):
+    """Root of every error graphmem raises.
+
+    Args:
+        message: what went wrong, free of record content.
+        record_ids: the ids involved, if any.
+    """
+
+    def __init__(self, message: str, *, record_ids: Iterable[str] = ()) -> None:
+        super().__init__(message)
+        self.record_ids: tuple[str, ...] = tuple(record_ids)
+
+
+class ValidationError(GraphmemError):
+    """Input that breaks a rule of SPEC section 2; nothing was written."""
+
+
+class NaiveDatetimeError(ValidationError):
+    """A datetime without tzinfo was given where an aware UTC time is required."""
+
+
+class DanglingReferenceError(ValidationError):
+    """``supersedes``, ``derived_from`` or ``evidence_ids`` name ids not in the store."""
+
+
+class LineageCycleError(ValidationError):
+    """``derived_from`` edges would form a cycle (lineage must stay a DAG)."""
+
+
+class ContentTooLargeError(ValidationError):
+    """Record content is larger than the store's ``max_content_bytes``."""
+
+
+class RecordConflictError(GraphmemError):
+    """A record id already exists with different content (SPEC section 2)."""
+
+
+class RecordNotFoundError(GraphmemError):
+    """No record or intention with the given id exists."""
+
+
+class AuthorizationError(GraphmemError):
+    """The principal may not read the tenant of the query scope (SPEC section 3, rule 1)."""
+
+
+class PolicyError(GraphmemError):
+    """A lifecycle transition refused by the write policy (SPEC section 6)."""
+
+
+class DeletionError(GraphmemError):
+    """A deletion plan that is stale, malformed or otherwise cannot be applied (SPEC section 7)."""
+
+
+class EvaluationError(GraphmemError):
+    """Evaluation input that is internally inconsistent (SPEC section 9)."""
+
+
+class DatabaseUnavailableError(GraphmemError):
+    """No Neo4j server could be reached or started."""
