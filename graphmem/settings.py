@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import platformdirs
+from neo4j import Driver, GraphDatabase, NotificationDisabledClassification
 
-__all__ = ["ConnectionSettings", "data_dir"]
+__all__ = ["ConnectionSettings", "data_dir", "open_driver"]
 
 DEFAULT_DATABASE = "neo4j"
 
@@ -65,3 +66,16 @@ class ConnectionSettings:
             f"ConnectionSettings(uri={self.uri!r}, user={self.user!r}, "
             f"password='***', database={self.database!r})"
         )
+
+
+def open_driver(settings: ConnectionSettings) -> Driver:
+    """A driver for ``settings``.
+
+    "Unknown property key" notifications are silenced: graphmem's queries name optional
+    properties (``expires_at``, ``valid_from``) that a young store may not hold yet.
+    """
+    return GraphDatabase.driver(
+        settings.uri,
+        auth=(settings.user, settings.password),
+        notifications_disabled_classifications=[NotificationDisabledClassification.UNRECOGNIZED],
+    )

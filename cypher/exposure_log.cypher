@@ -1,0 +1,12 @@
+// Which retrieved memories an action was shown (exposure), for later attribution.
+MATCH (q:Retrieval {id: $retrieval_id})
+CREATE (e:Exposure {retrieval_id: $retrieval_id, action_id: $action_id, at: $at,
+                    memory_ids: $memory_ids})
+CREATE (e)-[:OF]->(q)
+WITH e
+CALL (e) {
+  UNWIND $memory_ids AS mid
+  MATCH (r:Record {id: mid})
+  CREATE (e)-[:EXPOSED]->(r)
+}
+RETURN e.action_id AS action_id

@@ -1,0 +1,5 @@
+// Retraction is a tombstone, never a delete: the record stays with who, why and when.
+MATCH (r:Record {id: $id})
+WHERE NOT r.erased
+SET r.retracted = true, r.retracted_by = $by, r.retracted_reason = $reason, r.retracted_at = $at
+RETURN r.id AS id

@@ -1,0 +1,12 @@
+// Constraints and indexes, each run in its own transaction, idempotently.
+CREATE CONSTRAINT record_id IF NOT EXISTS FOR (r:Record) REQUIRE r.id IS UNIQUE;
+CREATE CONSTRAINT scope_key IF NOT EXISTS FOR (s:Scope) REQUIRE s.key IS UNIQUE;
+CREATE CONSTRAINT intention_id IF NOT EXISTS FOR (i:Intention) REQUIRE i.id IS UNIQUE;
+CREATE CONSTRAINT retrieval_id IF NOT EXISTS FOR (q:Retrieval) REQUIRE q.id IS UNIQUE;
+CREATE CONSTRAINT deletion_request_id IF NOT EXISTS FOR (d:DeletionRequest) REQUIRE d.id IS UNIQUE;
+CREATE INDEX scope_tenant IF NOT EXISTS FOR (s:Scope) ON (s.tenant);
+CREATE INDEX record_tenant_asserts IF NOT EXISTS FOR (r:Record) ON (r.tenant, r.asserts);
+CREATE INDEX record_dedup IF NOT EXISTS FOR (r:Record) ON (r.dedup_key);
+CREATE INDEX intention_cue IF NOT EXISTS FOR (i:Intention) ON (i.tenant, i.trigger_kind, i.trigger_value);
+CREATE INDEX transition_record IF NOT EXISTS FOR (t:Transition) ON (t.record_id);
+CREATE INDEX write_decision_record IF NOT EXISTS FOR (w:WriteDecision) ON (w.record_id)

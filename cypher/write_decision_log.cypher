@@ -1,0 +1,8 @@
+// Keep every write decision and its reason (SPEC section 6), also for discarded proposals.
+CREATE (w:WriteDecision {
+  record_id: $record_id, disposition: $disposition, reason: $reason, at: $at, by: $by
+})
+WITH w
+OPTIONAL MATCH (r:Record {id: $record_id})
+FOREACH (_ IN CASE WHEN r IS NULL THEN [] ELSE [1] END | CREATE (w)-[:DECIDED]->(r))
+RETURN count(w) AS logged

@@ -1,0 +1,133 @@
+"""The write policy: a proposal mostly gets refused (SPEC section 6, chapter section 2).
+
+:func:`decide` is a pure function of the proposal and what the store knows about it
+(duplicates, evidence records), so the policy can be tested and evaluated without a
+database; the client runs it inside the write transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from .models import Authority, MemoryKind, MemoryRecord
+
+__all__ = [
+    "MemoryWriteDecision",
+    "WriteDisposition",
+    "WritePolicy",
+    "decide",
+    "verified_episodes",
+]
+
+
+class WriteDisposition(StrEnum):
+    """What the write path does with a proposal."""
+
+    DISCARD = "DISCARD"
+    QUARANTINE = "QUARANTINE"
+    PERSIST = "PERSIST"
+
+
+@dataclass(frozen=True)
+class MemoryWriteDecision:
+    """A disposition and the reason for it; every decision is kept in the store.
+
+    Attributes:
+        record_id: the proposal's id.
+        disposition: DISCARD, QUARANTINE or PERSIST.
+        reason: why, in one sentence (no record content).
+        duplicate_of: for a duplicate, the active record it duplicates.
+    """
+
+    record_id: str
+    disposition: WriteDisposition
+    reason: str
+    duplicate_of: str | None = None
+
+
+@dataclass(frozen=True)
+class WritePolicy:
+    """Settings of the write policy.
+
+    Attributes:
+        runtime_state_keys: ``asserts`` keys that restate authoritative runtime state
+            (a live system answers them; memory must not): such proposals are discarded.
+        untrusted_sources: ``provenance["source"]`` values that are evidence, not
+            authority (tool output, web content): quarantined.
+        min_verified_episodes: N, the supporting verified episodes a procedure below
+            ``human_instruction`` authority needs (default 3).
+        require_future_decision: when True, a proposal must name in
+            ``metadata["future_decision"]`` the future decision it could improve.
+    """
+
+    runtime_state_keys: frozenset[str] = field(default_factory=frozenset)
+    untrusted_sources: frozenset[str] = frozenset(
+        {"web", "web_content", "tool", "tool_output", "email", "user_upload"}
+    )
+    min_verified_episodes: int = 3
+    require_future_decision: bool = False
+
+
+def verified_episodes(evidence: Sequence[MemoryRecord]) -> list[MemoryRecord]:
+    """Evidence records that count as verified episodes (episodic, verified or better)."""
+    return [
+        r for r in evidence
+        if r.kind is MemoryKind.EPISODIC and r.authority >= Authority.VERIFIED_OUTCOME
+        and not r.retracted
+    ]
+
+
+def decide(
+    proposal: MemoryRecord,
+    *,
+    policy: WritePolicy,
+    duplicate_ids: Sequence[str] = (),
+    evidence: Mapping[str, MemoryRecord] | None = None,
+) -> MemoryWriteDecision:
+    """Decide the disposition of one proposal (SPEC section 6), first rule that applies.
+
+    Args:
+        proposal: the proposed record.
+        policy: the policy settings.
+        duplicate_ids: active records in the same scope with the same normalised content.
+        evidence: the stored records named by ``proposal.evidence_ids``.
+    """
+    evidence = evidence or {}
+    rid = proposal.id
+
+    def out(disposition: WriteDisposition, reason: str, dup: str | None = None
+            ) -> MemoryWriteDecision:
+        return MemoryWriteDecision(rid, disposition, reason, dup)
+
+    if not " ".join(proposal.content.split()):
+        return out(WriteDisposition.DISCARD, "content is empty after normalisation")
+    if proposal.asserts is not None and proposal.asserts in policy.runtime_state_keys:
+        return out(WriteDisposition.DISCARD,
+                   f"restates authoritative runtime state ({proposal.asserts})")
+    if policy.require_future_decision and not str(
+        proposal.metadata.get("future_decision", "")
+    ).strip():
+        return out(WriteDisposition.DISCARD, "names no future decision it could improve")
+    if duplicate_ids:
+        first = sorted(duplicate_ids)[0]
+        return out(WriteDisposition.DISCARD,
+                   f"duplicates active record {first} in the same scope", first)
+    source = proposal.provenance.get("source", "")
+    if proposal.authority is Authority.UNTRUSTED or source in policy.untrusted_sources:
+        return out(WriteDisposition.QUARANTINE,
+                   f"untrusted source ({source or proposal.authority.value}): evidence, "
+                   "not authority")
+    if proposal.authority is Authority.MODEL_INFERRED and not proposal.evidence_ids:
+        return out(WriteDisposition.QUARANTINE, "model inference without evidence")
+    if (proposal.kind is MemoryKind.PROCEDURAL
+            and proposal.authority < Authority.HUMAN_INSTRUCTION):
+        support = verified_episodes([evidence[i] for i in proposal.evidence_ids if i in evidence])
+        if len(support) < policy.min_verified_episodes:
+            return out(
+                WriteDisposition.QUARANTINE,
+                f"procedure with {len(support)} verified supporting episodes; "
+                f"{policy.min_verified_episodes} needed below human_instruction authority",
+            )
+    return out(WriteDisposition.PERSIST, "passes the write policy")

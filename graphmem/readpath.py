@@ -1,0 +1,284 @@
+"""The read path's pure steps (SPEC section 5): trigger, query, conflicts, conflict
+partners, context budget and rendering. No database here; the client wires these to the
+store's exact candidates and to the attribution log.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .models import MemoryRecord
+
+__all__ = [
+    "DecisionState",
+    "MemoryConflict",
+    "RetrievalTrace",
+    "RetrievedMemory",
+    "build_query",
+    "conflict_components",
+    "detect_conflicts",
+    "fit_to_budget",
+    "preserve_conflict_partners",
+    "render_memories",
+    "render_memory",
+    "triggers_fired",
+]
+
+
+class DecisionState(BaseModel):
+    """What the agent is deciding now: scope, goal, subtask, observation, trigger flags.
+
+    Args:
+        memory_scope: the query scope (must contain ``tenant``).
+        goal, subtask, last_observation: the current decision's text (not the opening request).
+        entities: names the decision is about.
+        new_error, strategy_failed, returning_entity, needs_prior_context, due_cue: the
+            triggers of SPEC section 5, step 1.
+        event: the event being processed, if any; an intention due on it is a trigger.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    memory_scope: dict[str, str]
+    goal: str = ""
+    subtask: str = ""
+    last_observation: str = ""
+    entities: tuple[str, ...] = ()
+    new_error: bool = False
+    strategy_failed: bool = False
+    returning_entity: bool = False
+    needs_prior_context: bool = False
+    due_cue: bool = False
+    event: dict[str, str] | None = Field(default=None)
+
+
+TRIGGERS = ("new_error", "strategy_failed", "returning_entity", "needs_prior_context", "due_cue")
+
+
+def triggers_fired(state: DecisionState) -> tuple[str, ...]:
+    """Names of the triggers set on ``state`` (empty: prior information cannot help)."""
+    return tuple(name for name in TRIGGERS if getattr(state, name))
+
+
+def build_query(state: DecisionState) -> str:
+    """The retrieval query: goal, subtask, latest observation and entities (SPEC 5, step 2)."""
+    parts = [
+        f"Goal: {state.goal}" if state.goal else "",
+        f"Subtask: {state.subtask}" if state.subtask else "",
+        f"Observation: {state.last_observation}" if state.last_observation else "",
+        f"Entities: {', '.join(state.entities)}" if state.entities else "",
+    ]
+    return "\n".join(p for p in parts if p)
+
+
+@dataclass(frozen=True)
+class MemoryConflict:
+    """Candidates that assert the same key with two or more distinct values.
+
+    Attributes:
+        key: the ``asserts`` key.
+        record_ids: every candidate asserting the key, sorted.
+        values: the distinct asserted values, sorted.
+    """
+
+    key: str
+    record_ids: tuple[str, ...]
+    values: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RetrievedMemory:
+    """A record chosen by the read path, with its score and the reason it is shown."""
+
+    record: MemoryRecord
+    score: float
+    reason: str
+
+
+@dataclass(frozen=True)
+class RetrievalTrace:
+    """What the read path did and why (attribution, SPEC section 5 step 9)."""
+
+    retrieval_id: str
+    at: datetime
+    triggered: bool
+    triggers: tuple[str, ...]
+    query: str
+    ranker: str
+    candidate_ids: tuple[str, ...] = ()
+    ranked: tuple[tuple[str, float], ...] = ()
+    partner_ids: tuple[str, ...] = ()
+    over_budget_ids: tuple[str, ...] = ()
+    budget_chars: int = 0
+    spent_chars: int = 0
+    notes: tuple[str, ...] = field(default=())
+
+
+def detect_conflicts(
+    records: Sequence[MemoryRecord],
+    conflict_ids: Mapping[str, Iterable[str]] | None = None,
+) -> list[MemoryConflict]:
+    """Conflicts among ``records`` (all candidates, before ranking; SPEC 5 step 4).
+
+    Args:
+        records: the candidate set.
+        conflict_ids: the materialised ``CONFLICTS_WITH`` neighbours of each record, as
+            read from Neo4j. When given, only pairs linked there (and both in ``records``)
+            count; when None, pairs are found from ``asserts``/``asserted_value`` directly.
+
+    Returns:
+        One conflict per key with two or more distinct values among the linked records.
+    """
+    by_id = {r.id: r for r in records}
+    keyed: dict[str, set[str]] = defaultdict(set)
+    if conflict_ids is None:
+        values_by_key: dict[str, set[str]] = defaultdict(set)
+        for r in records:
+            if r.asserts is not None and r.asserted_value is not None:
+                keyed[r.asserts].add(r.id)
+                values_by_key[r.asserts].add(r.asserted_value)
+        keyed = {k: ids for k, ids in keyed.items() if len(values_by_key[k]) > 1}
+    else:
+        for rid, others in conflict_ids.items():
+            if rid not in by_id:
+                continue
+            for other in others:
+                if other in by_id and by_id[other].asserts == by_id[rid].asserts:
+                    key = by_id[rid].asserts
+                    assert key is not None
+                    keyed[key] |= {rid, other}
+        # every candidate asserting a conflicted key belongs to the conflict
+        for r in records:
+            if r.asserts in keyed and r.asserted_value is not None:
+                keyed[r.asserts].add(r.id)
+    conflicts = []
+    for key in sorted(keyed):
+        ids = tuple(sorted(keyed[key]))
+        values = tuple(sorted({v for i in ids if (v := by_id[i].asserted_value) is not None}))
+        if len(values) > 1:
+            conflicts.append(MemoryConflict(key=key, record_ids=ids, values=values))
+    return conflicts
+
+
+def conflict_components(conflicts: Sequence[MemoryConflict]) -> dict[str, frozenset[str]]:
+    """Map each conflicting record id to its whole connected conflict component."""
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for c in conflicts:
+        first = c.record_ids[0]
+        for other in c.record_ids[1:]:
+            parent[find(other)] = find(first)
+        find(first)
+    groups: dict[str, set[str]] = defaultdict(set)
+    for x in parent:
+        groups[find(x)].add(x)
+    return {x: frozenset(groups[find(x)]) for x in parent}
+
+
+def preserve_conflict_partners(
+    ranked: Sequence[RetrievedMemory],
+    candidates: Sequence[MemoryRecord],
+    conflicts: Sequence[MemoryConflict],
+) -> list[RetrievedMemory]:
+    """Add every candidate side of a conflict that ranking kept one side of (SPEC 5 step 6).
+
+    Partners join with the lowest score among the kept sides of their component, so a
+    transitive component (A-B on one key, B-C on another) comes along whole.
+    """
+    selected = {m.record.id: m for m in ranked}
+    by_id = {r.id: r for r in candidates}
+    for component in _components_in_order(conflicts):
+        present = [selected[i] for i in sorted(component) if i in selected]
+        if not present:
+            continue
+        inherited = min(m.score for m in present)
+        keys = sorted({c.key for c in conflicts if set(c.record_ids) & component})
+        for rid in sorted(component):
+            if rid not in selected and rid in by_id:
+                selected[rid] = RetrievedMemory(
+                    record=by_id[rid], score=inherited,
+                    reason=f"conflict partner ({', '.join(keys)})",
+                )
+    return list(selected.values())
+
+
+def _components_in_order(conflicts: Sequence[MemoryConflict]) -> list[frozenset[str]]:
+    seen: list[frozenset[str]] = []
+    for component in conflict_components(conflicts).values():
+        if component not in seen:
+            seen.append(component)
+    return seen
+
+
+def render_memory(memory: RetrievedMemory) -> str:
+    """One memory as shown to a model: id, kind, source, created time, content (step 8)."""
+    r = memory.record
+    source = r.provenance.get("source", "unknown")
+    details = ", ".join(f"{k}={v}" for k, v in r.provenance.items() if k != "source")
+    return "\n".join([
+        f"Memory ID: {r.id}",
+        f"Kind: {r.kind.value}",
+        f"Source: {source}" + (f" ({details})" if details else "") + f"; authority "
+        f"{r.authority.value}",
+        f"Created: {r.created_at.isoformat()}",
+        f"Content: {r.content}",
+    ])
+
+
+SEPARATOR = "\n\n"
+
+
+def render_memories(memories: Sequence[RetrievedMemory]) -> str:
+    """All chosen memories, blank-line separated, in the order given."""
+    return SEPARATOR.join(render_memory(m) for m in memories)
+
+
+def fit_to_budget(
+    memories: Sequence[RetrievedMemory],
+    *,
+    budget_chars: int,
+    conflicts: Sequence[MemoryConflict],
+) -> tuple[list[RetrievedMemory], list[str]]:
+    """Greedy by score; a conflict component is all in or all out (SPEC 5 step 7).
+
+    Cost is the rendered length of each memory (:func:`render_memory`) plus the separator
+    between memories, so the rendered block never exceeds ``budget_chars`` characters.
+    A group that does not fit is skipped and the next one is tried.
+
+    Returns:
+        ``(chosen, over_budget_ids)``: chosen memories in score order, and ids left out.
+    """
+    components = conflict_components(conflicts)
+    by_id = {m.record.id: m for m in memories}
+    ordered = sorted(memories, key=lambda m: (-m.score, m.record.id))
+    chosen: dict[str, RetrievedMemory] = {}
+    skipped: list[str] = []
+    spent = 0
+    for item in ordered:
+        rid = item.record.id
+        if rid in chosen or rid in skipped:
+            continue
+        group_ids = components.get(rid, frozenset({rid}))
+        group = sorted((by_id[g] for g in group_ids if g in by_id),
+                       key=lambda m: (-m.score, m.record.id))
+        cost = sum(len(render_memory(m)) + len(SEPARATOR) for m in group)
+        if not chosen:
+            cost -= len(SEPARATOR)
+        if spent + cost > budget_chars:
+            skipped.extend(m.record.id for m in group)
+            continue
+        for m in group:
+            chosen[m.record.id] = m
+        spent += cost
+    return list(chosen.values()), skipped
