@@ -22,7 +22,9 @@ from .errors import (
     RecordNotFoundError,
     ValidationError,
 )
+from .intentions import Intentions
 from .models import (
+    DeferredIntention,
     Explanation,
     MemoryKind,
     MemoryRecord,
@@ -423,6 +425,9 @@ class Memory:
             raise ValidationError("budget_chars must be >= 0 and k >= 1")
         at = self._now(now)
         ScopeQuery.build(principal, state.memory_scope, at)  # authorization first
+        if state.event and not state.due_cue and self.due(
+                state.event, principal=principal, scope=state.memory_scope, now=at):
+            state = state.model_copy(update={"due_cue": True})  # a due intention is a trigger
         chosen_ranker = get_ranker(ranker)
         fired = triggers_fired(state)
         query = build_query(state)
@@ -522,3 +527,53 @@ class Memory:
         if not rows:
             raise RecordNotFoundError(f"no retrieval {retrieval_id!r}")
         return {"retrieval": rows[0]["retrieval"], "selected": rows[0]["selected"]}
+
+    # -- prospective memory (SPEC section 8; graphmem.intentions does the work) ------------
+
+    @property
+    def intentions(self) -> Intentions:
+        """Deferred intentions on this client's store (``get``, ``history`` and the rest)."""
+        return Intentions(self.store)
+
+    def intend(self, intention: DeferredIntention | dict[str, Any]) -> bool:
+        """Store a deferred intention; True if created, False for an identical re-write.
+
+        Raises:
+            RecordConflictError: the id exists with a different definition.
+            ValidationError, NaiveDatetimeError: an invalid intention.
+        """
+        return self.intentions.intend(intention)
+
+    def due(self, event: dict[str, str], *, principal: Principal, scope: dict[str, str],
+            now: datetime | None = None) -> list[DeferredIntention]:
+        """Pending, unexpired, in-scope intentions whose cue the event matches exactly.
+
+        Raises:
+            AuthorizationError: the scope's tenant is not one of ``principal.tenants``.
+        """
+        return self.intentions.due(event, principal=principal, scope=scope,
+                                   now=self._now(now))
+
+    def fire(self, intention_id: str, *, by: str, now: datetime | None = None) -> bool:
+        """Fire an intention exactly once: True only for the one call that fired it.
+
+        Raises:
+            RecordNotFoundError: no such intention.
+        """
+        return self.intentions.fire(intention_id, by=by, now=self._now(now))
+
+    def cancel(self, intention_id: str, *, by: str, reason: str,
+               now: datetime | None = None) -> bool:
+        """Cancel a pending intention (who/why/when kept); False if it was not pending."""
+        return self.intentions.cancel(intention_id, by=by, reason=reason, now=self._now(now))
+
+    def process_event(self, event: dict[str, str], *, principal: Principal,
+                      scope: dict[str, str], by: str, now: datetime | None = None
+                      ) -> list[DeferredIntention]:
+        """Fire every intention the event makes due, once; return the ones this call fired.
+
+        Raises:
+            AuthorizationError: the scope's tenant is not one of ``principal.tenants``.
+        """
+        return self.intentions.process_event(event, principal=principal, scope=scope, by=by,
+                                             now=self._now(now))

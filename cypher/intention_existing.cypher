@@ -1,0 +1,3 @@
+// Whether an intention id is taken, with the fingerprint of what was written (SPEC section 8).
+MATCH (i:Intention {id: $id})
+RETURN i.id AS id, i.fingerprint AS fingerprint

@@ -1,0 +1,3 @@
+// Stored properties of one intention.
+MATCH (i:Intention {id: $id})
+RETURN i {.*} AS intention

@@ -1,0 +1,316 @@
+"""Prospective memory: deferred intentions that fire on an exact cue (SPEC section 8).
+
+An intention is not recalled, it fires (chapter section 3). Graph model::
+
+    (:Intention {id, tenant, action, trigger_kind, trigger_value, status, created_at,
+                 expires_at, scope_json, sensitivity, sensitivity_rank, erased,
+                 fingerprint, fired_at, fired_by, cancelled_at, cancelled_by})
+        -[:IN_SCOPE]->(:Scope {key, tenant, pairs})        the Scope nodes records use
+    (:Transition {intention_id, kind: fire|cancel, by, reason, at})-[:ON]->(:Intention)
+
+Due means: pending, not erased, not expired (``now >= expires_at`` is expired), eligible
+for the caller exactly as a record is (tenant readable, sensitivity within clearance,
+every scope pair in the query scope) and ``event[trigger_kind] == trigger_value``
+exactly. The cue match runs in Cypher through the ``intention_cue`` index, so a prefix,
+a similar string or another tenant's identical cue can never fire.
+
+Firing is exactly once: the firing transaction first takes the intention's write lock
+(``cypher/intention_lock.cypher``) and only then re-reads its status
+(``cypher/intention_fire.cypher``). Concurrent callers queue on the lock; the first one
+to commit flips ``pending`` to ``fired`` and every later one sees ``fired``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import pydantic
+from neo4j import ManagedTransaction
+from neo4j.exceptions import ConstraintError
+
+from .errors import (
+    NaiveDatetimeError,
+    RecordConflictError,
+    RecordNotFoundError,
+    ValidationError,
+)
+from .models import DeferredIntention, IntentionStatus, Principal
+from .store import Neo4jStore, ScopeQuery, require_aware, scope_key, scope_pairs
+
+__all__ = [
+    "IntentionTransition",
+    "Intentions",
+    "coerce_intention",
+    "event_cues",
+    "intention_from_props",
+    "intention_props",
+]
+
+
+def coerce_intention(intention: DeferredIntention | Mapping[str, Any]) -> DeferredIntention:
+    """Validate a mapping into a :class:`DeferredIntention`, with graphmem's own errors.
+
+    Raises:
+        NaiveDatetimeError: ``created_at``/``expires_at`` without a timezone.
+        ValidationError: any other invalid field (empty id/action/cue, scope without tenant).
+    """
+    if isinstance(intention, DeferredIntention):
+        return intention
+    try:
+        return DeferredIntention.model_validate(dict(intention))
+    except pydantic.ValidationError as exc:
+        iid = intention.get("id")
+        ids = [iid] if isinstance(iid, str) and iid else []
+        summary = "; ".join(
+            f"{'.'.join(str(x) for x in err['loc']) or 'intention'}: {err['msg']}"
+            for err in exc.errors()
+        )
+        error = NaiveDatetimeError if "naive datetime" in str(exc) else ValidationError
+        raise error(f"invalid intention: {summary}", record_ids=ids) from None
+
+
+def _fingerprint(intention: DeferredIntention) -> str:
+    """Hash of what defines an intention; ``status`` is left out because it changes later."""
+    payload = intention.model_dump(mode="json", exclude={"status"})
+    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def intention_props(intention: DeferredIntention) -> dict[str, Any]:
+    """Flat Neo4j properties of an intention (the scope as JSON, ``erased`` false)."""
+    return {
+        "id": intention.id,
+        "tenant": intention.tenant,
+        "action": intention.action,
+        "trigger_kind": intention.trigger_kind,
+        "trigger_value": intention.trigger_value,
+        "status": intention.status.value,
+        "created_at": intention.created_at,
+        "expires_at": intention.expires_at,
+        "scope_json": json.dumps(intention.scope, sort_keys=True, ensure_ascii=False),
+        "sensitivity": intention.sensitivity.value,
+        "sensitivity_rank": intention.sensitivity.rank,
+        "erased": False,
+        "fingerprint": _fingerprint(intention),
+    }
+
+
+def intention_from_props(props: Mapping[str, Any]) -> DeferredIntention:
+    """The one place where a stored Intention row becomes a :class:`DeferredIntention`."""
+    def native(value: Any) -> Any:
+        return value.to_native() if hasattr(value, "to_native") else value
+
+    return DeferredIntention.model_validate({
+        "id": props["id"],
+        "action": props["action"],
+        "trigger_kind": props["trigger_kind"],
+        "trigger_value": props["trigger_value"],
+        "scope": json.loads(props["scope_json"]),
+        "status": props["status"],
+        "created_at": native(props["created_at"]),
+        "expires_at": native(props.get("expires_at")),
+        "sensitivity": props["sensitivity"],
+    })
+
+
+def event_cues(event: Mapping[str, str]) -> list[dict[str, str]]:
+    """An event as the ``$cues`` parameter: ``[{"kind": k, "value": v}, ...]``, sorted.
+
+    Args:
+        event: what happened, e.g. ``{"migration_completed": "014"}``; keys and values
+            are compared exactly (no trimming, no case folding).
+
+    Raises:
+        ValidationError: a key that is not a non-empty string, or a value that is not a string.
+    """
+    if not isinstance(event, Mapping):
+        raise ValidationError("an event must be a mapping of cue kind to cue value")
+    cues = []
+    for kind, value in event.items():
+        if not isinstance(kind, str) or not kind or not isinstance(value, str):
+            raise ValidationError("event keys must be non-empty strings and values strings")
+        cues.append({"kind": kind, "value": value})
+    return sorted(cues, key=lambda c: (c["kind"], c["value"]))
+
+
+@dataclass(frozen=True)
+class IntentionTransition:
+    """One declared transition of an intention: ``kind`` is ``fire`` or ``cancel``."""
+
+    kind: str
+    by: str
+    reason: str
+    at: datetime
+
+
+class Intentions:
+    """Deferred intentions in Neo4j (SPEC section 8). The client's facade delegates here.
+
+    Args:
+        store: the record store; intentions share its driver, database and Scope nodes.
+    """
+
+    def __init__(self, store: Neo4jStore) -> None:
+        self.store = store
+
+    # -- writing ------------------------------------------------------------------
+
+    def intend(self, intention: DeferredIntention | Mapping[str, Any]) -> bool:
+        """Store an intention. True if created; an identical re-write is a no-op (False).
+
+        Identity ignores ``status``: re-writing the definition of an intention that has
+        fired since is still a no-op and does not re-arm it.
+
+        Raises:
+            RecordConflictError: the id exists with a different definition.
+            ValidationError, NaiveDatetimeError: an invalid intention; nothing is written.
+        """
+        item = coerce_intention(intention)
+        props = intention_props(item)
+
+        def work(tx: ManagedTransaction) -> bool:
+            rows = self.store.run(tx, "intention_existing", id=item.id)
+            if rows:
+                if rows[0]["fingerprint"] != props["fingerprint"]:
+                    raise RecordConflictError(
+                        "this intention id already exists with a different definition",
+                        record_ids=[item.id])
+                return False
+            self.store.run(tx, "intention_create", props=props, scope_key=scope_key(item.scope),
+                           tenant=item.tenant, scope_pairs=scope_pairs(item.scope))
+            return True
+
+        try:
+            created: bool = self.store.transaction("intend", work)
+        except ConstraintError:
+            # a concurrent writer created this id first: decide again against what it wrote
+            created = self.store.transaction("intend", work)
+        return created
+
+    # -- reading ------------------------------------------------------------------
+
+    def get(self, intention_id: str) -> DeferredIntention:
+        """The intention with this id in its current status.
+
+        Raises:
+            RecordNotFoundError: no such intention, or it was erased by a deletion request.
+        """
+        rows = self.store.read("intention_get", id=intention_id)
+        if not rows:
+            raise RecordNotFoundError(f"no intention {intention_id!r}", record_ids=[intention_id])
+        props = rows[0]["intention"]
+        if props.get("erased"):
+            raise RecordNotFoundError(f"intention {intention_id!r} was erased",
+                                      record_ids=[intention_id])
+        return intention_from_props(props)
+
+    def history(self, intention_id: str) -> list[IntentionTransition]:
+        """Who fired or cancelled the intention, and when, oldest first."""
+        return [
+            IntentionTransition(kind=row["kind"], by=row["by"], reason=row["reason"],
+                                at=row["at"].to_native())
+            for row in self.store.read("intention_history", id=intention_id)
+        ]
+
+    def due(
+        self, event: Mapping[str, str], *, principal: Principal, scope: dict[str, str],
+        now: datetime,
+    ) -> list[DeferredIntention]:
+        """Intentions the event makes due for this caller (SPEC section 8), oldest first.
+
+        Args:
+            event: cue kind -> cue value, matched exactly against each intention's
+                ``trigger_kind``/``trigger_value``.
+            principal: the caller; scope: the query scope (must contain ``tenant``).
+            now: aware time; an intention with ``expires_at <= now`` is never due.
+
+        Raises:
+            AuthorizationError: ``scope["tenant"]`` is not one of ``principal.tenants``.
+            ValidationError, NaiveDatetimeError: malformed event, scope or ``now``.
+        """
+        query = ScopeQuery.build(principal, scope, now)
+        cues = event_cues(event)
+        if not cues:
+            return []
+        rows = self.store.read("intentions_due", cues=cues, **query.params())
+        return [intention_from_props(row["intention"]) for row in rows]
+
+    # -- transitions --------------------------------------------------------------
+
+    def fire(self, intention_id: str, *, by: str, now: datetime, reason: str = "cue matched"
+             ) -> bool:
+        """Fire an intention exactly once. True for the one call that fired it.
+
+        The transaction locks the intention node before reading its status, so when many
+        workers fire at the same moment exactly one returns True; the rest (and any later
+        call) get False. An erased, cancelled or expired (``now >= expires_at``) intention
+        is never fired. The winner is logged as a ``fire`` transition with ``by`` and ``now``.
+
+        Raises:
+            RecordNotFoundError: no such intention. ValidationError: empty ``by``.
+            NaiveDatetimeError: ``now`` without timezone.
+        """
+        if not by:
+            raise ValidationError("fire needs a non-empty 'by'", record_ids=[intention_id])
+        at = require_aware(now, "now")
+        token = uuid.uuid4().hex  # fixed outside the retried function: see intention_fire
+
+        def work(tx: ManagedTransaction) -> bool:
+            if not self.store.run(tx, "intention_lock", id=intention_id):
+                raise RecordNotFoundError(f"no intention {intention_id!r}",
+                                          record_ids=[intention_id])
+            row = self.store.run(tx, "intention_fire", id=intention_id, by=by, at=at,
+                                 reason=reason, token=token)[0]
+            fired_now = row["before"] == "pending" and not row["erased"] and not row["expired"]
+            return fired_now or bool(row["ours"])
+
+        result: bool = self.store.transaction("fire", work)
+        return result
+
+    def cancel(self, intention_id: str, *, by: str, reason: str, now: datetime) -> bool:
+        """Cancel a pending intention; True if this call cancelled it, False if it was not
+        pending any more (fired, cancelled). Locks before reading, like :meth:`fire`.
+
+        Raises:
+            RecordNotFoundError: no such intention. ValidationError: empty ``by``/``reason``.
+        """
+        if not by or not reason:
+            raise ValidationError("cancel needs non-empty 'by' and 'reason'",
+                                  record_ids=[intention_id])
+        at = require_aware(now, "now")
+
+        def work(tx: ManagedTransaction) -> bool:
+            if not self.store.run(tx, "intention_lock", id=intention_id):
+                raise RecordNotFoundError(f"no intention {intention_id!r}",
+                                          record_ids=[intention_id])
+            row = self.store.run(tx, "intention_cancel", id=intention_id, by=by, at=at,
+                                 reason=reason)[0]
+            return bool(row["before"] == IntentionStatus.PENDING.value)
+
+        result: bool = self.store.transaction("cancel", work)
+        return result
+
+    def process_event(
+        self, event: Mapping[str, str], *, principal: Principal, scope: dict[str, str],
+        by: str, now: datetime,
+    ) -> list[DeferredIntention]:
+        """Fire every intention the event makes due, once; return those this call fired.
+
+        Workers that process the same event concurrently split the due intentions between
+        them: each intention is in exactly one worker's result.
+
+        Raises:
+            AuthorizationError, ValidationError, NaiveDatetimeError: as :meth:`due`.
+        """
+        fired = []
+        for intention in self.due(event, principal=principal, scope=scope, now=now):
+            cue = f"{intention.trigger_kind}={intention.trigger_value}"
+            if self.fire(intention.id, by=by, now=now, reason=f"event cue {cue}"):
+                fired.append(intention.model_copy(update={"status": IntentionStatus.FIRED}))
+        return fired
