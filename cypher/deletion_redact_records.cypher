@@ -1,0 +1,12 @@
+// Redact terms in place (SPEC section 7): rows carry the redacted fields computed by the
+// client (content, asserted value, provenance, metadata) and the fingerprints of the result.
+// Only records this request has not disposed of yet are touched.
+MATCH (req:DeletionRequest {id: $request_id})
+UNWIND $rows AS row
+MATCH (r:Record {id: row.id})
+WHERE NOT EXISTS { (req)-[:DISPOSED]->(r) } AND NOT coalesce(r.erased, false)
+SET r.content = row.content, r.asserted_value = row.asserted_value,
+    r.provenance_json = row.provenance_json, r.source = row.source,
+    r.metadata_json = row.metadata_json, r.fingerprint = row.fingerprint,
+    r.dedup_key = row.dedup_key, r.redacted_at = $at, r.redacted_by_request = $request_id
+RETURN count(r) AS redacted

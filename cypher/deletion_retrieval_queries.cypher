@@ -1,0 +1,4 @@
+// The query text of logged retrievals ($ids), to be redacted by the client.
+UNWIND $ids AS id
+MATCH (q:Retrieval {id: id})
+RETURN q.id AS id, q.query AS query

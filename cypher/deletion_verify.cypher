@@ -1,0 +1,21 @@
+// Verification of a deletion request (SPEC section 7): how many nodes it disposed of, and the
+// ids that break its promises. A DELETE node must be an erased, content-free tombstone
+// (no content, asserted value, provenance, metadata, action or cue value); a RECOMPUTE record
+// must stay ineligible until it is recomputed; an erased intention must be cancelled.
+// QUARANTINE records promoted since are reported, not failed (an explicit review may do that).
+MATCH (req:DeletionRequest {id: $id})
+OPTIONAL MATCH (req)-[x:DISPOSED]->(n)
+WITH req, x, n
+RETURN req {.*} AS request,
+  count(x) AS disposed,
+  collect(CASE WHEN x.disposition = 'DELETE' AND (
+      NOT coalesce(n.erased, false) OR n.content IS NOT NULL OR n.asserted_value IS NOT NULL
+      OR n.provenance_json IS NOT NULL OR n.metadata_json IS NOT NULL
+      OR n.action IS NOT NULL OR n.trigger_value IS NOT NULL) THEN n.id END)
+    AS deleted_with_content,
+  collect(CASE WHEN x.disposition = 'DELETE' AND n:Intention AND n.status <> 'cancelled'
+    THEN n.id END) AS intentions_not_cancelled,
+  collect(CASE WHEN x.disposition = 'RECOMPUTE' AND NOT coalesce(n.pending_recompute, false)
+      AND n.recomputed_at IS NULL THEN n.id END) AS recompute_not_pending,
+  collect(CASE WHEN x.disposition = 'QUARANTINE' AND NOT coalesce(n.quarantined, false)
+    THEN n.id END) AS quarantine_released
