@@ -17,12 +17,14 @@ from typing import Any
 
 from neo4j import ManagedTransaction
 
+from .deletion import DeletionPlan, DeletionReport, ProgressCallback
 from .errors import (
     PolicyError,
     RecordNotFoundError,
     ValidationError,
 )
 from .intentions import Intentions
+from .lineage import LineageDirection, LineageGraph
 from .models import (
     DeferredIntention,
     Explanation,
@@ -577,3 +579,69 @@ class Memory:
         """
         return self.intentions.process_event(event, principal=principal, scope=scope, by=by,
                                              now=self._now(now))
+
+    # -- deletion walks and lineage (SPEC section 7; graphmem.deletion/lineage do the work) --
+
+    def plan_deletion(self, roots: Sequence[str] | None = None,
+                      subject: dict[str, str] | None = None, redact_terms: Iterable[str] = (),
+                      *, requested_by: str, reason: str) -> DeletionPlan:
+        """Plan a deletion from root ids or a subject scope; reads only (SPEC section 7).
+
+        Raises:
+            ValidationError: both or neither of roots/subject, a subject without tenant.
+            DeletionError: a named root does not exist.
+        """
+        from .deletion import plan_deletion
+
+        return plan_deletion(self.store, roots=roots, subject=subject,
+                             redact_terms=redact_terms, requested_by=requested_by,
+                             reason=reason)
+
+    def apply_deletion(self, plan: DeletionPlan, *, batch_size: int | None = None,
+                       progress: ProgressCallback | None = None) -> DeletionReport:
+        """Apply a plan: atomic when it fits one batch, else batched and resumable; applying
+        it again changes nothing. Returns the verified report.
+
+        Raises:
+            DeletionError: a stale or tampered plan, or a request id reused by another plan.
+        """
+        from .deletion import DEFAULT_BATCH_SIZE, apply_deletion
+
+        return apply_deletion(self.store, plan, batch_size=batch_size or DEFAULT_BATCH_SIZE,
+                              progress=progress)
+
+    def verify_deletion(self, request_id: str, *, redact_terms: Iterable[str] = ()
+                        ) -> DeletionReport:
+        """The report of an applied request with a fresh verification (pass the request's
+        terms to also prove they are gone). Raises DeletionError for an unknown request."""
+        from .deletion import verify_deletion
+
+        return verify_deletion(self.store, request_id, redact_terms=redact_terms)
+
+    def recompute(self, record_id: str, content: str, *, by: str, reason: str,
+                  derived_from: Sequence[str] | None = None,
+                  evidence_ids: Sequence[str] | None = None,
+                  asserted_value: str | None = None) -> MemoryRecord:
+        """Return a RECOMPUTE record to service with new content and fresh lineage.
+
+        Raises:
+            PolicyError: it is not pending recompute. RecordNotFoundError: no such record.
+            DanglingReferenceError, LineageCycleError: bad new lineage.
+        """
+        from .deletion import recompute
+
+        return recompute(self.store, record_id, content, by=by, reason=reason,
+                         derived_from=derived_from, evidence_ids=evidence_ids,
+                         asserted_value=asserted_value)
+
+    def lineage(self, record_id: str, direction: LineageDirection = "up",
+                depth: int | None = None, *, now: datetime | None = None) -> LineageGraph:
+        """The lineage of a record as a ``networkx.DiGraph`` (see :mod:`graphmem.lineage`).
+
+        Raises:
+            RecordNotFoundError: no such record. ValidationError: bad direction or depth.
+        """
+        from .lineage import build_lineage
+
+        return build_lineage(self.store, record_id, direction=direction, depth=depth,
+                             now=self._now(now))
