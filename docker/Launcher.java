@@ -1,0 +1,139 @@
+// Runs Neo4j Community embedded with Bolt on HOST:PORT, for graphmem without Docker.
+//
+// Build the classpath once:   cd docker && mvn -q -B package        (fills docker/lib)
+// Run (Java 17+ JDK; source-file mode compiles this file in memory):
+//   java -Xms512m -Xmx1g \
+//     --add-opens=java.base/java.nio=ALL-UNNAMED --add-opens=java.base/java.io=ALL-UNNAMED \
+//     --add-opens=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/java.lang=ALL-UNNAMED \
+//     --enable-native-access=ALL-UNNAMED -Dio.netty.tryReflectionSetAccessible=true \
+//     -Djdk.nio.maxCachedBufferSize=1024 -Dlog4j2.disable.jmx=true \
+//     -cp 'lib/*' Launcher.java --home .neo4j [--host 127.0.0.1] [--port 7687] \
+//     [--pagecache-mb 256] [--detached]
+//
+// Auth is off (clients may send any credentials), HTTP is off. Once `RETURN 1` succeeds the
+// launcher prints exactly one stdout line, `NEO4J_READY bolt://HOST:PORT`. Store files live in
+// HOME/data, the internal log in HOME/logs/debug.log.
+//
+// Attached mode (default): stops when stdin reaches EOF, so a parent process that owns the
+// server's stdin pipe can never leak it, even if the parent crashes. --detached: ignores stdin
+// and runs until SIGTERM/SIGINT. Either way a shutdown hook stops the database cleanly.
+// Exit codes: 0 after a clean stop, 1 when startup fails, 2 for bad arguments, 3 when the Bolt
+// port is already taken (callers that picked a free port may retry with another one).
+
+import java.net.BindException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.neo4j.configuration.GraphDatabaseInternalSettings;
+import org.neo4j.configuration.GraphDatabaseSettings;
+import org.neo4j.configuration.connectors.BoltConnector;
+import org.neo4j.configuration.connectors.HttpConnector;
+import org.neo4j.configuration.connectors.HttpsConnector;
+import org.neo4j.configuration.helpers.PortBindException;
+import org.neo4j.configuration.helpers.SocketAddress;
+import org.neo4j.dbms.api.DatabaseManagementService;
+import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
+import org.neo4j.io.ByteUnit;
+
+public class Launcher {
+  private static volatile DatabaseManagementService dbms;
+
+  public static void main(String[] args) {
+    Path home;
+    String host;
+    int port;
+    long pagecacheMb;
+    boolean detached = List.of(args).contains("--detached");
+    try {
+      home = Path.of(opt(args, "--home", "neo4j-home")).toAbsolutePath();
+      host = opt(args, "--host", "127.0.0.1");
+      port = Integer.parseInt(opt(args, "--port", "7687"));
+      pagecacheMb = Long.parseLong(opt(args, "--pagecache-mb", "256"));
+    } catch (RuntimeException e) {
+      System.err.println("Launcher: bad arguments: " + e);
+      System.exit(2);
+      return;
+    }
+
+    Runtime.getRuntime().addShutdownHook(new Thread(Launcher::stop, "neo4j-stop"));
+    if (!detached) {
+      // Watch stdin from the start, so a parent that dies during startup still stops us.
+      Thread watcher = new Thread(Launcher::exitOnStdinEof, "stdin-eof-watcher");
+      watcher.setDaemon(true);
+      watcher.start();
+    }
+
+    try {
+      Files.createDirectories(home);
+      SocketAddress bolt = new SocketAddress(host, port);
+      dbms = new DatabaseManagementServiceBuilder(home)
+          .setConfig(BoltConnector.enabled, true)
+          .setConfig(BoltConnector.listen_address, bolt)
+          .setConfig(BoltConnector.advertised_address, bolt)
+          .setConfig(HttpConnector.enabled, false)
+          .setConfig(HttpsConnector.enabled, false)
+          .setConfig(GraphDatabaseSettings.auth_enabled, false)
+          .setConfig(GraphDatabaseSettings.pagecache_memory, ByteUnit.mebiBytes(pagecacheMb))
+          // Bolt's two netty event loop groups each idle 5 s on shutdown by default (10 s per
+          // stop); nothing is in flight once connections are closed, so don't wait.
+          .setConfig(GraphDatabaseInternalSettings.netty_server_shutdown_quiet_period, 0)
+          .build(); // starts the system database and "neo4j"
+      dbms.database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME)
+          .executeTransactionally("RETURN 1");
+    } catch (Throwable e) {
+      e.printStackTrace();
+      Throwable root = e;
+      boolean portTaken = false;
+      for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+        portTaken |= t instanceof PortBindException || t instanceof BindException;
+        root = t;
+      }
+      // Last line of stderr, so a caller showing the output's tail shows it.
+      System.err.println("Launcher: Neo4j failed to start: " + root
+          + " (details in " + home.resolve("logs/debug.log") + ")");
+      System.err.flush();
+      System.exit(portTaken ? 3 : 1);
+      return;
+    }
+
+    System.out.println("NEO4J_READY bolt://" + host + ":" + port);
+    System.out.flush();
+    try {
+      Thread.currentThread().join(); // until the stdin watcher or a signal calls System.exit
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static void exitOnStdinEof() {
+    try {
+      while (System.in.read() != -1) {
+        // discard input; only EOF matters
+      }
+    } catch (Exception e) {
+      // a broken pipe counts as EOF
+    }
+    System.exit(0); // runs the shutdown hook
+  }
+
+  private static void stop() {
+    DatabaseManagementService d = dbms;
+    if (d != null) {
+      dbms = null;
+      try {
+        d.shutdown();
+      } catch (Throwable e) {
+        System.err.println("Launcher: shutdown failed: " + e);
+      }
+    }
+  }
+
+  private static String opt(String[] a, String key, String dflt) {
+    for (int i = 0; i + 1 < a.length; i++) {
+      if (a[i].equals(key)) {
+        return a[i + 1];
+      }
+    }
+    return dflt;
+  }
+}

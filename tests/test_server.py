@@ -1,0 +1,256 @@
+"""Real tests of the no-Docker Neo4j: launcher, local server lifecycle, throwaway servers, CLI.
+
+Nothing is mocked: these start Java processes. Without Java/Maven they skip locally and fail
+under ``CI=true``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from neo4j import GraphDatabase
+from typer.testing import CliRunner
+
+from graphmem import server
+from graphmem.cli import app
+from graphmem.errors import DatabaseUnavailableError
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _require_toolchain() -> None:
+    missing = [tool for tool in ("java", "mvn") if shutil.which(tool) is None]
+    if missing:
+        message = f"{' and '.join(missing)} not on PATH (need a Java 17+ JDK and Maven)"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def shared_lib_dir() -> Path:
+    """The jar directory every test shares (fetched once, outside per-test data dirs)."""
+    _require_toolchain()
+    return server.ensure_jars()
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """An empty GRAPHMEM_DATA_DIR, no NEO4J_URI; any server started in it is stopped after."""
+    monkeypatch.setenv("GRAPHMEM_DATA_DIR", str(tmp_path))
+    for var in ("NEO4J_URI", "NEO4J_USER", "NEO4J_PASSWORD", "NEO4J_DATABASE"):
+        monkeypatch.delenv(var, raising=False)
+    yield tmp_path
+    server.stop(timeout_s=30)
+
+
+@pytest.fixture
+def data_dir_with_jars(data_dir: Path, shared_lib_dir: Path) -> Path:
+    """``data_dir`` whose default jar directory links to the shared one (no second fetch)."""
+    link = data_dir / f"neo4j-{server.NEO4J_VERSION}" / "lib"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(shared_lib_dir, target_is_directory=True)
+    return data_dir
+
+
+def _port_open(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.settimeout(2)
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def _return_one(uri: str) -> int:
+    with GraphDatabase.driver(uri, auth=("neo4j", "ignored-auth-is-off")) as driver:
+        records, _, _ = driver.execute_query("RETURN 1 AS one", database_="neo4j")
+    return int(records[0]["one"])
+
+
+def _wait_gone(pid: int, timeout_s: float) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if not server._pid_alive(pid):
+            return True
+        time.sleep(0.2)
+    return False
+
+
+# --------------------------------------------------------------------------- no Java needed
+
+
+def test_versions_agree() -> None:
+    pom = (server.launcher_dir() / "pom.xml").read_text(encoding="utf-8")
+    match = re.search(r"<neo4j.version>([^<]+)</neo4j.version>", pom)
+    assert match is not None
+    assert match.group(1) == server.NEO4J_VERSION
+    compose = REPO / "docker" / "compose.yaml"
+    if compose.is_file():
+        assert f"image: neo4j:{server.NEO4J_VERSION}-community" in compose.read_text("utf-8")
+
+
+def test_status_removes_stale_state(data_dir: Path) -> None:
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    state = data_dir / "server" / "state.json"
+    state.parent.mkdir(parents=True)
+    state.write_text(
+        json.dumps({"uri": "bolt://127.0.0.1:1", "pid": dead.pid, "home": "/x", "port": 1})
+    )
+    assert server.status() is None
+    assert not state.exists()
+    assert server.stop() is False
+
+
+def test_resolve_settings_prefers_env(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NEO4J_URI", "neo4j://db.example:7687")
+    assert server.resolve_settings(start_if_needed=False).uri == "neo4j://db.example:7687"
+    monkeypatch.delenv("NEO4J_URI")
+    with pytest.raises(DatabaseUnavailableError, match="NEO4J_URI"):
+        server.resolve_settings(start_if_needed=False)
+
+
+def test_ensure_jars_without_maven_says_what_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path / "no-tools-here"))
+    with pytest.raises(DatabaseUnavailableError, match=r"Maven .*JDK"):
+        server.ensure_jars(tmp_path / "lib")
+    assert not (tmp_path / "lib").exists()
+
+
+def test_cli_db_status_exits_1_when_not_running(data_dir: Path) -> None:
+    result = CliRunner().invoke(app, ["db", "status"])
+    assert result.exit_code == 1, result.output
+    assert "not running" in result.output
+
+
+# --------------------------------------------------------------------------- real servers
+
+
+def test_ephemeral_server_runs_and_cleans_up(shared_lib_dir: Path) -> None:
+    with server.EphemeralServer(lib_dir=shared_lib_dir) as neo:
+        home, port, pid = neo.home, neo.port, neo.pid
+        assert neo.uri == f"bolt://127.0.0.1:{port}"
+        assert neo.settings.uri == neo.uri
+        assert home.is_dir()
+        assert _return_one(neo.uri) == 1
+    assert not home.exists()
+    assert not _port_open(port)
+    assert not server._pid_alive(pid)
+
+
+def test_ephemeral_server_dies_with_its_owner(shared_lib_dir: Path, tmp_path: Path) -> None:
+    """Attached mode: SIGKILL the owning Python process, and Java must exit on stdin EOF."""
+    script = textwrap.dedent(
+        f"""
+        import os, signal, sys
+        from pathlib import Path
+        from graphmem.server import EphemeralServer
+        neo = EphemeralServer(lib_dir=Path({str(shared_lib_dir)!r}), pagecache_mb=32).start()
+        print(neo.pid, neo.port, neo.home, flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+        """
+    )
+    owner = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
+        check=False,
+    )
+    assert owner.returncode == -signal.SIGKILL, owner.stderr
+    pid_s, port_s, home_s = owner.stdout.split()
+    try:
+        assert _wait_gone(int(pid_s), timeout_s=60), "java outlived its owner"
+        assert not _port_open(int(port_s))
+    finally:
+        shutil.rmtree(home_s, ignore_errors=True)  # a killed owner cannot clean up its home
+
+
+def test_ephemeral_server_start_failure_reports_logs(shared_lib_dir: Path) -> None:
+    neo = server.EphemeralServer(lib_dir=shared_lib_dir, pagecache_mb=-1)
+    with pytest.raises(DatabaseUnavailableError, match=r"exited with code 1") as info:
+        neo.start()
+    assert "Launcher: Neo4j failed to start" in str(info.value)
+    with pytest.raises(RuntimeError):
+        _ = neo.home  # cleaned up
+
+
+def test_launcher_exits_3_when_its_port_is_taken(shared_lib_dir: Path, tmp_path: Path) -> None:
+    """The exit code EphemeralServer retries on when another process wins the port race."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        cmd = server._launcher_command(
+            shared_lib_dir,
+            tmp_path / "home",
+            busy.getsockname()[1],
+            pagecache_mb=32,
+            heap="512m",
+            detached=False,
+        )
+        with (tmp_path / "launcher.log").open("wb") as out:
+            proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=out, stderr=out)
+        try:
+            assert proc.wait(timeout=300) == 3
+        finally:
+            assert proc.stdin is not None
+            proc.stdin.close()
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    assert "Address already in use" in (tmp_path / "launcher.log").read_text()
+
+
+def test_start_status_stop(data_dir_with_jars: Path) -> None:
+    state = data_dir_with_jars / "server" / "state.json"
+    assert server.status() is None
+    port = server._free_port()
+
+    info = server.start(port=port)
+    assert info.uri == f"bolt://127.0.0.1:{port}"
+    assert info.home == data_dir_with_jars / "server" / "home"
+    assert json.loads(state.read_text())["pid"] == info.pid
+    assert _return_one(info.uri) == 1
+
+    again = server.start()
+    assert again == info  # idempotent: same pid, no second JVM
+    assert server.status() == info
+    assert server.resolve_settings(start_if_needed=False) == info.settings
+
+    result = CliRunner().invoke(app, ["db", "status"])
+    assert result.exit_code == 0, result.output
+    assert info.uri in result.output
+
+    assert not server._port_free(port)
+
+    assert server.stop() is True
+    assert not state.exists()
+    assert server.status() is None
+    assert not server._pid_alive(info.pid)
+    assert not _port_open(port)
+    assert server.stop() is False
+
+    result = CliRunner().invoke(app, ["db", "status"])
+    assert result.exit_code == 1
+
+
+def test_start_refuses_a_busy_port(data_dir_with_jars: Path) -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        with pytest.raises(DatabaseUnavailableError, match="in use"):
+            server.start(port=busy.getsockname()[1])
+    assert server.status() is None
