@@ -1,0 +1,129 @@
+"""Test fixtures: a real Neo4j for every test that needs one.
+
+Where the database comes from, first that applies:
+1. ``NEO4J_URI`` (with ``NEO4J_USER``/``NEO4J_PASSWORD``/``NEO4J_DATABASE``): an existing
+   server. The suite did not create it, so it refuses to run unless the database is empty
+   at the start, and then only ever deletes what the suite itself wrote.
+2. testcontainers, when a Docker engine answers: ``neo4j:5.26.30-community``.
+3. The project's launcher (``graphmem.server.EphemeralServer``): Neo4j Community embedded,
+   on a free port, in a temporary home deleted afterwards.
+
+Under ``CI=true`` a test that needs Neo4j fails (never skips) when none can be had.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+
+from graphmem.client import Memory
+from graphmem.settings import ConnectionSettings, open_driver
+
+NEO4J_IMAGE = "neo4j:5.26.30-community"
+
+
+@dataclass(frozen=True)
+class TestDatabase:
+    settings: ConnectionSettings
+    origin: str  # "env", "testcontainers" or "launcher"
+
+
+def _unavailable(message: str) -> None:
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"Neo4j is required under CI=true: {message}", pytrace=False)
+    pytest.skip(f"no Neo4j available: {message}")
+
+
+def _docker_answers() -> bool:
+    """True when a Docker engine answers ``GET /_ping`` (checked with a plain socket, which
+    is closed whatever happens; the docker library leaks one when no engine runs)."""
+    import socket
+
+    host = os.environ.get("DOCKER_HOST", "unix:///var/run/docker.sock")
+    if not host.startswith("unix://"):
+        return True  # a remote engine: let testcontainers try it
+    path = host.removeprefix("unix://")
+    if not os.path.exists(path):
+        return False
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(3)
+        try:
+            sock.connect(path)
+            sock.sendall(b"GET /_ping HTTP/1.0\r\nHost: docker\r\n\r\n")
+            return b" 200 " in sock.recv(64)
+        except OSError:
+            return False
+
+
+def _node_count(settings: ConnectionSettings) -> int:
+    with open_driver(settings) as driver:
+        records, _, _ = driver.execute_query(
+            "MATCH (n) RETURN count(n) AS n", database_=settings.database
+        )
+        return int(records[0]["n"])
+
+
+@pytest.fixture(scope="session")
+def neo4j_db() -> Iterator[TestDatabase]:
+    """A real Neo4j for the session (see the module docstring for where it comes from)."""
+    env = ConnectionSettings.from_env()
+    if env is not None:
+        try:
+            count = _node_count(env)
+        except Exception as exc:
+            _unavailable(f"NEO4J_URI={env.uri} does not answer ({type(exc).__name__})")
+            raise
+        if count:
+            pytest.fail(
+                f"NEO4J_URI={env.uri} holds {count} nodes. The test suite only uses a database "
+                "that is empty when it starts, and never wipes one it did not create: point "
+                "NEO4J_URI at an empty database, or unset it to let the suite start its own.",
+                pytrace=False,
+            )
+        yield TestDatabase(env, "env")
+        return
+    if _docker_answers():
+        try:
+            from testcontainers.neo4j import Neo4jContainer
+        except ImportError:
+            pass
+        else:
+            with Neo4jContainer(NEO4J_IMAGE, password="graphmem-test") as container:
+                settings = ConnectionSettings(
+                    uri=container.get_connection_url(), user="neo4j", password="graphmem-test"
+                )
+                yield TestDatabase(settings, "testcontainers")
+                return
+    from graphmem.errors import DatabaseUnavailableError
+    from graphmem.server import EphemeralServer
+
+    try:
+        server = EphemeralServer(heap="1g").start()
+    except DatabaseUnavailableError as exc:
+        _unavailable(str(exc))
+        raise
+    try:
+        yield TestDatabase(server.settings, "launcher")
+    finally:
+        server.close()
+
+
+def wipe(memory: Memory) -> None:
+    """Delete everything in a database the suite owns (see neo4j_db for why that is safe)."""
+    while memory.store.write("wipe_batch", limit=20_000)[0]["deleted"]:
+        pass
+
+
+@pytest.fixture()
+def memory(neo4j_db: TestDatabase) -> Iterator[Memory]:
+    """A connected client on an empty store; emptied again afterwards."""
+    mem = Memory.connect(neo4j_db.settings, start_if_needed=False)
+    wipe(mem)
+    try:
+        yield mem
+    finally:
+        wipe(mem)
+        mem.close()

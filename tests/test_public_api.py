@@ -1,0 +1,28 @@
+"""The public surface changes only on purpose."""
+
+import graphmem
+
+
+def test_exported_members() -> None:
+    assert sorted(graphmem.__all__) == graphmem.__all__
+    for name in graphmem.__all__:
+        assert getattr(graphmem, name) is not None
+        assert getattr(graphmem, name).__doc__, f"{name} has no docstring"
+    assert set(graphmem.__all__) == {
+        "AuthorizationError", "Authority", "BM25Ranker", "ConflictResolution",
+        "ConnectionSettings", "ContentTooLargeError", "DanglingReferenceError",
+        "DatabaseUnavailableError", "DecisionState", "DeferredIntention", "DeletionError",
+        "EmbeddingRanker", "EvaluationError", "Explanation", "GraphmemError", "HybridRanker",
+        "IntentionStatus", "LineageCycleError", "Memory", "MemoryConflict", "MemoryKind",
+        "MemoryRecord", "MemoryWriteDecision", "NaiveDatetimeError", "PolicyError",
+        "Principal", "Ranker", "RecordConflictError", "RecordNotFoundError", "Retrieval",
+        "RetrievalTrace", "RetrievedMemory", "Sensitivity", "Status", "ValidationError",
+        "WriteDisposition", "WritePolicy",
+    }
+
+
+def test_every_error_derives_from_the_root() -> None:
+    for name in graphmem.__all__:
+        obj = getattr(graphmem, name)
+        if isinstance(obj, type) and issubclass(obj, Exception):
+            assert issubclass(obj, graphmem.GraphmemError)
