@@ -13,7 +13,8 @@ import typer
 from rich.console import Console
 
 from graphmem import server
-from graphmem.deletion_cli import delete_app, lineage_app
+from graphmem.deletion_cli import delete_app, lineage_command
+from graphmem.demo_cli import demo
 from graphmem.errors import GraphmemError
 
 __all__ = ["app", "main"]
@@ -88,10 +89,13 @@ def db_fetch() -> None:
 SUBCOMMANDS: list[tuple[str, typer.Typer]] = [
     ("db", db_app),
     ("delete", delete_app),
-    ("lineage", lineage_app),
 ]
 for _name, _sub_app in SUBCOMMANDS:
     app.add_typer(_sub_app, name=_name)
+app.command("lineage")(lineage_command)
+
+
+app.command("demo")(demo)
 
 
 def main() -> None:

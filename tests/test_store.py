@@ -149,7 +149,7 @@ def test_import_jsonl_batches_and_validates_first(memory: Memory, tmp_path: Path
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps(rec("n1")) + "\n" + json.dumps(rec("n2", created_at="2026-01-01"))
                    + "\n")
-    with pytest.raises(NaiveDatetimeError, match="bad.jsonl:2"):
+    with pytest.raises(NaiveDatetimeError, match=r"bad\.jsonl:2"):
         memory.import_jsonl(bad)
     with pytest.raises(RecordNotFoundError):
         memory.get("n1")

@@ -1,0 +1,137 @@
+"""``graphmem demo``: the northwind scenario against a real Neo4j, printed with rich."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from .client import Memory
+from .demo import DemoReport, default_scenario_dir, run_demo
+from .errors import GraphmemError
+from .settings import ConnectionSettings
+
+__all__ = ["demo"]
+
+console = Console()
+err = Console(stderr=True)
+
+
+@contextmanager
+def _demo_memory(wipe: bool) -> Iterator[Memory]:
+    """A client on an empty store: the configured one (only if empty, or --wipe), else a
+    throwaway local Neo4j started for the demo and removed afterwards."""
+    settings = ConnectionSettings.from_env()
+    if settings is not None:
+        with Memory.connect(settings, start_if_needed=False) as memory:
+            held = sum(memory.store.counts().values())
+            if held and not wipe:
+                raise GraphmemError(
+                    f"the database at {settings.uri} is not empty ({held} graphmem nodes); "
+                    "the demo needs an empty one. Pass --wipe to delete everything in it.")
+            while wipe and memory.store.write("wipe_batch", limit=20_000)[0]["deleted"]:
+                pass
+            yield memory
+        return
+    from .server import EphemeralServer
+
+    with err.status("Starting a throwaway local Neo4j for the demo ..."):
+        server = EphemeralServer().start()
+    try:
+        with Memory.connect(server.settings, start_if_needed=False) as memory:
+            yield memory
+    finally:
+        server.close()
+
+
+def demo(
+    scenario: Annotated[Path | None, typer.Option(
+        help="Scenario folder (default: shared/scenarios/northwind beside the checkout, "
+             "or $GRAPHMEM_NORTHWIND).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    wipe: Annotated[bool, typer.Option(
+        help="With NEO4J_URI set: delete everything in that database first.")] = False,
+) -> None:
+    """Load the northwind scenario through the write path, run its queries, check outcomes.
+
+    Uses NEO4J_URI when set (the database must be empty, or pass --wipe); otherwise starts
+    a throwaway local Neo4j. Exits 1 if any expectation of the scenario fails.
+    """
+    folder = scenario or default_scenario_dir()
+    try:
+        with _demo_memory(wipe) as memory:
+            report = run_demo(memory, folder)
+    except GraphmemError as exc:
+        err.print(f"[red]error:[/red] {exc}", highlight=False)
+        raise typer.Exit(code=2) from None
+    if as_json:
+        typer.echo(json.dumps(report.as_json(), indent=2, default=str))
+    else:
+        _print(report)
+    raise typer.Exit(code=1 if report.failures else 0)
+
+
+def _print(report: DemoReport) -> None:
+    writes = Table(title="Write path (records.jsonl, in file order)")
+    for col in ("record", "disposition", "reason"):
+        writes.add_column(col)
+    colour = {"PERSIST": "green", "QUARANTINE": "yellow", "DISCARD": "red"}
+    for w in report.writes:
+        writes.add_row(w["id"], f"[{colour[w['disposition']]}]{w['disposition']}[/]",
+                       w["reason"])
+    console.print(writes)
+    for op in report.operations:
+        console.print(f"operation: {op['op']} {op['id']} by {op['by']} ({op['reason']})")
+    for q in report.queries:
+        _print_query(q)
+    if report.intentions:
+        table = Table(title="Prospective memory")
+        for col in ("check", "fired", "expected", "ok"):
+            table.add_column(col)
+        for i in report.intentions:
+            table.add_row(i["check"], ", ".join(i["fired"]) or "-",
+                          ", ".join(i["expected"]) or "-", "yes" if i["ok"] else "[red]NO[/]")
+        console.print(table)
+    if report.failures:
+        console.print(f"[red]{len(report.failures)} expectation(s) failed:[/]")
+        for f in report.failures:
+            console.print(f"  - {f}", highlight=False)
+    else:
+        console.print("[green]All northwind expectations hold.[/]")
+
+
+def _print_query(q: dict[str, Any]) -> None:
+    console.rule(f"[bold]{q['id']}[/]  now={q['now']}  scope={q['scope']}")
+    if "error" in q:
+        console.print(f"[yellow]{q['error']}[/]", highlight=False)
+        return
+    if not q["triggered"]:
+        console.print(f"[dim]{'; '.join(q['notes'])}[/]")
+        return
+    console.print(f"triggers: {', '.join(q['triggers'])}")
+    table = Table(show_lines=False)
+    for col in ("memory", "kind", "score", "why", "source", "created"):
+        table.add_column(col, no_wrap=True)
+    table.add_column("content", ratio=1, overflow="fold")
+    for m in q["memories"]:
+        why = "partner" if m["reason"].startswith("conflict partner") else "ranked"
+        table.add_row(m["id"], m["kind"], f"{m['score']:.3f}", why, m["source"],
+                      m["created_at"][:10], m["content"])
+    console.print(table)
+    for c in q["conflicts"]:
+        res = c["resolution"]
+        verdict = (f"resolves to {res['value']} by {res['decided_by']}" if res["value"]
+                   else "genuine ambiguity")
+        console.print(f"[yellow]conflict[/] {c['key']}: {' vs '.join(c['values'])} "
+                      f"({', '.join(c['record_ids'])}); {verdict}", highlight=False)
+    for a in q["absent"]:
+        mark = "ok" if a["status"] == a["expected"] else "[red]MISMATCH[/]"
+        succ = f" -> {', '.join(a['successor_ids'])}" if a["successor_ids"] else ""
+        console.print(f"  absent {a['id']}: {a['status']}{succ} ({a['detail']}) {mark}",
+                      highlight=False)
