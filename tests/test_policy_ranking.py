@@ -1,0 +1,121 @@
+"""The write policy and the ranking tie-breaks, as pure functions; concurrency on Neo4j."""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from graphmem.client import Memory
+from graphmem.models import MemoryRecord
+from graphmem.policy import WriteDisposition, WritePolicy, decide
+from graphmem.ranking import BM25Ranker, HybridRanker, order_by_score
+from graphmem.resolution import resolve_conflict
+from graphmem.readpath import MemoryConflict
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def rec(rid: str, **over: Any) -> MemoryRecord:
+    base: dict[str, Any] = {"id": rid, "kind": "semantic", "content": f"content {rid}",
+                            "created_at": T0, "scope": {"tenant": "t"},
+                            "provenance": {"source": "agent"}, "authority": "verified_outcome"}
+    base.update(over)
+    return MemoryRecord.model_validate(base)
+
+
+POLICY = WritePolicy(runtime_state_keys=frozenset({"deploy_status"}))
+
+
+def test_policy_rules_in_order() -> None:
+    def d(r: MemoryRecord, **kw: Any) -> WriteDisposition:
+        return decide(r, policy=POLICY, **kw).disposition
+
+    assert d(rec("a", content="   \n ")) is WriteDisposition.DISCARD
+    assert d(rec("a", asserts="deploy_status", asserted_value="green")) is \
+        WriteDisposition.DISCARD
+    assert d(rec("a"), duplicate_ids=["z"]) is WriteDisposition.DISCARD
+    assert d(rec("a", authority="untrusted")) is WriteDisposition.QUARANTINE
+    assert d(rec("a", provenance={"source": "web"})) is WriteDisposition.QUARANTINE
+    assert d(rec("a", authority="model_inferred")) is WriteDisposition.QUARANTINE
+    assert d(rec("a", authority="model_inferred", evidence_ids=["e"])) is \
+        WriteDisposition.PERSIST
+    episodes = {f"e{i}": rec(f"e{i}", kind="episodic") for i in range(3)}
+    weak = {**episodes, "e2": rec("e2", kind="episodic", authority="model_inferred")}
+    proc = rec("p", kind="procedural", authority="model_inferred",
+               evidence_ids=["e0", "e1", "e2"])
+    assert d(proc, evidence=episodes) is WriteDisposition.PERSIST
+    assert d(proc, evidence=weak) is WriteDisposition.QUARANTINE
+    assert d(rec("p", kind="procedural", authority="human_instruction")) is \
+        WriteDisposition.PERSIST
+    strict = WritePolicy(require_future_decision=True)
+    assert decide(rec("a"), policy=strict).disposition is WriteDisposition.DISCARD
+    assert decide(rec("a", metadata={"future_decision": "refund approvals"}),
+                  policy=strict).disposition is WriteDisposition.PERSIST
+
+
+def test_ties_break_by_authority_then_newer_then_id() -> None:
+    records = [
+        rec("b", authority="model_inferred"),
+        rec("a", authority="model_inferred"),
+        rec("c", authority="model_inferred", created_at=T0 + timedelta(days=1)),
+        rec("d", authority="authoritative_source"),
+        rec("e", authority="untrusted"),
+    ]
+    ordered = order_by_score(records, [1.0, 1.0, 1.0, 1.0, 2.0])
+    assert [r.id for r, _ in ordered] == ["e", "d", "c", "a", "b"]
+
+
+def test_bm25_stems_and_ignores_stop_words() -> None:
+    records = [rec("a", content="Refunds require manual approval"),
+               rec("b", content="Run the unit tests"), rec("c", content="the and of")]
+    scores = BM25Ranker().score("refund approvals", records)
+    assert scores[0] > 0 and scores[1] == 0 and scores[2] == 0
+    assert BM25Ranker().score("the of", records) == [0.0, 0.0, 0.0]
+
+
+def test_hybrid_fuses_both_rankings() -> None:
+    records = [rec("a", content="alpha"), rec("b", content="beta"), rec("c", content="gamma")]
+
+    def encoder(texts: list[str]) -> list[list[float]]:
+        table = {"alpha": [1.0, 0.0], "beta": [0.0, 1.0], "gamma": [0.7, 0.7]}
+        return [table.get(t, [0.6, 0.8]) for t in texts]
+
+    from graphmem.ranking import EmbeddingRanker
+
+    hybrid = HybridRanker(semantic=EmbeddingRanker(encoder))
+    scores = hybrid.score("beta", records)
+    # b: first in both rankings; a: only second semantically; c is in between
+    assert scores[1] > scores[2] > 0 and scores[1] > scores[0]
+
+
+def test_resolution_reports_a_genuine_ambiguity() -> None:
+    a = rec("a", asserts="k", asserted_value="1")
+    b = rec("b", asserts="k", asserted_value="2")
+    conflict = MemoryConflict("k", ("a", "b"), ("1", "2"))
+    out = resolve_conflict(conflict, {"a": a, "b": b})
+    assert out.ambiguous and set(out.winner_ids) == {"a", "b"}
+    newer = rec("b", asserts="k", asserted_value="2", valid_from=T0 + timedelta(days=1))
+    assert resolve_conflict(conflict, {"a": a, "b": newer}).value == "2"
+
+
+def test_concurrent_identical_writes_persist_once(memory: Memory) -> None:
+    workers = 8
+    barrier = threading.Barrier(workers)
+    results: list[str] = []
+    lock = threading.Lock()
+
+    def write(i: int) -> None:
+        record = rec(f"dup-{i}", content="Deploys need two approvals.")
+        barrier.wait()
+        decision = memory.write(record, by=f"worker-{i}", now=T0)
+        with lock:
+            results.append(decision.disposition.value)
+
+    threads = [threading.Thread(target=write, args=(i,)) for i in range(workers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(results) == ["DISCARD"] * (workers - 1) + ["PERSIST"]
+    assert memory.store.counts()["Record"] == 1
