@@ -26,7 +26,7 @@ NEO4J_IMAGE = "neo4j:5.26.30-community"
 
 
 @dataclass(frozen=True)
-class TestDatabase:
+class Neo4jUnderTest:
     settings: ConnectionSettings
     origin: str  # "env", "testcontainers" or "launcher"
 
@@ -67,7 +67,7 @@ def _node_count(settings: ConnectionSettings) -> int:
 
 
 @pytest.fixture(scope="session")
-def neo4j_db() -> Iterator[TestDatabase]:
+def neo4j_db() -> Iterator[Neo4jUnderTest]:
     """A real Neo4j for the session (see the module docstring for where it comes from)."""
     env = ConnectionSettings.from_env()
     if env is not None:
@@ -83,7 +83,7 @@ def neo4j_db() -> Iterator[TestDatabase]:
                 "NEO4J_URI at an empty database, or unset it to let the suite start its own.",
                 pytrace=False,
             )
-        yield TestDatabase(env, "env")
+        yield Neo4jUnderTest(env, "env")
         return
     if _docker_answers():
         try:
@@ -95,7 +95,7 @@ def neo4j_db() -> Iterator[TestDatabase]:
                 settings = ConnectionSettings(
                     uri=container.get_connection_url(), user="neo4j", password="graphmem-test"
                 )
-                yield TestDatabase(settings, "testcontainers")
+                yield Neo4jUnderTest(settings, "testcontainers")
                 return
     from graphmem.errors import DatabaseUnavailableError
     from graphmem.server import EphemeralServer
@@ -106,7 +106,7 @@ def neo4j_db() -> Iterator[TestDatabase]:
         _unavailable(str(exc))
         raise
     try:
-        yield TestDatabase(server.settings, "launcher")
+        yield Neo4jUnderTest(server.settings, "launcher")
     finally:
         server.close()
 
@@ -118,7 +118,7 @@ def wipe(memory: Memory) -> None:
 
 
 @pytest.fixture()
-def memory(neo4j_db: TestDatabase) -> Iterator[Memory]:
+def memory(neo4j_db: Neo4jUnderTest) -> Iterator[Memory]:
     """A connected client on an empty store; emptied again afterwards."""
     mem = Memory.connect(neo4j_db.settings, start_if_needed=False)
     wipe(mem)
