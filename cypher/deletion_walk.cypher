@@ -4,8 +4,9 @@
 // used downstream, so Neo4j plans VarLengthExpand(Pruning,BFS): every node is visited once
 // per root, linear in the number of descendants even through chained diamonds.
 // $roots: record ids; $terms: lower-cased redaction terms (may be empty).
-// Returns one row per descendant: its minimum depth below a root, its parents' ids and the
-// terms its content, asserted value, provenance or metadata hold.
+// Returns one row per descendant: its minimum depth below a root, its parents' ids (and which
+// of them an earlier request erased) and the terms its content, asserted value, provenance or
+// metadata hold.
 UNWIND $roots AS root_id
 MATCH (root:Record {id: root_id})
 USING INDEX root:Record(id)
@@ -18,5 +19,8 @@ WITH d, depth,
   END AS text
 RETURN d.id AS id, d.kind AS kind, d.tenant AS tenant, depth,
   coalesce(d.erased, false) AS erased,
-  [(d)-[:DERIVED_FROM]->(parent:Record) | parent.id] AS parents,
+  COLLECT { MATCH (d)-[e:DERIVED_FROM]->(parent:Record)
+            RETURN parent.id ORDER BY e.ord, parent.id } AS parents,
+  [(d)-[:DERIVED_FROM]->(parent:Record) WHERE coalesce(parent.erased, false) | parent.id]
+    AS erased_parents,
   [t IN $terms WHERE text CONTAINS t] AS terms

@@ -122,6 +122,7 @@ class PlanEntry(BaseModel):
             (holds a redaction term, with no lineage to the roots).
         depth: shortest DERIVED_FROM distance below a root (0 for roots and non-lineage).
         parents: the record's DERIVED_FROM parents (lineage entries only).
+        erased_parents: those of ``parents`` an earlier request already erased.
         terms: the lower-cased redaction terms it holds (redacted on apply unless DELETE).
     """
 
@@ -135,6 +136,7 @@ class PlanEntry(BaseModel):
     via: Via
     depth: int = Field(default=0, ge=0)
     parents: tuple[str, ...] = ()
+    erased_parents: tuple[str, ...] = ()
     terms: tuple[str, ...] = ()
 
 
@@ -198,7 +200,8 @@ class DeletionPlan(BaseModel):
                 raise ValueError(f"root {root!r} is not planned as DELETE")
         for e in self.entries:
             if e.via == "lineage" and e.disposition is Disposition.DELETE and not all(
-                p in by_id and by_id[p].disposition is Disposition.DELETE for p in e.parents
+                (p in by_id and by_id[p].disposition is Disposition.DELETE)
+                or p in e.erased_parents for p in e.parents
             ):
                 raise ValueError(f"{e.id!r} is DELETE although a parent survives")
         return self
@@ -385,7 +388,8 @@ def walk_descendants(store: Neo4jStore, roots: Sequence[str], terms: Sequence[st
 
     Returns:
         One dict per descendant: ``id``, ``kind``, ``tenant``, ``depth`` (shortest distance
-        below a root), ``erased``, ``parents`` (all DERIVED_FROM parent ids), ``terms`` found.
+        below a root), ``erased``, ``parents`` (all DERIVED_FROM parent ids),
+        ``erased_parents`` (those an earlier request erased), ``terms`` found.
     """
     return store.read("deletion_walk", roots=list(roots), terms=list(terms))
 
@@ -393,7 +397,10 @@ def walk_descendants(store: Neo4jStore, roots: Sequence[str], terms: Sequence[st
 def _lineage_dispositions(
     roots: set[str], walk: Mapping[str, dict[str, Any]]
 ) -> tuple[set[str], set[str]]:
-    """(deleted ids, ids left in a lineage cycle) by Kahn order over the walked descendants."""
+    """(deleted ids, ids left in a lineage cycle) by Kahn order over the walked descendants.
+
+    A parent an earlier request erased counts as deleted: nothing of it survives.
+    """
     todo = {d: row for d, row in walk.items() if d not in roots}
     pending = {d: sum(1 for p in row["parents"] if p in todo) for d, row in todo.items()}
     children: dict[str, list[str]] = defaultdict(list)
@@ -401,7 +408,7 @@ def _lineage_dispositions(
         for p in row["parents"]:
             if p in todo:
                 children[p].append(d)
-    deleted = set(roots)
+    deleted = set(roots) | {p for row in todo.values() for p in row.get("erased_parents", ())}
     queue = deque(d for d, n in pending.items() if n == 0)
     done = 0
     while queue:
@@ -538,12 +545,13 @@ def _lineage_entry(row: dict[str, Any], deleted: set[str], affected: set[str],
     rid, parents = row["id"], list(row["parents"])
     found = tuple(row["terms"])
     common = {"id": rid, "kind": row["kind"], "via": "lineage", "depth": row["depth"],
-              "parents": tuple(parents)}
+              "parents": tuple(parents), "erased_parents": tuple(row["erased_parents"])}
     if rid in deleted:
+        already = " or already erased" if row["erased_parents"] else ""
         return PlanEntry(**common, disposition=Disposition.DELETE,
-                         reason=f"every parent is being deleted ({_names(parents)})")
+                         reason=f"every parent is being deleted{already} ({_names(parents)})")
     gone = [p for p in parents if p in deleted]
-    kept = [p for p in parents if p not in affected]
+    kept = [p for p in parents if p not in affected and p not in deleted]
     if rid in cyclic:
         base = "its lineage forms a cycle; recompute it by hand"
     elif gone:

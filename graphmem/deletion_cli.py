@@ -1,0 +1,267 @@
+"""``graphmem delete ...`` and ``graphmem lineage ...``: deletion walks for privacy teams and
+derivation graphs for analysts (SPEC section 7). :mod:`graphmem.cli` registers
+:data:`delete_app` as a command group and :func:`lineage_command` as a command.
+
+::
+
+    graphmem delete plan --subject tenant=acme --subject user=u-17 [--redact "Jane Roe"]
+                         [--json] [-o PLAN.json]
+    graphmem delete apply PLAN.json [--batch-size N] [--json] [-o REPORT.json]
+    graphmem delete verify REQUEST_ID [--redact TERM] [--json]
+    graphmem lineage ID [--direction up|down|both] [--depth N]
+                        [--format graphml|gexf|json|dot|mermaid|png|svg] [-o FILE]
+
+Every command connects with :meth:`graphmem.Memory.connect` (``NEO4J_*`` environment or the
+``graphmem db start`` server) and exits 1 on a graphmem error or a failed verification.
+Heavy imports (the client, networkx, matplotlib) happen inside the commands.
+"""
+
+from __future__ import annotations
+
+import getpass
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from graphmem.errors import GraphmemError, ValidationError
+
+if TYPE_CHECKING:
+    from graphmem.client import Memory
+    from graphmem.deletion import DeletionPlan, DeletionReport
+
+__all__ = ["delete_app", "lineage_command"]
+
+console = Console()
+err_console = Console(stderr=True)
+
+delete_app = typer.Typer(
+    help="Plan, apply and verify deletion walks over lineage (SPEC section 7).",
+    no_args_is_help=True,
+)
+
+_TABLE_ROWS = 50
+
+
+def _fail(exc: GraphmemError) -> typer.Exit:
+    err_console.print(f"[red]error:[/red] {exc}", markup=True, highlight=False)
+    if exc.record_ids:
+        err_console.print(f"ids: {', '.join(exc.record_ids)}", highlight=False)
+    return typer.Exit(code=1)
+
+
+def _connect() -> Memory:
+    from graphmem.client import Memory
+
+    return Memory.connect()
+
+
+def _parse_subject(pairs: list[str]) -> dict[str, str]:
+    subject: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key or not value:
+            raise ValidationError(f"--subject takes KEY=VALUE, got {pair!r}")
+        if key in subject and subject[key] != value:
+            raise ValidationError(f"--subject names {key!r} twice")
+        subject[key] = value
+    return subject
+
+
+def _plan_tables(plan: DeletionPlan, limit: int) -> None:
+    title = (f"Deletion plan {plan.request_id}  ({len(plan.entries)} nodes; "
+             f"requested by {plan.requested_by}: {plan.reason})")
+    table = Table(title=title, title_justify="left")
+    for col in ("id", "node", "kind", "disposition", "via", "depth"):
+        table.add_column(col, no_wrap=True)
+    table.add_column("reason", overflow="fold", min_width=20)
+    for entry in plan.entries[:limit]:
+        table.add_row(entry.id, entry.node.value, entry.kind or "", entry.disposition.value,
+                      entry.via, str(entry.depth), entry.reason)
+    console.print(table)
+    if len(plan.entries) > limit:
+        console.print(f"... and {len(plan.entries) - limit} more (see --json or -o)")
+    counts = Table(title="Counts", title_justify="left")
+    counts.add_column("disposition")
+    counts.add_column("nodes", justify="right")
+    for name, n in plan.counts().items():
+        counts.add_row(name, str(n))
+    console.print(counts)
+    if plan.dangling_citations:
+        cites = Table(title="Dangling citations (evidence_ids naming deleted records)",
+                      title_justify="left")
+        cites.add_column("record")
+        cites.add_column("cites")
+        for c in plan.dangling_citations[:limit]:
+            cites.add_row(c.record_id, ", ".join(c.cites))
+        console.print(cites)
+    if plan.retrievals:
+        hits = Table(title="Logged retrievals touched", title_justify="left")
+        hits.add_column("retrieval")
+        hits.add_column("selected deleted")
+        hits.add_column("query redacted")
+        for h in plan.retrievals[:limit]:
+            hits.add_row(h.retrieval_id, ", ".join(h.selected_ids),
+                         "yes" if h.query_holds_terms else "")
+        console.print(hits)
+
+
+def _report_tables(report: DeletionReport, limit: int) -> None:
+    req = report.request
+    table = Table(title=f"Deletion request {req.id}: {req.state}", title_justify="left")
+    for col in ("id", "node", "kind", "disposition", "changed"):
+        table.add_column(col, no_wrap=True)
+    for e in report.entries[:limit]:
+        table.add_row(e.id, e.node.value, e.kind or "", e.disposition.value,
+                      "yes" if e.changed else "no")
+    console.print(table)
+    if len(report.entries) > limit:
+        console.print(f"... and {len(report.entries) - limit} more (see --json)")
+    console.print(", ".join(f"{k} {v}" for k, v in report.counts.items())
+                  + f"; changed {report.changed}", highlight=False)
+    v = report.verification
+    verdict = "[green]passed[/green]" if v.passed else "[red]FAILED[/red]"
+    console.print(f"verification {verdict}: {v.disposed}/{v.planned} disposed, "
+                  f"{v.terms_checked} term(s) checked", highlight=False)
+    for problem in v.problems:
+        console.print(f"  - {problem}", highlight=False, markup=False)
+
+
+@delete_app.command("plan")
+def plan_command(
+    subject: Annotated[list[str] | None, typer.Option(
+        "--subject", help="KEY=VALUE of the subject scope (repeat; must include tenant).")] = None,
+    root: Annotated[list[str] | None, typer.Option(
+        "--root", help="A record or intention id to erase (repeat); instead of --subject.")] = None,
+    redact: Annotated[list[str] | None, typer.Option(
+        "--redact", help="A term to redact wherever it survives (repeat).")] = None,
+    requested_by: Annotated[str | None, typer.Option(
+        help="Who asks (default: the current user).")] = None,
+    reason: Annotated[str, typer.Option(help="Why (kept for audit).")] = "erasure request",
+    as_json: Annotated[bool, typer.Option("--json", help="Print the plan as JSON.")] = False,
+    output: Annotated[Path | None, typer.Option(
+        "-o", "--output", help="Write the plan (JSON) to this file.")] = None,
+) -> None:
+    """Plan a deletion walk: roots, descendants over lineage, and a disposition for each."""
+    try:
+        subject_scope = _parse_subject(subject) if subject else None
+        with _connect() as memory:
+            plan = memory.plan_deletion(
+                roots=root or None, subject=subject_scope, redact_terms=redact or (),
+                requested_by=requested_by or getpass.getuser(), reason=reason)
+    except GraphmemError as exc:
+        raise _fail(exc) from None
+    if output is not None:
+        output.write_text(plan.to_json(), encoding="utf-8")
+    if as_json:
+        sys.stdout.write(plan.to_json() + "\n")
+        return
+    _plan_tables(plan, _TABLE_ROWS)
+    if output is not None:
+        console.print(f"plan written to {output}; apply it with "
+                      f"`graphmem delete apply {output}`", highlight=False)
+
+
+@delete_app.command("apply")
+def apply_command(
+    plan_file: Annotated[Path, typer.Argument(help="A plan written by `delete plan -o`.",
+                                              exists=True, dir_okay=False)],
+    batch_size: Annotated[int, typer.Option(
+        help="Nodes per transaction; a plan that fits one batch is applied atomically.")] = 5000,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    output: Annotated[Path | None, typer.Option(
+        "-o", "--output", help="Write the report (JSON) to this file.")] = None,
+) -> None:
+    """Apply a reviewed plan (resumes a crashed apply; re-applying changes nothing)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from graphmem.deletion import DeletionPlan
+
+    try:
+        plan = DeletionPlan.from_json(plan_file.read_bytes())
+        with _connect() as memory:
+            if len(plan.entries) > batch_size:
+                with Progress("[progress.description]{task.description}", BarColumn(),
+                              MofNCompleteColumn(), TimeElapsedColumn(),
+                              console=err_console) as bar:
+                    task = bar.add_task("applying", total=len(plan.entries))
+                    report = memory.apply_deletion(
+                        plan, batch_size=batch_size,
+                        progress=lambda done, total: bar.update(task, completed=done))
+            else:
+                report = memory.apply_deletion(plan, batch_size=batch_size)
+    except GraphmemError as exc:
+        raise _fail(exc) from None
+    if output is not None:
+        output.write_text(report.model_dump_json(indent=2), encoding="utf-8")
+    if as_json:
+        sys.stdout.write(report.model_dump_json(indent=2) + "\n")
+    else:
+        _report_tables(report, _TABLE_ROWS)
+    if not report.verification.passed:
+        raise typer.Exit(code=1)
+
+
+@delete_app.command("verify")
+def verify_command(
+    request_id: Annotated[str, typer.Argument(help="The request id (del-...).")],
+    redact: Annotated[list[str] | None, typer.Option(
+        "--redact", help="A term of the request to prove absent (repeat).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Re-run the verification of an applied request and print its audit report."""
+    try:
+        with _connect() as memory:
+            report = memory.verify_deletion(request_id, redact_terms=redact or ())
+    except GraphmemError as exc:
+        raise _fail(exc) from None
+    if as_json:
+        sys.stdout.write(report.model_dump_json(indent=2) + "\n")
+    else:
+        _report_tables(report, _TABLE_ROWS)
+    if not report.verification.passed:
+        raise typer.Exit(code=1)
+
+
+def lineage_command(
+    record_id: Annotated[str, typer.Argument(help="The record whose lineage to export.")],
+    fmt: Annotated[str, typer.Option(
+        "--format", "-f",
+        help="graphml, gexf, json (node-link), dot, mermaid, png or svg.")] = "mermaid",
+    output: Annotated[Path | None, typer.Option(
+        "-o", "--output", help="Write to this file (required for png and svg).")] = None,
+    direction: Annotated[str, typer.Option(help="up, down or both.")] = "both",
+    depth: Annotated[int | None, typer.Option(help="At most this many edges away.")] = None,
+) -> None:
+    """Export a record's lineage: GraphML/GEXF for Gephi and yEd, node-link JSON, DOT,
+    Mermaid for docs, or a PNG/SVG picture."""
+    from graphmem.lineage import FORMATS, export
+
+    if fmt not in FORMATS:
+        err_console.print(f"[red]error:[/red] --format must be one of {', '.join(FORMATS)}")
+        raise typer.Exit(code=2)
+    if fmt in ("png", "svg") and output is None:
+        err_console.print(f"[red]error:[/red] --format {fmt} writes a picture: give -o FILE")
+        raise typer.Exit(code=2)
+    if direction not in ("up", "down", "both"):
+        err_console.print("[red]error:[/red] --direction must be up, down or both")
+        raise typer.Exit(code=2)
+    try:
+        with _connect() as memory:
+            graph = memory.lineage(record_id, direction, depth)  # type: ignore[arg-type]
+    except GraphmemError as exc:
+        raise _fail(exc) from None
+    data = export(graph, fmt)
+    if output is not None:
+        if isinstance(data, bytes):
+            output.write_bytes(data)
+        else:
+            output.write_text(data, encoding="utf-8")
+        err_console.print(f"{graph.number_of_nodes()} nodes, {graph.number_of_edges()} edges "
+                          f"written to {output}", highlight=False)
+    else:
+        assert isinstance(data, str)
+        sys.stdout.write(data)
