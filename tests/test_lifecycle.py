@@ -1,0 +1,101 @@
+"""Lifecycle transitions (SPEC section 6) on real Neo4j: each declared, with who/why/when."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from graphmem.client import Memory
+from graphmem.errors import PolicyError
+from graphmem.models import Principal, Status
+from graphmem.policy import WriteDisposition
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+ACME = Principal(tenants=frozenset({"acme"}))
+SCOPE = {"tenant": "acme"}
+
+
+def rec(rid: str, **over: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {"id": rid, "kind": "semantic", "content": f"content of {rid}",
+                            "created_at": T0.isoformat(), "scope": SCOPE,
+                            "provenance": {"source": "test"}, "authority": "verified_outcome"}
+    base.update(over)
+    return base
+
+
+def status(memory: Memory, rid: str, now: datetime = T0 + timedelta(days=10)) -> Status:
+    return memory.explain(rid, principal=ACME, scope=SCOPE, now=now).status
+
+
+def test_supersede_then_retract_successor_does_not_resurrect(memory: Memory) -> None:
+    memory.write(rec("old"), now=T0)
+    memory.supersede(["old"], rec("new", content="the new fact"), by="alice", reason="update")
+    assert status(memory, "old") is Status.SUPERSEDED
+    memory.retract("new", by="alice", reason="mistake", at=T0 + timedelta(days=1))
+    assert status(memory, "old") is Status.SUPERSEDED  # re-activation is a new record
+    kinds = [h["kind"] for h in memory.history("old")]
+    assert "superseded" in kinds
+
+
+def test_expire_is_declared_and_checked(memory: Memory) -> None:
+    memory.write(rec("a", valid_from=T0.isoformat()), now=T0)
+    with pytest.raises(PolicyError):
+        memory.expire("a", at=T0, by="bob", reason="too early")
+    memory.expire("a", at=T0 + timedelta(days=2), by="bob", reason="policy ended")
+    assert status(memory, "a", T0 + timedelta(days=1)) is Status.ACTIVE
+    assert status(memory, "a", T0 + timedelta(days=2)) is Status.EXPIRED
+    assert [h["kind"] for h in memory.history("a")][-1] == "expire"
+
+
+def test_consolidate_keeps_lineage_and_retires_duplicates(memory: Memory) -> None:
+    memory.write(rec("d1", content="Deploy window is Tuesday."), now=T0)
+    memory.write(rec("d2", content="Deploys happen on Tuesdays."), now=T0)
+    memory.consolidate(["d1", "d2"], into=rec("d", content="Deploy window: Tuesday."),
+                       by="curator", reason="duplicates")
+    merged = memory.get("d")
+    assert set(merged.derived_from) == {"d1", "d2"} and set(merged.supersedes) == {"d1", "d2"}
+    assert status(memory, "d1") is Status.SUPERSEDED and status(memory, "d") is Status.ACTIVE
+
+
+def test_quarantine_and_promote(memory: Memory) -> None:
+    decision = memory.write(rec("w", authority="untrusted", provenance={"source": "web"}),
+                            now=T0)
+    assert decision.disposition is WriteDisposition.QUARANTINE
+    assert status(memory, "w") is Status.QUARANTINED
+    memory.promote("w", by="reviewer", reason="checked against the handbook")
+    assert status(memory, "w") is Status.ACTIVE
+    with pytest.raises(PolicyError):
+        memory.promote("w", by="reviewer", reason="again")
+    assert [h["kind"] for h in memory.history("w")] == ["write:QUARANTINE", "promote"]
+
+
+def test_promote_procedure_enforces_the_bar(memory: Memory) -> None:
+    for i in range(3):
+        memory.write(rec(f"ep{i}", kind="episodic", content=f"run {i}: make test passed"),
+                     now=T0)
+    memory.write(rec("ep-weak", kind="episodic", authority="model_inferred",
+                     evidence_ids=["ep0"], content="it probably passed"), now=T0)
+    procedure = rec("proc", kind="procedural", authority="model_inferred",
+                    content="Run the tests with: make test")
+    with pytest.raises(PolicyError):
+        memory.promote_procedure(["ep0", "ep1", "ep-weak"], procedure, by="agent",
+                                 reason="three runs")
+    decision = memory.promote_procedure(["ep0", "ep1", "ep2"], procedure, by="agent",
+                                        reason="three verified runs")
+    assert decision.disposition is WriteDisposition.PERSIST
+    assert set(memory.get("proc").evidence_ids) == {"ep0", "ep1", "ep2"}
+
+
+def test_duplicate_of_active_record_is_discarded_but_not_of_a_retracted_one(
+        memory: Memory) -> None:
+    memory.write(rec("a", content="Refunds need approval."), now=T0)
+    dup = memory.write(rec("b", content="  refunds need   APPROVAL. "), now=T0)
+    assert dup.disposition is WriteDisposition.DISCARD and dup.duplicate_of == "a"
+    memory.retract("a", by="x", reason="wrong", at=T0)
+    assert memory.write(rec("c", content="Refunds need approval."), now=T0).disposition is \
+        WriteDisposition.PERSIST
+    other_scope = rec("d", content="Refunds need approval.",
+                      scope={"tenant": "acme", "repo": "r"})
+    assert memory.write(other_scope, now=T0).disposition is WriteDisposition.PERSIST
