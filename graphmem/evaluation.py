@@ -1,0 +1,499 @@
+"""How memory helps and how it fails, measured (SPEC section 9, chapter sections 12-14).
+
+Three measurements, each with its own fixture, because a poor writer and a poor retriever
+produce the same end-to-end number:
+
+- the **funnel** per trial (written -> eligible -> retrieved -> exposed -> used -> helped)
+  with losses by the first missed stage, reconstructed from the attribution log that the
+  client writes to Neo4j (:func:`trials_from_log`), never typed by hand;
+- the **paired effect** of memory over tasks run with and without it: shared, rescue,
+  regret, unchanged and net, always together (:func:`memory_effect`);
+- **write-path** and **read-path** metrics over fixtures with known answers
+  (:func:`write_metrics`, :func:`read_metrics`).
+
+Everything here except :func:`trials_from_log` is pure arithmetic on typed values.
+Fault injection lives in :mod:`graphmem.faults`; the runs that produce these inputs in
+:mod:`graphmem.eval_suites`; tables, JSON and charts in :mod:`graphmem.eval_report`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from itertools import pairwise
+from typing import Any
+
+from .errors import EvaluationError
+from .models import Principal, Status
+from .policy import WriteDisposition
+from .store import Neo4jStore
+
+__all__ = [
+    "FunnelReport",
+    "Helped",
+    "MemoryEffect",
+    "MemoryStage",
+    "MemoryTrial",
+    "ReadMetrics",
+    "ReadOutcome",
+    "TrialTarget",
+    "WriteMetrics",
+    "WriteOutcome",
+    "funnel",
+    "losses",
+    "memory_effect",
+    "read_metrics",
+    "trials_from_log",
+    "write_metrics",
+]
+
+
+# ------------------------------------------------------------------------------- funnel
+
+
+class MemoryStage(StrEnum):
+    """The stages a record passes on its way to changing a decision (chapter section 12)."""
+
+    WRITTEN = "written"
+    ELIGIBLE = "eligible"
+    RETRIEVED = "retrieved"
+    EXPOSED = "exposed"
+    USED = "used"
+    HELPED = "helped"
+
+
+class Helped(StrEnum):
+    """Whether a used memory helped: measured by paired runs, or not measured at all.
+
+    ``UNMEASURED`` is not ``NO``: collapsing them would turn missing evidence into a
+    negative result.
+    """
+
+    UNMEASURED = "unmeasured"
+    NO = "no"
+    YES = "yes"
+
+
+_STAGES_BEFORE_HELPED = (
+    MemoryStage.WRITTEN, MemoryStage.ELIGIBLE, MemoryStage.RETRIEVED,
+    MemoryStage.EXPOSED, MemoryStage.USED,
+)
+
+
+@dataclass(frozen=True)
+class MemoryTrial:
+    """One task where a specific record should have changed the decision.
+
+    Attributes:
+        task_id: the task. record_id: the record that should have mattered.
+        written ... used: whether the record reached each stage.
+        helped: tri-state, set only from paired runs.
+
+    Raises:
+        EvaluationError: a later stage is reached without an earlier one (e.g. used but
+            never exposed), or ``helped`` is measured for a record that was not used.
+    """
+
+    task_id: str
+    record_id: str
+    written: bool
+    eligible: bool
+    retrieved: bool
+    exposed: bool
+    used: bool
+    helped: Helped = Helped.UNMEASURED
+
+    def __post_init__(self) -> None:
+        path = [self.written, self.eligible, self.retrieved, self.exposed, self.used]
+        for i in range(1, len(path)):
+            if path[i] and not path[i - 1]:
+                raise EvaluationError(
+                    f"task {self.task_id!r}: record reached {_STAGES_BEFORE_HELPED[i].value} "
+                    f"without {_STAGES_BEFORE_HELPED[i - 1].value}; funnel stages must be "
+                    "monotonic", record_ids=[self.record_id])
+        if self.helped is not Helped.UNMEASURED and not self.used:
+            raise EvaluationError(
+                f"task {self.task_id!r}: help was measured for a record that was not used",
+                record_ids=[self.record_id])
+
+    def reached(self, stage: MemoryStage) -> bool:
+        """True when the record reached ``stage`` (HELPED: only a measured yes)."""
+        if stage is MemoryStage.HELPED:
+            return self.helped is Helped.YES
+        return bool(getattr(self, stage.value))
+
+    @property
+    def lost_at(self) -> MemoryStage | None:
+        """The first stage not reached; None when it reached use and help is yes or unmeasured."""
+        for stage in _STAGES_BEFORE_HELPED:
+            if not self.reached(stage):
+                return stage
+        return MemoryStage.HELPED if self.helped is Helped.NO else None
+
+
+@dataclass(frozen=True)
+class FunnelReport:
+    """Counts and rates per stage, and losses by first missed stage.
+
+    Attributes:
+        trials: how many trials.
+        counts: trials that reached each stage (HELPED: measured yes).
+        rates: ``counts / trials`` for the first five stages; for HELPED, yes over the
+            trials where help was measured (NaN when none was: unmeasured is not "no").
+        step_rates: each stage's count over the previous stage's count (NaN on 0/0).
+        measured: trials whose help was measured (yes or no).
+        losses: trials by first missed stage (zeros included, in stage order).
+    """
+
+    trials: int
+    counts: dict[MemoryStage, int]
+    rates: dict[MemoryStage, float]
+    step_rates: dict[MemoryStage, float]
+    measured: int
+    losses: dict[MemoryStage, int]
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready (NaN becomes None)."""
+        return {
+            "trials": self.trials,
+            "measured": self.measured,
+            "counts": {s.value: n for s, n in self.counts.items()},
+            "rates": {s.value: _json_float(r) for s, r in self.rates.items()},
+            "step_rates": {s.value: _json_float(r) for s, r in self.step_rates.items()},
+            "losses": {s.value: n for s, n in self.losses.items()},
+        }
+
+
+def _ratio(num: int, den: int) -> float:
+    return num / den if den else math.nan
+
+
+def _json_float(value: float) -> float | None:
+    return None if math.isnan(value) else round(value, 6)
+
+
+def losses(trials: Iterable[MemoryTrial]) -> Counter[MemoryStage]:
+    """How many trials were lost at each stage (first missed stage; see ``lost_at``)."""
+    return Counter(t.lost_at for t in trials if t.lost_at is not None)
+
+
+def funnel(trials: Sequence[MemoryTrial]) -> FunnelReport:
+    """The funnel of ``trials`` (chapter section 12): counts, rates, step rates, losses."""
+    counts = {s: sum(1 for t in trials if t.reached(s)) for s in MemoryStage}
+    measured = sum(1 for t in trials if t.helped is not Helped.UNMEASURED)
+    rates = {s: _ratio(counts[s], len(trials)) for s in _STAGES_BEFORE_HELPED}
+    rates[MemoryStage.HELPED] = _ratio(counts[MemoryStage.HELPED], measured)
+    step_rates = {MemoryStage.WRITTEN: rates[MemoryStage.WRITTEN],
+                  # help is measured only for used records: its rate is already conditional
+                  MemoryStage.HELPED: rates[MemoryStage.HELPED]}
+    for prev, stage in pairwise(_STAGES_BEFORE_HELPED):
+        step_rates[stage] = _ratio(counts[stage], counts[prev])
+    step_rates = {s: step_rates[s] for s in MemoryStage}
+    lost = losses(trials)
+    return FunnelReport(len(trials), counts, rates, step_rates, measured,
+                        {s: lost.get(s, 0) for s in MemoryStage})
+
+
+# ------------------------------------------------------------- the funnel from the log
+
+
+@dataclass(frozen=True)
+class TrialTarget:
+    """Which record should have changed which task's decision, and the retrieval made for it.
+
+    Attributes:
+        task_id: the task. record_id: the record that should have mattered.
+        retrieval_id: the ``Retrieval`` node logged for the task's decision, or None when
+            no retrieval was logged (e.g. the call was refused).
+    """
+
+    task_id: str
+    record_id: str
+    retrieval_id: str | None
+
+
+def trials_from_log(store: Neo4jStore, targets: Sequence[TrialTarget]) -> list[MemoryTrial]:
+    """Reconstruct funnel trials from the attribution log in Neo4j (chapter section 12).
+
+    Per target, from ``cypher/attribution_trials.cypher``:
+
+    - written: a ``WriteDecision`` stored it (PERSIST or QUARANTINE) or the record exists
+      (records imported without policy have no decision);
+    - eligible: it is among the retrieval's logged candidates; when no trigger fired there
+      are none, so eligibility is asked of ``explain`` with the logged caller, scope and
+      time instead;
+    - retrieved: the retrieval selected it; exposed / used: an ``Exposure`` / ``Use`` of
+      that retrieval names it; helped: from the ``Use`` nodes' ``helped`` (any true: yes;
+      else any false: no; else unmeasured).
+
+    Raises:
+        EvaluationError: the log is inconsistent (e.g. a use without an exposure).
+    """
+    if not targets:
+        return []
+    rows = store.read("attribution_trials", targets=[
+        {"task_id": t.task_id, "record_id": t.record_id, "retrieval_id": t.retrieval_id}
+        for t in targets])
+    by_key = {(row["task_id"], row["record_id"]): row for row in rows}
+    trials = []
+    for target in targets:
+        row = by_key[(target.task_id, target.record_id)]
+        written = bool(row["record_exists"]) or any(
+            d in (WriteDisposition.PERSIST.value, WriteDisposition.QUARANTINE.value)
+            for d in row["dispositions"])
+        retrieval = row["retrieval"]
+        eligible = retrieved = False
+        if retrieval is not None and written:
+            retrieved = target.record_id in (retrieval.get("selected_ids") or [])
+            if retrieval.get("triggered"):
+                eligible = target.record_id in (retrieval.get("candidate_ids") or [])
+            elif row["record_exists"]:
+                eligible = _eligible_then(store, target.record_id, retrieval)
+        helped_flags = [u["helped"] for u in row["uses"] if u["helped"] is not None]
+        helped = (Helped.YES if any(helped_flags) else Helped.NO if helped_flags
+                  else Helped.UNMEASURED)
+        trials.append(MemoryTrial(
+            task_id=target.task_id, record_id=target.record_id, written=written,
+            eligible=eligible, retrieved=retrieved, exposed=bool(row["exposures"]),
+            used=bool(row["uses"]), helped=helped,
+        ))
+    return trials
+
+
+def _eligible_then(store: Neo4jStore, record_id: str, retrieval: Mapping[str, Any]) -> bool:
+    """Whether the record was eligible and active for the retrieval's logged caller and time."""
+    principal = Principal(tenants=frozenset(retrieval["principal_tenants"]),
+                          clearance=retrieval["clearance"])
+    at = retrieval["at"].to_native()
+    explanation = store.explain(record_id, principal, json.loads(retrieval["scope_json"]), at)
+    return explanation.status is Status.ACTIVE
+
+
+# ------------------------------------------------------------------------ paired effect
+
+
+@dataclass(frozen=True)
+class MemoryEffect:
+    """The paired effect of one arm over another on the tasks both ran (chapter section 13).
+
+    Attributes:
+        shared: tasks run by both arms (the denominator).
+        rescue: tasks that succeeded with the treatment arm and failed without it.
+        regret: tasks that failed with the treatment arm and succeeded without it.
+        unchanged: shared tasks with the same outcome in both arms.
+    """
+
+    shared: int
+    rescue: int
+    regret: int
+    unchanged: int
+
+    @property
+    def net(self) -> int:
+        """rescue - regret: a summary only; report it with the other four."""
+        return self.rescue - self.regret
+
+    def as_dict(self) -> dict[str, int]:
+        """All five numbers, always together."""
+        return {"shared": self.shared, "rescue": self.rescue, "regret": self.regret,
+                "unchanged": self.unchanged, "net": self.net}
+
+
+def memory_effect(treatment: Mapping[str, bool], control: Mapping[str, bool]) -> MemoryEffect:
+    """Paired effect of ``treatment`` (e.g. with memory) over ``control`` (without).
+
+    Args:
+        treatment, control: task id -> task succeeded. Only task ids in both count.
+    """
+    shared = treatment.keys() & control.keys()
+    rescue = sum(1 for t in shared if treatment[t] and not control[t])
+    regret = sum(1 for t in shared if control[t] and not treatment[t])
+    return MemoryEffect(shared=len(shared), rescue=rescue, regret=regret,
+                        unchanged=len(shared) - rescue - regret)
+
+
+# ------------------------------------------------------------------------- write path
+
+
+@dataclass(frozen=True)
+class WriteOutcome:
+    """What a writer did with one proposal of a write-path fixture, next to what was right.
+
+    Attributes:
+        case_id: the proposal's id in the fixture.
+        expected, actual: the right disposition and the writer's.
+        duplicate: the proposal restates an active record in the same scope.
+        duplicate_created: (duplicates only) a second retrievable copy now exists.
+        scope_expected: whether scope assignment is checked for this case (persisted ones).
+        scope_correct: stored in the expected scope, retrievable there and not from a
+            sibling scope.
+    """
+
+    case_id: str
+    expected: WriteDisposition
+    actual: WriteDisposition
+    duplicate: bool = False
+    duplicate_created: bool = False
+    scope_expected: bool = False
+    scope_correct: bool = False
+
+
+@dataclass(frozen=True)
+class SupersessionOutcome:
+    """Whether ``old`` is (or, for a negative case, is not) superseded by ``new``."""
+
+    old_id: str
+    new_id: str
+    expected: bool
+    actual: bool
+
+
+@dataclass(frozen=True)
+class WriteMetrics:
+    """Write-path metrics (chapter section 14).
+
+    Attributes:
+        precision, recall: per disposition (NaN when the class never occurs).
+        support: expected count per disposition.
+        accuracy: dispositions right over cases.
+        duplicate_creation_rate: duplicate proposals that left a second copy, over
+            duplicate proposals.
+        scope_accuracy: correctly scoped over cases checked for scope.
+        supersession_accuracy: correct supersession outcomes over supersession checks.
+    """
+
+    cases: int
+    precision: dict[WriteDisposition, float]
+    recall: dict[WriteDisposition, float]
+    support: dict[WriteDisposition, int]
+    accuracy: float
+    duplicate_creation_rate: float
+    scope_accuracy: float
+    supersession_accuracy: float
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready (NaN becomes None)."""
+        return {
+            "cases": self.cases,
+            "precision": {d.value: _json_float(v) for d, v in self.precision.items()},
+            "recall": {d.value: _json_float(v) for d, v in self.recall.items()},
+            "support": {d.value: n for d, n in self.support.items()},
+            "accuracy": _json_float(self.accuracy),
+            "duplicate_creation_rate": _json_float(self.duplicate_creation_rate),
+            "scope_accuracy": _json_float(self.scope_accuracy),
+            "supersession_accuracy": _json_float(self.supersession_accuracy),
+        }
+
+
+def write_metrics(outcomes: Sequence[WriteOutcome],
+                  supersessions: Sequence[SupersessionOutcome] = ()) -> WriteMetrics:
+    """Disposition precision/recall per class, duplicate rate, scope and supersession accuracy."""
+    precision: dict[WriteDisposition, float] = {}
+    recall: dict[WriteDisposition, float] = {}
+    support: dict[WriteDisposition, int] = {}
+    for d in WriteDisposition:
+        tp = sum(1 for o in outcomes if o.expected is d and o.actual is d)
+        predicted = sum(1 for o in outcomes if o.actual is d)
+        actual = sum(1 for o in outcomes if o.expected is d)
+        precision[d], recall[d], support[d] = _ratio(tp, predicted), _ratio(tp, actual), actual
+    dups = [o for o in outcomes if o.duplicate]
+    scoped = [o for o in outcomes if o.scope_expected]
+    return WriteMetrics(
+        cases=len(outcomes), precision=precision, recall=recall, support=support,
+        accuracy=_ratio(sum(1 for o in outcomes if o.expected is o.actual), len(outcomes)),
+        duplicate_creation_rate=_ratio(sum(1 for o in dups if o.duplicate_created), len(dups)),
+        scope_accuracy=_ratio(sum(1 for o in scoped if o.scope_correct), len(scoped)),
+        supersession_accuracy=_ratio(sum(1 for s in supersessions if s.expected == s.actual),
+                                     len(supersessions)),
+    )
+
+
+# -------------------------------------------------------------------------- read path
+
+
+@dataclass(frozen=True)
+class ReadOutcome:
+    """One query of a read-path fixture and what an arm returned for it.
+
+    Attributes:
+        query_id: the query.
+        relevant: records that should be retrieved.
+        stale: known-invalid records that are stale (superseded, expired, retracted,
+            not yet valid) for this query.
+        candidates: what the arm considered before ranking (eligible set).
+        ranked: what the arm returned, best first (only the first ``k`` count).
+        violations: returned ids that break the caller's scope or authorization.
+    """
+
+    query_id: str
+    relevant: frozenset[str]
+    stale: frozenset[str]
+    candidates: frozenset[str]
+    ranked: tuple[str, ...]
+    violations: frozenset[str] = field(default_factory=frozenset)
+
+
+@dataclass(frozen=True)
+class ReadMetrics:
+    """Read-path metrics over a fixed store (chapter section 14), micro-averaged.
+
+    Attributes:
+        k: the cut-off.
+        eligible_recall: relevant records among the candidates, over relevant records.
+        recall_at_k: relevant records in the top k, over relevant records.
+        precision_at_k: relevant records in the top k, over records returned in the top k
+            (NaN when nothing was returned).
+        stale_retrieval_rate: known-stale records returned in the top k, over known-stale
+            records.
+        scope_violation_rate: returned records that break scope or authorization, over
+            records returned.
+    """
+
+    queries: int
+    k: int
+    eligible_recall: float
+    recall_at_k: float
+    precision_at_k: float
+    stale_retrieval_rate: float
+    scope_violation_rate: float
+    returned: int
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready (NaN becomes None)."""
+        return {
+            "queries": self.queries, "k": self.k, "returned": self.returned,
+            "eligible_recall": _json_float(self.eligible_recall),
+            "recall_at_k": _json_float(self.recall_at_k),
+            "precision_at_k": _json_float(self.precision_at_k),
+            "stale_retrieval_rate": _json_float(self.stale_retrieval_rate),
+            "scope_violation_rate": _json_float(self.scope_violation_rate),
+        }
+
+
+def read_metrics(outcomes: Sequence[ReadOutcome], *, k: int) -> ReadMetrics:
+    """Eligible recall, recall@k, precision@k, stale retrieval and scope-violation rates.
+
+    Raises:
+        EvaluationError: ``k`` < 1.
+    """
+    if k < 1:
+        raise EvaluationError("k must be >= 1")
+    relevant = sum(len(o.relevant) for o in outcomes)
+    stale = sum(len(o.stale) for o in outcomes)
+    returned = sum(len(o.ranked[:k]) for o in outcomes)
+    return ReadMetrics(
+        queries=len(outcomes), k=k, returned=returned,
+        eligible_recall=_ratio(sum(len(o.relevant & o.candidates) for o in outcomes), relevant),
+        recall_at_k=_ratio(sum(len(o.relevant & set(o.ranked[:k])) for o in outcomes),
+                           relevant),
+        precision_at_k=_ratio(sum(len(o.relevant & set(o.ranked[:k])) for o in outcomes),
+                              returned),
+        stale_retrieval_rate=_ratio(sum(len(o.stale & set(o.ranked[:k])) for o in outcomes),
+                                    stale),
+        scope_violation_rate=_ratio(sum(len(o.violations & set(o.ranked[:k]))
+                                        for o in outcomes), returned),
+    )
