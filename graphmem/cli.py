@@ -16,6 +16,7 @@ from graphmem import server
 from graphmem.deletion_cli import delete_app, lineage_command
 from graphmem.demo_cli import demo
 from graphmem.errors import GraphmemError
+from graphmem.eval_cli import eval_app
 
 __all__ = ["app", "main"]
 
@@ -89,6 +90,7 @@ def db_fetch() -> None:
 SUBCOMMANDS: list[tuple[str, typer.Typer]] = [
     ("db", db_app),
     ("delete", delete_app),
+    ("eval", eval_app),
 ]
 for _name, _sub_app in SUBCOMMANDS:
     app.add_typer(_sub_app, name=_name)
