@@ -442,12 +442,12 @@ def _task_call(task: NorthwindTask, queries: Mapping[str, Mapping[str, Any]]
                ) -> tuple[dict[str, Any], Principal, datetime]:
     if task.query is not None:
         q = queries[task.query]
-        return dict(q["state"]), Principal.model_validate(q["principal"]), \
-            datetime.fromisoformat(q["now"])
-    if task.state is None or task.principal is None or task.now is None:
+        state, principal, now = q["state"], q["principal"], q["now"]
+    elif task.state is None or task.principal is None or task.now is None:
         raise EvaluationError(f"task {task.id!r} needs a query or state, principal and now")
-    return dict(task.state), Principal.model_validate(task.principal), \
-        datetime.fromisoformat(task.now)
+    else:
+        state, principal, now = task.state, task.principal, task.now
+    return dict(state), Principal.model_validate(principal), datetime.fromisoformat(now)
 
 
 def run_northwind(memory: Memory, *, scenario: str | Path | None = None, k: int = 5,

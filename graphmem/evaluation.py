@@ -40,6 +40,7 @@ __all__ = [
     "MemoryTrial",
     "ReadMetrics",
     "ReadOutcome",
+    "SupersessionOutcome",
     "TrialTarget",
     "WriteMetrics",
     "WriteOutcome",
