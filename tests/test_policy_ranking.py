@@ -10,8 +10,8 @@ from graphmem.client import Memory
 from graphmem.models import MemoryRecord
 from graphmem.policy import WriteDisposition, WritePolicy, decide
 from graphmem.ranking import BM25Ranker, HybridRanker, order_by_score
-from graphmem.resolution import resolve_conflict
 from graphmem.readpath import MemoryConflict
+from graphmem.resolution import resolve_conflict
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
