@@ -359,14 +359,7 @@ def measure_size(size: int, args: argparse.Namespace, console: Console) -> dict[
         "naive_bm25": summary(naive_ms) | {"index_build_s": round(naive_index_s, 2),
                                            "leak_in_top10_mean": round(
                                                sum(leaked) / len(leaked), 2)},
-        "ratios": {
-            "full_scan_over_candidates_p50": round(
-                summary(scan)["p50_ms"] / summary(cand)["p50_ms"], 2),
-            "full_scan_over_retrieve_p50": round(
-                summary(scan)["p50_ms"] / summary(retr)["p50_ms"], 2),
-            "naive_over_retrieve_p50": round(
-                summary(naive_ms)["p50_ms"] / summary(retr)["p50_ms"], 3),
-        },
+        "ratios": {},
         "memory": {"client_ru_maxrss_mb": round(
             resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
             "retrieve_tracemalloc_peak_mb": round(retrieve_peak / 2**20, 1)},
@@ -374,7 +367,18 @@ def measure_size(size: int, args: argparse.Namespace, console: Console) -> dict[
                    "launcher": "graphmem.server.EphemeralServer"},
         "profile_one_batch": prof,
     }
+    result["ratios"] = ratios(result)
     return result
+
+
+def ratios(r: dict[str, Any]) -> dict[str, float]:
+    """How many times slower each baseline is than graphmem (p50 over p50; < 1: faster)."""
+    def over(a: str, b: str) -> float:
+        return float(f"{r[a]['p50_ms'] / r[b]['p50_ms']:.3g}")
+
+    return {"full_scan_over_candidates_p50": over("full_scan", "candidates"),
+            "full_scan_over_retrieve_p50": over("full_scan", "retrieve"),
+            "naive_over_retrieve_p50": over("naive_bm25", "retrieve")}
 
 
 # ----------------------------------------------------------------------------- output
@@ -412,9 +416,9 @@ def table(results: list[dict[str, Any]]) -> Table:
             *(f"{r[k]['p50_ms']:.1f} / {r[k]['p95_ms']:.1f}"
               for k in ("candidates", "retrieve", "explain")),
             f"{r['full_scan']['p50_ms']:.1f}", f"{r['naive_bm25']['p50_ms']:.1f}",
-            f"{r['ratios']['full_scan_over_candidates_p50']:.1f}x",
-            f"{r['ratios']['full_scan_over_retrieve_p50']:.2f}x",
-            f"{r['ratios']['naive_over_retrieve_p50']:.3f}x",
+            *(f"{r['ratios'][k]:.3g}x" for k in ("full_scan_over_candidates_p50",
+                                                  "full_scan_over_retrieve_p50",
+                                                  "naive_over_retrieve_p50")),
             f"{r['naive_bm25']['leak_in_top10_mean']:.1f}",
             "yes" if r["candidates_match_full_scan"] and r["explain_matches_full_scan"]
             else "NO",
@@ -446,7 +450,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     previous: dict[int, Any] = {}
     if args.out.exists():
         with suppress(ValueError, KeyError):
-            previous = {r["size"]: r for r in json.loads(args.out.read_text())["results"]}
+            previous = {r["size"]: r | {"ratios": ratios(r)}
+                        for r in json.loads(args.out.read_text())["results"]}
     for size in sizes:
         previous[size] = measure_size(size, args, console)
         merged = [previous[k] for k in sorted(previous)]
