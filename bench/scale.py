@@ -70,7 +70,6 @@ from graphmem.client import Memory
 from graphmem.models import Principal, Sensitivity
 from graphmem.readpath import DecisionState, build_query
 from graphmem.server import EphemeralServer
-from graphmem.store import Neo4jStore, coerce_record
 
 from .generate import NOW, PROBE_SCOPE, StoreSpec, generate
 
@@ -275,18 +274,16 @@ def profile_batch(memory: Memory, batch_size: int) -> dict[str, Any]:
     wanted = {"coerce_record": "client: validate records (pydantic)",
               "check_batch_lineage": "client: in-batch lineage check",
               "record_props": "client: record -> properties (json, sha256)",
-              "_order_for_create": "client: waves for in-batch references",
               "prepare_in_tx": "tx: existing ids and fingerprints (query + hashing)",
-              "create_in_tx": "tx: records_create waves + conflicts_link",
+              "create_in_tx": "tx: scopes, records, edges, conflicts_link",
               "_existing": "server: records_existing query"}
     found: dict[str, float] = {}
     raw: dict[Any, Any] = stats.stats  # type: ignore[attr-defined]
     for (_, _, name), (_, _, _, cum, _) in raw.items():
         if name in wanted:
             found[wanted[name]] = round(found.get(wanted[name], 0.0) + cum, 3)
-    waves = len(Neo4jStore._order_for_create([coerce_record(r) for r in batch]))
     return {"batch": len(batch), "wall_s": round(wall, 3),
-            "records_per_s": round(len(batch) / wall, 1), "waves": waves, "cumulative_s": found}
+            "records_per_s": round(len(batch) / wall, 1), "cumulative_s": found}
 
 
 def measure_size(size: int, args: argparse.Namespace, console: Console) -> dict[str, Any]:

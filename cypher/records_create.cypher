@@ -1,24 +1,8 @@
-// Create records with their scope and lineage edges. Referenced ids were checked first.
+// Create record nodes in their (already merged) scopes. Lineage edges follow in
+// edges_*.cypher, once every node of the batch exists, so no query both reads and writes
+// the same label (which would force an Eager plan step).
 UNWIND $rows AS row
-CREATE (r:Record)
+MATCH (s:Scope {key: row.scope_key})
+CREATE (r:Record)-[:IN_SCOPE]->(s)
 SET r = row.props
-MERGE (s:Scope {key: row.scope_key})
-  ON CREATE SET s.tenant = row.tenant, s.pairs = row.scope_pairs
-CREATE (r)-[:IN_SCOPE]->(s)
-WITH r, row
-CALL (r, row) {
-  UNWIND row.supersedes AS old_id
-  MATCH (old:Record {id: old_id})
-  CREATE (r)-[:SUPERSEDES]->(old)
-}
-CALL (r, row) {
-  UNWIND range(0, size(row.derived_from) - 1) AS i
-  MATCH (parent:Record {id: row.derived_from[i]})
-  CREATE (r)-[:DERIVED_FROM {ord: i}]->(parent)
-}
-CALL (r, row) {
-  UNWIND row.evidence_ids AS ev_id
-  MATCH (ev:Record {id: ev_id})
-  CREATE (r)-[:EVIDENCED_BY]->(ev)
-}
 RETURN count(r) AS created

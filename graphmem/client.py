@@ -110,6 +110,7 @@ class Memory:
         self.store = store
         self.policy = policy or WritePolicy()
         self._owns_driver = owns_driver
+        self._rankers: dict[str, Ranker] = {}
 
     # -- connection -----------------------------------------------------------------
 
@@ -430,7 +431,7 @@ class Memory:
         if state.event and not state.due_cue and self.due(
                 state.event, principal=principal, scope=state.memory_scope, now=at):
             state = state.model_copy(update={"due_cue": True})  # a due intention is a trigger
-        chosen_ranker = get_ranker(ranker)
+        chosen_ranker = self._ranker(ranker)
         fired = triggers_fired(state)
         query = build_query(state)
         retrieval_id = f"ret-{uuid.uuid4().hex}"
@@ -466,6 +467,15 @@ class Memory:
         result = Retrieval(tuple(chosen), tuple(conflicts), rendered, trace)
         self._log_retrieval(result, principal, state)
         return result
+
+    def _ranker(self, ranker: Ranker | str | None) -> Ranker:
+        """Rankers by name are kept per client, so their caches outlive one call."""
+        if ranker is not None and not isinstance(ranker, str):
+            return ranker
+        name = ranker or "bm25"
+        if name not in self._rankers:
+            self._rankers[name] = get_ranker(name)
+        return self._rankers[name]
 
     def _log_retrieval(self, result: Retrieval, principal: Principal, state: DecisionState
                        ) -> None:

@@ -12,6 +12,7 @@ Rankers by name: ``bm25`` (default; bm25s with English stop words and Snowball s
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any, Protocol, runtime_checkable
@@ -74,16 +75,45 @@ class BM25Ranker:
 
     Args:
         k1, b: the usual BM25 parameters.
+        cached_indexes: how many candidate-set indexes to keep (LRU).
 
     The index is built over the candidate set of each call (the eligible records), so
-    scores never depend on records the caller may not see.
+    scores never depend on records the caller may not see. Token lists are cached per
+    ``(id, content)`` and whole indexes per exact candidate set (ids and contents), so a
+    scope queried again before any write reuses its index; any change to the set (a new,
+    expired, redacted or superseded record) is a different key and builds a new one.
     """
 
     name = "bm25"
+    MAX_CACHED_TOKENS = 200_000
 
-    def __init__(self, *, k1: float = 1.5, b: float = 0.75) -> None:
+    def __init__(self, *, k1: float = 1.5, b: float = 0.75, cached_indexes: int = 8) -> None:
         self.k1 = k1
         self.b = b
+        self._tokens: dict[tuple[str, str], list[str]] = {}
+        self._indexes: OrderedDict[int, Any] = OrderedDict()
+        self._cached_indexes = cached_indexes
+
+    def _index(self, records: Sequence[MemoryRecord]) -> Any:
+        keys = [(r.id, r.content) for r in records]
+        signature = hash(tuple(keys))
+        hit = self._indexes.get(signature)
+        if hit is not None and hit[0] == keys:
+            self._indexes.move_to_end(signature)
+            return hit[1]
+        missing = [k for k in keys if k not in self._tokens]
+        if len(self._tokens) + len(missing) > self.MAX_CACHED_TOKENS:
+            self._tokens.clear()
+            missing = keys
+        if missing:
+            for key, tokens in zip(missing, _tokenize([c for _, c in missing]), strict=True):
+                self._tokens[key] = tokens
+        retriever = bm25s.BM25(k1=self.k1, b=self.b)
+        retriever.index([self._tokens[k] for k in keys], show_progress=False)
+        self._indexes[signature] = (keys, retriever)
+        if len(self._indexes) > self._cached_indexes:
+            self._indexes.popitem(last=False)
+        return retriever
 
     def score(self, query: str, records: Sequence[MemoryRecord]) -> list[float]:
         """BM25 score of each record's content for ``query``."""
@@ -92,9 +122,7 @@ class BM25Ranker:
         query_tokens = _tokenize([query])[0]
         if not query_tokens:
             return [0.0] * len(records)
-        corpus = _tokenize([r.content for r in records])
-        retriever = bm25s.BM25(k1=self.k1, b=self.b)
-        retriever.index(corpus, show_progress=False)
+        retriever = self._index(records)
         known = [t for t in query_tokens if t in retriever.vocab_dict]
         if not known:
             return [0.0] * len(records)

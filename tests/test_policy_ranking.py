@@ -119,3 +119,15 @@ def test_concurrent_identical_writes_persist_once(memory: Memory) -> None:
         t.join()
     assert sorted(results) == ["DISCARD"] * (workers - 1) + ["PERSIST"]
     assert memory.store.counts()["Record"] == 1
+
+
+def test_bm25_cache_follows_the_exact_candidate_set() -> None:
+    ranker = BM25Ranker()
+    first = [rec("a", content="refund approval needed"), rec("b", content="unit tests")]
+    scores = ranker.score("refund", first)
+    assert scores[0] > 0 and scores[1] == 0
+    assert ranker.score("refund", first) == scores
+    redacted = [rec("a", content="[REDACTED] approval needed"), first[1]]
+    assert ranker.score("refund", redacted) == [0.0, 0.0]  # same ids, new content: rebuilt
+    grown = [*first, rec("c", content="refund refund")]
+    assert ranker.score("refund", grown)[2] > 0
