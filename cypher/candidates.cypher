@@ -1,6 +1,8 @@
 // Eligible and ACTIVE records for a caller, exactly (SPEC sections 3-4).
 // $tenant: the query scope's tenant; $tenants: the principal's tenants; $pairs: the query
 // scope as JSON-encoded [key, value] pairs; $clearance: sensitivity rank; $now: UTC datetime.
+// Returns versions (fingerprint, rev), not records: the client rebuilds only records it has
+// not cached at that version (every query that changes a record bumps r.rev).
 MATCH (s:Scope {tenant: $tenant})
 WHERE $tenant IN $tenants AND all(p IN s.pairs WHERE p IN $pairs)
 MATCH (s)<-[:IN_SCOPE]-(r:Record)
@@ -16,4 +18,5 @@ WHERE r.sensitivity_rank <= $clearance
       AND NOT succ.quarantined AND NOT succ.pending_recompute AND NOT succ.erased
       AND (succ.valid_from IS NULL OR succ.valid_from <= $now)
   }
-RETURN r {.*} AS record, [(r)-[:CONFLICTS_WITH]-(o:Record) | o.id] AS conflict_ids
+RETURN r.id AS id, r.fingerprint AS fingerprint, coalesce(r.rev, 0) AS rev,
+  [(r)-[:CONFLICTS_WITH]-(o:Record) | o.id] AS conflict_ids

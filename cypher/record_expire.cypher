@@ -1,5 +1,5 @@
 // Declared expiry: the record stops being active at $at.
 MATCH (r:Record {id: $id})
 WHERE NOT r.erased
-SET r.expires_at = $at
+SET r.expires_at = $at, r.rev = coalesce(r.rev, 0) + 1
 RETURN r.id AS id

@@ -1,5 +1,5 @@
 // Quarantine ($flag = true) or promote out of quarantine ($flag = false).
 MATCH (r:Record {id: $id})
 WHERE NOT r.erased
-SET r.quarantined = $flag
+SET r.quarantined = $flag, r.rev = coalesce(r.rev, 0) + 1
 RETURN r.id AS id

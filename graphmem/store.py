@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+import neo4j
 import pydantic
 from neo4j import Driver, ManagedTransaction, RoutingControl, unit_of_work
 from neo4j import time as neo4j_time
@@ -177,6 +178,7 @@ def record_props(record: MemoryRecord, *, quarantined: bool = False) -> dict[str
         "quarantined": quarantined,
         "pending_recompute": False,
         "erased": False,
+        "rev": 0,
     }
 
 
@@ -249,12 +251,20 @@ def _summary(exc: pydantic.ValidationError) -> str:
 class Neo4jStore:
     """Records, scopes and lineage in one Neo4j database.
 
+    Reads of candidates return versions (``fingerprint``, ``rev``) from Cypher; records are
+    rebuilt only for versions this store object has not seen, and every query that changes
+    a record bumps ``rev`` (checked by ``tests/test_cypher_catalogue.py``), so the cache
+    never serves a stale record. Eligibility itself is never cached: it is decided by
+    Cypher on every call.
+
     Args:
         driver: an open ``neo4j`` driver (bolt://, neo4j://, neo4j+s:// ...).
         database: the database name every query targets.
         max_content_bytes: largest accepted content, in UTF-8 bytes (default 64 KiB).
         clock: returns the current aware UTC time; injectable for tests.
     """
+
+    MAX_CACHED_RECORDS = 500_000
 
     def __init__(
         self,
@@ -268,16 +278,22 @@ class Neo4jStore:
         self.database = database
         self.max_content_bytes = max_content_bytes
         self.clock = clock
+        # id -> ((fingerprint, rev), record): records rebuilt once per version (see candidates)
+        self._records: dict[str, tuple[tuple[str, int], MemoryRecord]] = {}
 
     # -- plumbing -------------------------------------------------------------------
 
     def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """Run read query ``name`` (routed to a reader in a cluster); rows as dicts."""
+        return [r.data() for r in self.read_records(name, **params)]
+
+    def read_records(self, name: str, **params: Any) -> list[neo4j.Record]:
+        """Run read query ``name``; the driver's rows (tuples, cheaper than dicts)."""
         records, _, _ = self.driver.execute_query(
             cypher.query(name), parameters_=params, database_=self.database,
             routing_=RoutingControl.READ,
         )
-        return [r.data() for r in records]
+        return records
 
     def read_values(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """Like :meth:`read`, for results of plain values and lists only (no nodes, maps or
@@ -549,11 +565,20 @@ class Neo4jStore:
             ValidationError, NaiveDatetimeError: malformed scope or ``now``.
         """
         sq = ScopeQuery.build(principal, scope, now)
-        rows = self.read("candidates", **sq.params())
+        # rows: (id, fingerprint, rev, conflict_ids), read by position (no dict per row)
+        rows = self.read_records("candidates", **sq.params())
+        cache = self._records
+        stale = [row[0] for row in rows if cache.get(row[0], ((None, -1),))[0] != (row[1], row[2])]
+        if stale:
+            if len(cache) + len(stale) > self.MAX_CACHED_RECORDS:
+                cache.clear()
+            for rid, props in self.get_props(stale).items():
+                if not props.get("erased"):
+                    version = (props["fingerprint"], int(props.get("rev") or 0))
+                    cache[rid] = (version, record_from_props(props))
         return [
-            Candidate(record=record_from_props(row["record"]),
-                      conflict_ids=tuple(sorted(set(row["conflict_ids"]))))
-            for row in rows
+            Candidate(record=cache[row[0]][1], conflict_ids=tuple(sorted(set(row[3]))))
+            for row in rows if row[0] in cache
         ]
 
     def explain(

@@ -166,3 +166,21 @@ def test_boundaries_valid_from_and_expires_at(memory: Memory) -> None:
     assert status(T0 - timedelta(microseconds=1)) is Status.NOT_YET_VALID
     assert status(T0) is Status.ACTIVE  # now == valid_from is valid
     assert status(T0 + timedelta(days=1)) is Status.EXPIRED  # now == expires_at is expired
+
+
+def test_cached_records_follow_every_change(memory: Memory) -> None:
+    memory.put(rec("a"))
+    scope = {"tenant": "acme"}
+    (first,) = memory.candidates(principal=ACME, scope=scope, now=T0)
+    assert first.expires_at is None
+    memory.expire("a", at=T0 + timedelta(days=3), by="ops", reason="ends")
+    (second,) = memory.candidates(principal=ACME, scope=scope, now=T0)
+    assert second.expires_at == T0 + timedelta(days=3)
+    # a record deleted and written again under the same id with other content
+    from .conftest import wipe
+
+    wipe(memory)
+    memory.store.ensure_schema()
+    memory.put(rec("a", content="brand new content"))
+    (third,) = memory.candidates(principal=ACME, scope=scope, now=T0)
+    assert third.content == "brand new content" and third.expires_at is None
