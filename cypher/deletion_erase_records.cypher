@@ -14,7 +14,8 @@ CALL (r, was_erased) {
            sensitivity: r.sensitivity, sensitivity_rank: r.sensitivity_rank,
            retracted: coalesce(r.retracted, false), quarantined: false,
            pending_recompute: false, erased: true, erased_at: $at,
-           erased_by_request: $request_id, erasure_reason: $reason}
+           erased_by_request: $request_id, erasure_reason: $reason,
+           rev: coalesce(r.rev, 0) + 1}
 }
 CALL (r, was_erased) {
   WITH r WHERE NOT was_erased

@@ -1,21 +1,26 @@
 // Mark the records and intentions of a batch that are not erased (SPEC section 7) and link
 // each to the request with its disposition: RECOMPUTE makes a record ineligible until it is
 // recomputed, QUARANTINE holds it for review, REDACT was done by deletion_redact_*.
-// $rows: {id, disposition}. Nodes this request already disposed of are skipped.
+// $rows: {id, disposition}. Nodes this request already disposed of are skipped; tombstones
+// of earlier requests get the edge but no flag.
 MATCH (req:DeletionRequest {id: $request_id})
 UNWIND $rows AS row
 OPTIONAL MATCH (r:Record {id: row.id})
 OPTIONAL MATCH (i:Intention {id: row.id})
 WITH req, row, coalesce(r, i) AS n
 WHERE n IS NOT NULL AND NOT EXISTS { (req)-[:DISPOSED]->(n) }
-WITH req, n, row,
-  CASE row.disposition
-    WHEN 'RECOMPUTE' THEN NOT coalesce(n.pending_recompute, false)
-    WHEN 'QUARANTINE' THEN NOT coalesce(n.quarantined, false)
+WITH req, n, row, coalesce(n.erased, false) AS tombstone
+WITH req, n, row, tombstone,
+  CASE
+    WHEN tombstone THEN false
+    WHEN row.disposition = 'RECOMPUTE' THEN NOT coalesce(n.pending_recompute, false)
+    WHEN row.disposition = 'QUARANTINE' THEN NOT coalesce(n.quarantined, false)
     ELSE coalesce(n.redacted_by_request = $request_id, false)
   END AS changed
-SET n.pending_recompute = CASE WHEN row.disposition = 'RECOMPUTE' THEN true
+SET n.pending_recompute = CASE WHEN row.disposition = 'RECOMPUTE' AND NOT tombstone THEN true
                                ELSE n.pending_recompute END,
-    n.quarantined = CASE WHEN row.disposition = 'QUARANTINE' THEN true ELSE n.quarantined END
+    n.quarantined = CASE WHEN row.disposition = 'QUARANTINE' AND NOT tombstone THEN true
+                         ELSE n.quarantined END,
+    n.rev = CASE WHEN changed THEN coalesce(n.rev, 0) + 1 ELSE n.rev END
 CREATE (req)-[:DISPOSED {disposition: row.disposition, at: $at, changed: changed}]->(n)
 RETURN count(n) AS disposed, sum(CASE WHEN changed THEN 1 ELSE 0 END) AS changed

@@ -8,5 +8,6 @@ WHERE NOT EXISTS { (req)-[:DISPOSED]->(r) } AND NOT coalesce(r.erased, false)
 SET r.content = row.content, r.asserted_value = row.asserted_value,
     r.provenance_json = row.provenance_json, r.source = row.source,
     r.metadata_json = row.metadata_json, r.fingerprint = row.fingerprint,
-    r.dedup_key = row.dedup_key, r.redacted_at = $at, r.redacted_by_request = $request_id
+    r.dedup_key = row.dedup_key, r.redacted_at = $at, r.redacted_by_request = $request_id,
+    r.rev = coalesce(r.rev, 0) + 1
 RETURN count(r) AS redacted

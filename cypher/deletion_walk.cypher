@@ -4,23 +4,41 @@
 // used downstream, so Neo4j plans VarLengthExpand(Pruning,BFS): every node is visited once
 // per root, linear in the number of descendants even through chained diamonds.
 // $roots: record ids; $terms: lower-cased redaction terms (may be empty).
-// Returns one row per descendant: its minimum depth below a root, its parents' ids (and which
-// of them an earlier request erased) and the terms its content, asserted value, provenance or
-// metadata hold.
+// Returns ONE row of parallel lists, because one row decodes far faster in the driver than a
+// row per descendant:
+// - per descendant: id, kind, erased flag, minimum depth below a root, parent ids;
+// - the descendants holding a term in content, asserted value, provenance or metadata, with
+//   the terms found (only when $terms is not empty);
+// - per EVIDENCED_BY or SELECTED edge into a root or descendant: the record, the citing
+//   record or selecting retrieval, the edge type, and the citer's kind ('' for a retrieval:
+//   collect() drops nulls, which would misalign the lists) and erased flag.
+// The caller keeps the citations and selections of the records it decides to delete.
 UNWIND $roots AS root_id
 MATCH (root:Record {id: root_id})
 USING INDEX root:Record(id)
 MATCH p = (root)<-[:DERIVED_FROM*]-(d:Record)
 WITH d, min(length(p)) AS depth
-WITH d, depth,
-  CASE WHEN size($terms) = 0 THEN ''
-    ELSE toLower(coalesce(d.content, '') + '\n' + coalesce(d.asserted_value, '') + '\n' +
-                 coalesce(d.provenance_json, '') + '\n' + coalesce(d.metadata_json, ''))
-  END AS text
-RETURN d.id AS id, d.kind AS kind, d.tenant AS tenant, depth,
-  coalesce(d.erased, false) AS erased,
-  COLLECT { MATCH (d)-[e:DERIVED_FROM]->(parent:Record)
-            RETURN parent.id ORDER BY e.ord, parent.id } AS parents,
-  [(d)-[:DERIVED_FROM]->(parent:Record) WHERE coalesce(parent.erased, false) | parent.id]
-    AS erased_parents,
-  [t IN $terms WHERE text CONTAINS t] AS terms
+WITH collect(d) AS ds, collect(d.id) AS ids, collect(d.kind) AS kinds,
+  collect(coalesce(d.erased, false)) AS erased,
+  collect(depth) AS depths, collect([(d)-[:DERIVED_FROM]->(parent:Record) | parent.id]) AS parents
+CALL (ds) {
+  WITH ds
+  WHERE size($terms) > 0
+  UNWIND ds AS d
+  WITH d, toLower(coalesce(d.content, '') + '\n' + coalesce(d.asserted_value, '') + '\n' +
+                  coalesce(d.provenance_json, '') + '\n' + coalesce(d.metadata_json, '')) AS text
+  WITH d, [t IN $terms WHERE text CONTAINS t] AS found
+  WHERE size(found) > 0
+  RETURN collect(d.id) AS term_ids, collect(found) AS term_found
+}
+CALL (ds) {
+  UNWIND $roots AS root_id
+  MATCH (x:Record {id: root_id})
+  WITH collect(x) AS root_nodes
+  UNWIND ds + root_nodes AS x
+  MATCH (x)<-[r:EVIDENCED_BY|SELECTED]-(c)
+  RETURN collect(x.id) AS cited, collect(c.id) AS citer, collect(type(r)) AS edge,
+    collect(coalesce(c.kind, '')) AS citer_kind, collect(coalesce(c.erased, false)) AS citer_erased
+}
+RETURN ids, kinds, erased, depths, parents, term_ids, term_found,
+  cited, citer, edge, citer_kind, citer_erased

@@ -7,7 +7,8 @@ SET r.content = $content, r.asserted_value = $asserted_value,
     r.provenance_json = $provenance_json, r.source = $source,
     r.fingerprint = $fingerprint, r.dedup_key = $dedup_key,
     r.derived_from = $derived_from, r.evidence_ids = $evidence_ids,
-    r.pending_recompute = false, r.recomputed_at = $at, r.recomputed_by = $by
+    r.pending_recompute = false, r.recomputed_at = $at, r.recomputed_by = $by,
+    r.rev = coalesce(r.rev, 0) + 1
 WITH r
 CALL (r) {
   MATCH (r)-[e:DERIVED_FROM|EVIDENCED_BY|CONFLICTS_WITH]-(other)

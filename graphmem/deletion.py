@@ -35,6 +35,7 @@ import re
 import uuid
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from typing import Any, Literal
@@ -124,6 +125,7 @@ class PlanEntry(BaseModel):
         parents: the record's DERIVED_FROM parents (lineage entries only).
         erased_parents: those of ``parents`` an earlier request already erased.
         terms: the lower-cased redaction terms it holds (redacted on apply unless DELETE).
+        already_erased: an earlier request erased it; it stays a tombstone (DELETE).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -138,6 +140,7 @@ class PlanEntry(BaseModel):
     parents: tuple[str, ...] = ()
     erased_parents: tuple[str, ...] = ()
     terms: tuple[str, ...] = ()
+    already_erased: bool = False
 
 
 class Citation(BaseModel):
@@ -199,7 +202,8 @@ class DeletionPlan(BaseModel):
             if entry is None or entry.disposition is not Disposition.DELETE:
                 raise ValueError(f"root {root!r} is not planned as DELETE")
         for e in self.entries:
-            if e.via == "lineage" and e.disposition is Disposition.DELETE and not all(
+            if e.via == "lineage" and e.disposition is Disposition.DELETE and not (
+                e.already_erased) and not all(
                 (p in by_id and by_id[p].disposition is Disposition.DELETE)
                 or p in e.erased_parents for p in e.parents
             ):
@@ -378,28 +382,74 @@ def _names(ids: Sequence[str], limit: int = 3) -> str:
     return shown + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
 
 
-def walk_descendants(store: Neo4jStore, roots: Sequence[str], terms: Sequence[str] = ()
-                     ) -> list[dict[str, Any]]:
-    """Every DERIVED_FROM descendant of ``roots`` from one pruning-BFS Cypher walk.
+@dataclass(frozen=True)
+class Walk:
+    """What the one deletion walk (``cypher/deletion_walk.cypher``) returns.
+
+    Attributes:
+        rows: one dict per descendant: ``id``, ``kind``, ``depth`` (shortest
+            distance below a root), ``erased``, ``parents`` (DERIVED_FROM parent ids,
+            sorted) and ``terms`` (the redaction terms it holds).
+        citations: (cited id, citing id, citing kind, citing record erased) for every
+            EVIDENCED_BY edge into a root or a descendant.
+        selections: (record id, retrieval id) for every SELECTED edge into one of them.
+    """
+
+    rows: list[dict[str, Any]]
+    citations: list[tuple[str, str, str, bool]]
+    selections: list[tuple[str, str]]
+
+
+def walk(store: Neo4jStore, roots: Sequence[str], terms: Sequence[str] = ()) -> Walk:
+    """Every DERIVED_FROM descendant of ``roots`` from one pruning-BFS Cypher walk, with the
+    citations and retrieval selections of the walked records.
 
     Args:
         store: the store. roots: record ids (unknown ids are ignored).
         terms: lower-cased redaction terms to look for.
-
-    Returns:
-        One dict per descendant: ``id``, ``kind``, ``tenant``, ``depth`` (shortest distance
-        below a root), ``erased``, ``parents`` (all DERIVED_FROM parent ids),
-        ``erased_parents`` (those an earlier request erased), ``terms`` found.
     """
-    return store.read("deletion_walk", roots=list(roots), terms=list(terms))
+    row = store.read_values("deletion_walk", roots=list(roots), terms=list(terms))[0]
+    found = dict(zip(row["term_ids"], row["term_found"], strict=True))
+    rows = [
+        {"id": rid, "kind": kind, "erased": erased, "depth": depth,
+         "parents": sorted(parents), "terms": found.get(rid, [])}
+        for rid, kind, erased, depth, parents in zip(
+            row["ids"], row["kinds"], row["erased"], row["depths"], row["parents"], strict=True)
+    ]
+    citations: list[tuple[str, str, str, bool]] = []
+    selections: list[tuple[str, str]] = []
+    for cited, citer, edge, kind, erased in zip(row["cited"], row["citer"], row["edge"],
+                                                row["citer_kind"], row["citer_erased"],
+                                                strict=True):
+        if edge == "SELECTED":
+            selections.append((cited, citer))
+        else:
+            citations.append((cited, citer, kind, erased))
+    return Walk(rows=rows, citations=citations, selections=selections)
+
+
+def walk_descendants(store: Neo4jStore, roots: Sequence[str], terms: Sequence[str] = ()
+                     ) -> list[dict[str, Any]]:
+    """The descendant rows of :func:`walk` (see :class:`Walk`)."""
+    return walk(store, roots, terms).rows
+
+
+def _erased_parents(store: Neo4jStore, roots: set[str], walk: Mapping[str, dict[str, Any]]
+                    ) -> set[str]:
+    """Parents outside the walk that an earlier request erased (nothing of them survives)."""
+    outside = {p for row in walk.values() for p in row["parents"]} - roots - set(walk)
+    if not outside:
+        return set()
+    return set(store.read("deletion_erased_among", ids=sorted(outside))[0]["erased"])
 
 
 def _lineage_dispositions(
-    roots: set[str], walk: Mapping[str, dict[str, Any]]
+    roots: set[str], walk: Mapping[str, dict[str, Any]], erased_parents: set[str]
 ) -> tuple[set[str], set[str]]:
     """(deleted ids, ids left in a lineage cycle) by Kahn order over the walked descendants.
 
-    A parent an earlier request erased counts as deleted: nothing of it survives.
+    A parent or descendant an earlier request erased counts as deleted: nothing of it
+    survives.
     """
     todo = {d: row for d, row in walk.items() if d not in roots}
     pending = {d: sum(1 for p in row["parents"] if p in todo) for d, row in todo.items()}
@@ -408,7 +458,7 @@ def _lineage_dispositions(
         for p in row["parents"]:
             if p in todo:
                 children[p].append(d)
-    deleted = set(roots) | {p for row in todo.values() for p in row.get("erased_parents", ())}
+    deleted = set(roots) | erased_parents | {d for d, row in todo.items() if row["erased"]}
     queue = deque(d for d, n in pending.items() if n == 0)
     done = 0
     while queue:
@@ -488,26 +538,23 @@ def plan_deletion(
     tenants = sorted({row["tenant"] for row in root_rows if row["tenant"]}
                      | ({subject_scope["tenant"]} if subject_scope else set()))
 
-    walk = {row["id"]: row for row in walk_descendants(store, sorted(record_roots), terms)}
-    deleted, cyclic = _lineage_dispositions(record_roots, walk)
-    affected = record_roots | set(walk)
-    for rid, row in sorted(walk.items(), key=lambda kv: (kv[1]["depth"], kv[0])):
-        if rid in record_roots:
-            continue
-        entries[rid] = _lineage_entry(row, deleted, affected, cyclic)
+    walked = walk(store, sorted(record_roots), terms)
+    descendants = {row["id"]: row for row in walked.rows}
+    erased_parents = _erased_parents(store, record_roots, descendants)
+    deleted, cyclic = _lineage_dispositions(record_roots, descendants, erased_parents)
+    affected = record_roots | set(descendants)
+    for rid, row in descendants.items():
+        if rid not in record_roots:
+            entries[rid] = _lineage_entry(row, deleted, affected, cyclic, erased_parents)
 
-    deleted_ids = sorted(i for i, e in entries.items() if e.disposition is Disposition.DELETE
-                         and e.node is NodeType.RECORD)
-    citations: list[Citation] = []
-    for row in store.read("deletion_citations", ids=deleted_ids):
-        if row["id"] in deleted or row["erased"]:
-            continue
-        cites = tuple(sorted(row["cites"]))
-        citations.append(Citation(record_id=row["id"], cites=cites))
-        if row["id"] not in entries and row["kind"] == MemoryKind.PROCEDURAL.value:
-            entries[row["id"]] = PlanEntry(
-                id=row["id"], kind=row["kind"], disposition=Disposition.QUARANTINE,
-                reason=f"a procedure citing deleted evidence ({_names(list(cites))})",
+    citations = _citations(walked, deleted)
+    citer_kinds = {citer: kind for _, citer, kind, _ in walked.citations}
+    for c in citations:
+        kind = citer_kinds[c.record_id]
+        if c.record_id not in entries and kind == MemoryKind.PROCEDURAL.value:
+            entries[c.record_id] = PlanEntry(
+                id=c.record_id, kind=kind, disposition=Disposition.QUARANTINE,
+                reason=f"a procedure citing deleted evidence ({_names(list(c.cites))})",
                 via="citation")
 
     if terms and tenants:
@@ -522,12 +569,17 @@ def plan_deletion(
             elif prior.disposition is not Disposition.DELETE and not prior.terms:
                 entries[row["id"]] = prior.model_copy(update={"terms": found})
 
-    hits = [
-        RetrievalHit(retrieval_id=row["id"], selected_ids=tuple(sorted(row["selected"])),
-                     query_holds_terms=bool(row["holds_terms"]))
-        for row in store.read("deletion_retrievals", ids=deleted_ids, terms=list(terms),
-                              tenants=tenants)
-    ]
+    selected: dict[str, set[str]] = defaultdict(set)
+    for record_id, retrieval_id in walked.selections:
+        if record_id in deleted:
+            selected[retrieval_id].add(record_id)
+    holding: set[str] = set()
+    if terms and tenants:
+        holding = set(store.read_values("deletion_retrievals", terms=list(terms),
+                                        tenants=tenants)[0]["ids"])
+    hits = [RetrievalHit(retrieval_id=q, selected_ids=tuple(sorted(selected.get(q, ()))),
+                         query_holds_terms=q in holding)
+            for q in sorted(set(selected) | holding)]
     order = {"root": 0, "lineage": 1, "citation": 2, "mention": 3}
     ordered = sorted(entries.values(), key=lambda e: (order[e.via], e.depth, e.id))
     plan = DeletionPlan(
@@ -540,14 +592,27 @@ def plan_deletion(
     return plan.model_copy(update={"digest": plan.compute_digest()})
 
 
+def _citations(walked: Walk, deleted: set[str]) -> list[Citation]:
+    """Records that survive (not deleted, not erased) but cite deleted ones as evidence."""
+    cites: dict[str, set[str]] = defaultdict(set)
+    for cited, citer, _, citer_erased in walked.citations:
+        if cited in deleted and citer not in deleted and not citer_erased:
+            cites[citer].add(cited)
+    return [Citation(record_id=c, cites=tuple(sorted(ids))) for c, ids in sorted(cites.items())]
+
+
 def _lineage_entry(row: dict[str, Any], deleted: set[str], affected: set[str],
-                   cyclic: set[str]) -> PlanEntry:
+                   cyclic: set[str], erased_parents: set[str]) -> PlanEntry:
     rid, parents = row["id"], list(row["parents"])
     found = tuple(row["terms"])
     common = {"id": rid, "kind": row["kind"], "via": "lineage", "depth": row["depth"],
-              "parents": tuple(parents), "erased_parents": tuple(row["erased_parents"])}
+              "parents": tuple(parents),
+              "erased_parents": tuple(p for p in parents if p in erased_parents)}
+    if row["erased"]:
+        return PlanEntry(**common, disposition=Disposition.DELETE, already_erased=True,
+                         reason="already erased by an earlier request; stays a tombstone")
     if rid in deleted:
-        already = " or already erased" if row["erased_parents"] else ""
+        already = " or already erased" if common["erased_parents"] else ""
         return PlanEntry(**common, disposition=Disposition.DELETE,
                          reason=f"every parent is being deleted{already} ({_names(parents)})")
     gone = [p for p in parents if p in deleted]
@@ -648,18 +713,19 @@ def _check_stale(store: Neo4jStore, plan: DeletionPlan) -> None:
         raise DeletionError("stale plan: the roots changed since planning; plan again",
                             record_ids=changed[:50])
     record_roots = [e.id for e in plan.entries if e.via == "root" and e.node is NodeType.RECORD]
-    walked = {row["id"] for row in walk_descendants(store, record_roots)} - set(plan.roots)
+    walked = walk(store, record_roots)
+    now_lineage = {row["id"] for row in walked.rows} - set(plan.roots)
     lineage = {e.id for e in plan.entries if e.via == "lineage"}
-    if walked != lineage:
-        changed = sorted(walked ^ lineage)
+    if now_lineage != lineage:
+        changed = sorted(now_lineage ^ lineage)
         raise DeletionError("stale plan: the descendants changed since planning; plan again",
                             record_ids=changed[:50])
-    deleted = plan.ids(Disposition.DELETE)
-    for row in store.read("deletion_citations", ids=deleted):
-        if (row["kind"] == MemoryKind.PROCEDURAL.value and row["id"] not in planned
-                and not row["erased"]):
+    deleted = set(plan.ids(Disposition.DELETE))
+    for cited, citer, kind, citer_erased in walked.citations:
+        if (cited in deleted and citer not in planned and not citer_erased
+                and kind == MemoryKind.PROCEDURAL.value):
             raise DeletionError("stale plan: a procedure now cites deleted evidence; plan again",
-                                record_ids=[row["id"]])
+                                record_ids=[citer])
 
 
 def _apply_batch(store: Neo4jStore, tx: ManagedTransaction, plan: DeletionPlan,

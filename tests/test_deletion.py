@@ -180,7 +180,8 @@ def test_tombstones_are_content_free(northwind: Memory) -> None:
             assert gone not in p, (rid, gone)
         assert set(p) <= {"id", "kind", "tenant", "scope_json", "sensitivity",
                           "sensitivity_rank", "retracted", "quarantined", "pending_recompute",
-                          "erased", "erased_at", "erased_by_request", "erasure_reason"}
+                          "erased", "erased_at", "erased_by_request", "erasure_reason",
+                          "rev"}
 
 
 def test_retrievals_are_listed_and_their_query_redacted(northwind: Memory) -> None:
@@ -542,3 +543,26 @@ def test_plans_match_an_independent_walk_on_random_dags(memory: Memory, case: di
     assert {(c.record_id, x) for c in plan.dangling_citations for x in c.cites} == cites
     report = memory.apply_deletion(plan)
     assert report.verification.passed, report.verification.problems
+
+
+def test_later_requests_treat_earlier_tombstones_as_deleted(northwind: Memory) -> None:
+    first = northwind.plan_deletion(roots=["sum-duplicate-charges"], requested_by="p",
+                                    reason="wrong summary")
+    assert {e.id: e.disposition for e in first.entries} == {
+        "sum-duplicate-charges": Disposition.DELETE, "fact-retry-bug": Disposition.DELETE,
+        "proc-dup-charge": Disposition.DELETE}
+    northwind.apply_deletion(first)
+
+    second = northwind.plan_deletion(subject=SUBJECT, requested_by="p", reason="u-17")
+    entries = {e.id: e for e in second.entries}
+    for rid in ("sum-duplicate-charges", "fact-retry-bug", "proc-dup-charge"):
+        assert entries[rid].disposition is Disposition.DELETE and entries[rid].already_erased
+    report = northwind.apply_deletion(second)
+    assert report.verification.passed
+    changed = {e.id: e.changed for e in report.entries}
+    assert changed["sum-duplicate-charges"] is False and changed["ep-u17-call"] is True
+    tomb = northwind.store.get_props(["sum-duplicate-charges"])["sum-duplicate-charges"]
+    assert tomb["erased_by_request"] == first.request_id  # the first tombstone stays
+
+    third = northwind.plan_deletion(roots=["ep-u18-call"], requested_by="p", reason="u-18")
+    assert {e.id for e in third.entries if not e.already_erased} == {"ep-u18-call"}

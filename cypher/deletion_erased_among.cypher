@@ -1,0 +1,6 @@
+// Which of $ids (parents of deletion descendants outside the walk) an earlier request erased;
+// one row with a list.
+UNWIND $ids AS id
+MATCH (r:Record {id: id})
+WHERE coalesce(r.erased, false)
+RETURN collect(r.id) AS erased
