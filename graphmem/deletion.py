@@ -873,6 +873,10 @@ def _native(value: Any) -> Any:
     return to_native() if callable(to_native) else value
 
 
+def _iso(text: str | None) -> datetime | None:
+    return datetime.fromisoformat(text) if text else None
+
+
 def verify(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = ()
            ) -> tuple[dict[str, Any], Verification]:
     """Run the verification queries for a request; returns (stored request props, result).
@@ -928,11 +932,14 @@ def report(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = 
         DeletionError: no deletion request with this id.
     """
     req, verification = verify(store, request_id, redact_terms=redact_terms)
+    row = store.read_values("deletion_request_entries", id=request_id)[0]
     entries = tuple(
-        ReportEntry(id=row["id"], node=NodeType(row["node"]), kind=row["kind"],
-                    disposition=Disposition(row["disposition"]), at=_native(row["at"]),
-                    changed=bool(row["changed"]), root=bool(row["root"]))
-        for row in store.read("deletion_request_entries", id=request_id)
+        ReportEntry(id=rid, node=NodeType(node), kind=kind or None,
+                    disposition=Disposition(disposition), at=_iso(at), changed=changed,
+                    root=root)
+        for rid, node, kind, disposition, at, changed, root in zip(
+            row["ids"], row["nodes"], row["kinds"], row["dispositions"], row["ats"],
+            row["changed"], row["roots"], strict=True)
     )
     subject = json.loads(req["subject_json"]) if req.get("subject_json") else None
     info = DeletionRequestInfo(
