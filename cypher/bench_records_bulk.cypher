@@ -1,0 +1,15 @@
+// Benchmarks only (bench/deletion_walk.py): create many records fast, without the write path's
+// checks. $rows: {props (record_props of a validated record), parents}; every parent must exist
+// already or come earlier in $rows; $scope_key names an existing Scope node (scope_lock).
+MATCH (s:Scope {key: $scope_key})
+UNWIND $rows AS row
+CREATE (r:Record)
+SET r = row.props
+CREATE (r)-[:IN_SCOPE]->(s)
+WITH r, row
+CALL (r, row) {
+  UNWIND range(0, size(row.parents) - 1) AS i
+  MATCH (parent:Record {id: row.parents[i]})
+  CREATE (r)-[:DERIVED_FROM {ord: i}]->(parent)
+}
+RETURN count(r) AS created
