@@ -11,13 +11,13 @@ Rankers by name: ``bm25`` (default; bm25s with English stop words and Snowball s
 
 from __future__ import annotations
 
-import math
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any, Protocol, runtime_checkable
 
 import bm25s
+import numpy as np
 import Stemmer
 
 from .errors import ValidationError
@@ -177,15 +177,12 @@ class EmbeddingRanker:
         if missing:
             for r, vec in zip(missing, self._encode([r.content for r in missing]), strict=True):
                 self._cache[(r.id, r.content)] = vec
-        qvec = self._encode([query])[0]
-        return [max(0.0, _cosine(qvec, self._cache[(r.id, r.content)])) for r in records]
-
-
-def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    dot = sum(x * y for x, y in zip(a, b, strict=True))
-    na = math.sqrt(sum(x * x for x in a))
-    nb = math.sqrt(sum(y * y for y in b))
-    return dot / (na * nb) if na and nb else 0.0
+        matrix = np.asarray([self._cache[(r.id, r.content)] for r in records], dtype=np.float64)
+        qvec = np.asarray(self._encode([query])[0], dtype=np.float64)
+        norms = np.linalg.norm(matrix, axis=1) * np.linalg.norm(qvec)
+        dots = matrix @ qvec
+        cosine = np.divide(dots, norms, out=np.zeros_like(dots), where=norms > 0)
+        return [max(0.0, float(c)) for c in cosine]
 
 
 class HybridRanker:
