@@ -197,6 +197,11 @@ def apply_command(
         raise _fail(exc) from None
     if output is not None:
         output.write_text(report.model_dump_json(indent=2), encoding="utf-8")
+    _emit_report(report, as_json)
+
+
+def _emit_report(report: DeletionReport, as_json: bool) -> None:
+    """Print an audit report (JSON or tables); exit 1 when its verification failed."""
     if as_json:
         sys.stdout.write(report.model_dump_json(indent=2) + "\n")
     else:
@@ -218,12 +223,7 @@ def verify_command(
             report = memory.verify_deletion(request_id, redact_terms=redact or ())
     except GraphmemError as exc:
         raise _fail(exc) from None
-    if as_json:
-        sys.stdout.write(report.model_dump_json(indent=2) + "\n")
-    else:
-        _report_tables(report, _TABLE_ROWS)
-    if not report.verification.passed:
-        raise typer.Exit(code=1)
+    _emit_report(report, as_json)
 
 
 def lineage_command(
