@@ -15,10 +15,12 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+import pydantic
 from neo4j import ManagedTransaction
 
 from .deletion import DeletionPlan, DeletionReport, ProgressCallback
 from .errors import (
+    DatabaseUnavailableError,
     PolicyError,
     RecordNotFoundError,
     ValidationError,
@@ -64,6 +66,7 @@ from .store import (
     ScopeQuery,
     coerce_record,
     dedup_key,
+    record_from_props,
     require_aware,
     scope_key,
     scope_pairs,
@@ -147,8 +150,6 @@ class Memory:
             driver.verify_connectivity()
         except Exception as exc:
             driver.close()
-            from .errors import DatabaseUnavailableError
-
             raise DatabaseUnavailableError(
                 f"cannot reach Neo4j at {settings.uri}: {type(exc).__name__}"
             ) from exc
@@ -288,8 +289,6 @@ class Memory:
             dup_rows = self.store.run(tx, "duplicates_active", scope_key=scope_key(record.scope),
                                       dedup_key=dedup_key(record), now=at)
             evidence_rows = self.store.run(tx, "records_get", ids=list(record.evidence_ids))
-            from .store import record_from_props
-
             evidence = {row["record"]["id"]: record_from_props(row["record"])
                         for row in evidence_rows if not row["record"].get("erased")}
             decision = decide(record, policy=self.policy,
@@ -422,7 +421,7 @@ class Memory:
         if isinstance(state, dict):
             try:
                 state = DecisionState.model_validate(state)
-            except Exception as exc:
+            except pydantic.ValidationError as exc:
                 raise ValidationError(f"invalid decision state: {exc}") from None
         if budget_chars < 0 or k < 1:
             raise ValidationError("budget_chars must be >= 0 and k >= 1")
