@@ -37,13 +37,23 @@ from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from enum import StrEnum
-from typing import Any, Literal
+from typing import Any
 
-import pydantic
 from neo4j import ManagedTransaction
-from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from .deletion_models import (
+    Citation,
+    DeletionPlan,
+    DeletionReport,
+    DeletionRequestInfo,
+    Disposition,
+    NodeType,
+    PlanEntry,
+    ReportEntry,
+    RetrievalHit,
+    Verification,
+    counts_of,
+)
 from .errors import (
     DanglingReferenceError,
     DeletionError,
@@ -52,7 +62,7 @@ from .errors import (
     RecordNotFoundError,
     ValidationError,
 )
-from .models import AwareDatetime, MemoryKind, MemoryRecord, NonEmptyStr
+from .models import MemoryKind, MemoryRecord
 from .store import (
     Neo4jStore,
     coerce_record,
@@ -82,7 +92,6 @@ __all__ = [
     "verify_deletion",
 ]
 
-PLAN_VERSION: Literal[1] = 1
 DEFAULT_BATCH_SIZE = 5000
 REDACTION = "[REDACTED]"
 
@@ -90,271 +99,7 @@ ProgressCallback = Callable[[int, int], None]
 """Called after each committed batch with (entries applied so far, entries in the plan)."""
 
 
-class Disposition(StrEnum):
-    """What a deletion does to one node (SPEC section 7)."""
-
-    DELETE = "DELETE"
-    RECOMPUTE = "RECOMPUTE"
-    REDACT = "REDACT"
-    QUARANTINE = "QUARANTINE"
-
-
-class NodeType(StrEnum):
-    """The label of a planned node."""
-
-    RECORD = "record"
-    INTENTION = "intention"
-
-
-Via = Literal["root", "lineage", "citation", "mention"]
-
-
-class PlanEntry(BaseModel):
-    """One node of a deletion plan.
-
-    Attributes:
-        id: the record or intention id.
-        node: ``record`` or ``intention``.
-        kind: the record kind (None for intentions).
-        disposition: what applying does to it.
-        reason: why, naming ids only (never content).
-        via: ``root`` (named or in the subject's scope), ``lineage`` (a DERIVED_FROM
-            descendant), ``citation`` (a procedure citing deleted evidence) or ``mention``
-            (holds a redaction term, with no lineage to the roots).
-        depth: shortest DERIVED_FROM distance below a root (0 for roots and non-lineage).
-        parents: the record's DERIVED_FROM parents (lineage entries only).
-        erased_parents: those of ``parents`` an earlier request already erased.
-        terms: the lower-cased redaction terms it holds (redacted on apply unless DELETE).
-        already_erased: an earlier request erased it; it stays a tombstone (DELETE).
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    id: NonEmptyStr
-    node: NodeType = NodeType.RECORD
-    kind: str | None = None
-    disposition: Disposition
-    reason: str
-    via: Via
-    depth: int = Field(default=0, ge=0)
-    parents: tuple[str, ...] = ()
-    erased_parents: tuple[str, ...] = ()
-    terms: tuple[str, ...] = ()
-    already_erased: bool = False
-
-
-class Citation(BaseModel):
-    """A surviving record that cites deleted records in ``evidence_ids`` (dangling once applied)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    record_id: str
-    cites: tuple[str, ...]
-
-
-class RetrievalHit(BaseModel):
-    """A logged retrieval that selected deleted records or whose query holds a term."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    retrieval_id: str
-    selected_ids: tuple[str, ...] = ()
-    query_holds_terms: bool = False
-
-
-class DeletionPlan(BaseModel):
-    """A reviewed-before-applied deletion (SPEC section 7), JSON round-trippable.
-
-    Build one with :func:`plan_deletion`; save it with :meth:`to_json`, load it with
-    :meth:`from_json` (which checks the digest). Entries hold ids, kinds and reasons, never
-    record content; ``redact_terms`` are the only user data in it.
-
-    Raises:
-        DeletionError: (from :meth:`from_json`) malformed JSON, an unknown version, a digest
-            that does not match the content, repeated ids, or dispositions that contradict
-            the lineage the plan itself records.
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    version: Literal[1] = PLAN_VERSION
-    request_id: NonEmptyStr
-    requested_by: NonEmptyStr
-    reason: NonEmptyStr
-    subject: dict[str, str] | None = None
-    roots: tuple[str, ...]
-    redact_terms: tuple[str, ...] = ()
-    tenants: tuple[str, ...] = ()
-    planned_at: AwareDatetime
-    entries: tuple[PlanEntry, ...]
-    dangling_citations: tuple[Citation, ...] = ()
-    retrievals: tuple[RetrievalHit, ...] = ()
-    digest: str = ""
-
-    @model_validator(mode="after")
-    def _consistent(self) -> DeletionPlan:
-        ids = [e.id for e in self.entries]
-        if len(set(ids)) != len(ids):
-            raise ValueError("a plan names the same id twice")
-        by_id = {e.id: e for e in self.entries}
-        for root in self.roots:
-            entry = by_id.get(root)
-            if entry is None or entry.disposition is not Disposition.DELETE:
-                raise ValueError(f"root {root!r} is not planned as DELETE")
-        for e in self.entries:
-            if e.via == "lineage" and e.disposition is Disposition.DELETE and not (
-                e.already_erased) and not all(
-                (p in by_id and by_id[p].disposition is Disposition.DELETE)
-                or p in e.erased_parents for p in e.parents
-            ):
-                raise ValueError(f"{e.id!r} is DELETE although a parent survives")
-        return self
-
-    # -- digest and JSON --------------------------------------------------------------
-
-    def compute_digest(self) -> str:
-        """SHA-256 of the plan's canonical JSON without the digest field."""
-        payload = self.model_dump_json(exclude={"digest"})
-        return hashlib.sha256(payload.encode("utf-8")).hexdigest()
-
-    def to_json(self, *, indent: int | None = 2) -> str:
-        """The plan as JSON (what ``graphmem delete plan -o`` writes)."""
-        return self.model_dump_json(indent=indent)
-
-    @classmethod
-    def from_json(cls, text: str | bytes) -> DeletionPlan:
-        """Load and check a saved plan.
-
-        Raises:
-            DeletionError: see the class docstring.
-        """
-        try:
-            plan = cls.model_validate_json(text)
-        except pydantic.ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(x) for x in first["loc"]) or "plan"
-            raise DeletionError(
-                f"malformed deletion plan ({exc.error_count()} problems; first at {where}: "
-                f"{first['msg']})"
-            ) from None
-        if plan.digest != plan.compute_digest():
-            raise DeletionError(
-                "the plan's digest does not match its content: it was edited after planning; "
-                "plan again instead", record_ids=[plan.request_id],
-            )
-        return plan
-
-    # -- views ------------------------------------------------------------------------
-
-    def ids(self, disposition: Disposition | None = None) -> list[str]:
-        """Entry ids in plan order, optionally only those with ``disposition``."""
-        return [e.id for e in self.entries if disposition is None or e.disposition is disposition]
-
-    def disposition_of(self, node_id: str) -> Disposition | None:
-        """The disposition planned for ``node_id``, or None when the plan leaves it alone."""
-        for e in self.entries:
-            if e.id == node_id:
-                return e.disposition
-        return None
-
-    def counts(self) -> dict[str, int]:
-        """How many entries get each disposition (every disposition present, zeros too)."""
-        return _counts(e.disposition for e in self.entries)
-
-
-class ReportEntry(BaseModel):
-    """One node a deletion request disposed of, as stored on its ``DISPOSED`` edge."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    id: str
-    node: NodeType
-    kind: str | None = None
-    disposition: Disposition
-    at: AwareDatetime | None = None
-    changed: bool
-    root: bool = False
-
-
-class Verification(BaseModel):
-    """The verification query's result: what proves the deletion held (SPEC section 7).
-
-    ``passed`` is true iff every planned node was disposed of, no DELETE node holds content
-    (or is not erased), every erased intention is cancelled, no RECOMPUTE record became
-    eligible without being recomputed, and (when terms were checked) no retrievable record,
-    live intention or logged retrieval query of the request's tenants holds a term.
-    ``stored_with_terms`` (quarantined or pending records) and ``quarantine_released``
-    (promoted by a later review) are reported without failing.
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    passed: bool
-    checked_at: AwareDatetime
-    state: str
-    planned: int
-    disposed: int
-    deleted_with_content: tuple[str, ...] = ()
-    intentions_not_cancelled: tuple[str, ...] = ()
-    recompute_not_pending: tuple[str, ...] = ()
-    quarantine_released: tuple[str, ...] = ()
-    terms_checked: int = 0
-    retrievable_with_terms: tuple[str, ...] = ()
-    stored_with_terms: tuple[str, ...] = ()
-    intentions_with_terms: tuple[str, ...] = ()
-    retrievals_with_terms: tuple[str, ...] = ()
-    problems: tuple[str, ...] = ()
-
-
-class DeletionRequestInfo(BaseModel):
-    """The request as the graph keeps it (no redaction terms: only their count and digests)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    id: str
-    state: str
-    requested_by: str
-    reason: str
-    subject: dict[str, str] | None = None
-    tenants: tuple[str, ...] = ()
-    redact_term_count: int = 0
-    planned_at: AwareDatetime | None = None
-    started_at: AwareDatetime | None = None
-    finished_at: AwareDatetime | None = None
-    digest: str
-
-
-class DeletionReport(BaseModel):
-    """The audit report of a deletion request: every id with its disposition, counts,
-    timestamps, the request, dangling citations, touched retrievals and the verification."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    request: DeletionRequestInfo
-    entries: tuple[ReportEntry, ...]
-    counts: dict[str, int]
-    changed: int
-    dangling_citations: tuple[Citation, ...] = ()
-    retrievals: tuple[RetrievalHit, ...] = ()
-    verification: Verification
-    generated_at: AwareDatetime
-
-    def disposition_of(self, node_id: str) -> Disposition | None:
-        """The disposition the request gave ``node_id``, or None."""
-        for e in self.entries:
-            if e.id == node_id:
-                return e.disposition
-        return None
-
-
 # ------------------------------------------------------------------------------ planning
-
-
-def _counts(dispositions: Iterable[Disposition]) -> dict[str, int]:
-    counts = dict.fromkeys((d.value for d in Disposition), 0)
-    for d in dispositions:
-        counts[d.value] += 1
-    return counts
 
 
 def _clean_terms(terms: Iterable[str]) -> tuple[str, ...]:
@@ -950,7 +695,7 @@ def report(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = 
         finished_at=req.get("finished_at"), digest=req.get("digest", ""),
     )
     return DeletionReport(
-        request=info, entries=entries, counts=_counts(e.disposition for e in entries),
+        request=info, entries=entries, counts=counts_of(e.disposition for e in entries),
         changed=sum(1 for e in entries if e.changed),
         dangling_citations=tuple(Citation.model_validate(c)
                                  for c in json.loads(req.get("dangling_json") or "[]")),
