@@ -18,7 +18,16 @@ from typing import Any
 import pydantic
 from neo4j import ManagedTransaction
 
-from .deletion import DeletionPlan, DeletionReport, ProgressCallback
+from .deletion import (
+    DEFAULT_BATCH_SIZE,
+    DeletionPlan,
+    DeletionReport,
+    ProgressCallback,
+    apply_deletion,
+    plan_deletion,
+    recompute,
+    verify_deletion,
+)
 from .errors import (
     DatabaseUnavailableError,
     PolicyError,
@@ -26,7 +35,7 @@ from .errors import (
     ValidationError,
 )
 from .intentions import Intentions
-from .lineage import LineageDirection, LineageGraph
+from .lineage import LineageDirection, LineageGraph, build_lineage
 from .models import (
     DeferredIntention,
     Explanation,
@@ -600,8 +609,6 @@ class Memory:
             ValidationError: both or neither of roots/subject, a subject without tenant.
             DeletionError: a named root does not exist.
         """
-        from .deletion import plan_deletion
-
         return plan_deletion(self.store, roots=roots, subject=subject,
                              redact_terms=redact_terms, requested_by=requested_by,
                              reason=reason)
@@ -614,8 +621,6 @@ class Memory:
         Raises:
             DeletionError: a stale or tampered plan, or a request id reused by another plan.
         """
-        from .deletion import DEFAULT_BATCH_SIZE, apply_deletion
-
         return apply_deletion(self.store, plan, batch_size=batch_size or DEFAULT_BATCH_SIZE,
                               progress=progress)
 
@@ -623,8 +628,6 @@ class Memory:
                         ) -> DeletionReport:
         """The report of an applied request with a fresh verification (pass the request's
         terms to also prove they are gone). Raises DeletionError for an unknown request."""
-        from .deletion import verify_deletion
-
         return verify_deletion(self.store, request_id, redact_terms=redact_terms)
 
     def recompute(self, record_id: str, content: str, *, by: str, reason: str,
@@ -637,8 +640,6 @@ class Memory:
             PolicyError: it is not pending recompute. RecordNotFoundError: no such record.
             DanglingReferenceError, LineageCycleError: bad new lineage.
         """
-        from .deletion import recompute
-
         return recompute(self.store, record_id, content, by=by, reason=reason,
                          derived_from=derived_from, evidence_ids=evidence_ids,
                          asserted_value=asserted_value)
@@ -650,7 +651,5 @@ class Memory:
         Raises:
             RecordNotFoundError: no such record. ValidationError: bad direction or depth.
         """
-        from .lineage import build_lineage
-
         return build_lineage(self.store, record_id, direction=direction, depth=depth,
                              now=self._now(now))
