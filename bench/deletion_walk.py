@@ -24,8 +24,8 @@ Prints a rich table and writes JSON under ``bench/results/``. Run from the repo 
     python -m bench.deletion_walk                 # 10^3 .. 10^5, a few minutes on 2 cores
     python -m bench.deletion_walk --max 1000000   # up to 10^6 (loading dominates)
 
-Neo4j: ``NEO4J_URI`` when set (the database must be empty: the benchmark wipes it between
-sizes), else a throwaway :class:`graphmem.server.EphemeralServer`.
+Neo4j: ``NEO4J_URI`` when set (the database must be empty; the benchmark empties it again at
+the end), else a throwaway :class:`graphmem.server.EphemeralServer`.
 """
 
 from __future__ import annotations
@@ -72,27 +72,32 @@ def database(heap: str, pagecache_mb: int) -> Iterator[tuple[ConnectionSettings,
 
 
 def wipe(memory: Memory) -> None:
+    """Empty the database: the benchmark's records in batches first, then the rest."""
+    while memory.store.write("bench_records_wipe", tenant="bench", limit=10_000)[0]["deleted"]:
+        pass
     while memory.store.write("wipe_batch", limit=20_000)[0]["deleted"]:
         pass
 
 
 def record(rid: str, parents: list[str]) -> dict[str, Any]:
+    """A minimal record of the benchmark tenant."""
     return {"id": rid, "kind": "semantic", "content": f"summary {rid}", "created_at": CREATED,
             "scope": {"tenant": "bench"}, "derived_from": parents}
 
 
 def layered(n: int, seed: int = 7) -> list[list[dict[str, Any]]]:
-    """Layers of a diamond-rich DAG with ``n`` descendants under ``root``."""
+    """Layers of a diamond-rich DAG with ``n`` descendants under ``s{n}-root`` (ids carry the
+    size, so every size lives in one store and nothing is wiped between them)."""
     rng = random.Random(seed)
     width = max(2, min(1000, n // 10))
-    layers: list[list[dict[str, Any]]] = [[record("root", [])]]
+    layers: list[list[dict[str, Any]]] = [[record(f"s{n}-root", [])]]
     made = 0
     while made < n:
         size = min(width, n - made)
         above = [r["id"] for r in layers[-1]]
         layer = []
         for i in range(size):
-            rid = f"d{len(layers)}-{i}"
+            rid = f"s{n}-d{len(layers)}-{i}"
             parents = rng.sample(above, 2) if len(above) >= 2 else above[:]
             layer.append(record(rid, parents))
         layers.append(layer)
@@ -165,7 +170,7 @@ def measure(memory: Memory, root: str, expected: int, *, apply: bool, runs: int 
 
 def plan_operators(memory: Memory) -> list[str]:
     _, summary, _ = memory.store.driver.execute_query(
-        "EXPLAIN " + cypher.text("deletion_walk"), roots=["root"], terms=[],
+        "EXPLAIN " + cypher.text("deletion_walk"), roots=["t0"], terms=[],
         database_=memory.store.database)
 
     def walk(node: dict[str, Any]) -> Iterator[str]:
@@ -198,23 +203,23 @@ def main() -> None:
         server = memory.store.driver.get_server_info().agent
         operators = plan_operators(memory)
         for n in sizes:
-            wipe(memory)
             layers = layered(n)
             load_s = load(memory, layers)
-            row = measure(memory, "root", n, apply=args.apply)
+            row = measure(memory, f"s{n}-root", n, apply=args.apply)
             row.update(shape="layered", depth=len(layers) - 1, load_s=load_s,
                        records_per_s=(n + 1) / load_s)
             results.append(row)
             console.print(f"{n:>9,} descendants: walk {row['walk_s']:.3f} s, "
                           f"plan {row['plan_s']:.3f} s", highlight=False)
-        wipe(memory)
         layers = lattice(args.diamonds)
         load_s = load(memory, layers)
         row = measure(memory, "t0", 3 * args.diamonds, apply=args.apply)
         row.update(shape=f"lattice of {args.diamonds} chained diamonds",
                    depth=2 * args.diamonds, load_s=load_s, paths=f"2^{args.diamonds}")
         results.append(row)
-        wipe(memory)
+        if origin == "NEO4J_URI":  # leave the database as empty as we found it
+            with console.status("emptying the database ..."):
+                wipe(memory)
 
     table = Table(title=f"Deletion walk ({server}, {os.cpu_count()} CPUs, load average "
                         f"{load_before[0]:.1f} -> {os.getloadavg()[0]:.1f})")

@@ -1,0 +1,8 @@
+// Benchmarks only (bench/deletion_walk.py): delete up to $limit records of tenant $tenant.
+// Records go first, in batches, so no single transaction detaches the tenant's dense Scope
+// node from a million records; wipe_batch.cypher removes what is left.
+MATCH (r:Record)
+WHERE r.tenant = $tenant
+WITH r LIMIT $limit
+DETACH DELETE r
+RETURN count(*) AS deleted
