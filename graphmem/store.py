@@ -376,7 +376,8 @@ class Neo4jStore:
 
         Raises:
             RecordConflictError: an id exists with a different fingerprint.
-            DanglingReferenceError: a referenced id is neither stored nor in the batch.
+            DanglingReferenceError: a referenced id is neither stored nor in the batch, or
+                names an erased record (only its tombstone remains).
         """
         fingerprints = {
             r.id: hashlib.sha256(r.fingerprint_payload().encode()).hexdigest() for r in records
@@ -392,7 +393,8 @@ class Neo4jStore:
                 "these ids already exist with different content", record_ids=conflicting
             )
         batch_ids = set(fingerprints)
-        dangling = sorted(ref for ref in refs if ref not in existing and ref not in batch_ids)
+        dangling = sorted(ref for ref in refs if (ref not in existing and ref not in batch_ids)
+                          or (ref in existing and existing[ref]["erased"]))
         if dangling:
             raise DanglingReferenceError(
                 "supersedes/derived_from/evidence_ids name ids not in the store",

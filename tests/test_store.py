@@ -184,3 +184,15 @@ def test_cached_records_follow_every_change(memory: Memory) -> None:
     memory.put(rec("a", content="brand new content"))
     (third,) = memory.candidates(principal=ACME, scope=scope, now=T0)
     assert third.content == "brand new content" and third.expires_at is None
+
+
+def test_new_records_cannot_cite_or_derive_from_an_erased_record(memory: Memory) -> None:
+    memory.put(rec("a"))
+    plan = memory.plan_deletion(roots=["a"], requested_by="privacy", reason="erasure request")
+    memory.apply_deletion(plan)
+    for field in ("derived_from", "evidence_ids", "supersedes"):
+        with pytest.raises(DanglingReferenceError) as info:
+            memory.put(rec(f"b-{field}", **{field: ["a"]}))
+        assert info.value.record_ids == ("a",)
+    with pytest.raises(RecordConflictError):
+        memory.put(rec("a"))  # an erased id cannot be written back
