@@ -332,7 +332,7 @@ class Neo4jStore:
         with self.driver.session(database=self.database) as session:
             for statement in cypher.statements("schema"):
                 session.run(statement).consume()
-            session.run("CALL db.awaitIndexes(300)").consume()
+            session.run(cypher.query("schema_await")).consume()
 
     # -- validation -----------------------------------------------------------------
 
