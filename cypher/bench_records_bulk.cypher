@@ -2,6 +2,8 @@
 // checks. $rows: {props (record_props of a validated record), parents}; every parent must exist
 // already or come earlier in $rows; $scope_key names an existing Scope node (scope_lock).
 MATCH (s:Scope {key: $scope_key})
+SET s.rev = coalesce(s.rev, 0) + 1
+WITH s
 UNWIND $rows AS row
 CREATE (r:Record)
 SET r = row.props

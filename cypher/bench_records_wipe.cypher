@@ -1,6 +1,10 @@
 // Benchmarks only (bench/deletion_walk.py): delete up to $limit records of tenant $tenant.
 // Records go first, in batches, so no single transaction detaches the tenant's dense Scope
 // node from a million records; wipe_batch.cypher removes what is left.
+CALL () {
+  MATCH (s:Scope {tenant: $tenant})
+  SET s.rev = coalesce(s.rev, 0) + 1
+}
 MATCH (r:Record)
 WHERE r.tenant = $tenant
 WITH r LIMIT $limit

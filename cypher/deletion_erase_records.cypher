@@ -22,6 +22,11 @@ CALL (r, was_erased) {
   MATCH (r)-[c:CONFLICTS_WITH]-()
   DELETE c
 }
+CALL (r, was_erased) {
+  WITH r WHERE NOT was_erased
+  MATCH (r)-[:IN_SCOPE]->(s:Scope)
+  SET s.rev = coalesce(s.rev, 0) + 1
+}
 CREATE (req)-[:DISPOSED {disposition: 'DELETE', at: $at, changed: NOT was_erased,
                          root: root}]->(r)
 RETURN count(r) AS disposed, sum(CASE WHEN was_erased THEN 0 ELSE 1 END) AS changed

@@ -22,5 +22,11 @@ SET n.pending_recompute = CASE WHEN row.disposition = 'RECOMPUTE' AND NOT tombst
     n.quarantined = CASE WHEN row.disposition = 'QUARANTINE' AND NOT tombstone THEN true
                          ELSE n.quarantined END,
     n.rev = CASE WHEN changed THEN coalesce(n.rev, 0) + 1 ELSE n.rev END
+WITH req, n, row, changed
+CALL (n, changed) {
+  WITH n WHERE changed
+  MATCH (n)-[:IN_SCOPE]->(s:Scope)
+  SET s.rev = coalesce(s.rev, 0) + 1
+}
 CREATE (req)-[:DISPOSED {disposition: row.disposition, at: $at, changed: changed}]->(n)
 RETURN count(n) AS disposed, sum(CASE WHEN changed THEN 1 ELSE 0 END) AS changed

@@ -10,4 +10,9 @@ SET r.content = row.content, r.asserted_value = row.asserted_value,
     r.metadata_json = row.metadata_json, r.fingerprint = row.fingerprint,
     r.dedup_key = row.dedup_key, r.redacted_at = $at, r.redacted_by_request = $request_id,
     r.rev = coalesce(r.rev, 0) + 1
+WITH r
+CALL (r) {
+  MATCH (r)-[:IN_SCOPE]->(s:Scope)
+  SET s.rev = coalesce(s.rev, 0) + 1
+}
 RETURN count(r) AS redacted

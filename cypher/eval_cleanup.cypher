@@ -2,6 +2,10 @@
 // record id, intention id and deletion requester of a run starts with its $prefix
 // (graphmem.eval_namespace). Exposures and uses go with their retrievals.
 CALL () {
+  MATCH (s:Scope) WHERE s.tenant STARTS WITH $prefix
+  SET s.rev = coalesce(s.rev, 0) + 1
+}
+CALL () {
   MATCH (n:Record|Intention|Scope|Retrieval) WHERE n.tenant STARTS WITH $prefix
   RETURN n
   UNION

@@ -2,4 +2,9 @@
 MATCH (r:Record {id: $id})
 WHERE NOT r.erased
 SET r.expires_at = $at, r.rev = coalesce(r.rev, 0) + 1
+WITH r
+CALL (r) {
+  MATCH (r)-[:IN_SCOPE]->(s:Scope)
+  SET s.rev = coalesce(s.rev, 0) + 1
+}
 RETURN r.id AS id

@@ -25,4 +25,9 @@ CALL (r) {
   MATCH (ev:Record {id: ev_id})
   CREATE (r)-[:EVIDENCED_BY]->(ev)
 }
+WITH r
+CALL (r) {
+  MATCH (r)-[:IN_SCOPE]->(s:Scope)
+  SET s.rev = coalesce(s.rev, 0) + 1
+}
 RETURN r.id AS id

@@ -5,4 +5,7 @@ UNWIND $rows AS row
 MATCH (s:Scope {key: row.scope_key})
 CREATE (r:Record)-[:IN_SCOPE]->(s)
 SET r = row.props
-RETURN count(r) AS created
+// Answers cached by candidates see the new records (store.Neo4jStore.candidates).
+WITH s, count(r) AS created
+SET s.rev = coalesce(s.rev, 0) + 1
+RETURN sum(created) AS created

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -265,6 +266,7 @@ class Neo4jStore:
     """
 
     MAX_CACHED_RECORDS = 500_000
+    MAX_CACHED_ANSWERS = 256
 
     def __init__(
         self,
@@ -280,6 +282,10 @@ class Neo4jStore:
         self.clock = clock
         # id -> ((fingerprint, rev), record): records rebuilt once per version (see candidates)
         self._records: dict[str, tuple[tuple[str, int], MemoryRecord]] = {}
+        # (tenant, pairs, clearance) -> the last exact answer and when it stays exact
+        self._answers: dict[tuple[str, tuple[str, ...], int], _Answer] = {}
+        #: how many candidates answers were reused and computed (tests and benchmarks)
+        self.answer_stats: Counter[str] = Counter()
 
     # -- plumbing -------------------------------------------------------------------
 
@@ -562,15 +568,39 @@ class Neo4jStore:
     ) -> list[Candidate]:
         """Eligible ACTIVE records for the caller, decided in Cypher (SPEC sections 3-4).
 
+        The answer of ``cypher/candidates.cypher`` is reused, without reading a record, while
+        it is provably the same: every Scope the query scope sees still has the version
+        (``epoch``, ``rev``) it had when the answer was computed (every query that changes,
+        creates or erases a record bumps its Scope's ``rev``; ``tests/test_cypher_catalogue.py``
+        checks that), and ``now`` lies between the same two validity boundaries
+        (``valid_from``/``expires_at`` of the records in those scopes). Checking costs one
+        index seek over the tenant's Scope nodes (``cypher/candidates_versions.cypher``).
+
+        Args:
+            principal: who asks (tenants and clearance).
+            scope: the query scope, e.g. ``{"tenant": "acme", "project": "p1"}``.
+            now: timezone-aware UTC time at which eligibility is decided.
+
         Raises:
             AuthorizationError: the query scope's tenant is not readable by ``principal``.
             ValidationError, NaiveDatetimeError: malformed scope or ``now``.
         """
         sq = ScopeQuery.build(principal, scope, now)
-        # rows: (id, fingerprint, rev, conflict_ids), read by position (no dict per row)
-        rows = self.read_records("candidates", **sq.params())
+        params = sq.params()
+        key = (params["tenant"], tuple(params["pairs"]), params["clearance"])
+        answer = self._answers.get(key)
+        if answer is not None and answer.holds_at(sq.now):
+            row = self.read_values("candidates_versions", tenant=params["tenant"],
+                                   pairs=params["pairs"])[0]
+            if _versions(row["versions"]) == answer.versions:
+                self.answer_stats["reused"] += 1
+                return list(answer.candidates)
+        self.answer_stats["computed"] += 1
+        row = self.read_values("candidates", **params)[0]
         cache = self._records
-        stale = [row[0] for row in rows if cache.get(row[0], ((None, -1),))[0] != (row[1], row[2])]
+        ids, fingerprints, revs = row["ids"], row["fingerprints"], row["revs"]
+        stale = [rid for rid, fp, rev in zip(ids, fingerprints, revs, strict=True)
+                 if cache.get(rid, ((None, -1),))[0] != (fp, rev)]
         if stale:
             if len(cache) + len(stale) > self.MAX_CACHED_RECORDS:
                 cache.clear()
@@ -578,10 +608,20 @@ class Neo4jStore:
                 if not props.get("erased"):
                     version = (props["fingerprint"], int(props.get("rev") or 0))
                     cache[rid] = (version, record_from_props(props))
-        return [
-            Candidate(record=cache[row[0]][1], conflict_ids=tuple(sorted(set(row[3]))))
-            for row in rows if row[0] in cache
-        ]
+        found = tuple(
+            Candidate(record=cache[rid][1], conflict_ids=tuple(sorted(set(conflicts))))
+            for rid, conflicts in zip(ids, row["conflict_ids"], strict=True) if rid in cache
+        )
+        if len(found) == len(ids):  # else a record changed mid-read: do not reuse this
+            if len(self._answers) >= self.MAX_CACHED_ANSWERS:
+                self._answers.pop(next(iter(self._answers)))
+            self._answers[key] = _Answer(
+                versions=_versions(row["versions"]),
+                lo=_bound(max, row["lo_from"], row["lo_expiry"]),
+                hi=_bound(min, row["hi_from"], row["hi_expiry"]),
+                candidates=found,
+            )
+        return list(found)
 
     def explain(
         self, record_id: str, principal: Principal, scope: dict[str, str], now: datetime
@@ -609,6 +649,29 @@ class Neo4jStore:
     def counts(self) -> dict[str, int]:
         """Node counts per graphmem label."""
         return {row["label"]: row["n"] for row in self.read("store_counts")}
+
+
+@dataclass(frozen=True)
+class _Answer:
+    """A candidates answer and the conditions under which it is still exact: the visible
+    Scopes' versions are unchanged and ``lo <= now < hi`` (None: unbounded)."""
+
+    versions: tuple[tuple[str, str, int], ...]
+    lo: datetime | None
+    hi: datetime | None
+    candidates: tuple[Candidate, ...]
+
+    def holds_at(self, now: datetime) -> bool:
+        return (self.lo is None or self.lo <= now) and (self.hi is None or now < self.hi)
+
+
+def _versions(rows: list[list[Any]]) -> tuple[tuple[str, str, int], ...]:
+    return tuple(sorted((str(k), str(e), int(r)) for k, e, r in rows))
+
+
+def _bound(pick: Callable[[list[datetime]], datetime], *values: Any) -> datetime | None:
+    present = [_native(v) for v in values if v is not None]
+    return pick(present) if present else None
 
 
 def _find_cycle(in_batch: dict[str, MemoryRecord], field: str) -> list[str]:

@@ -105,3 +105,32 @@ def test_every_query_that_changes_a_record_bumps_its_rev() -> None:
                 if assigns and "rev" not in assigns:
                     offenders.append(f"{name}: SET {var}.{assigns[0]} without {var}.rev")
     assert not offenders, offenders
+
+
+def test_every_query_that_changes_a_record_bumps_its_scope() -> None:
+    """Neo4jStore.candidates reuses an answer while the visible Scopes keep their versions:
+    a query that sets, creates or deletes a Record must bump the rev of a Scope (the
+    record's own). Queries that only add edges (edges_*, conflicts_link) run in the same
+    transaction as records_create or record_recompute, which bump it."""
+    clause = re.compile(r"\bSET\b(.*?)(?=\b(?:MATCH|WITH|RETURN|CALL|UNWIND|CREATE|MERGE|WHERE|"
+                        r"OPTIONAL|DELETE|DETACH|FOREACH|REMOVE)\b|\}|$)", re.S)
+    offenders, checked = [], []
+    for name in sorted(cypher.names()):
+        body = cypher.text(name)
+        records = set(re.findall(r"\((\w+):Record\b", body))
+        changes = any(
+            re.search(rf"\b{var}(?:\.\w+)?\s*=(?!=)", m.group(1))
+            for var in records for m in clause.finditer(body)
+        ) or re.search(r"\bCREATE\s*\(\w+:Record\b", body) or any(
+            re.search(rf"\bDELETE\s+{var}\b", body) for var in records)
+        if not changes:
+            continue
+        checked.append(name)
+        scopes = set(re.findall(r"\((\w+):Scope\b", body))
+        if not any(f"{v}.rev = coalesce({v}.rev, 0) + 1" in body for v in scopes):
+            offenders.append(name)
+    assert not offenders, offenders
+    # the rule did look at the queries it is about
+    assert {"records_create", "record_retract", "record_expire", "record_set_quarantine",
+            "record_recompute", "deletion_erase_records", "deletion_redact_records",
+            "bench_records_bulk", "bench_records_wipe"} <= set(checked), checked

@@ -1,0 +1,6 @@
+// Versions of the Scopes a query scope sees: [key, epoch, rev] (see candidates.cypher). If
+// they equal the versions a cached candidates answer was computed at, and $now lies in its
+// validity window, that answer is still exact. One index seek, no record is read.
+MATCH (s:Scope {tenant: $tenant})
+WHERE all(p IN s.pairs WHERE p IN $pairs)
+RETURN collect([s.key, coalesce(s.epoch, ''), coalesce(s.rev, 0)]) AS versions

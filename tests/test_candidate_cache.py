@@ -1,0 +1,150 @@
+"""Neo4jStore.candidates reuses an answer only while it is provably exact: writes by any
+client, lifecycle transitions, deletion and the passage of time all show at once."""
+
+from __future__ import annotations
+
+from contextlib import suppress
+from datetime import timedelta
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from graphmem.client import Memory
+from graphmem.errors import PolicyError
+from graphmem.models import MemoryRecord, Principal, Sensitivity
+from graphmem.store import Neo4jStore
+
+from .conftest import wipe
+from .oracle import Stored
+from .test_eligibility_property import T0, TIMES, queries, record_sets
+
+READER = Principal(tenants=frozenset({"a"}), clearance=Sensitivity.RESTRICTED)
+
+
+def answer(store: Neo4jStore, q: dict[str, Any]) -> dict[str, tuple[str, ...]]:
+    principal = Principal(tenants=frozenset(q["tenants"]) | {q["scope"]["tenant"]},
+                          clearance=q["clearance"])
+    return {c.record.id: c.conflict_ids
+            for c in store.candidates(principal, q["scope"], q["now"])}
+
+
+ops = st.one_of(
+    st.tuples(st.just("retract"), st.integers(0, 20)),
+    st.tuples(st.just("expire"), st.integers(0, 20), st.sampled_from(TIMES)),
+    st.tuples(st.just("quarantine"), st.integers(0, 20), st.booleans()),
+    st.tuples(st.just("successor"), st.integers(0, 20), st.sampled_from([None, *TIMES]),
+              st.booleans()),
+    st.tuples(st.just("delete"), st.integers(0, 20)),
+)
+
+
+def apply(writer: Memory, ids: list[str], op: tuple[Any, ...], serial: int) -> None:
+    target = ids[op[1] % len(ids)]
+    if op[0] == "retract":
+        writer.retract(target, by="test", reason="cache test")
+    elif op[0] == "expire":
+        with suppress(PolicyError):  # refused: not after valid_from (nothing written)
+            writer.expire(target, at=op[2], by="test", reason="cache test")
+    elif op[0] == "quarantine":
+        writer.store.set_quarantine(target, op[2], by="test", reason="cache test")
+    elif op[0] == "successor":
+        old = writer.get(target)
+        new = MemoryRecord(
+            id=f"s{serial}", kind="semantic", content=f"successor {serial}", created_at=T0,
+            scope=old.scope, valid_from=op[2], supersedes=(target,),
+            asserts="k" if op[3] else None, asserted_value=f"v{serial}" if op[3] else None)
+        writer.put(new)
+        ids.append(new.id)
+    else:
+        plan = writer.plan_deletion([target], requested_by="test", reason="cache test")
+        writer.apply_deletion(plan)
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(stored=record_sets(), steps=st.lists(st.tuples(ops, st.lists(queries, min_size=1,
+                                                                     max_size=3)),
+                                             min_size=1, max_size=5))
+def test_reused_answers_equal_fresh_ones(memory: Memory, stored: list[Stored],
+                                         steps: list[tuple[Any, list[dict[str, Any]]]]) -> None:
+    """After every write by another client, every query of the caching reader (asked twice,
+    so the second may be reused) equals the answer of a store that has never cached."""
+    wipe(memory)
+    writer = Memory(Neo4jStore(memory.store.driver, database=memory.store.database))
+    memory.put_many([s.record for s in stored])
+    ids = [s.record.id for s in stored]
+    erased: set[str] = set()
+    for serial, (op, qs) in enumerate(steps):
+        if ids[op[1] % len(ids)] in erased:
+            continue
+        if op[0] == "delete":
+            erased.add(ids[op[1] % len(ids)])
+        for q in qs:  # answers cached before the write
+            answer(memory.store, q)
+        apply(writer, ids, op, serial)
+        for q in qs:
+            fresh = answer(Neo4jStore(memory.store.driver, database=memory.store.database), q)
+            assert answer(memory.store, q) == fresh, (op, q)
+            assert answer(memory.store, q) == fresh, (op, q)
+
+
+def test_answers_are_reused_until_a_write_or_a_validity_boundary(memory: Memory) -> None:
+    scope = {"tenant": "a", "project": "p"}
+    later = T0 + timedelta(days=3)
+    memory.put_many([
+        MemoryRecord(id="now", kind="semantic", content="valid now", created_at=T0,
+                     scope=scope),
+        MemoryRecord(id="later", kind="semantic", content="valid later", created_at=T0,
+                     scope=scope, valid_from=later),
+        MemoryRecord(id="elsewhere", kind="semantic", content="other project", created_at=T0,
+                     scope={"tenant": "a", "project": "q"}),
+    ])
+    store, stats = memory.store, memory.store.answer_stats
+    at = T0 + timedelta(days=1)
+
+    def ids(now: Any = at) -> set[str]:
+        return {c.record.id for c in store.candidates(READER, scope, now)}
+
+    assert ids() == {"now"} and stats["computed"] == 1
+    assert ids() == {"now"} and ids(later - timedelta(seconds=1)) == {"now"}
+    assert stats["reused"] == 2 and stats["computed"] == 1
+    assert ids(later) == {"now", "later"}  # the boundary ends the window
+    assert stats["computed"] == 2
+    # a write to a scope the query does not see changes nothing and keeps the answer
+    memory.retract("elsewhere", by="test", reason="unrelated")
+    assert ids(later) == {"now", "later"} and stats["computed"] == 2
+    # a write by another client to a visible scope is seen at once
+    other = Memory(Neo4jStore(store.driver, database=store.database))
+    other.retract("now", by="test", reason="withdrawn")
+    assert ids(later) == {"later"} and stats["computed"] == 3
+
+
+def test_every_kind_of_write_ends_reuse(memory: Memory) -> None:
+    """One visible record per kind of write; each write by another client shows at once."""
+    scope = {"tenant": "a"}
+    at = T0 + timedelta(days=1)
+    names = ["retract", "expire", "quarantine", "successor", "delete", "new"]
+    memory.put_many([MemoryRecord(id=n, kind="semantic", content=n, created_at=T0, scope=scope)
+                     for n in names[:-1]])
+    other = Memory(Neo4jStore(memory.store.driver, database=memory.store.database))
+    ops: dict[str, Any] = {
+        "retract": lambda: other.retract("retract", by="t", reason="r"),
+        "expire": lambda: other.expire("expire", at=T0, by="t", reason="r"),
+        "quarantine": lambda: other.store.set_quarantine("quarantine", True, by="t", reason="r"),
+        "successor": lambda: other.put(MemoryRecord(
+            id="succ", kind="semantic", content="s", created_at=T0, scope=scope,
+            supersedes=("successor",))),
+        "delete": lambda: other.apply_deletion(
+            other.plan_deletion(["delete"], requested_by="t", reason="r")),
+        "new": lambda: other.put(MemoryRecord(id="new", kind="semantic", content="n",
+                                              created_at=T0, scope=scope)),
+    }
+    expected = set(names[:-1])
+    for name in names:
+        before = {c.record.id for c in memory.store.candidates(READER, scope, at)}
+        assert before == expected
+        ops[name]()
+        expected = expected - {name} if name != "new" else expected | {"new"}
+        expected |= {"succ"} if name == "successor" else set()
+        assert {c.record.id for c in memory.store.candidates(READER, scope, at)} == expected, name
