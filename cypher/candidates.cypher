@@ -1,7 +1,7 @@
 // Eligible and ACTIVE records for a caller, exactly (SPEC sections 3-4), in one row.
 // $tenant: the query scope's tenant; $tenants: the principal's tenants; $pairs: the query
 // scope as JSON-encoded [key, value] pairs; $clearance: sensitivity rank; $now: UTC datetime.
-// Returns parallel lists (ids, fingerprints, revs, conflict_ids): one row decodes far faster
+// Returns parallel lists (ids, fingerprints, revs, conflict_ids), in id order: one row decodes far faster
 // than one Bolt record per candidate. The client rebuilds only records it has not cached at
 // that version (every query that changes a record bumps r.rev).
 // Also returns what the client needs to reuse this answer exactly (store.CandidateCache):
@@ -38,6 +38,7 @@ CALL (scopes) {
         AND NOT succ.quarantined AND NOT succ.pending_recompute AND NOT succ.erased
         AND (succ.valid_from IS NULL OR succ.valid_from <= $now)
     }
+  WITH r ORDER BY r.id
   RETURN collect(r.id) AS ids, collect(r.fingerprint) AS fingerprints,
          collect(coalesce(r.rev, 0)) AS revs,
          collect([(r)-[:CONFLICTS_WITH]-(o:Record) | o.id]) AS conflict_ids

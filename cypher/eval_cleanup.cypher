@@ -6,7 +6,7 @@ CALL () {
   SET s.rev = coalesce(s.rev, 0) + 1
 }
 CALL () {
-  MATCH (n:Record|Intention|Scope|Retrieval) WHERE n.tenant STARTS WITH $prefix
+  MATCH (n:Record|Intention|Scope|Retrieval|CandidateSet) WHERE n.tenant STARTS WITH $prefix
   RETURN n
   UNION
   MATCH (n:WriteDecision) WHERE n.record_id STARTS WITH $prefix

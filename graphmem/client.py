@@ -6,6 +6,7 @@ the read path's pure steps and the attribution log. Section numbers refer to SPE
 
 from __future__ import annotations
 
+import hashlib
 import json
 import uuid
 from collections.abc import Iterable, Sequence
@@ -123,6 +124,8 @@ class Memory:
         self.policy = policy or WritePolicy()
         self._owns_driver = owns_driver
         self._rankers: dict[str, Ranker] = {}
+        # digests of candidate sets this client has logged (their ids need not be resent)
+        self._candidate_sets: set[str] = set()
 
     # -- connection -----------------------------------------------------------------
 
@@ -454,11 +457,15 @@ class Memory:
 
         found: list[Candidate] = self.store.candidates(principal, state.memory_scope, at)
         records = [c.record for c in found]
-        conflicts = detect_conflicts(records, {c.record.id: c.conflict_ids for c in found})
+        conflicts = detect_conflicts(records, {c.record.id: c.conflict_ids
+                                                for c in found if c.conflict_ids})
         scores = chosen_ranker.score(query, records)
         ordered = order_by_score(records, scores)
-        kept = [RetrievedMemory(r, s, f"{chosen_ranker.name} score {s:.3f}")
-                for r, s in ordered if s > 0][:k]
+        kept: list[RetrievedMemory] = []  # the first k with score > 0 (ordered is best first)
+        for r, s in ordered:
+            if s <= 0 or len(kept) == k:
+                break
+            kept.append(RetrievedMemory(r, s, f"{chosen_ranker.name} score {s:.3f}"))
         with_partners = preserve_conflict_partners(kept, records, conflicts)
         partner_ids = tuple(sorted({m.record.id for m in with_partners}
                                    - {m.record.id for m in kept}))
@@ -488,17 +495,30 @@ class Memory:
     def _log_retrieval(self, result: Retrieval, principal: Principal, state: DecisionState
                        ) -> None:
         t = result.trace
-        self.store.write(
-            "retrieval_log", id=t.retrieval_id, at=t.at, triggered=t.triggered,
-            triggers=list(t.triggers), query=t.query, ranker=t.ranker,
-            tenant=state.memory_scope["tenant"],
+        tenant = state.memory_scope["tenant"]
+        digest = hashlib.sha256("\n".join((tenant, *t.candidate_ids)).encode()).hexdigest()
+        stored = digest in self._candidate_sets
+        params = dict(
+            id=t.retrieval_id, at=t.at, triggered=t.triggered,
+            triggers=list(t.triggers), query=t.query, ranker=t.ranker, tenant=tenant,
             scope_json=json.dumps(state.memory_scope, sort_keys=True),
             tenants=sorted(principal.tenants), clearance=principal.clearance.value,
-            candidate_ids=list(t.candidate_ids), selected_ids=result.ids,
+            candidate_digest=digest, candidate_count=len(t.candidate_ids),
+            candidate_ids=None if stored else list(t.candidate_ids), selected_ids=result.ids,
             conflict_keys=[c.key for c in result.conflicts], budget_chars=t.budget_chars,
             selected=[{"id": m.record.id, "score": m.score, "reason": m.reason, "rank": i}
                       for i, m in enumerate(result.memories)],
         )
+
+        def work(tx: ManagedTransaction) -> None:
+            if self.store.run(tx, "retrieval_log", **params)[0]["incomplete"]:
+                self.store.run(tx, "candidate_set_fill", digest=digest,
+                               ids=list(t.candidate_ids))
+
+        self.store.transaction("retrieval_log", work)
+        if len(self._candidate_sets) >= 4096:
+            self._candidate_sets.clear()
+        self._candidate_sets.add(digest)
 
     def resolve(self, conflict: MemoryConflict, records: Iterable[MemoryRecord] | None = None
                 ) -> ConflictResolution:

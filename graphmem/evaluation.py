@@ -251,7 +251,7 @@ def trials_from_log(store: Neo4jStore, targets: Sequence[TrialTarget]) -> list[M
         if retrieval is not None and written:
             retrieved = target.record_id in (retrieval.get("selected_ids") or [])
             if retrieval.get("triggered"):
-                eligible = target.record_id in (retrieval.get("candidate_ids") or [])
+                eligible = bool(row["was_candidate"])
             elif row["record_exists"]:
                 eligible = _eligible_then(store, target.record_id, retrieval)
         helped_flags = [u["helped"] for u in row["uses"] if u["helped"] is not None]

@@ -10,6 +10,7 @@ import json
 import unicodedata
 from datetime import UTC, datetime
 from enum import StrEnum
+from functools import cache
 from typing import Annotated, Any
 
 from pydantic import (
@@ -54,12 +55,18 @@ def _aware_utc(value: datetime) -> datetime:
 AwareDatetime = Annotated[datetime, AfterValidator(_aware_utc)]
 
 
+@cache
+def _ranks(cls: type[StrEnum]) -> dict[StrEnum, int]:
+    """Declaration order of an enum's members (computed once per enum class)."""
+    return {member: i for i, member in enumerate(cls)}
+
+
 class _Ordered(StrEnum):
     """A string enum whose members are ordered by declaration."""
 
     @property
     def rank(self) -> int:
-        return list(type(self)).index(self)
+        return _ranks(type(self))[self]
 
     def __lt__(self, other: object) -> bool:
         if not isinstance(other, type(self)):

@@ -11,6 +11,7 @@ Rankers by name: ``bm25`` (default; bm25s with English stop words and Snowball s
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from functools import cache
@@ -50,12 +51,46 @@ class Ranker(Protocol):
 def order_by_score(
     records: Sequence[MemoryRecord], scores: Sequence[float]
 ) -> list[tuple[MemoryRecord, float]]:
-    """Sort by score descending; ties by higher authority, newer created_at, then id."""
-    pairs = list(zip(records, scores, strict=True))
-    pairs.sort(key=lambda p: p[0].id)
-    pairs.sort(key=lambda p: (p[1], p[0].authority.rank, p[0].created_at.timestamp()),
+    """Sort by score descending; ties by higher authority, newer created_at, then id.
+
+    Args:
+        records: the candidates; scores: one float per record (same order).
+
+    Returns:
+        ``(record, score)`` pairs, best first. The tie order depends only on the records,
+        so it is kept for the last few candidate sets (keyed by ids, checked by identity):
+        a query over an unchanged candidate set sorts by score alone, in numpy.
+    """
+    if len(records) != len(scores):
+        raise ValueError("records and scores differ in length")
+    if not records:
+        return []
+    ties = _tie_order(records)
+    values = np.asarray(scores, dtype=float)
+    perm = ties[np.argsort(-values[ties], kind="stable")]
+    return [(records[i], scores[i]) for i in perm.tolist()]
+
+
+_TIE_LOCK = threading.Lock()
+_TIE_ORDERS: OrderedDict[tuple[str, ...], tuple[Sequence[MemoryRecord], Any]] = OrderedDict()
+
+
+def _tie_order(records: Sequence[MemoryRecord]) -> Any:
+    """Indices of ``records`` by (authority desc, created_at desc, id asc)."""
+    key = tuple(r.id for r in records)
+    with _TIE_LOCK:
+        hit = _TIE_ORDERS.get(key)
+    if hit is not None and all(a is b for a, b in zip(hit[0], records, strict=True)):
+        return hit[1]
+    order = sorted(range(len(records)), key=lambda i: records[i].id)
+    order.sort(key=lambda i: (records[i].authority.rank, records[i].created_at.timestamp()),
                reverse=True)
-    return pairs
+    ties = np.asarray(order, dtype=np.intp)
+    with _TIE_LOCK:
+        _TIE_ORDERS[key] = (list(records), ties)
+        if len(_TIE_ORDERS) > 8:
+            _TIE_ORDERS.popitem(last=False)
+    return ties
 
 
 @cache
@@ -91,16 +126,17 @@ class BM25Ranker:
         self.k1 = k1
         self.b = b
         self._tokens: dict[tuple[str, str], list[str]] = {}
-        self._indexes: OrderedDict[int, Any] = OrderedDict()
+        self._indexes: OrderedDict[tuple[str, ...], Any] = OrderedDict()
         self._cached_indexes = cached_indexes
 
     def _index(self, records: Sequence[MemoryRecord]) -> Any:
-        keys = [(r.id, r.content) for r in records]
-        signature = hash(tuple(keys))
-        hit = self._indexes.get(signature)
-        if hit is not None and hit[0] == keys:
-            self._indexes.move_to_end(signature)
+        ids = tuple(r.id for r in records)
+        hit = self._indexes.get(ids)
+        if hit is not None and all(a is b or a.content == b.content
+                                   for a, b in zip(hit[0], records, strict=True)):
+            self._indexes.move_to_end(ids)
             return hit[1]
+        keys = [(r.id, r.content) for r in records]
         missing = [k for k in keys if k not in self._tokens]
         if len(self._tokens) + len(missing) > self.MAX_CACHED_TOKENS:
             self._tokens.clear()
@@ -110,7 +146,7 @@ class BM25Ranker:
                 self._tokens[key] = tokens
         retriever = bm25s.BM25(k1=self.k1, b=self.b)
         retriever.index([self._tokens[k] for k in keys], show_progress=False)
-        self._indexes[signature] = (keys, retriever)
+        self._indexes[ids] = (list(records), retriever)
         if len(self._indexes) > self._cached_indexes:
             self._indexes.popitem(last=False)
         return retriever

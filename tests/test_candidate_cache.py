@@ -148,3 +148,26 @@ def test_every_kind_of_write_ends_reuse(memory: Memory) -> None:
         expected = expected - {name} if name != "new" else expected | {"new"}
         expected |= {"succ"} if name == "successor" else set()
         assert {c.record.id for c in memory.store.candidates(READER, scope, at)} == expected, name
+
+
+def test_retrievals_share_one_stored_candidate_set(memory: Memory) -> None:
+    """The attribution log stores a candidate set once; every retrieval reads it back whole,
+    even when the set vanished after this client stored it (the ids are sent again)."""
+    scope = {"tenant": "a"}
+    records = [MemoryRecord(id=f"m{i}", kind="semantic", content=f"refund policy {i}",
+                            created_at=T0, scope=scope) for i in range(5)]
+    memory.put_many(records)
+    state = {"memory_scope": scope, "goal": "refund policy", "needs_prior_context": True}
+    at = T0 + timedelta(days=1)
+    first = memory.retrieve(state, principal=READER, now=at)
+    second = memory.retrieve(state, principal=READER, now=at)
+    assert memory.store.counts().get("CandidateSet") == 1
+    for result in (first, second):
+        logged = memory.get_retrieval(result.trace.retrieval_id)["retrieval"]
+        assert sorted(logged["candidate_ids"]) == [f"m{i}" for i in range(5)]
+        assert logged["candidate_count"] == 5
+    wipe(memory)  # the client still believes the set is stored
+    memory.put_many(records)
+    third = memory.retrieve(state, principal=READER, now=at)
+    logged = memory.get_retrieval(third.trace.retrieval_id)["retrieval"]
+    assert sorted(logged["candidate_ids"]) == [f"m{i}" for i in range(5)]

@@ -6,6 +6,9 @@ import threading
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from graphmem.client import Memory
 from graphmem.models import MemoryRecord
 from graphmem.policy import WriteDisposition, WritePolicy, decide
@@ -64,6 +67,24 @@ def test_ties_break_by_authority_then_newer_then_id() -> None:
     ]
     ordered = order_by_score(records, [1.0, 1.0, 1.0, 1.0, 2.0])
     assert [r.id for r, _ in ordered] == ["e", "d", "c", "a", "b"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["untrusted", "model_inferred", "verified_outcome"]),
+                          st.integers(0, 3), st.sampled_from([0.0, 0.5, 1.0, 2.5])),
+                min_size=0, max_size=30),
+       st.randoms(use_true_random=False))
+def test_order_by_score_is_the_stated_sort(rows: list[tuple[str, int, float]],
+                                           rnd: Any) -> None:
+    """Same order as sorting by (score, authority, created_at) descending then id, whether
+    the tie order is computed or reused for the same records with new scores."""
+    records = [rec(f"r{i:02d}", authority=a, created_at=T0 + timedelta(days=d))
+               for i, (a, d, _) in enumerate(rows)]
+    rnd.shuffle(records)
+    for scores in ([s for _, _, s in rows], [rnd.choice([0.0, 1.0]) for _ in rows]):
+        expected = sorted(zip(records, scores, strict=True), key=lambda p: p[0].id)
+        expected.sort(key=lambda p: (p[1], p[0].authority.rank, p[0].created_at), reverse=True)
+        assert order_by_score(records, scores) == expected
 
 
 def test_bm25_stems_and_ignores_stop_words() -> None:
