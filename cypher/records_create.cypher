@@ -1,10 +1,13 @@
 // Create record nodes in their (already merged) scopes. Lineage edges follow in
 // edges_*.cypher, once every node of the batch exists, so no query both reads and writes
 // the same label (which would force an Eager plan step).
+// $rows: {props, times: {created_at, valid_from, expires_at} as ISO-8601 strings or null,
+// scope_key}.
 UNWIND $rows AS row
 MATCH (s:Scope {key: row.scope_key})
 CREATE (r:Record)-[:IN_SCOPE]->(s)
-SET r = row.props
+SET r = row.props, r.created_at = datetime(row.times.created_at),
+    r.valid_from = datetime(row.times.valid_from), r.expires_at = datetime(row.times.expires_at)
 // Answers cached by candidates see the new records (store.Neo4jStore.candidates).
 WITH s, count(r) AS created
 SET s.rev = coalesce(s.rev, 0) + 1

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -225,9 +225,20 @@ class Memory:
         self.store.check_batch_lineage(records)
         self._precheck_import(records)
         created: list[str] = []
-        for start in range(0, len(records), batch_size):
-            created += self.store.put_many(records[start:start + batch_size])
+        for ids in self.put_stream(records[start:start + batch_size]
+                                   for start in range(0, len(records), batch_size)):
+            created += ids
         return created
+
+    def put_stream(self, batches: Iterable[Sequence[MemoryRecord | dict[str, Any]]]
+                   ) -> Iterator[list[str]]:
+        """Bulk import without policy: one transaction per batch, the next batch validated
+        while the server writes the current one. Yields the ids each batch created.
+
+        Raises (when the failing batch's turn comes; earlier batches stay written):
+            ValidationError and subclasses, RecordConflictError, DanglingReferenceError.
+        """
+        return self.store.put_stream(batches)
 
     def _precheck_import(self, records: Sequence[MemoryRecord]) -> None:
         def work(tx: ManagedTransaction) -> None:

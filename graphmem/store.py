@@ -20,9 +20,11 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 
 import neo4j
@@ -54,20 +56,29 @@ from .models import (
     utc_now,
 )
 
-__all__ = ["DEFAULT_MAX_CONTENT_BYTES", "Candidate", "Neo4jStore", "ScopeQuery", "StoredState"]
+__all__ = ["DEFAULT_MAX_CONTENT_BYTES", "Candidate", "Neo4jStore", "PreparedBatch", "ScopeQuery",
+           "StoredState"]
 
 DEFAULT_MAX_CONTENT_BYTES = 64 * 1024
+_TIME_PROPS = ("created_at", "valid_from", "expires_at")
 Clock = Callable[[], datetime]
 
 
 def scope_pairs(scope: dict[str, str]) -> list[str]:
     """The scope as sorted JSON-encoded ``[key, value]`` strings."""
-    return [json.dumps([k, v], ensure_ascii=False) for k, v in sorted(scope.items())]
+    return list(_scope_encoded(tuple(sorted(scope.items())))[1])
 
 
 def scope_key(scope: dict[str, str]) -> str:
     """A canonical, unique string for a scope (the Scope node's key)."""
-    return json.dumps(sorted(scope.items()), ensure_ascii=False, separators=(",", ":"))
+    return _scope_encoded(tuple(sorted(scope.items())))[0]
+
+
+@lru_cache(maxsize=65_536)
+def _scope_encoded(items: tuple[tuple[str, str], ...]) -> tuple[str, tuple[str, ...]]:
+    """(key, pairs) of a scope given as sorted items; a store sees few distinct scopes."""
+    return (json.dumps(items, ensure_ascii=False, separators=(",", ":")),
+            tuple(json.dumps([k, v], ensure_ascii=False) for k, v in items))
 
 
 def dedup_key(record: MemoryRecord) -> str:
@@ -150,8 +161,17 @@ class StoredState:
     retracted_at: datetime | None
 
 
-def record_props(record: MemoryRecord, *, quarantined: bool = False) -> dict[str, Any]:
-    """Flat Neo4j properties of a record (maps are stored as JSON strings)."""
+def record_fingerprint(record: MemoryRecord) -> str:
+    """SHA-256 of the record's canonical JSON: equal for an identical re-write (SPEC 2)."""
+    return hashlib.sha256(record.fingerprint_payload().encode()).hexdigest()
+
+
+def record_props(record: MemoryRecord, *, quarantined: bool = False,
+                 fingerprint: str | None = None) -> dict[str, Any]:
+    """Flat Neo4j properties of a record (maps are stored as JSON strings).
+
+    ``fingerprint``: the record's :func:`record_fingerprint`, when the caller has it already.
+    """
     return {
         "id": record.id,
         "kind": record.kind.value,
@@ -174,7 +194,7 @@ def record_props(record: MemoryRecord, *, quarantined: bool = False) -> dict[str
         "evidence_ids": list(record.evidence_ids),
         "retracted": record.retracted,
         "metadata_json": json.dumps(record.metadata, sort_keys=True, ensure_ascii=False),
-        "fingerprint": hashlib.sha256(record.fingerprint_payload().encode()).hexdigest(),
+        "fingerprint": fingerprint or record_fingerprint(record),
         "dedup_key": dedup_key(record),
         "quarantined": quarantined,
         "pending_recompute": False,
@@ -376,7 +396,8 @@ class Neo4jStore:
         return {row["id"]: row for row in rows}
 
     def prepare_in_tx(
-        self, tx: ManagedTransaction, records: Sequence[MemoryRecord]
+        self, tx: ManagedTransaction, records: Sequence[MemoryRecord],
+        fingerprints: Mapping[str, str] | None = None,
     ) -> list[MemoryRecord]:
         """Check ids and references inside ``tx``; return the records still to create.
 
@@ -385,9 +406,8 @@ class Neo4jStore:
             DanglingReferenceError: a referenced id is neither stored nor in the batch, or
                 names an erased record (only its tombstone remains).
         """
-        fingerprints = {
-            r.id: hashlib.sha256(r.fingerprint_payload().encode()).hexdigest() for r in records
-        }
+        if fingerprints is None:
+            fingerprints = {r.id: record_fingerprint(r) for r in records}
         refs = {ref for r in records for ref in (*r.supersedes, *r.derived_from, *r.evidence_ids)}
         existing = self._existing(tx, set(fingerprints) | refs)
         conflicting = sorted(
@@ -409,22 +429,27 @@ class Neo4jStore:
         return [r for r in records if r.id not in existing]
 
     def create_in_tx(
-        self, tx: ManagedTransaction, records: Sequence[MemoryRecord], *, quarantined: bool = False
+        self, tx: ManagedTransaction, records: Sequence[MemoryRecord], *,
+        quarantined: bool = False, fingerprints: Mapping[str, str] | None = None,
+        rows: Mapping[str, dict[str, Any]] | None = None,
     ) -> None:
         """Create nodes and edges for already-prepared records (same transaction).
 
         Scopes first, then record nodes, then each edge type: every in-batch reference
         exists by the time its edge is created, whatever the order of ``records``.
+        ``fingerprints`` and ``rows`` (by id) are what :meth:`prepare_batch` computed already.
+        Datetimes travel as ISO-8601 strings and become Neo4j datetimes in Cypher: the
+        driver's own datetime packing costs more than the rest of a record.
         """
         scopes = {scope_key(r.scope): r for r in records}
         self.run(tx, "scopes_merge", scopes=[
             {"key": key, "tenant": r.tenant, "pairs": scope_pairs(r.scope)}
             for key, r in scopes.items()
         ])
+        fps = fingerprints or {}
+        ready = rows or {}
         self.run(tx, "records_create", rows=[
-            {"props": record_props(r, quarantined=quarantined), "scope_key": scope_key(r.scope)}
-            for r in records
-        ])
+            ready.get(r.id) or _create_row(r, quarantined, fps.get(r.id)) for r in records])
         for name, field in (("edges_supersedes", "supersedes"),
                             ("edges_derived_from", "derived_from"),
                             ("edges_evidenced_by", "evidence_ids")):
@@ -436,6 +461,46 @@ class Neo4jStore:
             self.run(tx, "conflicts_link", ids=[r.id for r in records if r.asserts is not None])
 
     # -- writes ---------------------------------------------------------------------
+
+    def prepare_batch(
+        self, records: Sequence[MemoryRecord | dict[str, Any]], *, quarantined: bool = False
+    ) -> PreparedBatch:
+        """Validate a batch and compute its rows, without touching the database.
+
+        Raises:
+            ValidationError (and subclasses): a record breaks SPEC section 2, a content is
+                too large, or the batch repeats an id or has a lineage cycle.
+        """
+        batch = [coerce_record(r) for r in records]
+        for r in batch:
+            self.check_record(r)
+        self.check_batch_lineage(batch)
+        fingerprints = {r.id: record_fingerprint(r) for r in batch}
+        rows = {r.id: _create_row(r, quarantined, fingerprints[r.id]) for r in batch}
+        return PreparedBatch(batch, fingerprints, rows, quarantined)
+
+    def write_prepared(self, prepared: PreparedBatch) -> list[str]:
+        """Write a prepared batch in one transaction: everything or nothing.
+
+        Returns the ids created (identical re-writes are no-ops and are left out).
+
+        Raises:
+            RecordConflictError, DanglingReferenceError: nothing is written.
+        """
+        def work(tx: ManagedTransaction) -> list[str]:
+            todo = self.prepare_in_tx(tx, prepared.records, prepared.fingerprints)
+            if todo:
+                self.create_in_tx(tx, todo, quarantined=prepared.quarantined,
+                                  fingerprints=prepared.fingerprints, rows=prepared.rows)
+            return [r.id for r in todo]
+
+        try:
+            created: list[str] = self.transaction("put_many", work)
+        except ConstraintError:
+            # A concurrent writer created one of these ids first: decide again from what is
+            # stored now (identical -> no-op, different -> RecordConflictError).
+            created = self.transaction("put_many", work)
+        return created
 
     def put_many(
         self, records: Sequence[MemoryRecord | dict[str, Any]], *, quarantined: bool = False
@@ -452,24 +517,31 @@ class Neo4jStore:
         Raises:
             ValidationError (and subclasses), RecordConflictError: nothing is written.
         """
-        batch = [coerce_record(r) for r in records]
-        for r in batch:
-            self.check_record(r)
-        self.check_batch_lineage(batch)
+        return self.write_prepared(self.prepare_batch(records, quarantined=quarantined))
 
-        def work(tx: ManagedTransaction) -> list[str]:
-            todo = self.prepare_in_tx(tx, batch)
-            if todo:
-                self.create_in_tx(tx, todo, quarantined=quarantined)
-            return [r.id for r in todo]
+    def put_stream(
+        self, batches: Iterable[Sequence[MemoryRecord | dict[str, Any]]], *,
+        quarantined: bool = False,
+    ) -> Iterator[list[str]]:
+        """Write batches in order, one transaction each, preparing the next batch (validation,
+        fingerprints, rows) in a worker thread while the server writes the current one.
 
-        try:
-            created: list[str] = self.transaction("put_many", work)
-        except ConstraintError:
-            # A concurrent writer created one of these ids first: decide again from what is
-            # stored now (identical -> no-op, different -> RecordConflictError).
-            created = self.transaction("put_many", work)
-        return created
+        Yields the ids created by each batch once it is committed. A batch that fails
+        raises when its turn comes; the batches before it stay written (as with a loop of
+        :meth:`put_many`), nothing of it or after it is.
+        """
+        it = iter(batches)
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmem-prepare") as pool:
+            def submit() -> Future[PreparedBatch] | None:
+                batch = next(it, None)
+                return None if batch is None else pool.submit(
+                    self.prepare_batch, batch, quarantined=quarantined)
+
+            pending = submit()
+            while pending is not None:
+                prepared = pending.result()
+                pending = submit()
+                yield self.write_prepared(prepared)
 
     def put(self, record: MemoryRecord | dict[str, Any]) -> bool:
         """Write one record without policy (SPEC section 2). True if created, False if no-op."""
@@ -649,6 +721,24 @@ class Neo4jStore:
     def counts(self) -> dict[str, int]:
         """Node counts per graphmem label."""
         return {row["label"]: row["n"] for row in self.read("store_counts")}
+
+
+@dataclass(frozen=True)
+class PreparedBatch:
+    """A validated batch with its fingerprints and ``records_create`` rows (by id)."""
+
+    records: list[MemoryRecord]
+    fingerprints: dict[str, str]
+    rows: dict[str, dict[str, Any]]
+    quarantined: bool
+
+
+def _create_row(record: MemoryRecord, quarantined: bool, fingerprint: str | None
+                ) -> dict[str, Any]:
+    """One ``records_create`` row; datetimes as ISO-8601 strings (see create_in_tx)."""
+    props = record_props(record, quarantined=quarantined, fingerprint=fingerprint)
+    times = {k: None if props[k] is None else props.pop(k).isoformat() for k in _TIME_PROPS}
+    return {"props": props, "times": times, "scope_key": scope_key(record.scope)}
 
 
 @dataclass(frozen=True)

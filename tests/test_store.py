@@ -196,3 +196,27 @@ def test_new_records_cannot_cite_or_derive_from_an_erased_record(memory: Memory)
         assert info.value.record_ids == ("a",)
     with pytest.raises(RecordConflictError):
         memory.put(rec("a"))  # an erased id cannot be written back
+
+
+def test_datetimes_round_trip_to_the_microsecond(memory: Memory) -> None:
+    record = MemoryRecord.model_validate(rec(
+        "t", created_at="2026-01-01T10:11:12.345678+00:00",
+        valid_from="2026-01-02T00:00:00.000001+00:00",
+        expires_at="2026-03-04T05:06:07.891011+02:00"))
+    memory.put(record)
+    stored = memory.get("t")
+    assert stored == record and stored.expires_at == datetime(2026, 3, 4, 3, 6, 7, 891011,
+                                                              tzinfo=UTC)
+
+
+def test_put_stream_writes_batch_by_batch_and_stops_at_a_bad_one(memory: Memory) -> None:
+    batches = [[rec("s1"), rec("s2")], [rec("s3", derived_from=["s1"])],
+               [rec("s4"), rec("bad", created_at="2026-01-01T00:00:00")],  # naive datetime
+               [rec("s5")]]
+    stream = memory.put_stream(batches)
+    assert next(stream) == ["s1", "s2"]
+    assert next(stream) == ["s3"]
+    with pytest.raises(NaiveDatetimeError):
+        next(stream)
+    assert memory.store.get_many(["s1", "s2", "s3", "s4", "s5"]).keys() == {"s1", "s2", "s3"}
+    assert list(memory.put_stream([[rec("s1")], [rec("s5")]])) == [[], ["s5"]]
