@@ -51,7 +51,7 @@ from graphmem import cypher
 from graphmem.client import Memory
 from graphmem.deletion import apply_deletion, plan_deletion, walk_descendants
 from graphmem.settings import ConnectionSettings
-from graphmem.store import coerce_record, record_props, scope_key, scope_pairs
+from graphmem.store import coerce_record, record_row, scope_key, scope_pairs
 
 RESULTS = Path(__file__).resolve().parent / "results"
 CREATED = "2026-01-01T00:00:00+00:00"
@@ -130,7 +130,7 @@ def load(memory: Memory, layers: list[list[dict[str, Any]]], batch: int = 5000) 
         task = bar.add_task("load", total=len(records))
         for start in range(0, len(records), batch):
             chunk = records[start:start + batch]
-            rows = [{"props": record_props(coerce_record(r)), "parents": r["derived_from"]}
+            rows = [dict(record_row(coerce_record(r), False, None), parents=r["derived_from"])
                     for r in chunk]
             memory.store.write("bench_records_bulk", rows=rows, scope_key=scope_key(scope))
             bar.advance(task, len(chunk))

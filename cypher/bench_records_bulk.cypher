@@ -1,12 +1,14 @@
 // Benchmarks only (bench/deletion_walk.py): create many records fast, without the write path's
-// checks. $rows: {props (record_props of a validated record), parents}; every parent must exist
+// checks. $rows: {props (record_props of a validated record, without its datetimes), times
+// (created_at, valid_from, expires_at as ISO-8601 strings or null), parents}; every parent must exist
 // already or come earlier in $rows; $scope_key names an existing Scope node (scope_lock).
 MATCH (s:Scope {key: $scope_key})
 SET s.rev = coalesce(s.rev, 0) + 1
 WITH s
 UNWIND $rows AS row
 CREATE (r:Record)
-SET r = row.props
+SET r = row.props, r.created_at = datetime(row.times.created_at),
+    r.valid_from = datetime(row.times.valid_from), r.expires_at = datetime(row.times.expires_at)
 CREATE (r)-[:IN_SCOPE]->(s)
 WITH r, row
 CALL (r, row) {

@@ -56,8 +56,15 @@ from .models import (
     utc_now,
 )
 
-__all__ = ["DEFAULT_MAX_CONTENT_BYTES", "Candidate", "Neo4jStore", "PreparedBatch", "ScopeQuery",
-           "StoredState"]
+__all__ = [
+    "DEFAULT_MAX_CONTENT_BYTES",
+    "Candidate",
+    "Neo4jStore",
+    "PreparedBatch",
+    "ScopeQuery",
+    "StoredState",
+    "record_row",
+]
 
 DEFAULT_MAX_CONTENT_BYTES = 64 * 1024
 _TIME_PROPS = ("created_at", "valid_from", "expires_at")
@@ -449,7 +456,7 @@ class Neo4jStore:
         fps = fingerprints or {}
         ready = rows or {}
         self.run(tx, "records_create", rows=[
-            ready.get(r.id) or _create_row(r, quarantined, fps.get(r.id)) for r in records])
+            ready.get(r.id) or record_row(r, quarantined, fps.get(r.id)) for r in records])
         for name, field in (("edges_supersedes", "supersedes"),
                             ("edges_derived_from", "derived_from"),
                             ("edges_evidenced_by", "evidence_ids")):
@@ -476,7 +483,7 @@ class Neo4jStore:
             self.check_record(r)
         self.check_batch_lineage(batch)
         fingerprints = {r.id: record_fingerprint(r) for r in batch}
-        rows = {r.id: _create_row(r, quarantined, fingerprints[r.id]) for r in batch}
+        rows = {r.id: record_row(r, quarantined, fingerprints[r.id]) for r in batch}
         return PreparedBatch(batch, fingerprints, rows, quarantined)
 
     def write_prepared(self, prepared: PreparedBatch) -> list[str]:
@@ -733,7 +740,7 @@ class PreparedBatch:
     quarantined: bool
 
 
-def _create_row(record: MemoryRecord, quarantined: bool, fingerprint: str | None
+def record_row(record: MemoryRecord, quarantined: bool, fingerprint: str | None
                 ) -> dict[str, Any]:
     """One ``records_create`` row; datetimes as ISO-8601 strings (see create_in_tx)."""
     props = record_props(record, quarantined=quarantined, fingerprint=fingerprint)
