@@ -319,8 +319,20 @@ def measure_size(size: int, args: argparse.Namespace, console: Console) -> dict[
             console.print(f"probe scope sees {visible:,} records, {len(got):,} active; "
                           f"full scan agrees: {got == expected}")
 
+            stats = memory.store.answer_stats
+            before = dict(stats)
             cand = timed(lambda i: memory.candidates(principal=PRINCIPAL, scope=PROBE_SCOPE,
                                                      now=NOW), args.reps, args.warmup)
+            reused = stats["reused"] - before.get("reused", 0)
+
+            def cold(i: int) -> None:  # what every call costs right after a write to the scope
+                memory.store.forget_answers()
+                memory.candidates(principal=PRINCIPAL, scope=PROBE_SCOPE, now=NOW)
+
+            cand_cold = timed(cold, max(10, args.reps // 3), 2)
+            retr_cold = timed(lambda i: (memory.store.forget_answers(),
+                                         memory.retrieve(state(i), principal=PRINCIPAL, now=NOW)),
+                              max(10, args.reps // 3), 2)
             retr = timed(lambda i: memory.retrieve(state(i), principal=PRINCIPAL, now=NOW),
                          args.reps, args.warmup)
             expl_status: dict[str, str] = {}
@@ -358,7 +370,9 @@ def measure_size(size: int, args: argparse.Namespace, console: Console) -> dict[
         "candidates_match_full_scan": got == expected,
         "explain_matches_full_scan": explain_agrees,
         "import": imp,
-        "candidates": summary(cand),
+        "candidates": summary(cand) | {"answers_reused": reused},
+        "candidates_cold": summary(cand_cold),
+        "retrieve_cold": summary(retr_cold),
         "retrieve": summary(retr),
         "explain": summary(expl),
         "full_scan": summary(scan),
@@ -379,12 +393,13 @@ def measure_size(size: int, args: argparse.Namespace, console: Console) -> dict[
 
 def ratios(r: dict[str, Any]) -> dict[str, float]:
     """How many times slower each baseline is than graphmem (p50 over p50; < 1: faster)."""
-    def over(a: str, b: str) -> float:
-        return float(f"{r[a]['p50_ms'] / r[b]['p50_ms']:.3g}")
-
-    return {"full_scan_over_candidates_p50": over("full_scan", "candidates"),
-            "full_scan_over_retrieve_p50": over("full_scan", "retrieve"),
-            "naive_over_retrieve_p50": over("naive_bm25", "retrieve")}
+    pairs = {"full_scan_over_candidates_p50": ("full_scan", "candidates"),
+             "full_scan_over_candidates_cold_p50": ("full_scan", "candidates_cold"),
+             "full_scan_over_retrieve_p50": ("full_scan", "retrieve"),
+             "full_scan_over_retrieve_cold_p50": ("full_scan", "retrieve_cold"),
+             "naive_over_retrieve_p50": ("naive_bm25", "retrieve")}
+    return {name: float(f"{r[a]['p50_ms'] / r[b]['p50_ms']:.3g}")
+            for name, (a, b) in pairs.items() if a in r and b in r}
 
 
 # ----------------------------------------------------------------------------- output
@@ -412,19 +427,26 @@ def machine() -> dict[str, Any]:
 
 def table(results: list[dict[str, Any]]) -> Table:
     t = Table(title="graphmem at scale (probe scope ~10^4 records; ms, p50 / p95)")
-    for col in ("records", "import rec/s", "candidates", "retrieve", "explain",
-                "full scan p50", "naive p50", "scan/cand", "scan/retrieve", "naive/retrieve",
-                "naive leak@10", "exact"):
+    for col in ("records", "import rec/s", "candidates", "cand. cold", "retrieve",
+                "retr. cold", "explain", "full scan p50", "naive p50", "scan/cand",
+                "scan/cand cold", "scan/retrieve", "naive/retrieve", "naive leak@10", "exact"):
         t.add_column(col, justify="right")
+
+    def cell(r: dict[str, Any], k: str) -> str:
+        return f"{r[k]['p50_ms']:.1f} / {r[k]['p95_ms']:.1f}" if k in r else "-"
+
+    def ratio(r: dict[str, Any], k: str) -> str:
+        return f"{r['ratios'][k]:.3g}x" if k in r["ratios"] else "-"
+
     for r in results:
         t.add_row(
             f"{r['size']:,}", f"{r['import']['records_per_s']:,.0f}",
-            *(f"{r[k]['p50_ms']:.1f} / {r[k]['p95_ms']:.1f}"
-              for k in ("candidates", "retrieve", "explain")),
+            *(cell(r, k) for k in ("candidates", "candidates_cold", "retrieve", "retrieve_cold",
+                                   "explain")),
             f"{r['full_scan']['p50_ms']:.1f}", f"{r['naive_bm25']['p50_ms']:.1f}",
-            *(f"{r['ratios'][k]:.3g}x" for k in ("full_scan_over_candidates_p50",
-                                                  "full_scan_over_retrieve_p50",
-                                                  "naive_over_retrieve_p50")),
+            *(ratio(r, k) for k in ("full_scan_over_candidates_p50",
+                                    "full_scan_over_candidates_cold_p50",
+                                    "full_scan_over_retrieve_p50", "naive_over_retrieve_p50")),
             f"{r['naive_bm25']['leak_in_top10_mean']:.1f}",
             "yes" if r["candidates_match_full_scan"] and r["explain_matches_full_scan"]
             else "NO",
@@ -464,7 +486,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps({"benchmark": "scale", "machine": machine(),
                                         "results": merged}, indent=2) + "\n")
-        Console().print(table(merged))
+        Console(width=240).print(table(merged))
     console.print(f"written {args.out}")
 
 

@@ -66,6 +66,7 @@ from .models import MemoryKind, MemoryRecord
 from .store import (
     Neo4jStore,
     coerce_record,
+    paused_gc,
     record_from_props,
     record_props,
     require_aware,
@@ -153,24 +154,25 @@ def walk(store: Neo4jStore, roots: Sequence[str], terms: Sequence[str] = ()) -> 
         store: the store. roots: record ids (unknown ids are ignored).
         terms: lower-cased redaction terms to look for.
     """
-    row = store.read_values("deletion_walk", roots=list(roots), terms=list(terms))[0]
-    found = dict(zip(row["term_ids"], row["term_found"], strict=True))
-    rows = [
-        {"id": rid, "kind": kind, "erased": erased, "depth": depth,
-         "parents": sorted(parents), "terms": found.get(rid, [])}
-        for rid, kind, erased, depth, parents in zip(
-            row["ids"], row["kinds"], row["erased"], row["depths"], row["parents"], strict=True)
-    ]
-    citations: list[tuple[str, str, str, bool]] = []
-    selections: list[tuple[str, str]] = []
-    for cited, citer, edge, kind, erased in zip(row["cited"], row["citer"], row["edge"],
-                                                row["citer_kind"], row["citer_erased"],
-                                                strict=True):
-        if edge == "SELECTED":
-            selections.append((cited, citer))
-        else:
-            citations.append((cited, citer, kind, erased))
-    return Walk(rows=rows, citations=citations, selections=selections)
+    with paused_gc():
+        row = store.read_values("deletion_walk", roots=list(roots), terms=list(terms))[0]
+        found = dict(zip(row["term_ids"], row["term_found"], strict=True))
+        rows = [
+            {"id": rid, "kind": kind, "erased": erased, "depth": depth,
+             "parents": sorted(parents), "terms": found.get(rid, [])}
+            for rid, kind, erased, depth, parents in zip(
+                row["ids"], row["kinds"], row["erased"], row["depths"], row["parents"], strict=True)
+        ]
+        citations: list[tuple[str, str, str, bool]] = []
+        selections: list[tuple[str, str]] = []
+        for cited, citer, edge, kind, erased in zip(row["cited"], row["citer"], row["edge"],
+                                                    row["citer_kind"], row["citer_erased"],
+                                                    strict=True):
+            if edge == "SELECTED":
+                selections.append((cited, citer))
+            else:
+                citations.append((cited, citer, kind, erased))
+        return Walk(rows=rows, citations=citations, selections=selections)
 
 
 def walk_descendants(store: Neo4jStore, roots: Sequence[str], terms: Sequence[str] = ()
