@@ -301,8 +301,8 @@ class Neo4jStore:
     Reads of candidates return versions (``fingerprint``, ``rev``) from Cypher; records are
     rebuilt only for versions this store object has not seen, and every query that changes
     a record bumps ``rev`` (checked by ``tests/test_cypher_catalogue.py``), so the cache
-    never serves a stale record. Eligibility itself is never cached: it is decided by
-    Cypher on every call.
+    never serves a stale record. Eligibility is decided by Cypher; its answer is reused
+    only while it provably cannot have changed (see :meth:`candidates`).
 
     Args:
         driver: an open ``neo4j`` driver (bolt://, neo4j://, neo4j+s:// ...).

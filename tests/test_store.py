@@ -220,3 +220,24 @@ def test_put_stream_writes_batch_by_batch_and_stops_at_a_bad_one(memory: Memory)
         next(stream)
     assert memory.store.get_many(["s1", "s2", "s3", "s4", "s5"]).keys() == {"s1", "s2", "s3"}
     assert list(memory.put_stream([[rec("s1")], [rec("s5")]])) == [[], ["s5"]]
+
+
+def test_paused_gc_restores_the_collector_state() -> None:
+    import gc
+
+    from graphmem.store import paused_gc
+
+    assert gc.isenabled()
+    with paused_gc():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError), paused_gc():
+        raise RuntimeError("boom")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with paused_gc():
+            pass
+        assert not gc.isenabled()  # left as the caller had it
+    finally:
+        gc.enable()
