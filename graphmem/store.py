@@ -20,6 +20,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import json
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -330,6 +331,7 @@ class Neo4jStore:
         self._records: dict[str, tuple[tuple[str, int], MemoryRecord]] = {}
         # (tenant, pairs, clearance) -> the last exact answer and when it stays exact
         self._answers: dict[tuple[str, tuple[str, ...], int], _Answer] = {}
+        self._answers_lock = threading.Lock()
         #: how many candidates answers were reused and computed (tests and benchmarks)
         self.answer_stats: Counter[str] = Counter()
 
@@ -711,21 +713,23 @@ class Neo4jStore:
             for rid, conflicts in zip(ids, row["conflict_ids"], strict=True) if rid in cache
         )
         if len(found) == len(ids):  # else a record changed mid-read: do not reuse this
-            if len(self._answers) >= self.MAX_CACHED_ANSWERS:
-                self._answers.pop(next(iter(self._answers)))
-            self._answers[key] = _Answer(
-                versions=_versions(row["versions"]),
-                lo=_bound(max, row["lo_from"], row["lo_expiry"]),
-                hi=_bound(min, row["hi_from"], row["hi_expiry"]),
-                candidates=found,
-            )
+            with self._answers_lock:
+                while len(self._answers) >= self.MAX_CACHED_ANSWERS:
+                    self._answers.pop(next(iter(self._answers)))
+                self._answers[key] = _Answer(
+                    versions=_versions(row["versions"]),
+                    lo=_bound(max, row["lo_from"], row["lo_expiry"]),
+                    hi=_bound(min, row["hi_from"], row["hi_expiry"]),
+                    candidates=found,
+                )
         return list(found)
 
     def forget_answers(self) -> None:
         """Drop every reused candidates answer (the next call of each computes it again, as
         after a write to its scope); for benchmarks and memory pressure, never needed for
         correctness."""
-        self._answers.clear()
+        with self._answers_lock:
+            self._answers.clear()
 
     def explain(
         self, record_id: str, principal: Principal, scope: dict[str, str], now: datetime
