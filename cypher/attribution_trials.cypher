@@ -1,6 +1,7 @@
 // The attribution log behind each funnel trial (SPEC section 9): per target {task_id,
 // record_id, retrieval_id}, whether the record exists, its write decisions, the logged
-// retrieval, whether the record was among its candidates, and the exposures and uses of that retrieval that name the record.
+// retrieval, whether the record was among its candidates, and the exposures and uses of
+// that retrieval that name the record.
 UNWIND $targets AS t
 OPTIONAL MATCH (r:Record {id: t.record_id})
 OPTIONAL MATCH (q:Retrieval {id: t.retrieval_id})
