@@ -2,8 +2,8 @@
 // $tenant: the query scope's tenant; $tenants: the principal's tenants; $pairs: the query
 // scope as JSON-encoded [key, value] pairs; $clearance: sensitivity rank; $now: UTC datetime.
 // Returns parallel lists (ids, fingerprints, revs, conflict_ids), in id order: one row
-// decodes far faster than one Bolt record per candidate. The client rebuilds only records it has not cached at
-// that version (every query that changes a record bumps r.rev).
+// decodes far faster than one Bolt record per candidate. The client rebuilds only records
+// it has not cached at that version (every query that changes a record bumps r.rev).
 // Also returns what the client needs to reuse this answer exactly (Neo4jStore.candidates):
 // versions: [key, epoch, rev] of every visible Scope, read before any record (every query
 // that changes a record, or creates or erases one, bumps the rev of the record's Scope);
