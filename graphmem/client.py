@@ -507,7 +507,7 @@ class Memory:
                        ) -> None:
         t = result.trace
         tenant = state.memory_scope["tenant"]
-        digest = hashlib.sha256("\n".join((tenant, *t.candidate_ids)).encode()).hexdigest()
+        digest = hashlib.sha256(json.dumps([tenant, *t.candidate_ids]).encode()).hexdigest()
         stored = digest in self._candidate_sets
         params = dict(
             id=t.retrieval_id, at=t.at, triggered=t.triggered,

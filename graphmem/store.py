@@ -72,6 +72,7 @@ __all__ = [
 
 DEFAULT_MAX_CONTENT_BYTES = 64 * 1024
 _TIME_PROPS = ("created_at", "valid_from", "expires_at")
+_END: Any = object()
 Clock = Callable[[], datetime]
 
 
@@ -561,14 +562,21 @@ class Neo4jStore:
         it = iter(batches)
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmem-prepare") as pool:
             def submit() -> Future[PreparedBatch] | None:
-                batch = next(it, None)
-                return None if batch is None else pool.submit(
-                    self.prepare_batch, batch, quarantined=quarantined)
+                batch = next(it, _END)
+                if batch is _END:
+                    return None
+                if batch is None:
+                    raise ValidationError("put_stream: a batch is None, not a sequence")
+                return pool.submit(self.prepare_batch, batch, quarantined=quarantined)
 
             pending = submit()
             while pending is not None:
                 prepared = pending.result()
-                pending = submit()
+                try:
+                    pending = submit()
+                except BaseException:
+                    self.write_prepared(prepared)  # what the producer handed over is written
+                    raise
                 yield self.write_prepared(prepared)
 
     def put(self, record: MemoryRecord | dict[str, Any]) -> bool:
@@ -704,6 +712,7 @@ class Neo4jStore:
         if stale:
             if len(cache) + len(stale) > self.MAX_CACHED_RECORDS:
                 cache.clear()
+                stale = list(ids)  # every candidate must be rebuilt after a clear
             for rid, props in self.get_props(stale).items():
                 if not props.get("erased"):
                     version = (props["fingerprint"], int(props.get("rev") or 0))

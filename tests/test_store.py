@@ -241,3 +241,18 @@ def test_paused_gc_restores_the_collector_state() -> None:
         assert not gc.isenabled()  # left as the caller had it
     finally:
         gc.enable()
+
+
+def test_put_stream_rejects_a_none_batch_and_keeps_what_came_before(memory: Memory) -> None:
+    with pytest.raises(ValidationError):
+        list(memory.put_stream([[rec("n1")], None, [rec("n2")]]))  # type: ignore[list-item]
+    assert memory.store.get_many(["n1", "n2"]).keys() == {"n1"}
+
+    def producer() -> Any:
+        yield [rec("p1")]
+        yield [rec("p2")]
+        raise RuntimeError("producer failed")
+
+    with pytest.raises(RuntimeError):
+        list(memory.put_stream(producer()))
+    assert memory.store.get_many(["p1", "p2"]).keys() == {"p1", "p2"}
