@@ -9,13 +9,13 @@ is not what is measured here (issue 6 measures imports).
 
 Measured per size:
 
-* ``walk``: :func:`graphmem.deletion.walk_descendants`, the one Cypher walk (planned as
+* ``walk``: :func:`graphmem.deletion.plan.walk_descendants`, the one Cypher walk (planned as
   ``VarLengthExpand(Pruning,BFS)``; it also collects the walked records' citations and
   retrieval selections) plus moving its one-row result into Python: the median of 3 runs
   after one warm-up; ``in Neo4j`` is the server's share (available + consumed);
-* ``plan``: the whole :func:`graphmem.deletion.plan_deletion` from the root (walk,
+* ``plan``: the whole :func:`graphmem.deletion.plan.plan_deletion` from the root (walk,
   dispositions, citations, retrievals, the pydantic plan and its digest), once;
-* ``apply`` (``--apply``): :func:`graphmem.deletion.apply_deletion` of that plan in batches.
+* ``apply`` (``--apply``): :func:`graphmem.deletion.plan.apply_deletion` of that plan in batches.
 
 Then the 60-chained-diamond lattice (181 records, 2^60 paths): walk and plan.
 
@@ -25,7 +25,7 @@ Prints a rich table and writes JSON under ``bench/results/``. Run from the repo 
     python -m bench.deletion_walk --max 1000000   # up to 10^6 (loading dominates)
 
 Neo4j: ``NEO4J_URI`` when set (the database must be empty; the benchmark empties it again at
-the end), else a throwaway :class:`graphmem.server.EphemeralServer`.
+the end), else a throwaway :class:`graphmem.db.server.EphemeralServer`.
 """
 
 from __future__ import annotations
@@ -47,11 +47,11 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 from rich.table import Table
 
-from graphmem import cypher
 from graphmem.client import Memory
-from graphmem.deletion import apply_deletion, plan_deletion, walk_descendants
-from graphmem.settings import ConnectionSettings
-from graphmem.store import coerce_record, record_row, scope_key, scope_pairs
+from graphmem.db import catalogue as cypher
+from graphmem.db.settings import ConnectionSettings
+from graphmem.db.store import coerce_record, record_row, scope_key, scope_pairs
+from graphmem.deletion.plan import apply_deletion, plan_deletion, walk_descendants
 
 RESULTS = Path(__file__).resolve().parent / "results"
 CREATED = "2026-01-01T00:00:00+00:00"
@@ -64,7 +64,7 @@ def database(heap: str, pagecache_mb: int) -> Iterator[tuple[ConnectionSettings,
     if env is not None:
         yield env, "NEO4J_URI"
         return
-    from graphmem.server import EphemeralServer
+    from graphmem.db.server import EphemeralServer
 
     with console.status("starting a throwaway Neo4j ..."), \
             EphemeralServer(heap=heap, pagecache_mb=pagecache_mb) as server:

@@ -25,7 +25,7 @@ Run from the repo root::
     HF_HUB_OFFLINE=1 python -m bench.locomo                       # everything
     python -m bench.locomo --limit-conversations 1 --rankers bm25  # a quick look
 
-Neo4j: ``NEO4J_URI`` when set, else a throwaway :class:`graphmem.server.EphemeralServer`.
+Neo4j: ``NEO4J_URI`` when set, else a throwaway :class:`graphmem.db.server.EphemeralServer`.
 """
 
 from __future__ import annotations
@@ -57,10 +57,10 @@ from rich.console import Console
 from rich.table import Table
 
 from graphmem import Memory
+from graphmem.db.settings import ConnectionSettings
 from graphmem.models import MemoryRecord, Principal
-from graphmem.ranking import BM25Ranker, EmbeddingRanker, HybridRanker, Ranker
-from graphmem.readpath import DecisionState
-from graphmem.settings import ConnectionSettings
+from graphmem.read.rankers import BM25Ranker, EmbeddingRanker, HybridRanker, Ranker
+from graphmem.read.steps import DecisionState
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared/datasets/locomo/locomo10.json"
 DEFAULT_OUT = Path(__file__).resolve().parent / "results" / "locomo.json"
@@ -257,7 +257,7 @@ def connect() -> Iterator[tuple[Memory, str]]:
         with Memory.connect(settings, start_if_needed=False) as memory:
             yield memory, f"NEO4J_URI ({settings.uri})"
         return
-    from graphmem.server import EphemeralServer
+    from graphmem.db.server import EphemeralServer
 
     with EphemeralServer() as server, \
             Memory.connect(server.settings, start_if_needed=False) as memory:

@@ -1,7 +1,7 @@
 """Scale benchmark (issue 6): import throughput and read latency as the store grows.
 
 For every total size (``--sizes``, e.g. 10^4, 10^5, 10^6) this starts a fresh
-:class:`graphmem.server.EphemeralServer` (``--heap``, ``--pagecache-mb``), bulk-loads a seeded
+:class:`graphmem.db.server.EphemeralServer` (``--heap``, ``--pagecache-mb``), bulk-loads a seeded
 store from :mod:`bench.generate` through :meth:`graphmem.Memory.put_stream` in batches of
 ``--batch`` (each batch one transaction of ``UNWIND`` queries, the next one validated while
 the server writes the current one) and measures, for a probe
@@ -68,9 +68,9 @@ from rich.progress import (
 from rich.table import Table
 
 from graphmem.client import Memory
+from graphmem.db.server import EphemeralServer
 from graphmem.models import Principal, Sensitivity
-from graphmem.readpath import DecisionState, build_query
-from graphmem.server import EphemeralServer
+from graphmem.read.steps import DecisionState, build_query
 
 from .generate import NOW, PROBE_SCOPE, StoreSpec, generate
 
@@ -384,7 +384,7 @@ def measure_size(size: int, args: argparse.Namespace, console: Console) -> dict[
             resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
             "retrieve_tracemalloc_peak_mb": round(retrieve_peak / 2**20, 1)},
         "server": {"neo4j": version, "heap": args.heap, "pagecache_mb": args.pagecache_mb,
-                   "launcher": "graphmem.server.EphemeralServer"},
+                   "launcher": "graphmem.db.server.EphemeralServer"},
         "profile_one_batch": prof,
     }
     result["ratios"] = ratios(result)

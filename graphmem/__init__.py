@@ -4,8 +4,9 @@ The public surface is what ``__all__`` lists (pinned by ``tests/test_public_api.
 Importing graphmem does nothing else: no connection, no environment reads.
 """
 
-from .client import Memory, Retrieval
-from .errors import (
+from graphmem.client import Memory, Retrieval
+from graphmem.db.settings import ConnectionSettings
+from graphmem.errors import (
     AuthorizationError,
     ContentTooLargeError,
     DanglingReferenceError,
@@ -20,7 +21,7 @@ from .errors import (
     RecordNotFoundError,
     ValidationError,
 )
-from .models import (
+from graphmem.models import (
     Authority,
     DeferredIntention,
     Explanation,
@@ -31,11 +32,10 @@ from .models import (
     Sensitivity,
     Status,
 )
-from .policy import MemoryWriteDecision, WriteDisposition, WritePolicy
-from .ranking import BM25Ranker, EmbeddingRanker, HybridRanker, Ranker
-from .readpath import DecisionState, MemoryConflict, RetrievalTrace, RetrievedMemory
-from .resolution import ConflictResolution
-from .settings import ConnectionSettings
+from graphmem.read.rankers import BM25Ranker, EmbeddingRanker, HybridRanker, Ranker
+from graphmem.read.resolution import ConflictResolution
+from graphmem.read.steps import DecisionState, MemoryConflict, RetrievalTrace, RetrievedMemory
+from graphmem.write.policy import MemoryWriteDecision, WriteDisposition, WritePolicy
 
 __all__ = [
     "Authority",

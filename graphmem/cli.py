@@ -12,11 +12,11 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from graphmem import server
-from graphmem.deletion_cli import delete_app, lineage_command
-from graphmem.demo_cli import demo
+from graphmem.db import server
+from graphmem.deletion.commands import delete_app, lineage_command
+from graphmem.demo.commands import demo
 from graphmem.errors import GraphmemError
-from graphmem.eval_cli import eval_app
+from graphmem.evaluation.commands import eval_app
 
 __all__ = ["app", "main"]
 

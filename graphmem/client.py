@@ -19,56 +19,8 @@ from typing import Any
 import pydantic
 from neo4j import ManagedTransaction
 
-from .deletion import (
-    DEFAULT_BATCH_SIZE,
-    DeletionPlan,
-    DeletionReport,
-    ProgressCallback,
-    apply_deletion,
-    plan_deletion,
-    recompute,
-    verify_deletion,
-)
-from .errors import (
-    DatabaseUnavailableError,
-    PolicyError,
-    RecordNotFoundError,
-    ValidationError,
-)
-from .intentions import Intentions
-from .lineage import LineageDirection, LineageGraph, build_lineage
-from .models import (
-    DeferredIntention,
-    Explanation,
-    MemoryKind,
-    MemoryRecord,
-    Principal,
-    utc_now,
-)
-from .policy import (
-    MemoryWriteDecision,
-    WriteDisposition,
-    WritePolicy,
-    decide,
-    verified_episodes,
-)
-from .ranking import Ranker, get_ranker, order_by_score
-from .readpath import (
-    DecisionState,
-    MemoryConflict,
-    RetrievalTrace,
-    RetrievedMemory,
-    build_query,
-    detect_conflicts,
-    fit_to_budget,
-    preserve_conflict_partners,
-    render_memories,
-    triggers_fired,
-)
-from .resolution import ConflictResolution, resolve_conflict
-from .scenario import iter_jsonl
-from .settings import ConnectionSettings, open_driver
-from .store import (
+from graphmem.db.settings import ConnectionSettings, open_driver
+from graphmem.db.store import (
     DEFAULT_MAX_CONTENT_BYTES,
     Candidate,
     Clock,
@@ -80,6 +32,54 @@ from .store import (
     require_aware,
     scope_key,
     scope_pairs,
+)
+from graphmem.deletion.plan import (
+    DEFAULT_BATCH_SIZE,
+    DeletionPlan,
+    DeletionReport,
+    ProgressCallback,
+    apply_deletion,
+    plan_deletion,
+    recompute,
+    verify_deletion,
+)
+from graphmem.demo.scenario import iter_jsonl
+from graphmem.errors import (
+    DatabaseUnavailableError,
+    PolicyError,
+    RecordNotFoundError,
+    ValidationError,
+)
+from graphmem.intentions import Intentions
+from graphmem.lineage.graph import LineageDirection, LineageGraph, build_lineage
+from graphmem.models import (
+    DeferredIntention,
+    Explanation,
+    MemoryKind,
+    MemoryRecord,
+    Principal,
+    utc_now,
+)
+from graphmem.read.rankers import Ranker, get_ranker, order_by_score
+from graphmem.read.resolution import ConflictResolution, resolve_conflict
+from graphmem.read.steps import (
+    DecisionState,
+    MemoryConflict,
+    RetrievalTrace,
+    RetrievedMemory,
+    build_query,
+    detect_conflicts,
+    fit_to_budget,
+    preserve_conflict_partners,
+    render_memories,
+    triggers_fired,
+)
+from graphmem.write.policy import (
+    MemoryWriteDecision,
+    WriteDisposition,
+    WritePolicy,
+    decide,
+    verified_episodes,
 )
 
 __all__ = ["Memory", "Retrieval"]
@@ -154,7 +154,7 @@ class Memory:
             DatabaseUnavailableError: nothing to connect to, or the server does not answer.
         """
         if settings is None:
-            from .server import resolve_settings
+            from graphmem.db.server import resolve_settings
 
             settings = resolve_settings(start_if_needed=start_if_needed)
         driver = open_driver(settings)

@@ -34,14 +34,14 @@ import pydantic
 from neo4j import ManagedTransaction
 from neo4j.exceptions import ConstraintError
 
-from .errors import (
+from graphmem.db.store import Neo4jStore, ScopeQuery, require_aware, scope_key, scope_pairs
+from graphmem.errors import (
     NaiveDatetimeError,
     RecordConflictError,
     RecordNotFoundError,
     ValidationError,
 )
-from .models import DeferredIntention, IntentionStatus, Principal
-from .store import Neo4jStore, ScopeQuery, require_aware, scope_key, scope_pairs
+from graphmem.models import DeferredIntention, IntentionStatus, Principal
 
 __all__ = [
     "IntentionTransition",

@@ -5,7 +5,7 @@ Where the database comes from, first that applies:
    server. The suite did not create it, so it refuses to run unless the database is empty
    at the start, and then only ever deletes what the suite itself wrote.
 2. testcontainers, when a Docker engine answers: ``neo4j:5.26.30-community``.
-3. The project's launcher (``graphmem.server.EphemeralServer``): Neo4j Community embedded,
+3. The project's launcher (``graphmem.db.server.EphemeralServer``): Neo4j Community embedded,
    on a free port, in a temporary home deleted afterwards.
 
 Under ``CI=true`` a test that needs Neo4j fails (never skips) when none can be had.
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import pytest
 
 from graphmem.client import Memory
-from graphmem.settings import ConnectionSettings, open_driver
+from graphmem.db.settings import ConnectionSettings, open_driver
 
 NEO4J_IMAGE = "neo4j:5.26.30-community"
 
@@ -97,8 +97,8 @@ def neo4j_db() -> Iterator[Neo4jUnderTest]:
                 )
                 yield Neo4jUnderTest(settings, "testcontainers")
                 return
+    from graphmem.db.server import EphemeralServer
     from graphmem.errors import DatabaseUnavailableError
-    from graphmem.server import EphemeralServer
 
     try:
         server = EphemeralServer(heap="1g").start()

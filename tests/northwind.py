@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from graphmem.client import Memory
-from graphmem.policy import MemoryWriteDecision
+from graphmem.write.policy import MemoryWriteDecision
 
 
 def scenario_dir() -> Path:

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphmem.models import MemoryRecord
-from graphmem.readpath import (
+from graphmem.read.steps import (
     RetrievedMemory,
     conflict_components,
     detect_conflicts,

@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphmem.client import Memory
+from graphmem.db.store import Neo4jStore
 from graphmem.errors import PolicyError
 from graphmem.models import MemoryRecord, Principal, Sensitivity
-from graphmem.store import Neo4jStore
 
 from .conftest import wipe
 from .oracle import Stored

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from graphmem import cypher
 from graphmem.client import Memory
+from graphmem.db import catalogue as cypher
 
 ROOT = Path(__file__).resolve().parents[1]
 CALLS = {"read", "write", "run", "query", "text", "statements", "_run", "_read", "_write"}

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graphmem import cypher
 from graphmem.client import Memory
-from graphmem.deletion import DeletionPlan, Disposition, NodeType, apply_deletion
+from graphmem.db import catalogue as cypher
+from graphmem.deletion.plan import DeletionPlan, Disposition, NodeType, apply_deletion
 from graphmem.errors import (
     DeletionError,
     LineageCycleError,

@@ -13,9 +13,9 @@ from typer.testing import CliRunner
 from graphmem.cli import app
 from graphmem.client import Memory
 from graphmem.errors import EvaluationError
-from graphmem.eval_suites import NORTHWIND_TASKS, run_northwind, run_write_path
-from graphmem.evaluation import Helped, MemoryStage, TrialTarget, trials_from_log
-from graphmem.faults import FAULTS, run_faults
+from graphmem.evaluation.faults import FAULTS, run_faults
+from graphmem.evaluation.funnel import Helped, MemoryStage, TrialTarget, trials_from_log
+from graphmem.evaluation.suites import NORTHWIND_TASKS, run_northwind, run_write_path
 from graphmem.models import Principal
 
 from .conftest import Neo4jUnderTest

@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from graphmem.baseline import NaiveVectorDump
 from graphmem.errors import EvaluationError
-from graphmem.evaluation import (
+from graphmem.evaluation.baseline import NaiveVectorDump
+from graphmem.evaluation.funnel import (
     Helped,
     MemoryStage,
     MemoryTrial,
@@ -22,9 +22,9 @@ from graphmem.evaluation import (
     read_metrics,
     write_metrics,
 )
+from graphmem.evaluation.reader import read_answer
 from graphmem.models import DeferredIntention, MemoryRecord
-from graphmem.policy import WriteDisposition
-from graphmem.reader import read_answer
+from graphmem.write.policy import WriteDisposition
 
 S = MemoryStage
 

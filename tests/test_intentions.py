@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from graphmem import cypher
 from graphmem.client import Memory
+from graphmem.db import catalogue as cypher
 from graphmem.errors import (
     AuthorizationError,
     NaiveDatetimeError,

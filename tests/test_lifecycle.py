@@ -10,7 +10,7 @@ import pytest
 from graphmem.client import Memory
 from graphmem.errors import PolicyError
 from graphmem.models import Principal, Status
-from graphmem.policy import WriteDisposition
+from graphmem.write.policy import WriteDisposition
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 ACME = Principal(tenants=frozenset({"acme"}))

@@ -12,12 +12,12 @@ import networkx as nx
 import pytest
 from typer.testing import CliRunner
 
-from graphmem import cypher
 from graphmem.cli import app
 from graphmem.client import Memory
+from graphmem.db import catalogue as cypher
+from graphmem.db.store import scope_pairs
 from graphmem.errors import RecordNotFoundError, ValidationError
-from graphmem.lineage import FORMATS, SNIPPETS, export, render, snippet
-from graphmem.store import scope_pairs
+from graphmem.lineage.graph import FORMATS, SNIPPETS, export, render, snippet
 
 from .northwind import load
 

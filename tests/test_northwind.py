@@ -10,7 +10,7 @@ import pytest
 from graphmem.client import Memory
 from graphmem.errors import AuthorizationError
 from graphmem.models import Principal, Status
-from graphmem.policy import WriteDisposition
+from graphmem.write.policy import WriteDisposition
 
 from .northwind import lines, load
 

@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 
 from graphmem.client import Memory
 from graphmem.models import MemoryRecord
-from graphmem.policy import WriteDisposition, WritePolicy, decide
-from graphmem.ranking import BM25Ranker, HybridRanker, order_by_score
-from graphmem.readpath import MemoryConflict
-from graphmem.resolution import resolve_conflict
+from graphmem.read.rankers import BM25Ranker, HybridRanker, order_by_score
+from graphmem.read.resolution import resolve_conflict
+from graphmem.read.steps import MemoryConflict
+from graphmem.write.policy import WriteDisposition, WritePolicy, decide
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -102,7 +102,7 @@ def test_hybrid_fuses_both_rankings() -> None:
         table = {"alpha": [1.0, 0.0], "beta": [0.0, 1.0], "gamma": [0.7, 0.7]}
         return [table.get(t, [0.6, 0.8]) for t in texts]
 
-    from graphmem.ranking import EmbeddingRanker
+    from graphmem.read.rankers import EmbeddingRanker
 
     hybrid = HybridRanker(semantic=EmbeddingRanker(encoder))
     scores = hybrid.score("beta", records)

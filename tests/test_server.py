@@ -23,8 +23,8 @@ import pytest
 from neo4j import GraphDatabase
 from typer.testing import CliRunner
 
-from graphmem import server
 from graphmem.cli import app
+from graphmem.db import server
 from graphmem.errors import DatabaseUnavailableError
 
 REPO = Path(__file__).resolve().parent.parent
@@ -156,7 +156,7 @@ def test_ephemeral_server_dies_with_its_owner(shared_lib_dir: Path, tmp_path: Pa
         f"""
         import os, signal, sys
         from pathlib import Path
-        from graphmem.server import EphemeralServer
+        from graphmem.db.server import EphemeralServer
         neo = EphemeralServer(lib_dir=Path({str(shared_lib_dir)!r}), pagecache_mb=32).start()
         print(neo.pid, neo.port, neo.home, flush=True)
         os.kill(os.getpid(), signal.SIGKILL)

@@ -21,8 +21,8 @@ __all__ = ["cypher_dir", "names", "query", "statements", "text"]
 
 def cypher_dir() -> Path:
     """The folder holding the ``.cypher`` files (wheel copy first, then the checkout)."""
-    here = Path(__file__).resolve().parent
-    for candidate in (here / "_cypher", here.parent / "cypher"):
+    package = Path(__file__).resolve().parents[1]  # graphmem/
+    for candidate in (package / "_cypher", package.parent / "cypher"):
         if candidate.is_dir():
             return candidate
     raise FileNotFoundError("graphmem's cypher/ folder is missing from this installation")

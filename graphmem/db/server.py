@@ -33,8 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
+from graphmem.db.settings import ConnectionSettings, data_dir
 from graphmem.errors import DatabaseUnavailableError
-from graphmem.settings import ConnectionSettings, data_dir
 
 __all__ = [
     "NEO4J_VERSION",
@@ -116,7 +116,7 @@ def launcher_dir() -> Path:
     Raises:
         DatabaseUnavailableError: neither location holds both files.
     """
-    package = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parents[1]  # graphmem/
     candidates = (package / "_launcher", package.parent / "docker")
     for candidate in candidates:
         if (candidate / "pom.xml").is_file() and (candidate / "Launcher.java").is_file():

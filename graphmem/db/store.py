@@ -36,8 +36,8 @@ from neo4j import Driver, ManagedTransaction, RoutingControl, unit_of_work
 from neo4j import time as neo4j_time
 from neo4j.exceptions import ConstraintError
 
-from . import cypher
-from .errors import (
+from graphmem.db import catalogue as cypher
+from graphmem.errors import (
     AuthorizationError,
     ContentTooLargeError,
     DanglingReferenceError,
@@ -48,7 +48,7 @@ from .errors import (
     RecordNotFoundError,
     ValidationError,
 )
-from .models import (
+from graphmem.models import (
     Authority,
     Explanation,
     MemoryKind,

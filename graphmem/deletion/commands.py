@@ -31,7 +31,7 @@ from graphmem.errors import GraphmemError, ValidationError
 
 if TYPE_CHECKING:
     from graphmem.client import Memory
-    from graphmem.deletion import DeletionPlan, DeletionReport
+    from graphmem.deletion.plan import DeletionPlan, DeletionReport
 
 __all__ = ["delete_app", "lineage_command"]
 
@@ -178,7 +178,7 @@ def apply_command(
     """Apply a reviewed plan (resumes a crashed apply; re-applying changes nothing)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    from graphmem.deletion import DeletionPlan
+    from graphmem.deletion.plan import DeletionPlan
 
     try:
         plan = DeletionPlan.from_json(plan_file.read_bytes())
@@ -238,7 +238,7 @@ def lineage_command(
 ) -> None:
     """Export a record's lineage: GraphML/GEXF for Gephi and yEd, node-link JSON, DOT,
     Mermaid for docs, or a PNG/SVG picture."""
-    from graphmem.lineage import FORMATS, export
+    from graphmem.lineage.graph import FORMATS, export
 
     if fmt not in FORMATS:
         err_console.print(f"[red]error:[/red] --format must be one of {', '.join(FORMATS)}")

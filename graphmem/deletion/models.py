@@ -16,8 +16,8 @@ from typing import Literal
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from .errors import DeletionError
-from .models import AwareDatetime, NonEmptyStr
+from graphmem.errors import DeletionError
+from graphmem.models import AwareDatetime, NonEmptyStr
 
 __all__ = [
     "PLAN_VERSION",

@@ -41,7 +41,16 @@ from typing import Any
 
 from neo4j import ManagedTransaction
 
-from .deletion_models import (
+from graphmem.db.store import (
+    Neo4jStore,
+    coerce_record,
+    paused_gc,
+    record_from_props,
+    record_props,
+    require_aware,
+    scope_pairs,
+)
+from graphmem.deletion.models import (
     Citation,
     DeletionPlan,
     DeletionReport,
@@ -54,7 +63,7 @@ from .deletion_models import (
     Verification,
     counts_of,
 )
-from .errors import (
+from graphmem.errors import (
     DanglingReferenceError,
     DeletionError,
     LineageCycleError,
@@ -62,16 +71,7 @@ from .errors import (
     RecordNotFoundError,
     ValidationError,
 )
-from .models import MemoryKind, MemoryRecord
-from .store import (
-    Neo4jStore,
-    coerce_record,
-    paused_gc,
-    record_from_props,
-    record_props,
-    require_aware,
-    scope_pairs,
-)
+from graphmem.models import MemoryKind, MemoryRecord
 
 __all__ = [
     "DEFAULT_BATCH_SIZE",

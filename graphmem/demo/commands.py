@@ -12,10 +12,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from .client import Memory
-from .demo import DemoReport, default_scenario_dir, run_demo
-from .errors import GraphmemError
-from .settings import ConnectionSettings
+from graphmem.client import Memory
+from graphmem.db.settings import ConnectionSettings
+from graphmem.demo.run import DemoReport, default_scenario_dir, run_demo
+from graphmem.errors import GraphmemError
 
 __all__ = ["demo"]
 
@@ -39,7 +39,7 @@ def _demo_memory(wipe: bool) -> Iterator[Memory]:
                 pass
             yield memory
         return
-    from .server import EphemeralServer
+    from graphmem.db.server import EphemeralServer
 
     with err.status("Starting a throwaway local Neo4j for the demo ..."):
         server = EphemeralServer().start()

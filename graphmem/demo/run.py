@@ -14,10 +14,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .client import Memory
-from .errors import AuthorizationError, GraphmemError, ValidationError
-from .models import Principal
-from .scenario import ScenarioQuery, iter_jsonl
+from graphmem.client import Memory
+from graphmem.demo.scenario import ScenarioQuery, iter_jsonl
+from graphmem.errors import AuthorizationError, GraphmemError, ValidationError
+from graphmem.models import Principal
 
 __all__ = ["DemoReport", "default_scenario_dir", "run_demo"]
 
@@ -41,7 +41,7 @@ def default_scenario_dir() -> Path:
     override = os.environ.get("GRAPHMEM_NORTHWIND")
     if override:
         return Path(override)
-    return Path(__file__).resolve().parents[2] / "shared" / "scenarios" / "northwind"
+    return Path(__file__).resolve().parents[3] / "shared" / "scenarios" / "northwind"
 
 
 @dataclass

@@ -13,8 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .errors import ValidationError
-from .models import Principal
+from graphmem.errors import ValidationError
+from graphmem.models import Principal
 
 __all__ = ["Expectation", "ScenarioQuery", "iter_jsonl"]
 

@@ -22,9 +22,9 @@ import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from .models import DeferredIntention, MemoryRecord
-from .ranking import BM25Ranker, Ranker, order_by_score
-from .readpath import DecisionState, build_query
+from graphmem.models import DeferredIntention, MemoryRecord
+from graphmem.read.rankers import BM25Ranker, Ranker, order_by_score
+from graphmem.read.steps import DecisionState, build_query
 
 __all__ = ["NaiveVectorDump"]
 

@@ -23,7 +23,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 
-from .errors import GraphmemError
+from graphmem.errors import GraphmemError
 
 __all__ = ["eval_app"]
 
@@ -48,7 +48,7 @@ ScenarioOpt = Annotated[Path | None, typer.Option(
 
 @contextmanager
 def _memory() -> Iterator[Any]:
-    from .client import Memory
+    from graphmem.client import Memory
 
     try:
         with err_console.status("Connecting to Neo4j ..."):
@@ -81,8 +81,8 @@ def faults_command(
 ) -> None:
     """Seed one store per fault, probe graphmem and the naive baseline, and show which
     faults each let through. Exit code 1 when graphmem let any through."""
-    from .eval_report import faults_table, write_chart, write_json
-    from .faults import run_faults
+    from graphmem.evaluation.faults import run_faults
+    from graphmem.evaluation.report import faults_table, write_chart, write_json
 
     with _memory() as memory:
         report = _run("Injecting faults ...", lambda: run_faults(memory, k=k, only=only,
@@ -99,8 +99,8 @@ def faults_command(
 @eval_app.command("write")
 def write_command(json_path: JsonOpt = None, keep: KeepOpt = False) -> None:
     """The write-path fixture: disposition precision/recall, duplicates, scope, supersession."""
-    from .eval_report import write_json, write_table
-    from .eval_suites import run_write_path
+    from graphmem.evaluation.report import write_json, write_table
+    from graphmem.evaluation.suites import run_write_path
 
     with _memory() as memory:
         result = _run("Writing the fixture ...", lambda: run_write_path(memory, keep=keep))
@@ -118,8 +118,14 @@ def northwind_command(
     keep: KeepOpt = False,
 ) -> None:
     """Read-path metrics, paired runs (graphmem, naive, no memory) and graphmem's funnel."""
-    from .eval_report import effects_table, funnel_table, read_table, write_chart, write_json
-    from .eval_suites import run_northwind
+    from graphmem.evaluation.report import (
+        effects_table,
+        funnel_table,
+        read_table,
+        write_chart,
+        write_json,
+    )
+    from graphmem.evaluation.suites import run_northwind
 
     with _memory() as memory:
         result = _run("Running northwind ...", lambda: run_northwind(
@@ -145,7 +151,8 @@ def all_command(
     k: KOpt = 5,
 ) -> None:
     """Faults, write path and northwind into one JSON report and one chart."""
-    from .eval_report import (
+    from graphmem.evaluation.faults import run_faults
+    from graphmem.evaluation.report import (
         effects_table,
         faults_table,
         funnel_table,
@@ -154,8 +161,7 @@ def all_command(
         write_json,
         write_table,
     )
-    from .eval_suites import run_northwind, run_write_path
-    from .faults import run_faults
+    from graphmem.evaluation.suites import run_northwind, run_write_path
 
     with _memory() as memory:
         faults = _run("Injecting faults ...", lambda: run_faults(memory, k=k))

@@ -8,8 +8,8 @@ that leaves the old fact current, a deletion that leaves derived data, concurren
 duplicate writes and cross-user reads; and one of our own, a cue that fires twice.
 
 Each fault builds its own small store twice, once in graphmem (through the write path, in
-its own :class:`~graphmem.eval_namespace.Namespace`) and once in the naive baseline
-(:class:`~graphmem.baseline.NaiveVectorDump`), probes both the same way, and reports a
+its own :class:`~graphmem.evaluation.namespace.Namespace`) and once in the naive baseline
+(:class:`~graphmem.evaluation.baseline.NaiveVectorDump`), probes both the same way, and reports a
 :class:`Verdict` per arm: whether the fault got through, with the evidence (ids and
 statuses only, never content). "Through" means the bad record reached the context the
 agent would act on (unflagged, for similar and contradictory records), the bad write was
@@ -27,16 +27,16 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from .baseline import NaiveVectorDump
-from .client import Memory
-from .errors import AuthorizationError, GraphmemError
-from .eval_namespace import Namespace
-from .intentions import coerce_intention
-from .models import MemoryRecord, Principal, Sensitivity, Status
-from .policy import WriteDisposition
-from .reader import read_answer
-from .readpath import DecisionState, RetrievedMemory, render_memories
-from .store import coerce_record
+from graphmem.client import Memory
+from graphmem.db.store import coerce_record
+from graphmem.errors import AuthorizationError, GraphmemError
+from graphmem.evaluation.baseline import NaiveVectorDump
+from graphmem.evaluation.namespace import Namespace
+from graphmem.evaluation.reader import read_answer
+from graphmem.intentions import coerce_intention
+from graphmem.models import MemoryRecord, Principal, Sensitivity, Status
+from graphmem.read.steps import DecisionState, RetrievedMemory, render_memories
+from graphmem.write.policy import WriteDisposition
 
 __all__ = ["FAULTS", "FaultResult", "FaultSpec", "FaultSuiteReport", "Verdict", "run_faults"]
 
@@ -617,7 +617,7 @@ def run_faults(
         EvaluationError: an unknown fault name.
         GraphmemError: a graphmem call failed unexpectedly (the run is still cleaned up).
     """
-    from .errors import EvaluationError
+    from graphmem.errors import EvaluationError
 
     chosen = list(FAULTS)
     if only:

@@ -27,10 +27,10 @@ from enum import StrEnum
 from itertools import pairwise
 from typing import Any
 
-from .errors import EvaluationError
-from .models import Principal, Status
-from .policy import WriteDisposition
-from .store import Neo4jStore
+from graphmem.db.store import Neo4jStore
+from graphmem.errors import EvaluationError
+from graphmem.models import Principal, Status
+from graphmem.write.policy import WriteDisposition
 
 __all__ = [
     "FunnelReport",

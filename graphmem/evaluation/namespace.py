@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .models import Principal
-from .store import Neo4jStore
+from graphmem.db.store import Neo4jStore
+from graphmem.models import Principal
 
 __all__ = ["Namespace"]
 

@@ -3,7 +3,7 @@
 It stands in for the model in paired runs (SPEC section 9) so that a change in outcome
 can only come from memory. It applies SPEC section 5's precedence: a current verified
 observation first; then what the shown memories claim about the question's key, settled
-on metadata by :func:`graphmem.resolution.resolve_conflict`; and only when no memory
+on metadata by :func:`graphmem.read.resolution.resolve_conflict`; and only when no memory
 speaks to the question, the agent's unverified prior. A conflict that metadata cannot
 settle is a genuine ambiguity: the reader abstains rather than guess.
 
@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .models import MemoryRecord
-from .readpath import MemoryConflict
-from .resolution import resolve_conflict
+from graphmem.models import MemoryRecord
+from graphmem.read.resolution import resolve_conflict
+from graphmem.read.steps import MemoryConflict
 
 __all__ = ["OUTCOME_PREFIX", "ReaderAnswer", "claim", "read_answer"]
 

@@ -14,9 +14,15 @@ from typing import Any
 
 from rich.table import Table
 
-from .errors import EvaluationError
-from .evaluation import FunnelReport, MemoryEffect, MemoryStage, ReadMetrics, WriteMetrics
-from .faults import FaultSuiteReport
+from graphmem.errors import EvaluationError
+from graphmem.evaluation.faults import FaultSuiteReport
+from graphmem.evaluation.funnel import (
+    FunnelReport,
+    MemoryEffect,
+    MemoryStage,
+    ReadMetrics,
+    WriteMetrics,
+)
 
 __all__ = [
     "effects_table",

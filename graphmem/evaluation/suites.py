@@ -1,6 +1,6 @@
 """The evaluation runs behind ``graphmem eval``: write path, read path, paired tasks, funnel.
 
-Each run writes into its own :class:`~graphmem.eval_namespace.Namespace` of the
+Each run writes into its own :class:`~graphmem.evaluation.namespace.Namespace` of the
 database it is given and deletes it afterwards, so it can run beside real memory.
 
 - :func:`run_write_path`: a fixture of proposals whose right disposition, scope and
@@ -22,11 +22,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .baseline import NaiveVectorDump
-from .client import Memory
-from .errors import AuthorizationError, EvaluationError, RecordNotFoundError
-from .eval_namespace import Namespace
-from .evaluation import (
+from graphmem.client import Memory
+from graphmem.db.store import coerce_record
+from graphmem.demo.scenario import iter_jsonl
+from graphmem.errors import AuthorizationError, EvaluationError, RecordNotFoundError
+from graphmem.evaluation.baseline import NaiveVectorDump
+from graphmem.evaluation.funnel import (
     FunnelReport,
     MemoryEffect,
     ReadMetrics,
@@ -41,12 +42,11 @@ from .evaluation import (
     trials_from_log,
     write_metrics,
 )
-from .models import MemoryRecord, Principal, Status
-from .policy import WriteDisposition, WritePolicy
-from .reader import ReaderAnswer, read_answer
-from .readpath import DecisionState
-from .scenario import iter_jsonl
-from .store import coerce_record
+from graphmem.evaluation.namespace import Namespace
+from graphmem.evaluation.reader import ReaderAnswer, read_answer
+from graphmem.models import MemoryRecord, Principal, Status
+from graphmem.read.steps import DecisionState
+from graphmem.write.policy import WriteDisposition, WritePolicy
 
 __all__ = [
     "NORTHWIND_TASKS",
@@ -261,7 +261,7 @@ def northwind_dir(path: str | Path | None = None) -> Path:
     elif os.environ.get("GRAPHMEM_NORTHWIND"):
         folder = Path(os.environ["GRAPHMEM_NORTHWIND"])
     else:
-        folder = Path(__file__).resolve().parents[2] / "shared" / "scenarios" / "northwind"
+        folder = Path(__file__).resolve().parents[3] / "shared" / "scenarios" / "northwind"
     if not (folder / "records.jsonl").is_file():
         raise EvaluationError(
             f"no northwind scenario at {folder}: pass --scenario DIR or set "

@@ -29,10 +29,10 @@ from typing import Any, Literal, TypeAlias
 
 import networkx as nx
 
-from . import cypher
-from .errors import RecordNotFoundError, ValidationError
-from .models import MemoryKind, Status
-from .store import Neo4jStore, require_aware
+from graphmem.db import catalogue as cypher
+from graphmem.db.store import Neo4jStore, require_aware
+from graphmem.errors import RecordNotFoundError, ValidationError
+from graphmem.models import MemoryKind, Status
 
 __all__ = [
     "FORMATS",

@@ -21,8 +21,8 @@ import bm25s
 import numpy as np
 import Stemmer
 
-from .errors import ValidationError
-from .models import MemoryRecord
+from graphmem.errors import ValidationError
+from graphmem.models import MemoryRecord
 
 __all__ = [
     "BM25Ranker",

@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from .models import MemoryRecord
-from .readpath import MemoryConflict
+from graphmem.models import MemoryRecord
+from graphmem.read.steps import MemoryConflict
 
 __all__ = ["ConflictResolution", "resolve_conflict"]
 

@@ -12,7 +12,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .models import MemoryRecord
+from graphmem.models import MemoryRecord
 
 __all__ = [
     "DecisionState",

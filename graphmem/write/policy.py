@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from .models import Authority, MemoryKind, MemoryRecord
+from graphmem.models import Authority, MemoryKind, MemoryRecord
 
 __all__ = [
     "MemoryWriteDecision",

@@ -1,0 +1,2 @@
+"""The northwind demo: the scenario format, its loader, the run and the ``graphmem demo``
+command."""

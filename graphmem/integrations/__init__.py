@@ -1,0 +1,1 @@
+"""Integrations with other agent frameworks (MCP, LangGraph), built on the public client."""

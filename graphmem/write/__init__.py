@@ -1,0 +1,1 @@
+"""The write path: the write policy (SPEC section 6) and the lifecycle transitions."""
