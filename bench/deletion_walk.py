@@ -9,13 +9,13 @@ is not what is measured here (issue 6 measures imports).
 
 Measured per size:
 
-* ``walk``: :func:`graphmem.deletion.plan.walk_descendants`, the one Cypher walk (planned as
+* ``walk``: :func:`graphmem.deletion.walk_descendants`, the one Cypher walk (planned as
   ``VarLengthExpand(Pruning,BFS)``; it also collects the walked records' citations and
   retrieval selections) plus moving its one-row result into Python: the median of 3 runs
   after one warm-up; ``in Neo4j`` is the server's share (available + consumed);
-* ``plan``: the whole :func:`graphmem.deletion.plan.plan_deletion` from the root (walk,
+* ``plan``: the whole :func:`graphmem.deletion.plan_deletion` from the root (walk,
   dispositions, citations, retrievals, the pydantic plan and its digest), once;
-* ``apply`` (``--apply``): :func:`graphmem.deletion.plan.apply_deletion` of that plan in batches.
+* ``apply`` (``--apply``): :func:`graphmem.deletion.apply_deletion` of that plan in batches.
 
 Then the 60-chained-diamond lattice (181 records, 2^60 paths): walk and plan.
 
@@ -49,9 +49,9 @@ from rich.table import Table
 
 from graphmem.client import Memory
 from graphmem.db import catalogue as cypher
+from graphmem.db.codec import coerce_record, record_row, scope_key, scope_pairs
 from graphmem.db.settings import ConnectionSettings
-from graphmem.db.store import coerce_record, record_row, scope_key, scope_pairs
-from graphmem.deletion.plan import apply_deletion, plan_deletion, walk_descendants
+from graphmem.deletion import apply_deletion, plan_deletion, walk_descendants
 
 RESULTS = Path(__file__).resolve().parent / "results"
 CREATED = "2026-01-01T00:00:00+00:00"

@@ -404,7 +404,7 @@ def machine() -> dict[str, Any]:
         info["git_commit"] = subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True,
             text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "graphmem/ranking.py"],
+        dirty = subprocess.run(["git", "status", "--porcelain", "graphmem/read/rankers.py"],
                                cwd=root, capture_output=True, text=True).stdout.strip()
         info["ranking_py_modified"] = bool(dirty)
     except (OSError, subprocess.CalledProcessError):

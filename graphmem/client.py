@@ -6,34 +6,16 @@ the read path's pure steps and the attribution log. Section numbers refer to SPE
 
 from __future__ import annotations
 
-import hashlib
-import json
-import uuid
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-import pydantic
-from neo4j import ManagedTransaction
-
+from graphmem.db.codec import DEFAULT_MAX_CONTENT_BYTES, Clock, require_aware
 from graphmem.db.settings import ConnectionSettings, open_driver
-from graphmem.db.store import (
-    DEFAULT_MAX_CONTENT_BYTES,
-    Candidate,
-    Clock,
-    Neo4jStore,
-    ScopeQuery,
-    coerce_record,
-    dedup_key,
-    record_from_props,
-    require_aware,
-    scope_key,
-    scope_pairs,
-)
-from graphmem.deletion.plan import (
+from graphmem.db.store import Neo4jStore
+from graphmem.deletion import (
     DEFAULT_BATCH_SIZE,
     DeletionPlan,
     DeletionReport,
@@ -43,71 +25,27 @@ from graphmem.deletion.plan import (
     recompute,
     verify_deletion,
 )
-from graphmem.demo.scenario import iter_jsonl
-from graphmem.errors import (
-    DatabaseUnavailableError,
-    PolicyError,
-    RecordNotFoundError,
-    ValidationError,
-)
+from graphmem.errors import DatabaseUnavailableError
 from graphmem.intentions import Intentions
 from graphmem.lineage.graph import LineageDirection, LineageGraph, build_lineage
 from graphmem.models import (
     DeferredIntention,
     Explanation,
-    MemoryKind,
     MemoryRecord,
     Principal,
     utc_now,
 )
-from graphmem.read.rankers import Ranker, get_ranker, order_by_score
+from graphmem.read import pipeline
+from graphmem.read.attribution import AttributionLog
+from graphmem.read.pipeline import Retrieval
+from graphmem.read.rankers import Ranker, get_ranker
 from graphmem.read.resolution import ConflictResolution, resolve_conflict
-from graphmem.read.steps import (
-    DecisionState,
-    MemoryConflict,
-    RetrievalTrace,
-    RetrievedMemory,
-    build_query,
-    detect_conflicts,
-    fit_to_budget,
-    preserve_conflict_partners,
-    render_memories,
-    triggers_fired,
-)
-from graphmem.write.policy import (
-    MemoryWriteDecision,
-    WriteDisposition,
-    WritePolicy,
-    decide,
-    verified_episodes,
-)
+from graphmem.read.steps import DecisionState, MemoryConflict
+from graphmem.write import lifecycle
+from graphmem.write.imports import IMPORT_BATCH, import_jsonl
+from graphmem.write.policy import MemoryWriteDecision, WritePolicy
 
 __all__ = ["Memory", "Retrieval"]
-
-IMPORT_BATCH = 1000
-
-
-@dataclass(frozen=True)
-class Retrieval:
-    """What the read path returns (SPEC section 5).
-
-    Attributes:
-        memories: chosen memories in score order (conflict components whole).
-        conflicts: every conflict among the candidates, even when none of it fit.
-        rendered: the memories as shown to a model, each with id, kind, source, created.
-        trace: what happened and why, as logged for attribution.
-    """
-
-    memories: tuple[RetrievedMemory, ...]
-    conflicts: tuple[MemoryConflict, ...]
-    rendered: str
-    trace: RetrievalTrace
-
-    @property
-    def ids(self) -> list[str]:
-        """Ids of the chosen memories, in order."""
-        return [m.record.id for m in self.memories]
-
 
 class Memory:
     """graphmem's client. Use :meth:`connect`; close it (or use ``with``).
@@ -124,8 +62,7 @@ class Memory:
         self.policy = policy or WritePolicy()
         self._owns_driver = owns_driver
         self._rankers: dict[str, Ranker] = {}
-        # digests of candidate sets this client has logged (their ids need not be resent)
-        self._candidate_sets: set[str] = set()
+        self._log = AttributionLog(store)
 
     # -- connection -----------------------------------------------------------------
 
@@ -212,23 +149,7 @@ class Memory:
         Raises:
             ValidationError (line numbers in the message), RecordConflictError.
         """
-        path = Path(path)
-        records: list[MemoryRecord] = []
-        for number, obj in iter_jsonl(path):
-            try:
-                record = coerce_record(obj)
-                self.store.check_record(record)
-            except ValidationError as exc:
-                raise type(exc)(f"{path.name}:{number}: {exc}", record_ids=exc.record_ids
-                                ) from None
-            records.append(record)
-        self.store.check_batch_lineage(records)
-        self._precheck_import(records)
-        created: list[str] = []
-        for ids in self.put_stream(records[start:start + batch_size]
-                                   for start in range(0, len(records), batch_size)):
-            created += ids
-        return created
+        return import_jsonl(self.store, path, batch_size=batch_size)
 
     def put_stream(self, batches: Iterable[Sequence[MemoryRecord | dict[str, Any]]]
                    ) -> Iterator[list[str]]:
@@ -240,10 +161,6 @@ class Memory:
         """
         return self.store.put_stream(batches)
 
-    def _precheck_import(self, records: Sequence[MemoryRecord]) -> None:
-        def work(tx: ManagedTransaction) -> None:
-            self.store.prepare_in_tx(tx, records)
-        self.store.transaction("import_precheck", work)
 
     def get(self, record_id: str) -> MemoryRecord:
         """The record with this id in its current state. Raises RecordNotFoundError."""
@@ -285,7 +202,7 @@ class Memory:
 
     def write(self, proposal: MemoryRecord | dict[str, Any], *, by: str = "agent",
               now: datetime | None = None) -> MemoryWriteDecision:
-        """Run a proposal through the write policy, atomically with its storage.
+        """Run a proposal through the write policy, atomically with its storage (SPEC 6).
 
         DISCARD stores nothing but the decision; QUARANTINE stores the record for audit,
         never eligible; PERSIST stores it. Concurrent identical writes into one scope are
@@ -294,39 +211,8 @@ class Memory:
         Raises:
             ValidationError and subclasses, RecordConflictError: nothing is written.
         """
-        record = coerce_record(proposal)
-        self.store.check_record(record)
-        at = self._now(now)
-
-        def work(tx: ManagedTransaction) -> MemoryWriteDecision:
-            self.store.run(tx, "scope_lock", scope_key=scope_key(record.scope),
-                           tenant=record.tenant, scope_pairs=scope_pairs(record.scope))
-            todo = self.store.prepare_in_tx(tx, [record])
-            if not todo:
-                decision = MemoryWriteDecision(record.id, WriteDisposition.DISCARD,
-                                               "identical record already stored")
-                self.store.run(tx, "write_decision_log", record_id=record.id,
-                               disposition=decision.disposition.value,
-                               reason=decision.reason, at=at, by=by)
-                return decision
-            dup_rows = self.store.run(tx, "duplicates_active", scope_key=scope_key(record.scope),
-                                      dedup_key=dedup_key(record), now=at)
-            evidence_rows = self.store.run(tx, "records_get", ids=list(record.evidence_ids))
-            evidence = {row["record"]["id"]: record_from_props(row["record"])
-                        for row in evidence_rows if not row["record"].get("erased")}
-            decision = decide(record, policy=self.policy,
-                              duplicate_ids=[row["id"] for row in dup_rows], evidence=evidence)
-            if decision.disposition is not WriteDisposition.DISCARD:
-                self.store.create_in_tx(
-                    tx, [record],
-                    quarantined=decision.disposition is WriteDisposition.QUARANTINE)
-            self.store.run(tx, "write_decision_log", record_id=record.id,
-                           disposition=decision.disposition.value, reason=decision.reason,
-                           at=at, by=by)
-            return decision
-
-        result: MemoryWriteDecision = self.store.transaction("write", work)
-        return result
+        return lifecycle.write_record(self.store, self.policy, proposal, by=by,
+                                      at=self._now(now))
 
     def promote(self, record_id: str, *, by: str, reason: str) -> None:
         """Promote a quarantined record after explicit review (the only way out).
@@ -334,10 +220,7 @@ class Memory:
         Raises:
             PolicyError: the record is not quarantined. RecordNotFoundError.
         """
-        if not self.store.state(record_id).quarantined:
-            raise PolicyError("only a quarantined record can be promoted",
-                              record_ids=[record_id])
-        self.store.set_quarantine(record_id, False, by=by, reason=reason)
+        lifecycle.promote(self.store, record_id, by=by, reason=reason)
 
     def supersede(self, old_ids: Sequence[str], new_record: MemoryRecord | dict[str, Any], *,
                   by: str, reason: str) -> MemoryWriteDecision:
@@ -346,19 +229,8 @@ class Memory:
         The new record must list every old id in ``supersedes`` (or list none, and they are
         added). Raises PolicyError if the write policy does not persist it.
         """
-        record = coerce_record(new_record)
-        missing = [i for i in old_ids if i not in record.supersedes]
-        if missing:
-            record = record.model_copy(update={"supersedes": (*record.supersedes, *missing)})
-            record = coerce_record(record.model_dump())
-        for old in old_ids:
-            self.store.get(old)
-        decision = self.write(record, by=by)
-        if decision.disposition is not WriteDisposition.PERSIST:
-            raise PolicyError(f"successor not persisted: {decision.reason}",
-                              record_ids=[record.id])
-        self._log(old_ids, "superseded", by, f"{reason} (successor {record.id})")
-        return decision
+        return lifecycle.supersede(self.store, self.policy, old_ids, new_record, by=by,
+                                   reason=reason)
 
     def consolidate(self, ids: Sequence[str], *, into: MemoryRecord | dict[str, Any],
                     by: str, reason: str) -> MemoryWriteDecision:
@@ -367,54 +239,19 @@ class Memory:
         ``into`` gets ``derived_from`` and ``supersedes`` set to ``ids`` (merged with its
         own), so the duplicates stop being active once it is effective.
         """
-        if len(ids) < 2:
-            raise ValidationError("consolidate needs at least two records", record_ids=ids)
-        record = coerce_record(into)
-        for i in ids:
-            self.store.get(i)
-        merged = record.model_dump()
-        merged["derived_from"] = tuple(dict.fromkeys((*record.derived_from, *ids)))
-        merged["supersedes"] = tuple(dict.fromkeys((*record.supersedes, *ids)))
-        decision = self.supersede(ids, merged, by=by, reason=reason)
-        self._log(ids, "consolidated", by, f"{reason} (into {record.id})")
-        return decision
+        return lifecycle.consolidate(self.store, self.policy, ids, into=into, by=by,
+                                     reason=reason)
 
     def promote_procedure(self, episode_ids: Sequence[str], procedure: MemoryRecord |
                           dict[str, Any], *, by: str, reason: str) -> MemoryWriteDecision:
         """Promote episodes into a procedure once the bar is met (SPEC section 6).
 
         Raises:
-            PolicyError: fewer than ``policy.min_verified_episodes`` verified episodes
-                (unless the procedure's authority is human_instruction or higher).
+            PolicyError: fewer than ``policy.min_verified_episodes`` verified episodes.
         """
-        record = coerce_record(procedure)
-        if record.kind is not MemoryKind.PROCEDURAL:
-            raise ValidationError("promote_procedure writes a procedural record",
-                                  record_ids=[record.id])
-        episodes = self.store.get_many(list(episode_ids))
-        verified = verified_episodes(list(episodes.values()))
-        if len(verified) < self.policy.min_verified_episodes:
-            raise PolicyError(
-                f"{len(verified)} verified episodes; the bar is "
-                f"{self.policy.min_verified_episodes}", record_ids=list(episode_ids))
-        merged = record.model_dump()
-        merged["evidence_ids"] = tuple(dict.fromkeys((*record.evidence_ids, *episode_ids)))
-        merged["derived_from"] = tuple(dict.fromkeys((*record.derived_from, *episode_ids)))
-        decision = self.write(merged, by=by)
-        if decision.disposition is not WriteDisposition.PERSIST:
-            raise PolicyError(f"procedure not persisted: {decision.reason}",
-                              record_ids=[record.id])
-        self._log([record.id], "promoted_procedure", by, reason)
-        return decision
+        return lifecycle.promote_procedure(self.store, self.policy, episode_ids, procedure,
+                                           by=by, reason=reason)
 
-    def _log(self, ids: Iterable[str], kind: str, by: str, reason: str) -> None:
-        at = self.store.clock()
-
-        def work(tx: ManagedTransaction) -> None:
-            for i in ids:
-                self.store.log_transition(tx, i, kind, by, reason, at)
-
-        self.store.transaction(kind, work)
 
     # -- read path (SPEC section 5) ---------------------------------------------------
 
@@ -441,58 +278,15 @@ class Memory:
             AuthorizationError: the state's scope names a tenant the principal may not read
                 (never an empty success). ValidationError: a malformed state.
         """
-        if isinstance(state, dict):
-            try:
-                state = DecisionState.model_validate(state)
-            except pydantic.ValidationError as exc:
-                raise ValidationError(f"invalid decision state: {exc}") from None
-        if budget_chars < 0 or k < 1:
-            raise ValidationError("budget_chars must be >= 0 and k >= 1")
         at = self._now(now)
-        ScopeQuery.build(principal, state.memory_scope, at)  # authorization first
-        if state.event and not state.due_cue and self.due(
-                state.event, principal=principal, scope=state.memory_scope, now=at):
-            state = state.model_copy(update={"due_cue": True})  # a due intention is a trigger
-        chosen_ranker = self._ranker(ranker)
-        fired = triggers_fired(state)
-        query = build_query(state)
-        retrieval_id = f"ret-{uuid.uuid4().hex}"
-        if not fired:
-            trace = RetrievalTrace(retrieval_id, at, False, (), query, chosen_ranker.name,
-                                   budget_chars=budget_chars,
-                                   notes=("no trigger fired: prior information could not "
-                                          "change this decision; nothing retrieved",))
-            result = Retrieval((), (), "", trace)
-            self._log_retrieval(result, principal, state)
-            return result
 
-        found: list[Candidate] = self.store.candidates(principal, state.memory_scope, at)
-        records = [c.record for c in found]
-        conflicts = detect_conflicts(records, {c.record.id: c.conflict_ids
-                                                for c in found if c.conflict_ids})
-        scores = chosen_ranker.score(query, records)
-        ordered = order_by_score(records, scores)
-        kept: list[RetrievedMemory] = []  # the first k with score > 0 (ordered is best first)
-        for r, s in ordered:
-            if s <= 0 or len(kept) == k:
-                break
-            kept.append(RetrievedMemory(r, s, f"{chosen_ranker.name} score {s:.3f}"))
-        with_partners = preserve_conflict_partners(kept, records, conflicts)
-        partner_ids = tuple(sorted({m.record.id for m in with_partners}
-                                   - {m.record.id for m in kept}))
-        chosen, over = fit_to_budget(with_partners, budget_chars=budget_chars,
-                                     conflicts=conflicts)
-        rendered = render_memories(chosen)
-        trace = RetrievalTrace(
-            retrieval_id, at, True, fired, query, chosen_ranker.name,
-            candidate_ids=tuple(sorted(r.id for r in records)),
-            ranked=tuple((r.id, s) for r, s in ordered),
-            partner_ids=partner_ids, over_budget_ids=tuple(over),
-            budget_chars=budget_chars, spent_chars=len(rendered),
-        )
-        result = Retrieval(tuple(chosen), tuple(conflicts), rendered, trace)
-        self._log_retrieval(result, principal, state)
-        return result
+        def cue_due(s: DecisionState) -> bool:
+            return bool(s.event and self.due(s.event, principal=principal,
+                                             scope=s.memory_scope, now=at))
+
+        return pipeline.retrieve(self.store, self._log, state, principal=principal, at=at,
+                                 budget_chars=budget_chars, ranker=self._ranker(ranker), k=k,
+                                 cue_due=cue_due)
 
     def _ranker(self, ranker: Ranker | str | None) -> Ranker:
         """Rankers by name are kept per client, so their caches outlive one call."""
@@ -503,33 +297,6 @@ class Memory:
             self._rankers[name] = get_ranker(name)
         return self._rankers[name]
 
-    def _log_retrieval(self, result: Retrieval, principal: Principal, state: DecisionState
-                       ) -> None:
-        t = result.trace
-        tenant = state.memory_scope["tenant"]
-        digest = hashlib.sha256(json.dumps([tenant, *t.candidate_ids]).encode()).hexdigest()
-        stored = digest in self._candidate_sets
-        params = dict(
-            id=t.retrieval_id, at=t.at, triggered=t.triggered,
-            triggers=list(t.triggers), query=t.query, ranker=t.ranker, tenant=tenant,
-            scope_json=json.dumps(state.memory_scope, sort_keys=True),
-            tenants=sorted(principal.tenants), clearance=principal.clearance.value,
-            candidate_digest=digest, candidate_count=len(t.candidate_ids),
-            candidate_ids=None if stored else list(t.candidate_ids), selected_ids=result.ids,
-            conflict_keys=[c.key for c in result.conflicts], budget_chars=t.budget_chars,
-            selected=[{"id": m.record.id, "score": m.score, "reason": m.reason, "rank": i}
-                      for i, m in enumerate(result.memories)],
-        )
-
-        def work(tx: ManagedTransaction) -> None:
-            if self.store.run(tx, "retrieval_log", **params)[0]["incomplete"]:
-                self.store.run(tx, "candidate_set_fill", digest=digest,
-                               ids=list(t.candidate_ids))
-
-        self.store.transaction("retrieval_log", work)
-        if len(self._candidate_sets) >= 4096:
-            self._candidate_sets.clear()
-        self._candidate_sets.add(digest)
 
     def resolve(self, conflict: MemoryConflict, records: Iterable[MemoryRecord] | None = None
                 ) -> ConflictResolution:
@@ -545,7 +312,8 @@ class Memory:
         Raises:
             RecordNotFoundError: unknown retrieval. ValidationError: an id it did not select.
         """
-        self._log_attribution("exposure_log", retrieval_id, action_id, memory_ids, at)
+        self._log.log_attribution("exposure_log", retrieval_id, action_id, memory_ids,
+                                  self._now(at, "at"))
 
     def record_use(self, retrieval_id: str, action_id: str, memory_ids: Sequence[str], *,
                    helped: bool | None = None, at: datetime | None = None) -> None:
@@ -554,30 +322,13 @@ class Memory:
         Raises:
             RecordNotFoundError: unknown retrieval. ValidationError: an id it did not select.
         """
-        self._log_attribution("use_log", retrieval_id, action_id, memory_ids, at,
-                              helped=helped)
+        self._log.log_attribution("use_log", retrieval_id, action_id, memory_ids,
+                                  self._now(at, "at"), helped=helped)
 
-    def _log_attribution(self, name: str, retrieval_id: str, action_id: str,
-                         memory_ids: Sequence[str], at: datetime | None, **extra: Any) -> None:
-        if not action_id:
-            raise ValidationError("action_id must be non-empty")
-        rows = self.store.read("retrieval_get", id=retrieval_id)
-        if not rows:
-            raise RecordNotFoundError(f"no retrieval {retrieval_id!r}")
-        selected = set(rows[0]["retrieval"].get("selected_ids") or [])
-        stray = sorted(set(memory_ids) - selected)
-        if stray:
-            raise ValidationError("these memories were not selected by that retrieval",
-                                  record_ids=stray)
-        self.store.write(name, retrieval_id=retrieval_id, action_id=action_id,
-                         at=self._now(at, "at"), memory_ids=list(memory_ids), **extra)
 
     def get_retrieval(self, retrieval_id: str) -> dict[str, Any]:
         """A logged retrieval: its properties and selected records with scores and reasons."""
-        rows = self.store.read("retrieval_get", id=retrieval_id)
-        if not rows:
-            raise RecordNotFoundError(f"no retrieval {retrieval_id!r}")
-        return {"retrieval": rows[0]["retrieval"], "selected": rows[0]["selected"]}
+        return self._log.get_retrieval(retrieval_id)
 
     # -- prospective memory (SPEC section 8; graphmem.intentions does the work) ------------
 

@@ -34,7 +34,9 @@ import pydantic
 from neo4j import ManagedTransaction
 from neo4j.exceptions import ConstraintError
 
-from graphmem.db.store import Neo4jStore, ScopeQuery, require_aware, scope_key, scope_pairs
+from graphmem.db.codec import require_aware, scope_key, scope_pairs
+from graphmem.db.eligibility import ScopeQuery
+from graphmem.db.store import Neo4jStore
 from graphmem.errors import (
     NaiveDatetimeError,
     RecordConflictError,

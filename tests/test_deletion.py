@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from graphmem.client import Memory
 from graphmem.db import catalogue as cypher
-from graphmem.deletion.plan import DeletionPlan, Disposition, NodeType, apply_deletion
+from graphmem.deletion import DeletionPlan, Disposition, NodeType, apply_deletion
 from graphmem.errors import (
     DeletionError,
     LineageCycleError,

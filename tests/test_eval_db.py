@@ -15,7 +15,8 @@ from graphmem.client import Memory
 from graphmem.errors import EvaluationError
 from graphmem.evaluation.faults import FAULTS, run_faults
 from graphmem.evaluation.funnel import Helped, MemoryStage, TrialTarget, trials_from_log
-from graphmem.evaluation.suites import NORTHWIND_TASKS, run_northwind, run_write_path
+from graphmem.evaluation.northwind import NORTHWIND_TASKS, run_northwind
+from graphmem.evaluation.suites import run_write_path
 from graphmem.models import Principal
 
 from .conftest import Neo4jUnderTest

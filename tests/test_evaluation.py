@@ -13,12 +13,14 @@ from graphmem.evaluation.funnel import (
     Helped,
     MemoryStage,
     MemoryTrial,
-    ReadOutcome,
-    SupersessionOutcome,
-    WriteOutcome,
     funnel,
     losses,
     memory_effect,
+)
+from graphmem.evaluation.metrics import (
+    ReadOutcome,
+    SupersessionOutcome,
+    WriteOutcome,
     read_metrics,
     write_metrics,
 )

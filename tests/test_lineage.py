@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from graphmem.cli import app
 from graphmem.client import Memory
 from graphmem.db import catalogue as cypher
-from graphmem.db.store import scope_pairs
+from graphmem.db.codec import scope_pairs
 from graphmem.errors import RecordNotFoundError, ValidationError
 from graphmem.lineage.graph import FORMATS, SNIPPETS, export, render, snippet
 

@@ -225,7 +225,7 @@ def test_put_stream_writes_batch_by_batch_and_stops_at_a_bad_one(memory: Memory)
 def test_paused_gc_restores_the_collector_state() -> None:
     import gc
 
-    from graphmem.db.store import paused_gc
+    from graphmem.db.codec import paused_gc
 
     assert gc.isenabled()
     with paused_gc():

@@ -1,2 +1,75 @@
-"""Deletion walks (SPEC section 7): plan, apply, verify, their vocabulary and the
-``graphmem delete`` commands."""
+"""Deletion walks (SPEC section 7): plan a deletion, review it, apply it, prove it; the
+vocabulary (:mod:`~graphmem.deletion.models`) and the ``graphmem delete`` commands.
+
+A privacy request names roots (record or intention ids) or a subject scope (every record and
+intention whose scope holds all of the subject's key/values). Planning walks ``DERIVED_FROM``
+from the roots in one Cypher query that Neo4j runs as a pruning breadth-first expansion
+(``cypher/deletion_walk.cypher``), so its cost follows the number of descendants, not the
+number of paths, and gives every node a :class:`Disposition`:
+
+==========  ===================================================================
+DELETE      a root, or a descendant all of whose parents are being deleted
+RECOMPUTE   a descendant with a surviving parent, or derived from a RECOMPUTE one
+REDACT      would be RECOMPUTE (or is untouched by lineage) and holds a term the
+            request names: the term is replaced in place and the record stays live
+QUARANTINE  a procedure touched by deleted content (derived from it or citing it)
+==========  ===================================================================
+
+The plan is a pydantic model with a digest, saved and loaded as JSON for review. Applying it
+erases DELETE records to content-free tombstones, redacts, marks the rest, and keeps the
+request in the graph::
+
+    (:DeletionRequest {id, state, digest, requested_by, reason, ...})
+        -[:DISPOSED {disposition, at, changed, root}]->(:Record | :Intention)
+
+A plan that fits one batch is applied in one transaction. A larger one is applied in batches,
+each its own transaction; every change is guarded by the absence of its ``DISPOSED`` edge, so
+an apply that crashed between batches resumes when the same plan is applied again, and an
+applied plan applied again changes nothing.
+"""
+
+from graphmem.deletion.apply import apply_deletion, recompute, redact_record
+from graphmem.deletion.models import (
+    Citation,
+    DeletionPlan,
+    DeletionReport,
+    DeletionRequestInfo,
+    Disposition,
+    NodeType,
+    PlanEntry,
+    ReportEntry,
+    RetrievalHit,
+    Verification,
+)
+from graphmem.deletion.plan import (
+    DEFAULT_BATCH_SIZE,
+    REDACTION,
+    ProgressCallback,
+    plan_deletion,
+    walk_descendants,
+)
+from graphmem.deletion.verify import report, verify, verify_deletion
+
+__all__ = [
+    "DEFAULT_BATCH_SIZE",
+    "REDACTION",
+    "Citation",
+    "DeletionPlan",
+    "DeletionReport",
+    "DeletionRequestInfo",
+    "Disposition",
+    "NodeType",
+    "PlanEntry",
+    "ProgressCallback",
+    "ReportEntry",
+    "RetrievalHit",
+    "Verification",
+    "apply_deletion",
+    "plan_deletion",
+    "recompute",
+    "redact_record",
+    "report",
+    "verify",
+    "verify_deletion",
+    "walk_descendants",
+]

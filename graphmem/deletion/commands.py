@@ -1,4 +1,4 @@
-"""``graphmem delete ...`` and ``graphmem lineage ...``: deletion walks for privacy teams and
+"""``graphmem delete ...``: deletion walks for privacy teams and
 derivation graphs for analysts (SPEC section 7). :mod:`graphmem.cli` registers
 :data:`delete_app` as a command group and :func:`lineage_command` as a command.
 
@@ -31,9 +31,9 @@ from graphmem.errors import GraphmemError, ValidationError
 
 if TYPE_CHECKING:
     from graphmem.client import Memory
-    from graphmem.deletion.plan import DeletionPlan, DeletionReport
+    from graphmem.deletion.models import DeletionPlan, DeletionReport
 
-__all__ = ["delete_app", "lineage_command"]
+__all__ = ["delete_app"]
 
 console = Console()
 err_console = Console(stderr=True)
@@ -178,7 +178,7 @@ def apply_command(
     """Apply a reviewed plan (resumes a crashed apply; re-applying changes nothing)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    from graphmem.deletion.plan import DeletionPlan
+    from graphmem.deletion.models import DeletionPlan
 
     try:
         plan = DeletionPlan.from_json(plan_file.read_bytes())
@@ -224,44 +224,3 @@ def verify_command(
     except GraphmemError as exc:
         raise _fail(exc) from None
     _emit_report(report, as_json)
-
-
-def lineage_command(
-    record_id: Annotated[str, typer.Argument(help="The record whose lineage to export.")],
-    fmt: Annotated[str, typer.Option(
-        "--format", "-f",
-        help="graphml, gexf, json (node-link), dot, mermaid, png or svg.")] = "mermaid",
-    output: Annotated[Path | None, typer.Option(
-        "-o", "--output", help="Write to this file (required for png and svg).")] = None,
-    direction: Annotated[str, typer.Option(help="up, down or both.")] = "both",
-    depth: Annotated[int | None, typer.Option(help="At most this many edges away.")] = None,
-) -> None:
-    """Export a record's lineage: GraphML/GEXF for Gephi and yEd, node-link JSON, DOT,
-    Mermaid for docs, or a PNG/SVG picture."""
-    from graphmem.lineage.graph import FORMATS, export
-
-    if fmt not in FORMATS:
-        err_console.print(f"[red]error:[/red] --format must be one of {', '.join(FORMATS)}")
-        raise typer.Exit(code=2)
-    if fmt in ("png", "svg") and output is None:
-        err_console.print(f"[red]error:[/red] --format {fmt} writes a picture: give -o FILE")
-        raise typer.Exit(code=2)
-    if direction not in ("up", "down", "both"):
-        err_console.print("[red]error:[/red] --direction must be up, down or both")
-        raise typer.Exit(code=2)
-    try:
-        with _connect() as memory:
-            graph = memory.lineage(record_id, direction, depth)  # type: ignore[arg-type]
-    except GraphmemError as exc:
-        raise _fail(exc) from None
-    data = export(graph, fmt)
-    if output is not None:
-        if isinstance(data, bytes):
-            output.write_bytes(data)
-        else:
-            output.write_text(data, encoding="utf-8")
-        err_console.print(f"{graph.number_of_nodes()} nodes, {graph.number_of_edges()} edges "
-                          f"written to {output}", highlight=False)
-    else:
-        assert isinstance(data, str)
-        sys.stdout.write(data)

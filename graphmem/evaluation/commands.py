@@ -118,6 +118,7 @@ def northwind_command(
     keep: KeepOpt = False,
 ) -> None:
     """Read-path metrics, paired runs (graphmem, naive, no memory) and graphmem's funnel."""
+    from graphmem.evaluation.northwind import run_northwind
     from graphmem.evaluation.report import (
         effects_table,
         funnel_table,
@@ -125,7 +126,6 @@ def northwind_command(
         write_chart,
         write_json,
     )
-    from graphmem.evaluation.suites import run_northwind
 
     with _memory() as memory:
         result = _run("Running northwind ...", lambda: run_northwind(
@@ -152,6 +152,7 @@ def all_command(
 ) -> None:
     """Faults, write path and northwind into one JSON report and one chart."""
     from graphmem.evaluation.faults import run_faults
+    from graphmem.evaluation.northwind import run_northwind
     from graphmem.evaluation.report import (
         effects_table,
         faults_table,
@@ -161,7 +162,7 @@ def all_command(
         write_json,
         write_table,
     )
-    from graphmem.evaluation.suites import run_northwind, run_write_path
+    from graphmem.evaluation.suites import run_write_path
 
     with _memory() as memory:
         faults = _run("Injecting faults ...", lambda: run_faults(memory, k=k))

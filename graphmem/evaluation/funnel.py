@@ -22,7 +22,7 @@ import json
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from itertools import pairwise
 from typing import Any
@@ -38,18 +38,11 @@ __all__ = [
     "MemoryEffect",
     "MemoryStage",
     "MemoryTrial",
-    "ReadMetrics",
-    "ReadOutcome",
-    "SupersessionOutcome",
     "TrialTarget",
-    "WriteMetrics",
-    "WriteOutcome",
     "funnel",
     "losses",
     "memory_effect",
-    "read_metrics",
     "trials_from_log",
-    "write_metrics",
 ]
 
 
@@ -163,17 +156,17 @@ class FunnelReport:
             "trials": self.trials,
             "measured": self.measured,
             "counts": {s.value: n for s, n in self.counts.items()},
-            "rates": {s.value: _json_float(r) for s, r in self.rates.items()},
-            "step_rates": {s.value: _json_float(r) for s, r in self.step_rates.items()},
+            "rates": {s.value: json_float(r) for s, r in self.rates.items()},
+            "step_rates": {s.value: json_float(r) for s, r in self.step_rates.items()},
             "losses": {s.value: n for s, n in self.losses.items()},
         }
 
 
-def _ratio(num: int, den: int) -> float:
+def ratio(num: int, den: int) -> float:
     return num / den if den else math.nan
 
 
-def _json_float(value: float) -> float | None:
+def json_float(value: float) -> float | None:
     return None if math.isnan(value) else round(value, 6)
 
 
@@ -186,13 +179,13 @@ def funnel(trials: Sequence[MemoryTrial]) -> FunnelReport:
     """The funnel of ``trials`` (chapter section 12): counts, rates, step rates, losses."""
     counts = {s: sum(1 for t in trials if t.reached(s)) for s in MemoryStage}
     measured = sum(1 for t in trials if t.helped is not Helped.UNMEASURED)
-    rates = {s: _ratio(counts[s], len(trials)) for s in _STAGES_BEFORE_HELPED}
-    rates[MemoryStage.HELPED] = _ratio(counts[MemoryStage.HELPED], measured)
+    rates = {s: ratio(counts[s], len(trials)) for s in _STAGES_BEFORE_HELPED}
+    rates[MemoryStage.HELPED] = ratio(counts[MemoryStage.HELPED], measured)
     step_rates = {MemoryStage.WRITTEN: rates[MemoryStage.WRITTEN],
                   # help is measured only for used records: its rate is already conditional
                   MemoryStage.HELPED: rates[MemoryStage.HELPED]}
     for prev, stage in pairwise(_STAGES_BEFORE_HELPED):
-        step_rates[stage] = _ratio(counts[stage], counts[prev])
+        step_rates[stage] = ratio(counts[stage], counts[prev])
     step_rates = {s: step_rates[s] for s in MemoryStage}
     lost = losses(trials)
     return FunnelReport(len(trials), counts, rates, step_rates, measured,
@@ -315,186 +308,3 @@ def memory_effect(treatment: Mapping[str, bool], control: Mapping[str, bool]) ->
     regret = sum(1 for t in shared if control[t] and not treatment[t])
     return MemoryEffect(shared=len(shared), rescue=rescue, regret=regret,
                         unchanged=len(shared) - rescue - regret)
-
-
-# ------------------------------------------------------------------------- write path
-
-
-@dataclass(frozen=True)
-class WriteOutcome:
-    """What a writer did with one proposal of a write-path fixture, next to what was right.
-
-    Attributes:
-        case_id: the proposal's id in the fixture.
-        expected, actual: the right disposition and the writer's.
-        duplicate: the proposal restates an active record in the same scope.
-        duplicate_created: (duplicates only) a second retrievable copy now exists.
-        scope_expected: whether scope assignment is checked for this case (persisted ones).
-        scope_correct: stored in the expected scope, retrievable there and not from a
-            sibling scope.
-    """
-
-    case_id: str
-    expected: WriteDisposition
-    actual: WriteDisposition
-    duplicate: bool = False
-    duplicate_created: bool = False
-    scope_expected: bool = False
-    scope_correct: bool = False
-
-
-@dataclass(frozen=True)
-class SupersessionOutcome:
-    """Whether ``old`` is (or, for a negative case, is not) superseded by ``new``."""
-
-    old_id: str
-    new_id: str
-    expected: bool
-    actual: bool
-
-
-@dataclass(frozen=True)
-class WriteMetrics:
-    """Write-path metrics (chapter section 14).
-
-    Attributes:
-        precision, recall: per disposition (NaN when the class never occurs).
-        support: expected count per disposition.
-        accuracy: dispositions right over cases.
-        duplicate_creation_rate: duplicate proposals that left a second copy, over
-            duplicate proposals.
-        scope_accuracy: correctly scoped over cases checked for scope.
-        supersession_accuracy: correct supersession outcomes over supersession checks.
-    """
-
-    cases: int
-    precision: dict[WriteDisposition, float]
-    recall: dict[WriteDisposition, float]
-    support: dict[WriteDisposition, int]
-    accuracy: float
-    duplicate_creation_rate: float
-    scope_accuracy: float
-    supersession_accuracy: float
-
-    def as_dict(self) -> dict[str, Any]:
-        """JSON-ready (NaN becomes None)."""
-        return {
-            "cases": self.cases,
-            "precision": {d.value: _json_float(v) for d, v in self.precision.items()},
-            "recall": {d.value: _json_float(v) for d, v in self.recall.items()},
-            "support": {d.value: n for d, n in self.support.items()},
-            "accuracy": _json_float(self.accuracy),
-            "duplicate_creation_rate": _json_float(self.duplicate_creation_rate),
-            "scope_accuracy": _json_float(self.scope_accuracy),
-            "supersession_accuracy": _json_float(self.supersession_accuracy),
-        }
-
-
-def write_metrics(outcomes: Sequence[WriteOutcome],
-                  supersessions: Sequence[SupersessionOutcome] = ()) -> WriteMetrics:
-    """Disposition precision/recall per class, duplicate rate, scope and supersession accuracy."""
-    precision: dict[WriteDisposition, float] = {}
-    recall: dict[WriteDisposition, float] = {}
-    support: dict[WriteDisposition, int] = {}
-    for d in WriteDisposition:
-        tp = sum(1 for o in outcomes if o.expected is d and o.actual is d)
-        predicted = sum(1 for o in outcomes if o.actual is d)
-        actual = sum(1 for o in outcomes if o.expected is d)
-        precision[d], recall[d], support[d] = _ratio(tp, predicted), _ratio(tp, actual), actual
-    dups = [o for o in outcomes if o.duplicate]
-    scoped = [o for o in outcomes if o.scope_expected]
-    return WriteMetrics(
-        cases=len(outcomes), precision=precision, recall=recall, support=support,
-        accuracy=_ratio(sum(1 for o in outcomes if o.expected is o.actual), len(outcomes)),
-        duplicate_creation_rate=_ratio(sum(1 for o in dups if o.duplicate_created), len(dups)),
-        scope_accuracy=_ratio(sum(1 for o in scoped if o.scope_correct), len(scoped)),
-        supersession_accuracy=_ratio(sum(1 for s in supersessions if s.expected == s.actual),
-                                     len(supersessions)),
-    )
-
-
-# -------------------------------------------------------------------------- read path
-
-
-@dataclass(frozen=True)
-class ReadOutcome:
-    """One query of a read-path fixture and what an arm returned for it.
-
-    Attributes:
-        query_id: the query.
-        relevant: records that should be retrieved.
-        stale: known-invalid records that are stale (superseded, expired, retracted,
-            not yet valid) for this query.
-        candidates: what the arm considered before ranking (eligible set).
-        ranked: what the arm returned, best first (only the first ``k`` count).
-        violations: returned ids that break the caller's scope or authorization.
-    """
-
-    query_id: str
-    relevant: frozenset[str]
-    stale: frozenset[str]
-    candidates: frozenset[str]
-    ranked: tuple[str, ...]
-    violations: frozenset[str] = field(default_factory=frozenset)
-
-
-@dataclass(frozen=True)
-class ReadMetrics:
-    """Read-path metrics over a fixed store (chapter section 14), micro-averaged.
-
-    Attributes:
-        k: the cut-off.
-        eligible_recall: relevant records among the candidates, over relevant records.
-        recall_at_k: relevant records in the top k, over relevant records.
-        precision_at_k: relevant records in the top k, over records returned in the top k
-            (NaN when nothing was returned).
-        stale_retrieval_rate: known-stale records returned in the top k, over known-stale
-            records.
-        scope_violation_rate: returned records that break scope or authorization, over
-            records returned.
-    """
-
-    queries: int
-    k: int
-    eligible_recall: float
-    recall_at_k: float
-    precision_at_k: float
-    stale_retrieval_rate: float
-    scope_violation_rate: float
-    returned: int
-
-    def as_dict(self) -> dict[str, Any]:
-        """JSON-ready (NaN becomes None)."""
-        return {
-            "queries": self.queries, "k": self.k, "returned": self.returned,
-            "eligible_recall": _json_float(self.eligible_recall),
-            "recall_at_k": _json_float(self.recall_at_k),
-            "precision_at_k": _json_float(self.precision_at_k),
-            "stale_retrieval_rate": _json_float(self.stale_retrieval_rate),
-            "scope_violation_rate": _json_float(self.scope_violation_rate),
-        }
-
-
-def read_metrics(outcomes: Sequence[ReadOutcome], *, k: int) -> ReadMetrics:
-    """Eligible recall, recall@k, precision@k, stale retrieval and scope-violation rates.
-
-    Raises:
-        EvaluationError: ``k`` < 1.
-    """
-    if k < 1:
-        raise EvaluationError("k must be >= 1")
-    relevant = sum(len(o.relevant) for o in outcomes)
-    stale = sum(len(o.stale) for o in outcomes)
-    returned = sum(len(o.ranked[:k]) for o in outcomes)
-    return ReadMetrics(
-        queries=len(outcomes), k=k, returned=returned,
-        eligible_recall=_ratio(sum(len(o.relevant & o.candidates) for o in outcomes), relevant),
-        recall_at_k=_ratio(sum(len(o.relevant & set(o.ranked[:k])) for o in outcomes),
-                           relevant),
-        precision_at_k=_ratio(sum(len(o.relevant & set(o.ranked[:k])) for o in outcomes),
-                              returned),
-        stale_retrieval_rate=_ratio(sum(len(o.stale & set(o.ranked[:k])) for o in outcomes),
-                                    stale),
-        scope_violation_rate=_ratio(sum(len(o.violations & set(o.ranked[:k]))
-                                        for o in outcomes), returned),
-    )

@@ -16,13 +16,8 @@ from rich.table import Table
 
 from graphmem.errors import EvaluationError
 from graphmem.evaluation.faults import FaultSuiteReport
-from graphmem.evaluation.funnel import (
-    FunnelReport,
-    MemoryEffect,
-    MemoryStage,
-    ReadMetrics,
-    WriteMetrics,
-)
+from graphmem.evaluation.funnel import FunnelReport, MemoryEffect, MemoryStage
+from graphmem.evaluation.metrics import ReadMetrics, WriteMetrics
 
 __all__ = [
     "effects_table",

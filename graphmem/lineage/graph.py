@@ -30,7 +30,8 @@ from typing import Any, Literal, TypeAlias
 import networkx as nx
 
 from graphmem.db import catalogue as cypher
-from graphmem.db.store import Neo4jStore, require_aware
+from graphmem.db.codec import require_aware
+from graphmem.db.store import Neo4jStore
 from graphmem.errors import RecordNotFoundError, ValidationError
 from graphmem.models import MemoryKind, Status
 

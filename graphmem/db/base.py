@@ -1,0 +1,153 @@
+"""StoreBase: the driver, the query plumbing every store concern shares (named Cypher files,
+read routing, retried transaction functions), schema set-up and plain record reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import neo4j
+from neo4j import Driver, ManagedTransaction, RoutingControl, unit_of_work
+
+from graphmem.db import catalogue as cypher
+from graphmem.db.codec import (
+    DEFAULT_MAX_CONTENT_BYTES,
+    Clock,
+    StoredState,
+    record_from_props,
+    state_from_props,
+    to_native,
+)
+from graphmem.errors import (
+    RecordNotFoundError,
+)
+from graphmem.models import (
+    MemoryRecord,
+    utc_now,
+)
+
+
+class StoreBase:
+    """The driver and the query plumbing shared by every store concern (see
+    :class:`graphmem.db.store.Neo4jStore`, which composes them).
+
+    Args:
+        driver: an open ``neo4j`` driver (bolt://, neo4j://, neo4j+s:// ...).
+        database: the database name every query targets.
+        max_content_bytes: largest accepted content, in UTF-8 bytes (default 64 KiB).
+        clock: returns the current aware UTC time; injectable for tests.
+    """
+
+    def __init__(
+        self,
+        driver: Driver,
+        *,
+        database: str = "neo4j",
+        max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES,
+        clock: Clock = utc_now,
+    ) -> None:
+        self.driver = driver
+        self.database = database
+        self.max_content_bytes = max_content_bytes
+        self.clock = clock
+
+    # -- plumbing -------------------------------------------------------------------
+
+    def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        """Run read query ``name`` (routed to a reader in a cluster); rows as dicts."""
+        return [r.data() for r in self.read_records(name, **params)]
+
+    def read_records(self, name: str, **params: Any) -> list[neo4j.Record]:
+        """Run read query ``name``; the driver's rows (tuples, cheaper than dicts)."""
+        records, _, _ = self.driver.execute_query(
+            cypher.query(name), parameters_=params, database_=self.database,
+            routing_=RoutingControl.READ,
+        )
+        return records
+
+    def read_values(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        """Like :meth:`read`, for results of plain values and lists only (no nodes, maps or
+        temporals to convert): rows as dicts of the driver's values as received, without
+        ``Record.data()``'s recursive copy, which dominates large results (deletion walks)."""
+        records, _, _ = self.driver.execute_query(
+            cypher.query(name), parameters_=params, database_=self.database,
+            routing_=RoutingControl.READ,
+        )
+        return [dict(zip(r.keys(), r.values(), strict=True)) for r in records]
+
+    def write(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        """Run write query ``name`` in its own transaction (retried by the driver)."""
+        records, _, _ = self.driver.execute_query(
+            cypher.query(name), parameters_=params, database_=self.database,
+            routing_=RoutingControl.WRITE,
+        )
+        return [r.data() for r in records]
+
+    def transaction(self, name: str, work: Callable[[ManagedTransaction], Any]) -> Any:
+        """Run ``work`` as one write transaction function (idempotent; may be retried).
+
+        ``name`` tags the transaction's metadata so ``SHOW TRANSACTIONS`` names it.
+        """
+        tagged = unit_of_work(metadata={"graphmem_tx": name})(work)
+        with self.driver.session(database=self.database) as session:
+            return session.execute_write(tagged)
+
+    @staticmethod
+    def run(tx: ManagedTransaction, name: str, **params: Any) -> list[dict[str, Any]]:
+        """Run query ``name`` inside ``tx``; rows as dicts."""
+        return [r.data() for r in tx.run(cypher.text(name), params)]
+
+    def ensure_schema(self) -> None:
+        """Create constraints and indexes if missing (idempotent; one transaction each)."""
+        with self.driver.session(database=self.database) as session:
+            for statement in cypher.statements("schema"):
+                session.run(statement).consume()
+            session.run(cypher.query("schema_await")).consume()
+
+    # -- validation -----------------------------------------------------------------
+
+    # -- reads ----------------------------------------------------------------------
+
+    def get_props(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """Stored properties by id (missing ids are absent from the result)."""
+        rows = self.read("records_get", ids=list(ids))
+        return {row["record"]["id"]: row["record"] for row in rows}
+
+    def get(self, record_id: str) -> MemoryRecord:
+        """The record with this id, in its current lifecycle state.
+
+        Raises:
+            RecordNotFoundError: no such id, or it was erased (``explain`` reports ERASED).
+        """
+        props = self.get_props([record_id]).get(record_id)
+        if props is None:
+            raise RecordNotFoundError(f"no record {record_id!r}", record_ids=[record_id])
+        if props.get("erased"):
+            raise RecordNotFoundError(f"record {record_id!r} was erased; only its tombstone "
+                                      "remains", record_ids=[record_id])
+        return record_from_props(props)
+
+    def get_many(self, ids: Sequence[str]) -> dict[str, MemoryRecord]:
+        """Records by id, leaving out missing and erased ones."""
+        return {
+            rid: record_from_props(p) for rid, p in self.get_props(ids).items()
+            if not p.get("erased")
+        }
+
+    def state(self, record_id: str) -> StoredState:
+        """Lifecycle flags of a record (quarantine, recompute, erasure, retraction detail)."""
+        props = self.get_props([record_id]).get(record_id)
+        if props is None:
+            raise RecordNotFoundError(f"no record {record_id!r}", record_ids=[record_id])
+        return state_from_props(props)
+
+
+    def transitions(self, record_id: str) -> list[dict[str, Any]]:
+        """Declared transitions and write decisions of a record, oldest first."""
+        return [{k: to_native(v) for k, v in row.items()}
+                for row in self.read("transitions_for", id=record_id)]
+
+    def counts(self) -> dict[str, int]:
+        """Node counts per graphmem label."""
+        return {row["label"]: row["n"] for row in self.read("store_counts")}

@@ -1,0 +1,241 @@
+"""Eligibility and status (SPEC sections 3-4), decided in Cypher: the candidates query with
+its reused-answer cache, and ``explain``.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from neo4j import Driver
+
+from graphmem.db.base import StoreBase
+from graphmem.db.codec import (
+    DEFAULT_MAX_CONTENT_BYTES,
+    Clock,
+    record_from_props,
+    require_aware,
+    scope_pairs,
+    to_native,
+)
+from graphmem.errors import (
+    AuthorizationError,
+    RecordNotFoundError,
+    ValidationError,
+)
+from graphmem.models import (
+    Explanation,
+    MemoryRecord,
+    Principal,
+    Sensitivity,
+    Status,
+    utc_now,
+)
+
+
+@dataclass(frozen=True)
+class ScopeQuery:
+    """A validated (principal, query scope, now) triple, as Cypher parameters.
+
+    Raises:
+        AuthorizationError: the query scope's tenant is not one of the principal's tenants.
+        ValidationError: the scope lacks ``tenant`` or has empty keys or values.
+        NaiveDatetimeError: ``now`` has no timezone.
+    """
+
+    principal: Principal
+    scope: dict[str, str]
+    now: datetime
+
+    @classmethod
+    def build(cls, principal: Principal, scope: dict[str, str], now: datetime) -> ScopeQuery:
+        """Validate and build; see the class docstring for the errors."""
+        if not isinstance(scope, dict) or not scope.get("tenant"):
+            raise ValidationError("the query scope must be a dict that contains 'tenant'")
+        for key, val in scope.items():
+            if not isinstance(key, str) or not key or not isinstance(val, str) or not val:
+                raise ValidationError("query scope keys and values must be non-empty strings")
+        now = require_aware(now, "now")
+        if scope["tenant"] not in principal.tenants:
+            raise AuthorizationError(
+                f"principal may not read tenant {scope['tenant']!r} "
+                f"(may read: {sorted(principal.tenants)})"
+            )
+        return cls(principal=principal, scope=dict(scope), now=now)
+
+    def params(self) -> dict[str, Any]:
+        """The Cypher parameters shared by eligibility queries."""
+        return {
+            "tenant": self.scope["tenant"],
+            "tenants": sorted(self.principal.tenants),
+            "pairs": scope_pairs(self.scope),
+            "clearance": self.principal.clearance.rank,
+            "now": self.now,
+        }
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """An eligible, ACTIVE record with the ids it has a materialised conflict with."""
+
+    record: MemoryRecord
+    conflict_ids: tuple[str, ...]
+
+
+
+class Eligibility(StoreBase):
+    """Candidates and explain for a caller at a time; exact answers reused while they hold."""
+
+    MAX_CACHED_RECORDS = 500_000
+    MAX_CACHED_ANSWERS = 256
+
+    def __init__(
+        self,
+        driver: Driver,
+        *,
+        database: str = "neo4j",
+        max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES,
+        clock: Clock = utc_now,
+    ) -> None:
+        super().__init__(driver, database=database, max_content_bytes=max_content_bytes,
+                         clock=clock)
+        # id -> ((fingerprint, rev), record): records rebuilt once per version (see candidates)
+        self._records: dict[str, tuple[tuple[str, int], MemoryRecord]] = {}
+        # (tenant, pairs, clearance) -> the last exact answer and when it stays exact
+        self._answers: dict[tuple[str, tuple[str, ...], int], _Answer] = {}
+        self._answers_lock = threading.Lock()
+        #: how many candidates answers were reused and computed (tests and benchmarks)
+        self.answer_stats: Counter[str] = Counter()
+
+    def candidates(
+        self, principal: Principal, scope: dict[str, str], now: datetime
+    ) -> list[Candidate]:
+        """Eligible ACTIVE records for the caller, decided in Cypher (SPEC sections 3-4).
+
+        The answer of ``cypher/candidates.cypher`` is reused, without reading a record, while
+        it is provably the same: every Scope the query scope sees still has the version
+        (``epoch``, ``rev``) it had when the answer was computed (every query that changes,
+        creates or erases a record bumps its Scope's ``rev``; ``tests/test_cypher_catalogue.py``
+        checks that), and ``now`` lies between the same two validity boundaries
+        (``valid_from``/``expires_at`` of the records in those scopes). Checking costs one
+        index seek over the tenant's Scope nodes (``cypher/candidates_versions.cypher``).
+
+        Args:
+            principal: who asks (tenants and clearance).
+            scope: the query scope, e.g. ``{"tenant": "acme", "project": "p1"}``.
+            now: timezone-aware UTC time at which eligibility is decided.
+
+        Raises:
+            AuthorizationError: the query scope's tenant is not readable by ``principal``.
+            ValidationError, NaiveDatetimeError: malformed scope or ``now``.
+        """
+        sq = ScopeQuery.build(principal, scope, now)
+        params = sq.params()
+        key = (params["tenant"], tuple(params["pairs"]), params["clearance"])
+        answer = self._answers.get(key)
+        if answer is not None and answer.holds_at(sq.now):
+            row = self.read_values("candidates_versions", tenant=params["tenant"],
+                                   pairs=params["pairs"])[0]
+            if _versions(row["versions"]) == answer.versions:
+                self.answer_stats["reused"] += 1
+                return list(answer.candidates)
+        self.answer_stats["computed"] += 1
+        row = self.read_values("candidates", **params)[0]
+        cache = self._records
+        ids, fingerprints, revs = row["ids"], row["fingerprints"], row["revs"]
+        stale = [rid for rid, fp, rev in zip(ids, fingerprints, revs, strict=True)
+                 if cache.get(rid, ((None, -1),))[0] != (fp, rev)]
+        if stale:
+            if len(cache) + len(stale) > self.MAX_CACHED_RECORDS:
+                cache.clear()
+                stale = list(ids)  # every candidate must be rebuilt after a clear
+            for rid, props in self.get_props(stale).items():
+                if not props.get("erased"):
+                    version = (props["fingerprint"], int(props.get("rev") or 0))
+                    cache[rid] = (version, record_from_props(props))
+        found = tuple(
+            Candidate(record=cache[rid][1], conflict_ids=tuple(sorted(set(conflicts))))
+            for rid, conflicts in zip(ids, row["conflict_ids"], strict=True) if rid in cache
+        )
+        if len(found) == len(ids):  # else a record changed mid-read: do not reuse this
+            with self._answers_lock:
+                while len(self._answers) >= self.MAX_CACHED_ANSWERS:
+                    self._answers.pop(next(iter(self._answers)))
+                self._answers[key] = _Answer(
+                    versions=_versions(row["versions"]),
+                    lo=_bound(max, row["lo_from"], row["lo_expiry"]),
+                    hi=_bound(min, row["hi_from"], row["hi_expiry"]),
+                    candidates=found,
+                )
+        return list(found)
+
+    def forget_answers(self) -> None:
+        """Drop every reused candidates answer (the next call of each computes it again, as
+        after a write to its scope); for benchmarks and memory pressure, never needed for
+        correctness."""
+        with self._answers_lock:
+            self._answers.clear()
+
+    def explain(
+        self, record_id: str, principal: Principal, scope: dict[str, str], now: datetime
+    ) -> Explanation:
+        """Why ``record_id`` is or is not retrievable for this caller now (SPEC section 4).
+
+        Raises:
+            RecordNotFoundError: no record with this id (erased ones explain as ERASED).
+            AuthorizationError: the query scope's tenant is not readable by ``principal``.
+        """
+        sq = ScopeQuery.build(principal, scope, now)
+        rows = self.read("explain", id=record_id, **sq.params())
+        if not rows:
+            raise RecordNotFoundError(f"no record {record_id!r}", record_ids=[record_id])
+        status = Status(rows[0]["status"])
+        successors = tuple(sorted(rows[0]["successors"])) if status is Status.SUPERSEDED else ()
+        return Explanation(record_id=record_id, status=status, successor_ids=successors,
+                           detail=_detail(status, successors, principal.clearance))
+
+
+
+@dataclass(frozen=True)
+class _Answer:
+    """A candidates answer and the conditions under which it is still exact: the visible
+    Scopes' versions are unchanged and ``lo <= now < hi`` (None: unbounded)."""
+
+    versions: tuple[tuple[str, str, int], ...]
+    lo: datetime | None
+    hi: datetime | None
+    candidates: tuple[Candidate, ...]
+
+    def holds_at(self, now: datetime) -> bool:
+        return (self.lo is None or self.lo <= now) and (self.hi is None or now < self.hi)
+
+
+def _versions(rows: list[list[Any]]) -> tuple[tuple[str, str, int], ...]:
+    return tuple(sorted((str(k), str(e), int(r)) for k, e, r in rows))
+
+
+def _bound(pick: Callable[[list[datetime]], datetime], *values: Any) -> datetime | None:
+    present = [to_native(v) for v in values if v is not None]
+    return pick(present) if present else None
+
+
+
+def _detail(status: Status, successors: tuple[str, ...], clearance: Sensitivity) -> str:
+    return {
+        Status.UNAUTHORIZED: "another tenant's record, or its sensitivity is above clearance "
+                             f"{clearance.value}",
+        Status.OUT_OF_SCOPE: "its scope names a key/value the query scope does not match",
+        Status.QUARANTINED: "held for audit by the write policy; only an explicit review "
+                            "promotes it",
+        Status.PENDING_RECOMPUTE: "derived from erased content; ineligible until recomputed",
+        Status.ERASED: "erased by a deletion request; only a content-free tombstone remains",
+        Status.RETRACTED: "retracted (tombstone)",
+        Status.NOT_YET_VALID: "its valid_from is still in the future",
+        Status.EXPIRED: "its expires_at has passed",
+        Status.SUPERSEDED: f"superseded by {', '.join(successors)}",
+        Status.ACTIVE: "eligible and active",
+    }[status]

@@ -1,0 +1,263 @@
+"""Record writes (SPEC section 2): validation of a batch (size, duplicate ids, cycles,
+dangling or erased references), idempotent creation, and streamed imports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from neo4j import ManagedTransaction
+from neo4j.exceptions import ConstraintError
+
+from graphmem.db.base import StoreBase
+from graphmem.db.codec import (
+    END_OF_STREAM,
+    coerce_record,
+    record_fingerprint,
+    record_row,
+    scope_key,
+    scope_pairs,
+)
+from graphmem.errors import (
+    ContentTooLargeError,
+    DanglingReferenceError,
+    LineageCycleError,
+    RecordConflictError,
+    ValidationError,
+)
+from graphmem.models import (
+    MemoryRecord,
+)
+
+
+class RecordWrites(StoreBase):
+    """Writing records: checks and creation in one transaction, batches and streams."""
+
+    def check_record(self, record: MemoryRecord) -> None:
+        """Store-level rules that the model alone cannot check (content size)."""
+        size = len(record.content.encode("utf-8"))
+        if size > self.max_content_bytes:
+            raise ContentTooLargeError(
+                f"content of {record.id!r} is {size} bytes; the maximum is "
+                f"{self.max_content_bytes}", record_ids=[record.id],
+            )
+
+    @staticmethod
+    def check_batch_lineage(records: Sequence[MemoryRecord]) -> None:
+        """Reject duplicate ids, and cycles inside one batch of ``derived_from``
+        (LineageCycleError) or ``supersedes`` (ValidationError) references.
+
+        Stored records cannot point at a record not yet written, so a new batch can only
+        close a cycle among its own members.
+        """
+        ids = [r.id for r in records]
+        if len(set(ids)) != len(ids):
+            dupes = sorted({i for i in ids if ids.count(i) > 1})
+            raise ValidationError("a batch names the same id twice", record_ids=dupes)
+        in_batch = {r.id: r for r in records}
+        cycle = _find_cycle(in_batch, "derived_from")
+        if cycle:
+            raise LineageCycleError("derived_from would form a cycle", record_ids=cycle)
+        cycle = _find_cycle(in_batch, "supersedes")
+        if cycle:
+            raise ValidationError("supersedes would form a cycle", record_ids=cycle)
+
+    def _existing(self, tx: ManagedTransaction, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
+        rows = self.run(tx, "records_existing", ids=sorted(set(ids)))
+        return {row["id"]: row for row in rows}
+
+    def prepare_in_tx(
+        self, tx: ManagedTransaction, records: Sequence[MemoryRecord],
+        fingerprints: Mapping[str, str] | None = None,
+    ) -> list[MemoryRecord]:
+        """Check ids and references inside ``tx``; return the records still to create.
+
+        Raises:
+            RecordConflictError: an id exists with a different fingerprint.
+            DanglingReferenceError: a referenced id is neither stored nor in the batch, or
+                names an erased record (only its tombstone remains).
+        """
+        if fingerprints is None:
+            fingerprints = {r.id: record_fingerprint(r) for r in records}
+        refs = {ref for r in records for ref in (*r.supersedes, *r.derived_from, *r.evidence_ids)}
+        existing = self._existing(tx, set(fingerprints) | refs)
+        conflicting = sorted(
+            rid for rid in fingerprints
+            if rid in existing and existing[rid]["fingerprint"] != fingerprints[rid]
+        )
+        if conflicting:
+            raise RecordConflictError(
+                "these ids already exist with different content", record_ids=conflicting
+            )
+        batch_ids = set(fingerprints)
+        dangling = sorted(ref for ref in refs if (ref not in existing and ref not in batch_ids)
+                          or (ref in existing and existing[ref]["erased"]))
+        if dangling:
+            raise DanglingReferenceError(
+                "supersedes/derived_from/evidence_ids name ids not in the store",
+                record_ids=dangling,
+            )
+        return [r for r in records if r.id not in existing]
+
+    def create_in_tx(
+        self, tx: ManagedTransaction, records: Sequence[MemoryRecord], *,
+        quarantined: bool = False, fingerprints: Mapping[str, str] | None = None,
+        rows: Mapping[str, dict[str, Any]] | None = None,
+    ) -> None:
+        """Create nodes and edges for already-prepared records (same transaction).
+
+        Scopes first, then record nodes, then each edge type: every in-batch reference
+        exists by the time its edge is created, whatever the order of ``records``.
+        ``fingerprints`` and ``rows`` (by id) are what :meth:`prepare_batch` computed already.
+        Datetimes travel as ISO-8601 strings and become Neo4j datetimes in Cypher: the
+        driver's own datetime packing costs more than the rest of a record.
+        """
+        scopes = {scope_key(r.scope): r for r in records}
+        self.run(tx, "scopes_merge", scopes=[
+            {"key": key, "tenant": r.tenant, "pairs": scope_pairs(r.scope)}
+            for key, r in scopes.items()
+        ])
+        fps = fingerprints or {}
+        ready = rows or {}
+        self.run(tx, "records_create", rows=[
+            ready.get(r.id) or record_row(r, quarantined, fps.get(r.id)) for r in records])
+        for name, field in (("edges_supersedes", "supersedes"),
+                            ("edges_derived_from", "derived_from"),
+                            ("edges_evidenced_by", "evidence_ids")):
+            edges = [{"src": r.id, "dst": dst, "ord": i}
+                     for r in records for i, dst in enumerate(getattr(r, field))]
+            if edges:
+                self.run(tx, name, edges=edges)
+        if any(r.asserts is not None for r in records):
+            self.run(tx, "conflicts_link", ids=[r.id for r in records if r.asserts is not None])
+
+    # -- writes ---------------------------------------------------------------------
+
+    def prepare_batch(
+        self, records: Sequence[MemoryRecord | dict[str, Any]], *, quarantined: bool = False
+    ) -> PreparedBatch:
+        """Validate a batch and compute its rows, without touching the database.
+
+        Raises:
+            ValidationError (and subclasses): a record breaks SPEC section 2, a content is
+                too large, or the batch repeats an id or has a lineage cycle.
+        """
+        batch = [coerce_record(r) for r in records]
+        for r in batch:
+            self.check_record(r)
+        self.check_batch_lineage(batch)
+        fingerprints = {r.id: record_fingerprint(r) for r in batch}
+        rows = {r.id: record_row(r, quarantined, fingerprints[r.id]) for r in batch}
+        return PreparedBatch(batch, fingerprints, rows, quarantined)
+
+    def write_prepared(self, prepared: PreparedBatch) -> list[str]:
+        """Write a prepared batch in one transaction: everything or nothing.
+
+        Returns the ids created (identical re-writes are no-ops and are left out).
+
+        Raises:
+            RecordConflictError, DanglingReferenceError: nothing is written.
+        """
+        def work(tx: ManagedTransaction) -> list[str]:
+            todo = self.prepare_in_tx(tx, prepared.records, prepared.fingerprints)
+            if todo:
+                self.create_in_tx(tx, todo, quarantined=prepared.quarantined,
+                                  fingerprints=prepared.fingerprints, rows=prepared.rows)
+            return [r.id for r in todo]
+
+        try:
+            created: list[str] = self.transaction("put_many", work)
+        except ConstraintError:
+            # A concurrent writer created one of these ids first: decide again from what is
+            # stored now (identical -> no-op, different -> RecordConflictError).
+            created = self.transaction("put_many", work)
+        return created
+
+    def put_many(
+        self, records: Sequence[MemoryRecord | dict[str, Any]], *, quarantined: bool = False
+    ) -> list[str]:
+        """Write records without policy, all in one transaction: everything or nothing.
+
+        Args:
+            records: records (or dicts validated into records).
+            quarantined: store them as quarantined (audit only, never eligible).
+
+        Returns:
+            The ids actually created (identical re-writes are no-ops and are left out).
+
+        Raises:
+            ValidationError (and subclasses), RecordConflictError: nothing is written.
+        """
+        return self.write_prepared(self.prepare_batch(records, quarantined=quarantined))
+
+    def put_stream(
+        self, batches: Iterable[Sequence[MemoryRecord | dict[str, Any]]], *,
+        quarantined: bool = False,
+    ) -> Iterator[list[str]]:
+        """Write batches in order, one transaction each, preparing the next batch (validation,
+        fingerprints, rows) in a worker thread while the server writes the current one.
+
+        Yields the ids created by each batch once it is committed. A batch that fails
+        raises when its turn comes; the batches before it stay written (as with a loop of
+        :meth:`put_many`), nothing of it or after it is.
+        """
+        it = iter(batches)
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmem-prepare") as pool:
+            def submit() -> Future[PreparedBatch] | None:
+                batch = next(it, END_OF_STREAM)
+                if batch is END_OF_STREAM:
+                    return None
+                if batch is None:
+                    raise ValidationError("put_stream: a batch is None, not a sequence")
+                return pool.submit(self.prepare_batch, batch, quarantined=quarantined)
+
+            pending = submit()
+            while pending is not None:
+                prepared = pending.result()
+                try:
+                    pending = submit()
+                except BaseException:
+                    self.write_prepared(prepared)  # what the producer handed over is written
+                    raise
+                yield self.write_prepared(prepared)
+
+    def put(self, record: MemoryRecord | dict[str, Any]) -> bool:
+        """Write one record without policy (SPEC section 2). True if created, False if no-op."""
+        return bool(self.put_many([record]))
+
+
+
+@dataclass(frozen=True)
+class PreparedBatch:
+    """A validated batch with its fingerprints and ``records_create`` rows (by id)."""
+
+    records: list[MemoryRecord]
+    fingerprints: dict[str, str]
+    rows: dict[str, dict[str, Any]]
+    quarantined: bool
+
+
+
+def _find_cycle(in_batch: dict[str, MemoryRecord], field: str) -> list[str]:
+    """Ids on one cycle of ``field`` references among ``in_batch`` (empty if acyclic)."""
+    state: dict[str, int] = {}  # 1 = on the stack, 2 = done
+    for root in in_batch:
+        if state.get(root):
+            continue
+        stack: list[tuple[str, Iterator[str]]] = [(root, iter(getattr(in_batch[root], field)))]
+        state[root] = 1
+        while stack:
+            node, refs = stack[-1]
+            nxt = next((p for p in refs if p in in_batch), None)
+            if nxt is None:
+                state[node] = 2
+                stack.pop()
+            elif state.get(nxt) == 1:
+                return [n for n, _ in stack]
+            elif not state.get(nxt):
+                state[nxt] = 1
+                stack.append((nxt, iter(getattr(in_batch[nxt], field))))
+    return []

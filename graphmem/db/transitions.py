@@ -1,0 +1,77 @@
+"""Declared lifecycle transitions on stored records (SPEC section 6): retract, expire,
+quarantine and promote, each logged with who/why/when.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from neo4j import ManagedTransaction
+
+from graphmem.db.base import StoreBase
+from graphmem.db.codec import (
+    require_aware,
+)
+from graphmem.errors import (
+    PolicyError,
+    RecordNotFoundError,
+    ValidationError,
+)
+
+
+class Transitions(StoreBase):
+    """Lifecycle transitions, each one transaction that changes the record and logs it."""
+
+    def log_transition(
+        self, tx: ManagedTransaction, record_id: str, kind: str, by: str, reason: str, at: datetime
+    ) -> None:
+        """Record a declared lifecycle transition inside ``tx``."""
+        self.run(tx, "transition_log", record_id=record_id, kind=kind, by=by, reason=reason, at=at)
+
+    def _transition(
+        self, query_name: str, record_id: str, kind: str, *, by: str, reason: str,
+        at: datetime, **params: Any,
+    ) -> None:
+        if not by or not reason:
+            raise ValidationError("a lifecycle transition needs non-empty 'by' and 'reason'",
+                                  record_ids=[record_id])
+        at = require_aware(at, "at")
+
+        def work(tx: ManagedTransaction) -> None:
+            rows = self.run(tx, query_name, id=record_id, by=by, reason=reason, at=at, **params)
+            if not rows:
+                raise RecordNotFoundError(f"no record {record_id!r} (or it was erased)",
+                                          record_ids=[record_id])
+            self.log_transition(tx, record_id, kind, by, reason, at)
+
+        self.transaction(kind, work)
+
+    def retract(self, record_id: str, *, by: str, reason: str, at: datetime | None = None) -> None:
+        """Retract a record as a tombstone with who/why/when (SPEC sections 2 and 6).
+
+        Raises:
+            RecordNotFoundError: no such record. ValidationError: empty by/reason.
+            NaiveDatetimeError: ``at`` without timezone.
+        """
+        self._transition("record_retract", record_id, "retract", by=by, reason=reason,
+                         at=at or self.clock())
+
+    def expire(self, record_id: str, *, at: datetime, by: str, reason: str) -> None:
+        """Declare that a record stops being active at ``at`` (SPEC section 6).
+
+        Raises:
+            PolicyError: ``at`` is not after the record's ``valid_from``.
+            RecordNotFoundError, ValidationError, NaiveDatetimeError.
+        """
+        at = require_aware(at, "at")
+        record = self.get(record_id)
+        if record.valid_from is not None and at <= record.valid_from:
+            raise PolicyError("expiry must be after valid_from", record_ids=[record_id])
+        self._transition("record_expire", record_id, "expire", by=by, reason=reason, at=at)
+
+    def set_quarantine(self, record_id: str, flag: bool, *, by: str, reason: str) -> None:
+        """Quarantine a record or promote it out of quarantine, as a logged transition."""
+        self._transition("record_set_quarantine", record_id,
+                         "quarantine" if flag else "promote", by=by, reason=reason,
+                         at=self.clock(), flag=flag)

@@ -1,0 +1,365 @@
+"""Applying a deletion plan (SPEC section 7): redaction, erasure to content-free tombstones,
+marks for recompute and quarantine, in resumable idempotent batches; and recomputing a
+record that was derived from erased content.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from neo4j import ManagedTransaction
+
+from graphmem.db.codec import (
+    coerce_record,
+    record_from_props,
+    record_props,
+    require_aware,
+    scope_pairs,
+)
+from graphmem.db.store import Neo4jStore
+from graphmem.deletion.models import (
+    DeletionPlan,
+    DeletionReport,
+    Disposition,
+    NodeType,
+    PlanEntry,
+)
+from graphmem.deletion.plan import (
+    DEFAULT_BATCH_SIZE,
+    REDACTION,
+    ProgressCallback,
+    walk,
+)
+from graphmem.deletion.verify import report
+from graphmem.errors import (
+    DanglingReferenceError,
+    DeletionError,
+    LineageCycleError,
+    PolicyError,
+    RecordNotFoundError,
+    ValidationError,
+)
+from graphmem.models import MemoryKind, MemoryRecord
+
+# ------------------------------------------------------------------------------ applying
+
+
+def _pattern(terms: Sequence[str]) -> re.Pattern[str]:
+    alternatives = sorted(terms, key=len, reverse=True)
+    return re.compile("|".join(re.escape(t) for t in alternatives), re.IGNORECASE)
+
+
+def _redact_json(value: Any, pattern: re.Pattern[str]) -> Any:
+    if isinstance(value, str):
+        return pattern.sub(REDACTION, value)
+    if isinstance(value, list):
+        return [_redact_json(v, pattern) for v in value]
+    if isinstance(value, dict):
+        return {k: _redact_json(v, pattern) for k, v in value.items()}
+    return value
+
+
+def redact_record(record: MemoryRecord, terms: Sequence[str]) -> MemoryRecord:
+    """``record`` with every term (case-insensitive) replaced by ``[REDACTED]`` in its content,
+    asserted value, provenance values and metadata strings."""
+    pattern = _pattern(terms)
+    data = record.model_dump()
+    data["content"] = pattern.sub(REDACTION, record.content)
+    if record.asserted_value is not None:
+        data["asserted_value"] = pattern.sub(REDACTION, record.asserted_value)
+    data["provenance"] = {k: pattern.sub(REDACTION, v) for k, v in record.provenance.items()}
+    data["metadata"] = _redact_json(record.metadata, pattern)
+    return coerce_record(data)
+
+
+_REDACTED_FIELDS = ("content", "asserted_value", "provenance_json", "source", "metadata_json",
+                    "fingerprint", "dedup_key")
+
+
+def _request_props(plan: DeletionPlan, at: datetime) -> dict[str, Any]:
+    return {
+        "state": "applying",
+        "version": plan.version,
+        "digest": plan.digest,
+        "requested_by": plan.requested_by,
+        "reason": plan.reason,
+        "subject_json": json.dumps(plan.subject, sort_keys=True) if plan.subject else None,
+        "tenants": list(plan.tenants),
+        "redact_term_count": len(plan.redact_terms),
+        "redact_term_digests": [hashlib.sha256(t.encode()).hexdigest()
+                                for t in plan.redact_terms],
+        "planned_at": plan.planned_at,
+        "started_at": at,
+        "planned_count": len(plan.entries),
+        "counts_json": json.dumps(plan.counts(), sort_keys=True),
+        "dangling_json": json.dumps([c.model_dump() for c in plan.dangling_citations]),
+        "retrievals_json": json.dumps([h.model_dump() for h in plan.retrievals]),
+    }
+
+
+def _check_stale(store: Neo4jStore, plan: DeletionPlan) -> None:
+    """Raise DeletionError when the graph no longer matches the plan's structure.
+
+    Tombstones keep their scope and lineage edges, so a plan that was partly applied still
+    matches; new records in the subject's scope, new descendants, new citing procedures or
+    vanished nodes do not.
+    """
+    planned = {e.id: e for e in plan.entries}
+    if plan.subject is not None:
+        rows = store.read("deletion_subject_roots", tenant=plan.subject["tenant"],
+                          subject_pairs=scope_pairs(plan.subject))
+        now_roots = {row["id"] for row in rows}
+    else:
+        rows = store.read("deletion_roots_by_id", ids=list(plan.roots))
+        now_roots = {row["id"] for row in rows if row["node"] is not None}
+    if now_roots != set(plan.roots):
+        changed = sorted(now_roots ^ set(plan.roots))
+        raise DeletionError("stale plan: the roots changed since planning; plan again",
+                            record_ids=changed[:50])
+    record_roots = [e.id for e in plan.entries if e.via == "root" and e.node is NodeType.RECORD]
+    walked = walk(store, record_roots)
+    now_lineage = {row["id"] for row in walked.rows} - set(plan.roots)
+    lineage = {e.id for e in plan.entries if e.via == "lineage"}
+    if now_lineage != lineage:
+        changed = sorted(now_lineage ^ lineage)
+        raise DeletionError("stale plan: the descendants changed since planning; plan again",
+                            record_ids=changed[:50])
+    deleted = set(plan.ids(Disposition.DELETE))
+    for cited, citer, kind, citer_erased in walked.citations:
+        if (cited in deleted and citer not in planned and not citer_erased
+                and kind == MemoryKind.PROCEDURAL.value):
+            raise DeletionError("stale plan: a procedure now cites deleted evidence; plan again",
+                                record_ids=[citer])
+
+
+def _apply_batch(store: Neo4jStore, tx: ManagedTransaction, plan: DeletionPlan,
+                 batch: Sequence[PlanEntry], at: datetime) -> None:
+    rid = plan.request_id
+    lock = store.run(tx, "deletion_request_lock", id=rid)
+    if not lock or lock[0]["digest"] != plan.digest:
+        raise DeletionError("the deletion request vanished or changed during the apply",
+                            record_ids=[rid])
+    params = {"request_id": rid, "at": at, "reason": plan.reason}
+    erase = [{"id": e.id, "root": e.via == "root"} for e in batch
+             if e.disposition is Disposition.DELETE and e.node is NodeType.RECORD]
+    if erase:
+        store.run(tx, "deletion_erase_records", rows=erase, **params)
+    erase_intents = [{"id": e.id, "root": e.via == "root"} for e in batch
+                     if e.disposition is Disposition.DELETE and e.node is NodeType.INTENTION]
+    if erase_intents:
+        store.run(tx, "deletion_erase_intentions", rows=erase_intents, **params)
+
+    live = [e for e in batch if e.disposition is not Disposition.DELETE]
+    terms = plan.redact_terms
+    redact_records = [e.id for e in live if e.terms and e.node is NodeType.RECORD]
+    if redact_records and terms:
+        rows = []
+        for row in store.run(tx, "records_get", ids=redact_records):
+            props = row["record"]
+            if props.get("erased"):
+                continue
+            new = record_props(redact_record(record_from_props(props), terms))
+            rows.append({"id": props["id"], **{k: new[k] for k in _REDACTED_FIELDS}})
+        if rows:
+            store.run(tx, "deletion_redact_records", rows=rows, request_id=rid, at=at)
+    redact_intents = [e.id for e in live if e.terms and e.node is NodeType.INTENTION]
+    if redact_intents and terms:
+        pattern = _pattern(terms)
+        rows = [{"id": row["id"], "action": pattern.sub(REDACTION, row["action"] or "")}
+                for row in store.run(tx, "deletion_intentions_get", ids=redact_intents)]
+        if rows:
+            store.run(tx, "deletion_redact_intentions", rows=rows, request_id=rid, at=at)
+    if live:
+        store.run(tx, "deletion_mark", rows=[{"id": e.id, "disposition": e.disposition.value}
+                                             for e in live], request_id=rid, at=at)
+
+
+def _finish(store: Neo4jStore, tx: ManagedTransaction, plan: DeletionPlan, at: datetime
+            ) -> None:
+    targets = [h.retrieval_id for h in plan.retrievals if h.query_holds_terms]
+    if targets and plan.redact_terms:
+        pattern = _pattern(plan.redact_terms)
+        rows = [{"id": row["id"], "query": pattern.sub(REDACTION, row["query"] or "")}
+                for row in store.run(tx, "deletion_retrieval_queries", ids=targets)]
+        store.run(tx, "deletion_redact_retrievals", rows=rows, request_id=plan.request_id,
+                  at=at)
+    store.run(tx, "deletion_request_finish", id=plan.request_id, at=at)
+
+
+def apply_deletion(
+    store: Neo4jStore,
+    plan: DeletionPlan,
+    *,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    progress: ProgressCallback | None = None,
+    check_stale: bool = True,
+) -> DeletionReport:
+    """Apply a deletion plan (SPEC section 7) and return the verified audit report.
+
+    DELETE records become content-free tombstones (``explain`` says ERASED; ``get`` raises
+    RecordNotFoundError); DELETE intentions are cancelled and erased; REDACT replaces the
+    plan's terms in place; RECOMPUTE sets ``pending_recompute`` (ineligible until
+    :func:`recompute`); QUARANTINE sets ``quarantined``. Non-DELETE entries that hold terms
+    are redacted too, and so are retrieval queries that hold them.
+
+    A plan with at most ``batch_size`` entries is applied in one transaction. A larger one
+    runs as a begin transaction, one transaction per ``batch_size`` entries, and a finish
+    transaction; if the process dies in between, applying the same plan again resumes where
+    it stopped. Applying an applied plan again changes nothing and returns its report.
+
+    Args:
+        store: the store. plan: a plan from :func:`plan_deletion` or
+            :meth:`DeletionPlan.from_json`.
+        batch_size: entries per transaction (>= 1).
+        progress: called after each committed batch with (entries applied, total entries).
+        check_stale: first re-check the plan against the graph (roots, descendants,
+            citing procedures); costs one more walk.
+
+    Raises:
+        DeletionError: the plan's digest does not match its content; the request id is
+            already used by a different plan; the plan is stale (the graph changed since
+            planning: plan again).
+        ValidationError: ``batch_size`` < 1.
+    """
+    if batch_size < 1:
+        raise ValidationError("batch_size must be >= 1")
+    if plan.digest != plan.compute_digest():
+        raise DeletionError("the plan's digest does not match its content; plan again",
+                            record_ids=[plan.request_id])
+    rid = plan.request_id
+    existing = store.read("deletion_request_get", id=rid)
+    if existing:
+        stored = existing[0]["request"]
+        if stored.get("digest") != plan.digest:
+            raise DeletionError("this request id belongs to a different plan", record_ids=[rid])
+        if stored.get("state") == "applied":
+            return report(store, rid, redact_terms=plan.redact_terms)
+    if check_stale:
+        _check_stale(store, plan)
+    at = store.clock()
+    total = len(plan.entries)
+
+    def begin(tx: ManagedTransaction) -> None:
+        rows = store.run(tx, "deletion_request_begin", id=rid, props=_request_props(plan, at))
+        if rows[0]["digest"] != plan.digest:
+            raise DeletionError("this request id belongs to a different plan",
+                                record_ids=[rid])
+
+    if total <= batch_size:
+        def atomic(tx: ManagedTransaction) -> None:
+            begin(tx)
+            _apply_batch(store, tx, plan, plan.entries, at)
+            _finish(store, tx, plan, at)
+
+        store.transaction("deletion_apply", atomic)
+        if progress is not None:
+            progress(total, total)
+    else:
+        store.transaction("deletion_begin", begin)
+        for start in range(0, total, batch_size):
+            batch = plan.entries[start:start + batch_size]
+
+            def one(tx: ManagedTransaction, batch: Sequence[PlanEntry] = batch) -> None:
+                _apply_batch(store, tx, plan, batch, at)
+
+            store.transaction("deletion_batch", one)
+            if progress is not None:
+                progress(min(start + batch_size, total), total)
+        store.transaction("deletion_finish", lambda tx: _finish(store, tx, plan, at))
+    return report(store, rid, redact_terms=plan.redact_terms)
+
+
+# ------------------------------------------------------------------------------ recomputing
+
+
+def recompute(
+    store: Neo4jStore,
+    record_id: str,
+    content: str,
+    *,
+    by: str,
+    reason: str,
+    derived_from: Sequence[str] | None = None,
+    evidence_ids: Sequence[str] | None = None,
+    asserted_value: str | None = None,
+    provenance: Mapping[str, str] | None = None,
+    at: datetime | None = None,
+) -> MemoryRecord:
+    """Return a RECOMPUTE record to service with new content and fresh lineage (SPEC 7).
+
+    Args:
+        store: the store. record_id: a record a deletion marked RECOMPUTE.
+        content: the recomputed content (from what survives).
+        by, reason: who recomputed it and why (logged as a ``recompute`` transition).
+        derived_from, evidence_ids: the new lineage; default: the current parents and
+            evidence minus erased ones. Each id must exist, not be erased, and (for
+            derived_from) not descend from the record.
+        asserted_value: the new asserted value (default: keep the current one).
+        provenance: new provenance (default: keep the current one).
+        at: aware UTC time of the recompute (default: the store clock).
+
+    Returns:
+        The record as stored now (eligible again unless otherwise blocked).
+
+    Raises:
+        RecordNotFoundError: no such record, or it was erased.
+        PolicyError: the record is not pending recompute.
+        DanglingReferenceError: a new parent or evidence id is missing or erased.
+        LineageCycleError: a new parent descends from the record.
+        ValidationError and subclasses: empty by/reason, invalid content, naive ``at``.
+    """
+    if not by or not reason:
+        raise ValidationError("recompute needs non-empty 'by' and 'reason'",
+                              record_ids=[record_id])
+    when = require_aware(at, "at") if at is not None else store.clock()
+
+    def work(tx: ManagedTransaction) -> MemoryRecord:
+        probe = list(dict.fromkeys([*(derived_from or ()), *(evidence_ids or ())]))
+        rows = store.run(tx, "record_recompute_check", id=record_id, parents=probe)
+        if not rows or rows[0]["record"].get("erased"):
+            raise RecordNotFoundError(f"no record {record_id!r} (or it was erased)",
+                                      record_ids=[record_id])
+        props = rows[0]["record"]
+        if not props.get("pending_recompute"):
+            raise PolicyError("only a record pending recompute can be recomputed",
+                              record_ids=[record_id])
+        current = record_from_props(props)
+        if rows[0]["missing"] or rows[0]["erased"]:
+            raise DanglingReferenceError("new lineage names missing or erased records",
+                                         record_ids=[*rows[0]["missing"], *rows[0]["erased"]])
+        cyclic = [d for d in rows[0]["descendants"] if d in (derived_from or ())]
+        if cyclic:
+            raise LineageCycleError("derived_from would form a cycle", record_ids=cyclic)
+        old = store.run(tx, "record_recompute_check", id=record_id,
+                        parents=[*current.derived_from, *current.evidence_ids])[0]
+        gone = set(old["erased"]) | set(old["missing"])
+        data = current.model_dump()
+        data.update(
+            content=content,
+            derived_from=tuple(derived_from if derived_from is not None
+                               else [p for p in current.derived_from if p not in gone]),
+            evidence_ids=tuple(evidence_ids if evidence_ids is not None
+                               else [p for p in current.evidence_ids if p not in gone]),
+        )
+        if asserted_value is not None:
+            data["asserted_value"] = asserted_value
+        if provenance is not None:
+            data["provenance"] = dict(provenance)
+        new = coerce_record(data)
+        store.check_record(new)
+        fresh = record_props(new)
+        store.run(tx, "record_recompute", id=record_id, by=by, at=when,
+                  **{k: fresh[k] for k in ("content", "asserted_value", "provenance_json",
+                                           "source", "fingerprint", "dedup_key",
+                                           "derived_from", "evidence_ids")})
+        store.run(tx, "conflicts_link", ids=[record_id])
+        store.log_transition(tx, record_id, "recompute", by, reason, when)
+        return new
+
+    result: MemoryRecord = store.transaction("recompute", work)
+    return result

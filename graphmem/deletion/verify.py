@@ -1,0 +1,124 @@
+"""Proving a deletion (SPEC section 7): the request's audit report and the verification that
+no erased content or redacted term remains retrievable.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
+from graphmem.db.store import Neo4jStore
+from graphmem.deletion.models import (
+    Citation,
+    DeletionReport,
+    DeletionRequestInfo,
+    Disposition,
+    NodeType,
+    ReportEntry,
+    RetrievalHit,
+    Verification,
+    counts_of,
+)
+from graphmem.deletion.plan import clean_terms, id_list
+from graphmem.errors import (
+    DeletionError,
+)
+
+# ------------------------------------------------------------------------------ verifying
+
+
+def _native(value: Any) -> Any:
+    to_native = getattr(value, "to_native", None)
+    return to_native() if callable(to_native) else value
+
+
+def _iso(text: str | None) -> datetime | None:
+    return datetime.fromisoformat(text) if text else None
+
+
+def verify(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = ()
+           ) -> tuple[dict[str, Any], Verification]:
+    """Run the verification queries for a request; returns (stored request props, result).
+
+    Raises:
+        DeletionError: no deletion request with this id.
+    """
+    rows = store.read("deletion_verify", id=request_id)
+    if not rows:
+        raise DeletionError(f"no deletion request {request_id!r}", record_ids=[request_id])
+    row = rows[0]
+    req = {k: _native(v) for k, v in row["request"].items()}
+    terms = clean_terms(redact_terms)
+    found: dict[str, list[str]] = {}
+    if terms:
+        for trow in store.read("deletion_verify_terms", tenants=list(req.get("tenants") or []),
+                               terms=list(terms)):
+            found[trow["place"]] = sorted(trow["ids"])
+    planned = int(req.get("planned_count") or 0)
+    result = {
+        "deleted_with_content": tuple(sorted(row["deleted_with_content"])),
+        "intentions_not_cancelled": tuple(sorted(row["intentions_not_cancelled"])),
+        "recompute_not_pending": tuple(sorted(row["recompute_not_pending"])),
+        "retrievable_with_terms": tuple(found.get("retrievable", ())),
+        "intentions_with_terms": tuple(found.get("intention", ())),
+        "retrievals_with_terms": tuple(found.get("retrieval", ())),
+    }
+    problems = [f"{len(ids)} {name.replace('_', ' ')}: {id_list(list(ids))}"
+                for name, ids in result.items() if ids]
+    if req.get("state") != "applied":
+        problems.insert(0, f"request state is {req.get('state')!r}, not 'applied'")
+    if row["disposed"] != planned:
+        problems.insert(0, f"{row['disposed']} of {planned} planned nodes disposed of")
+    return req, Verification(
+        passed=not problems, checked_at=store.clock(), state=str(req.get("state")),
+        planned=planned, disposed=row["disposed"],
+        quarantine_released=tuple(sorted(row["quarantine_released"])),
+        terms_checked=len(terms), stored_with_terms=tuple(found.get("stored", ())),
+        problems=tuple(problems), **result,
+    )
+
+
+def report(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = ()
+           ) -> DeletionReport:
+    """The audit report of a request, rebuilt from the graph, with a fresh verification.
+
+    Args:
+        store: the store. request_id: the request. redact_terms: the request's terms, when
+            known, so the verification also proves they are gone (the graph keeps only their
+            count and digests).
+
+    Raises:
+        DeletionError: no deletion request with this id.
+    """
+    req, verification = verify(store, request_id, redact_terms=redact_terms)
+    row = store.read_values("deletion_request_entries", id=request_id)[0]
+    entries = tuple(
+        ReportEntry(id=rid, node=NodeType(node), kind=kind or None,
+                    disposition=Disposition(disposition), at=_iso(at), changed=changed,
+                    root=root)
+        for rid, node, kind, disposition, at, changed, root in zip(
+            row["ids"], row["nodes"], row["kinds"], row["dispositions"], row["ats"],
+            row["changed"], row["roots"], strict=True)
+    )
+    subject = json.loads(req["subject_json"]) if req.get("subject_json") else None
+    info = DeletionRequestInfo(
+        id=request_id, state=str(req.get("state")), requested_by=req.get("requested_by", ""),
+        reason=req.get("reason", ""), subject=subject, tenants=tuple(req.get("tenants") or ()),
+        redact_term_count=int(req.get("redact_term_count") or 0),
+        planned_at=req.get("planned_at"), started_at=req.get("started_at"),
+        finished_at=req.get("finished_at"), digest=req.get("digest", ""),
+    )
+    return DeletionReport(
+        request=info, entries=entries, counts=counts_of(e.disposition for e in entries),
+        changed=sum(1 for e in entries if e.changed),
+        dangling_citations=tuple(Citation.model_validate(c)
+                                 for c in json.loads(req.get("dangling_json") or "[]")),
+        retrievals=tuple(RetrievalHit.model_validate(h)
+                         for h in json.loads(req.get("retrievals_json") or "[]")),
+        verification=verification, generated_at=store.clock(),
+    )
+
+
+verify_deletion = report

@@ -1,0 +1,56 @@
+"""``graphmem lineage ID``: export a record's lineage for analysts (GraphML, GEXF, node-link
+JSON, DOT, Mermaid, PNG/SVG)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from graphmem.client import Memory
+from graphmem.errors import GraphmemError
+from graphmem.lineage.graph import FORMATS, export
+from graphmem.terminal import err_console, fail
+
+__all__ = ["lineage_command"]
+
+
+def lineage_command(
+    record_id: Annotated[str, typer.Argument(help="The record whose lineage to export.")],
+    fmt: Annotated[str, typer.Option(
+        "--format", "-f",
+        help="graphml, gexf, json (node-link), dot, mermaid, png or svg.")] = "mermaid",
+    output: Annotated[Path | None, typer.Option(
+        "-o", "--output", help="Write to this file (required for png and svg).")] = None,
+    direction: Annotated[str, typer.Option(help="up, down or both.")] = "both",
+    depth: Annotated[int | None, typer.Option(help="At most this many edges away.")] = None,
+) -> None:
+    """Export a record's lineage: GraphML/GEXF for Gephi and yEd, node-link JSON, DOT,
+    Mermaid for docs, or a PNG/SVG picture."""
+    if fmt not in FORMATS:
+        err_console.print(f"[red]error:[/red] --format must be one of {', '.join(FORMATS)}")
+        raise typer.Exit(code=2)
+    if fmt in ("png", "svg") and output is None:
+        err_console.print(f"[red]error:[/red] --format {fmt} writes a picture: give -o FILE")
+        raise typer.Exit(code=2)
+    if direction not in ("up", "down", "both"):
+        err_console.print("[red]error:[/red] --direction must be up, down or both")
+        raise typer.Exit(code=2)
+    try:
+        with Memory.connect() as memory:
+            graph = memory.lineage(record_id, direction, depth)  # type: ignore[arg-type]
+    except GraphmemError as exc:
+        raise fail(exc, code=1) from None
+    data = export(graph, fmt)
+    if output is not None:
+        if isinstance(data, bytes):
+            output.write_bytes(data)
+        else:
+            output.write_text(data, encoding="utf-8")
+        err_console.print(f"{graph.number_of_nodes()} nodes, {graph.number_of_edges()} edges "
+                          f"written to {output}", highlight=False)
+    else:
+        assert isinstance(data, str)
+        sys.stdout.write(data)

@@ -1,0 +1,141 @@
+"""The read path as one function (SPEC section 5): trigger, query, eligible candidates
+(Cypher), conflicts, rank, partners, budget, render, attribution log.
+
+The steps themselves are pure functions in :mod:`graphmem.read.steps` and rankers in
+:mod:`graphmem.read.rankers`; :class:`graphmem.Memory.retrieve` calls :func:`retrieve`.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import pydantic
+
+from graphmem.db.eligibility import Candidate, ScopeQuery
+from graphmem.db.store import Neo4jStore
+from graphmem.errors import ValidationError
+from graphmem.models import Principal
+from graphmem.read.attribution import AttributionLog
+from graphmem.read.rankers import Ranker, order_by_score
+from graphmem.read.steps import (
+    DecisionState,
+    MemoryConflict,
+    RetrievalTrace,
+    RetrievedMemory,
+    build_query,
+    detect_conflicts,
+    fit_to_budget,
+    preserve_conflict_partners,
+    render_memories,
+    triggers_fired,
+)
+
+__all__ = ["Retrieval", "coerce_state", "retrieve"]
+
+
+@dataclass(frozen=True)
+class Retrieval:
+    """What the read path returns (SPEC section 5).
+
+    Attributes:
+        memories: chosen memories in score order (conflict components whole).
+        conflicts: every conflict among the candidates, even when none of it fit.
+        rendered: the memories as shown to a model, each with id, kind, source, created.
+        trace: what happened and why, as logged for attribution.
+    """
+
+    memories: tuple[RetrievedMemory, ...]
+    conflicts: tuple[MemoryConflict, ...]
+    rendered: str
+    trace: RetrievalTrace
+
+    @property
+    def ids(self) -> list[str]:
+        """Ids of the chosen memories, in order."""
+        return [m.record.id for m in self.memories]
+
+
+def coerce_state(state: DecisionState | dict[str, Any]) -> DecisionState:
+    """A :class:`DecisionState` from itself or its dict. Raises ValidationError."""
+    if isinstance(state, DecisionState):
+        return state
+    try:
+        return DecisionState.model_validate(state)
+    except pydantic.ValidationError as exc:
+        raise ValidationError(f"invalid decision state: {exc}") from None
+
+
+def retrieve(
+    store: Neo4jStore,
+    log: AttributionLog,
+    state: DecisionState | dict[str, Any],
+    *,
+    principal: Principal,
+    at: datetime,
+    budget_chars: int,
+    ranker: Ranker,
+    k: int,
+    cue_due: Callable[[DecisionState], bool],
+) -> Retrieval:
+    """Trigger, query, eligible candidates, conflicts, rank, partners, budget, render, log.
+
+    Args:
+        store: where candidates come from. log: where the retrieval is logged.
+        state: the decision state (or a dict for :class:`DecisionState`).
+        principal: the caller. at: aware UTC time at which eligibility is decided.
+        budget_chars: the context budget, in characters of rendered memory (>= 0).
+        ranker: the ranker. k: ranked records (score > 0) kept before partners and budget.
+        cue_due: whether the state's event makes a pending intention due (then a trigger).
+
+    Raises:
+        AuthorizationError: the state's scope names a tenant the principal may not read
+            (never an empty success). ValidationError: a malformed state or bad budget/k.
+    """
+    state = coerce_state(state)
+    if budget_chars < 0 or k < 1:
+        raise ValidationError("budget_chars must be >= 0 and k >= 1")
+    ScopeQuery.build(principal, state.memory_scope, at)  # authorization first
+    if state.event and not state.due_cue and cue_due(state):
+        state = state.model_copy(update={"due_cue": True})  # a due intention is a trigger
+    fired = triggers_fired(state)
+    query = build_query(state)
+    retrieval_id = f"ret-{uuid.uuid4().hex}"
+    if not fired:
+        trace = RetrievalTrace(retrieval_id, at, False, (), query, ranker.name,
+                               budget_chars=budget_chars,
+                               notes=("no trigger fired: prior information could not "
+                                      "change this decision; nothing retrieved",))
+        result = Retrieval((), (), "", trace)
+        log.log_retrieval(trace, (), (), principal, state)
+        return result
+
+    found: list[Candidate] = store.candidates(principal, state.memory_scope, at)
+    records = [c.record for c in found]
+    conflicts = detect_conflicts(records, {c.record.id: c.conflict_ids
+                                            for c in found if c.conflict_ids})
+    scores = ranker.score(query, records)
+    ordered = order_by_score(records, scores)
+    kept: list[RetrievedMemory] = []  # the first k with score > 0 (ordered is best first)
+    for r, s in ordered:
+        if s <= 0 or len(kept) == k:
+            break
+        kept.append(RetrievedMemory(r, s, f"{ranker.name} score {s:.3f}"))
+    with_partners = preserve_conflict_partners(kept, records, conflicts)
+    partner_ids = tuple(sorted({m.record.id for m in with_partners}
+                               - {m.record.id for m in kept}))
+    chosen, over = fit_to_budget(with_partners, budget_chars=budget_chars, conflicts=conflicts)
+    rendered = render_memories(chosen)
+    trace = RetrievalTrace(
+        retrieval_id, at, True, fired, query, ranker.name,
+        candidate_ids=tuple(sorted(r.id for r in records)),
+        ranked=tuple((r.id, s) for r, s in ordered),
+        partner_ids=partner_ids, over_budget_ids=tuple(over),
+        budget_chars=budget_chars, spent_chars=len(rendered),
+    )
+    result = Retrieval(tuple(chosen), tuple(conflicts), rendered, trace)
+    log.log_retrieval(trace, result.memories, result.conflicts, principal, state)
+    return result

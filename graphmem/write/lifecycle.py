@@ -1,0 +1,178 @@
+"""Writes through the policy and the declared lifecycle transitions (SPEC section 6).
+
+Each function takes the store (and the write policy where it decides) and runs its checks and
+its storage in one transaction, so a refused or failed write leaves nothing behind.
+:class:`graphmem.Memory` delegates here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+from neo4j import ManagedTransaction
+
+from graphmem.db.codec import coerce_record, dedup_key, record_from_props, scope_key, scope_pairs
+from graphmem.db.store import Neo4jStore
+from graphmem.errors import PolicyError, ValidationError
+from graphmem.models import MemoryKind, MemoryRecord
+from graphmem.write.policy import (
+    MemoryWriteDecision,
+    WriteDisposition,
+    WritePolicy,
+    decide,
+    verified_episodes,
+)
+
+__all__ = ["consolidate", "log_transitions", "promote", "promote_procedure", "supersede",
+           "write_record"]
+
+Proposal = MemoryRecord | dict[str, Any]
+
+
+def write_record(store: Neo4jStore, policy: WritePolicy, proposal: Proposal, *, by: str,
+                 at: datetime) -> MemoryWriteDecision:
+    """Run a proposal through the write policy, atomically with its storage.
+
+    DISCARD stores nothing but the decision; QUARANTINE stores the record for audit, never
+    eligible; PERSIST stores it. Concurrent identical writes into one scope are serialised on
+    the scope's lock, so only one of them persists.
+
+    Args:
+        store: the store. policy: the write policy. proposal: a record or its dict.
+        by: who writes. at: aware UTC time of the decision.
+
+    Raises:
+        ValidationError and subclasses, RecordConflictError: nothing is written.
+    """
+    record = coerce_record(proposal)
+    store.check_record(record)
+
+    def work(tx: ManagedTransaction) -> MemoryWriteDecision:
+        store.run(tx, "scope_lock", scope_key=scope_key(record.scope),
+                  tenant=record.tenant, scope_pairs=scope_pairs(record.scope))
+        todo = store.prepare_in_tx(tx, [record])
+        if not todo:
+            decision = MemoryWriteDecision(record.id, WriteDisposition.DISCARD,
+                                           "identical record already stored")
+            store.run(tx, "write_decision_log", record_id=record.id,
+                      disposition=decision.disposition.value,
+                      reason=decision.reason, at=at, by=by)
+            return decision
+        dup_rows = store.run(tx, "duplicates_active", scope_key=scope_key(record.scope),
+                             dedup_key=dedup_key(record), now=at)
+        evidence_rows = store.run(tx, "records_get", ids=list(record.evidence_ids))
+        evidence = {row["record"]["id"]: record_from_props(row["record"])
+                    for row in evidence_rows if not row["record"].get("erased")}
+        decision = decide(record, policy=policy,
+                          duplicate_ids=[row["id"] for row in dup_rows], evidence=evidence)
+        if decision.disposition is not WriteDisposition.DISCARD:
+            store.create_in_tx(
+                tx, [record],
+                quarantined=decision.disposition is WriteDisposition.QUARANTINE)
+        store.run(tx, "write_decision_log", record_id=record.id,
+                  disposition=decision.disposition.value, reason=decision.reason,
+                  at=at, by=by)
+        return decision
+
+    result: MemoryWriteDecision = store.transaction("write", work)
+    return result
+
+
+def promote(store: Neo4jStore, record_id: str, *, by: str, reason: str) -> None:
+    """Promote a quarantined record after explicit review (the only way out; SPEC section 6).
+
+    Raises:
+        PolicyError: the record is not quarantined. RecordNotFoundError.
+    """
+    if not store.state(record_id).quarantined:
+        raise PolicyError("only a quarantined record can be promoted", record_ids=[record_id])
+    store.set_quarantine(record_id, False, by=by, reason=reason)
+
+
+def supersede(store: Neo4jStore, policy: WritePolicy, old_ids: Sequence[str],
+              new_record: Proposal, *, by: str, reason: str) -> MemoryWriteDecision:
+    """Write ``new_record`` as the successor of ``old_ids`` (SPEC section 6).
+
+    The new record must list every old id in ``supersedes`` (or list none, and they are
+    added).
+
+    Raises:
+        PolicyError: the write policy does not persist it. RecordNotFoundError: an old id.
+    """
+    record = coerce_record(new_record)
+    missing = [i for i in old_ids if i not in record.supersedes]
+    if missing:
+        record = record.model_copy(update={"supersedes": (*record.supersedes, *missing)})
+        record = coerce_record(record.model_dump())
+    for old in old_ids:
+        store.get(old)
+    decision = write_record(store, policy, record, by=by, at=store.clock())
+    if decision.disposition is not WriteDisposition.PERSIST:
+        raise PolicyError(f"successor not persisted: {decision.reason}", record_ids=[record.id])
+    log_transitions(store, old_ids, "superseded", by, f"{reason} (successor {record.id})")
+    return decision
+
+
+def consolidate(store: Neo4jStore, policy: WritePolicy, ids: Sequence[str], *,
+                into: Proposal, by: str, reason: str) -> MemoryWriteDecision:
+    """Replace duplicates with one record carrying ``derived_from`` lineage to them.
+
+    ``into`` gets ``derived_from`` and ``supersedes`` set to ``ids`` (merged with its own), so
+    the duplicates stop being active once it is effective (SPEC section 6).
+
+    Raises:
+        ValidationError: fewer than two ids. PolicyError, RecordNotFoundError.
+    """
+    if len(ids) < 2:
+        raise ValidationError("consolidate needs at least two records", record_ids=ids)
+    record = coerce_record(into)
+    for i in ids:
+        store.get(i)
+    merged = record.model_dump()
+    merged["derived_from"] = tuple(dict.fromkeys((*record.derived_from, *ids)))
+    merged["supersedes"] = tuple(dict.fromkeys((*record.supersedes, *ids)))
+    decision = supersede(store, policy, ids, merged, by=by, reason=reason)
+    log_transitions(store, ids, "consolidated", by, f"{reason} (into {record.id})")
+    return decision
+
+
+def promote_procedure(store: Neo4jStore, policy: WritePolicy, episode_ids: Sequence[str],
+                      procedure: Proposal, *, by: str, reason: str) -> MemoryWriteDecision:
+    """Promote episodes into a procedure once the bar is met (SPEC section 6).
+
+    Raises:
+        PolicyError: fewer than ``policy.min_verified_episodes`` verified episodes, or the
+            policy does not persist the procedure. ValidationError: not procedural.
+    """
+    record = coerce_record(procedure)
+    if record.kind is not MemoryKind.PROCEDURAL:
+        raise ValidationError("promote_procedure writes a procedural record",
+                              record_ids=[record.id])
+    episodes = store.get_many(list(episode_ids))
+    verified = verified_episodes(list(episodes.values()))
+    if len(verified) < policy.min_verified_episodes:
+        raise PolicyError(
+            f"{len(verified)} verified episodes; the bar is {policy.min_verified_episodes}",
+            record_ids=list(episode_ids))
+    merged = record.model_dump()
+    merged["evidence_ids"] = tuple(dict.fromkeys((*record.evidence_ids, *episode_ids)))
+    merged["derived_from"] = tuple(dict.fromkeys((*record.derived_from, *episode_ids)))
+    decision = write_record(store, policy, merged, by=by, at=store.clock())
+    if decision.disposition is not WriteDisposition.PERSIST:
+        raise PolicyError(f"procedure not persisted: {decision.reason}", record_ids=[record.id])
+    log_transitions(store, [record.id], "promoted_procedure", by, reason)
+    return decision
+
+
+def log_transitions(store: Neo4jStore, ids: Iterable[str], kind: str, by: str,
+                    reason: str) -> None:
+    """Log one declared transition ``kind`` on each of ``ids``, in one transaction."""
+    at = store.clock()
+
+    def work(tx: ManagedTransaction) -> None:
+        for i in ids:
+            store.log_transition(tx, i, kind, by, reason, at)
+
+    store.transaction(kind, work)
