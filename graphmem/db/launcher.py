@@ -2,19 +2,7 @@
 that runs ``Launcher.java``, and the process and port helpers the servers in
 :mod:`graphmem.db.server` share.
 
-An embedded Neo4j Community behind Bolt, run by ``Launcher.java``.
-
-Two ways to run it:
-
-* :func:`start` / :func:`status` / :func:`stop` manage the long-lived local server behind
-  ``graphmem db start``. It runs detached (own session, survives the Python process), keeps its
-  store under ``data_dir()/server/home`` and is recorded in ``data_dir()/server/state.json``.
-* :class:`EphemeralServer` is a throwaway server for tests and demos: a fresh temporary store, a
-  free port, and *attached* mode, where the Java process exits as soon as its stdin reaches EOF.
-  The owning Python process holds the only write end of that pipe, so the server goes away with
-  it even if Python crashes or is killed.
-
-Both need a Java 17+ JDK (``Launcher.java`` runs in source-file mode, which compiles it in memory)
+An embedded Neo4j Community behind Bolt, run by ``Launcher.java``. Both need a Java 17+ JDK (``Launcher.java`` runs in source-file mode, which compiles it in memory)
 and the Neo4j jars, which :func:`ensure_jars` fetches once with Maven into the data directory.
 POSIX only (signals, sessions, ``fcntl``).
 """
