@@ -2,9 +2,10 @@
 that runs ``Launcher.java``, and the process and port helpers the servers in
 :mod:`graphmem.db.server` share.
 
-An embedded Neo4j Community behind Bolt, run by ``Launcher.java``. Both need a Java 17+ JDK (``Launcher.java`` runs in source-file mode, which compiles it in memory)
-and the Neo4j jars, which :func:`ensure_jars` fetches once with Maven into the data directory.
-POSIX only (signals, sessions, ``fcntl``).
+The server is an embedded Neo4j Community behind Bolt. It needs a Java 17+ JDK
+(``Launcher.java`` runs in source-file mode, which compiles it in memory) and the Neo4j jars,
+which :func:`ensure_jars` fetches once with Maven into the data directory. POSIX only
+(signals, sessions, ``fcntl``).
 """
 
 from __future__ import annotations
