@@ -17,6 +17,7 @@ from graphmem.deletion_cli import delete_app, lineage_command
 from graphmem.demo_cli import demo
 from graphmem.errors import GraphmemError
 from graphmem.eval_cli import eval_app
+from graphmem.integrations.mcp.commands import mcp_command
 
 __all__ = ["app", "main"]
 
@@ -98,6 +99,7 @@ app.command("lineage")(lineage_command)
 
 
 app.command("demo")(demo)
+app.command("mcp")(mcp_command)
 
 
 def main() -> None:
