@@ -20,6 +20,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from graphmem.errors import GraphmemError
 
@@ -33,7 +34,7 @@ err_console = Console(stderr=True)
 
 
 def _error(message: str, code: int) -> typer.Exit:
-    err_console.print(f"[red]error:[/red] {message}", markup=True, highlight=False)
+    err_console.print(f"[red]error:[/red] {escape(message)}", markup=True, highlight=False)
     return typer.Exit(code=code)
 
 

@@ -83,8 +83,8 @@ class WriteDecisionOut(BaseModel):
     """The write policy's decision on a proposal."""
 
     id: str = Field(description="The id of the proposed memory.")
-    disposition: str = Field(description="persist, quarantine (kept for review, never "
-                                         "retrieved) or discard.")
+    disposition: str = Field(description="PERSIST, QUARANTINE (kept for review, never "
+                                         "retrieved) or DISCARD.")
     reason: str
 
 
