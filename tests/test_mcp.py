@@ -58,8 +58,9 @@ def _leaf(exc: BaseException) -> BaseException:
 async def ok(client: Client, name: str, args: dict[str, Any]) -> dict[str, Any]:
     result = await client.call_tool(name, args)
     assert not result.is_error, _text(result)
-    assert result.structured_content is not None
-    return result.structured_content
+    content: dict[str, Any] | None = result.structured_content
+    assert content is not None
+    return content
 
 
 async def refused(client: Client, name: str, args: dict[str, Any], *needles: str) -> str:
@@ -211,11 +212,13 @@ def test_another_tenant_is_refused_and_nothing_is_written(neo4j_db: Neo4jUnderTe
         await refused(client, "process_event", {"event": {"k": "v"},
                                                 "scope": {"tenant": "globex"}},
                       "AuthorizationError")
-        for name, args in [("retract", {"id": theirs, "reason": "r"}),
-                           ("history", {"id": theirs}), ("lineage", {"id": theirs}),
-                           ("supersede", {"old_ids": [theirs], "reason": "r",
-                                          "successor": {"content": "mine now"}}),
-                           ("remember", {"content": "derived", "derived_from": [theirs]})]:
+        calls: list[tuple[str, dict[str, Any]]] = [
+            ("retract", {"id": theirs, "reason": "r"}),
+            ("history", {"id": theirs}), ("lineage", {"id": theirs}),
+            ("supersede", {"old_ids": [theirs], "reason": "r",
+                           "successor": {"content": "mine now"}}),
+            ("remember", {"content": "derived", "derived_from": [theirs]})]
+        for name, args in calls:
             await refused(client, name, args, "AuthorizationError")
         explained = await ok(client, "explain", {"id": theirs})
         assert explained["status"] == "UNAUTHORIZED"
@@ -443,3 +446,16 @@ def test_without_the_extra_the_command_says_how_to_install_it() -> None:
     assert done.returncode == 2, (done.stdout, done.stderr)
     assert "pip install 'graphmem[mcp]'" in done.stderr
     assert done.stdout == ""
+
+
+def test_options_come_from_environment_variables() -> None:
+    from typer.testing import CliRunner
+
+    from graphmem.cli import app
+
+    result = CliRunner().invoke(app, ["mcp"], env={
+        "GRAPHMEM_MCP_TENANTS": "beta gamma", "GRAPHMEM_MCP_SCOPE": "tenant=alpha user=u-1"})
+    assert result.exit_code == 2, result.output
+    assert "'alpha'" in result.output and "beta, gamma" in result.output
+    result = CliRunner().invoke(app, ["mcp", "--tenant", "a", "--scope", "user"])
+    assert result.exit_code == 2 and "KEY=VALUE" in result.output
