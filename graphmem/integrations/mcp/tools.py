@@ -20,7 +20,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context
@@ -144,7 +144,7 @@ def _record_from(state: ServerState, proposal: Proposal, *, scope: dict[str, str
         "id": f"mem-{uuid.uuid4().hex}",
         "kind": proposal.kind,
         "content": proposal.content,
-        "created_at": datetime.now(UTC),
+        "created_at": state.memory.store.clock(),
         "scope": scope,
         "provenance": proposal.provenance or {"source": state.config.agent},
         "authority": proposal.authority,
@@ -400,7 +400,7 @@ def intend(
         created = state.memory.intend({
             "id": intention_id, "action": action, "trigger_kind": cue_kind,
             "trigger_value": cue_value, "scope": state.config.resolve_scope(scope),
-            "created_at": datetime.now(UTC), "expires_at": expires_at,
+            "created_at": state.memory.store.clock(), "expires_at": expires_at,
         })
         return IntendOut(id=intention_id, created=created)
 
