@@ -12,6 +12,7 @@ from graphmem.db.commands import db_app
 from graphmem.deletion.commands import delete_app
 from graphmem.demo.commands import demo
 from graphmem.evaluation.commands import eval_app
+from graphmem.integrations.mcp.commands import mcp_command
 from graphmem.lineage.commands import lineage_command
 
 __all__ = ["app", "main"]
@@ -35,6 +36,7 @@ app.command("lineage")(lineage_command)
 
 
 app.command("demo")(demo)
+app.command("mcp")(mcp_command)
 
 
 def main() -> None:

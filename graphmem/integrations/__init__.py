@@ -1,1 +1,2 @@
-"""Integrations with other agent frameworks (MCP, LangGraph), built on the public client."""
+"""Adapters that let agent frameworks reach graphmem (MCP, LangGraph), each behind its own
+optional extra and built on the public client."""

@@ -1,0 +1,100 @@
+"""``graphmem mcp``: run graphmem as an MCP server over stdio or streamable HTTP (issue 13).
+
+::
+
+    graphmem mcp [--tenant T ...] [--clearance C] [--scope KEY=VALUE ...] [--agent NAME]
+                 [--allow-deletion] [--http] [--host 127.0.0.1] [--port 8000]
+
+Every option may also come from an environment variable (``GRAPHMEM_MCP_*``, listed in
+each option's help; list-valued ones are space-separated). The database comes from
+``NEO4J_URI``/``NEO4J_USER``/``NEO4J_PASSWORD``/``NEO4J_DATABASE`` or the ``graphmem db
+start`` server. Nothing is printed on stdout: over stdio it carries the protocol.
+
+Exit codes: 2 for a usage error (the ``mcp`` extra is missing, a bad option), 1 when the
+database cannot be reached. ``mcp`` is imported only inside the command.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from graphmem.errors import GraphmemError
+
+from .config import DEFAULT_AGENT, ServerConfig, parse_pairs
+
+__all__ = ["INSTALL_HINT", "mcp_command"]
+
+INSTALL_HINT = "pip install 'graphmem[mcp]'"
+
+err_console = Console(stderr=True)
+
+
+def _error(message: str, code: int) -> typer.Exit:
+    err_console.print(f"[red]error:[/red] {escape(message)}", markup=True, highlight=False)
+    return typer.Exit(code=code)
+
+
+def mcp_command(
+    tenant: Annotated[list[str] | None, typer.Option(
+        "--tenant", envvar="GRAPHMEM_MCP_TENANTS", show_default=False,
+        help="A tenant this server may read and write (repeat for several; "
+             "space-separated in the env var).")] = None,
+    clearance: Annotated[str, typer.Option(
+        envvar="GRAPHMEM_MCP_CLEARANCE",
+        help="Highest sensitivity the server may see: normal, confidential or "
+             "restricted.")] = "normal",
+    scope: Annotated[list[str] | None, typer.Option(
+        "--scope", envvar="GRAPHMEM_MCP_SCOPE", show_default=False,
+        help="Default scope KEY=VALUE (repeat; space-separated in the env var); tool "
+             "calls may add keys, never change these.")] = None,
+    agent: Annotated[str, typer.Option(
+        envvar="GRAPHMEM_MCP_AGENT",
+        help="Name recorded as the author of writes and deletions.")] = DEFAULT_AGENT,
+    allow_deletion: Annotated[bool, typer.Option(
+        "--allow-deletion", envvar="GRAPHMEM_MCP_ALLOW_DELETION",
+        help="Offer the deletion tools (plan_deletion, apply_deletion, "
+             "verify_deletion).")] = False,
+    http: Annotated[bool, typer.Option(
+        "--http", help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio.")
+    ] = False,
+    host: Annotated[str, typer.Option(
+        envvar="GRAPHMEM_MCP_HOST", help="HTTP host (with --http).")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option(
+        envvar="GRAPHMEM_MCP_PORT", help="HTTP port (with --http).")
+    ] = 8000,
+) -> None:
+    """Serve graphmem's memory tools to agents over the Model Context Protocol."""
+    try:
+        from graphmem.integrations.mcp.server import build_server
+    except ModuleNotFoundError as exc:
+        if exc.name and (exc.name == "mcp" or exc.name.startswith("mcp.")):
+            raise _error(f"`graphmem mcp` needs the MCP SDK: {INSTALL_HINT}", 2) from None
+        raise
+    try:
+        config = ServerConfig.build(
+            tenants=tenant or (), clearance=clearance,
+            scope=parse_pairs(scope or ()), allow_deletion=allow_deletion, agent=agent)
+    except GraphmemError as exc:
+        raise _error(str(exc), 2) from None
+
+    from graphmem.client import Memory
+
+    try:
+        memory = Memory.connect()
+    except GraphmemError as exc:
+        raise _error(str(exc), 1) from None
+    server = build_server(config, connect=lambda: memory)
+    try:
+        if http:
+            err_console.print(f"graphmem MCP server on http://{host}:{port}/mcp",
+                              highlight=False)
+            server.run("streamable-http", host=host, port=port)
+        else:
+            server.run()
+    finally:
+        memory.close()  # the lifespan closes it too; closing twice is harmless

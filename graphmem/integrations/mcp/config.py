@@ -1,0 +1,146 @@
+"""Who the MCP server's caller is, fixed at start-up (issue 13).
+
+The principal (tenants, clearance), the default scope and the agent name come from the
+``graphmem mcp`` options or their environment variables, never from a tool argument the
+model can set. Tool calls may *add* scope keys; they may not change a key the server fixed,
+nor name a tenant outside the principal's. No ``mcp`` import here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+import pydantic
+
+from graphmem.errors import AuthorizationError, ValidationError
+from graphmem.models import Principal, Sensitivity
+
+__all__ = ["DEFAULT_AGENT", "ServerConfig", "parse_pairs"]
+
+DEFAULT_AGENT = "mcp-agent"
+
+
+def parse_pairs(pairs: Iterable[str], *, option: str = "--scope") -> dict[str, str]:
+    """``["KEY=VALUE", ...]`` as a dict.
+
+    Raises:
+        ValidationError: a pair without ``=``, an empty key or value, or a key given twice
+            with different values.
+    """
+    out: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not key or not value:
+            raise ValidationError(f"{option} takes KEY=VALUE, got {pair!r}")
+        if out.get(key, value) != value:
+            raise ValidationError(f"{option} names {key!r} twice")
+        out[key] = value
+    return out
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """The MCP server's fixed identity and options.
+
+    Attributes:
+        principal: the tenants this server may read and write, and its clearance.
+        scope: the default scope every call starts from (holds ``tenant`` unless the
+            principal has several tenants, in which case each call must name one).
+        allow_deletion: whether the deletion tools exist.
+        agent: the name recorded as ``by`` / ``requested_by`` on writes and deletions.
+    """
+
+    principal: Principal
+    scope: dict[str, str] = field(default_factory=dict)
+    allow_deletion: bool = False
+    agent: str = DEFAULT_AGENT
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        tenants: Iterable[str] = (),
+        clearance: str | Sensitivity = Sensitivity.NORMAL,
+        scope: Mapping[str, str] | None = None,
+        allow_deletion: bool = False,
+        agent: str = DEFAULT_AGENT,
+    ) -> ServerConfig:
+        """A checked configuration.
+
+        Args:
+            tenants: tenant names; when empty, the default scope's ``tenant``.
+            clearance: ``normal``, ``confidential`` or ``restricted``.
+            scope: the default scope; its ``tenant`` (added when there is exactly one
+                tenant) must be one of ``tenants``.
+            allow_deletion: register the deletion tools. agent: who writes, for the log.
+
+        Raises:
+            ValidationError: no tenant at all, an unknown clearance, an empty agent name.
+            AuthorizationError: the default scope names a tenant outside ``tenants``.
+        """
+        default = dict(scope or {})
+        names = [t.strip() for t in tenants if t.strip()]
+        if not names and "tenant" in default:
+            names = [default["tenant"]]
+        if not names:
+            raise ValidationError(
+                "the MCP server needs a tenant: give --tenant (or GRAPHMEM_MCP_TENANTS) or "
+                "--scope tenant=NAME")
+        try:
+            principal = Principal(tenants=frozenset(names), clearance=Sensitivity(clearance))
+        except (ValueError, pydantic.ValidationError):
+            raise ValidationError(
+                f"clearance must be one of {', '.join(s.value for s in Sensitivity)}, "
+                f"not {clearance!r}") from None
+        if "tenant" not in default and len(principal.tenants) == 1:
+            default["tenant"] = next(iter(principal.tenants))
+        if "tenant" in default and default["tenant"] not in principal.tenants:
+            raise AuthorizationError(
+                f"the default scope's tenant {default['tenant']!r} is not one of the "
+                f"server's tenants ({', '.join(sorted(principal.tenants))})")
+        if not agent.strip():
+            raise ValidationError("the agent name must be non-empty")
+        return cls(principal=principal, scope=dict(sorted(default.items())),
+                   allow_deletion=allow_deletion, agent=agent.strip())
+
+    def check_tenant(self, tenant: str) -> None:
+        """Raise AuthorizationError unless ``tenant`` is one of the principal's."""
+        if tenant not in self.principal.tenants:
+            raise AuthorizationError(
+                f"tenant {tenant!r} is outside this server's principal "
+                f"(tenants: {', '.join(sorted(self.principal.tenants))}); nothing was done")
+
+    def check_readable(self, tenant: str, sensitivity: Sensitivity, what: str) -> None:
+        """Raise AuthorizationError unless the principal may see ``what`` (an id, for the
+        message) of ``tenant`` at ``sensitivity``."""
+        if tenant not in self.principal.tenants or sensitivity > self.principal.clearance:
+            raise AuthorizationError(
+                f"{what} is outside this server's principal (tenant or clearance); "
+                "nothing was done")
+
+    def resolve_scope(self, additions: Mapping[str, str] | None = None) -> dict[str, str]:
+        """The default scope plus a call's additions.
+
+        Raises:
+            AuthorizationError: the additions change a key the server fixed, or name a
+                tenant outside the principal's.
+            ValidationError: an empty key or value, or no tenant in the result.
+        """
+        scope = dict(self.scope)
+        for key, value in (additions or {}).items():
+            if not key or not value:
+                raise ValidationError("scope keys and values must be non-empty strings")
+            if key == "tenant":
+                self.check_tenant(value)
+            if key in scope and scope[key] != value:
+                raise AuthorizationError(
+                    f"scope key {key!r} is fixed to {scope[key]!r} by the server's "
+                    "configuration; a call may add keys, not change them")
+            scope[key] = value
+        if "tenant" not in scope:
+            raise ValidationError(
+                "this server has several tenants: name one in the call's scope "
+                "(scope={'tenant': ...})")
+        return dict(sorted(scope.items()))

@@ -1,0 +1,44 @@
+"""The MCP resources ``graphmem://memory/{id}`` and ``graphmem://lineage/{id}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from mcp.server.mcpserver.exceptions import ResourceError
+
+from graphmem import (
+    GraphmemError,
+)
+from graphmem.integrations.mcp.tools import Ctx, check_record, server_state, visible_lineage
+from graphmem.lineage import export
+
+__all__ = ["lineage_resource", "memory_resource"]
+
+
+# -- resources --------------------------------------------------------------------------
+
+
+@contextmanager
+def _resource_errors() -> Iterator[None]:
+    try:
+        yield
+    except GraphmemError as exc:
+        raise ResourceError(f"{type(exc).__name__}: {exc}") from None
+
+
+def memory_resource(id: str, ctx: Ctx) -> str:
+    """``graphmem://memory/{id}``: the memory as JSON (within the principal only)."""
+    state = server_state(ctx)
+    with _resource_errors():
+        check_record(state, id)
+        return state.memory.get(id).model_dump_json(indent=2)
+
+
+def lineage_resource(id: str, ctx: Ctx) -> str:
+    """``graphmem://lineage/{id}``: the memory's lineage (both ways) as node-link JSON."""
+    state = server_state(ctx)
+    with _resource_errors():
+        graph, _ = visible_lineage(state, id, "both", None)
+        return str(export(graph, "json"))

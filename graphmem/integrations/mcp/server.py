@@ -1,0 +1,129 @@
+"""Build graphmem's MCP server from a :class:`~.config.ServerConfig` (issue 13).
+
+:func:`build_server` returns an ``mcp.server.mcpserver.MCPServer`` (the official SDK,
+major version 2) with the tools of :mod:`.tools`, their annotations and one-line
+descriptions written for a model, and the resources ``graphmem://memory/{id}`` and
+``graphmem://lineage/{id}``. One :class:`graphmem.Memory` is opened when the server starts
+(the SDK's lifespan: once per stdio run, once for the HTTP app) and closed when it stops.
+The deletion tools exist only when the configuration allows deletion.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any, NamedTuple
+
+import anyio.to_thread
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
+
+from graphmem import Memory
+
+from . import privacy, resources, tools
+from .config import ServerConfig
+from .tools import ServerState
+
+__all__ = ["DELETION_TOOLS", "SERVER_NAME", "TOOLS", "ToolSpec", "build_server"]
+
+SERVER_NAME = "graphmem"
+
+INSTRUCTIONS = (
+    "graphmem is governed memory for this agent. Call recall before a decision that prior "
+    "information could change (set a trigger flag: new_error, strategy_failed, "
+    "returning_entity, needs_prior_context or due_cue); conflicting memories come back "
+    "together, never one silently chosen. Call remember for facts, outcomes and "
+    "procedures worth keeping, retract or supersede what turned out wrong, and record_use "
+    "after acting on recalled memories. Who you are and your tenant are fixed by the "
+    "server; you cannot change them."
+)
+
+
+class ToolSpec(NamedTuple):
+    """One tool: its function, its one-line description for a model, its annotations."""
+
+    fn: Callable[..., Any]
+    description: str
+    annotations: ToolAnnotations
+
+
+def _hints(*, read_only: bool = False, destructive: bool = False,
+           idempotent: bool = False) -> ToolAnnotations:
+    return ToolAnnotations(read_only_hint=read_only, destructive_hint=destructive,
+                           idempotent_hint=idempotent, open_world_hint=False)
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(tools.remember, "Store a memory (fact, episode or procedure); the write "
+             "policy decides whether it persists and says why.", _hints()),
+    ToolSpec(tools.recall, "Recall the memories relevant to the current decision, "
+             "within a character budget, with every conflict among them.",
+             _hints(read_only=True)),
+    ToolSpec(tools.explain, "Explain why a memory is or is not retrievable now (status, "
+             "reason, successors).", _hints(read_only=True, idempotent=True)),
+    ToolSpec(tools.history, "List a memory's transitions and write decisions, oldest "
+             "first.", _hints(read_only=True, idempotent=True)),
+    ToolSpec(tools.retract, "Retract a memory that turned out wrong; it is never "
+             "recalled again (history is kept).", _hints(destructive=True, idempotent=True)),
+    ToolSpec(tools.supersede, "Replace memories with a corrected successor; the old ones "
+             "stop being recalled.", _hints()),
+    ToolSpec(tools.lineage, "Show what a memory was derived from (or what was derived "
+             "from it) as Mermaid and node-link JSON.", _hints(read_only=True,
+                                                               idempotent=True)),
+    ToolSpec(tools.intend, "Remember to do something later: an action that fires once "
+             "when an event carries the cue.", _hints()),
+    ToolSpec(tools.process_event, "Report an event; returns the deferred intentions it "
+             "fires (each fires exactly once).", _hints(idempotent=True)),
+    ToolSpec(tools.record_use, "Record which recalled memories an action used and whether "
+             "they helped.", _hints()),
+)
+
+DELETION_TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(privacy.plan_deletion, "Plan a lineage-aware deletion of memories or a subject "
+             "and return it with its digest for review; changes nothing.",
+             _hints(read_only=True)),
+    ToolSpec(privacy.apply_deletion, "Apply a reviewed deletion plan by its digest; refuses "
+             "a stale or edited plan.", _hints(destructive=True, idempotent=True)),
+    ToolSpec(privacy.verify_deletion, "Re-verify an applied deletion request and return its "
+             "audit report.", _hints(read_only=True, idempotent=True)),
+)
+
+
+def build_server(
+    config: ServerConfig, connect: Callable[[], Memory] | None = None,
+) -> MCPServer[ServerState]:
+    """graphmem's MCP server.
+
+    Args:
+        config: the fixed principal, default scope, agent name and deletion switch.
+        connect: opens the server's one ``Memory`` when the server starts (default:
+            :meth:`graphmem.Memory.connect`, i.e. ``NEO4J_*`` or the ``graphmem db start``
+            server); the server closes it when it stops.
+
+    Returns:
+        An ``MCPServer``: ``run()`` for stdio, ``run("streamable-http", host=..,
+        port=..)`` for HTTP, or ``mcp.Client(server)`` in process.
+    """
+    opener = connect or Memory.connect
+
+    @asynccontextmanager
+    async def lifespan(_: MCPServer[ServerState]) -> AsyncIterator[ServerState]:
+        memory = await anyio.to_thread.run_sync(opener)
+        try:
+            yield ServerState(memory=memory, config=config)
+        finally:
+            memory.close()
+
+    server: MCPServer[ServerState] = MCPServer(
+        SERVER_NAME, title="graphmem memory", instructions=INSTRUCTIONS,
+        lifespan=lifespan, log_level="WARNING")
+    for spec in (*TOOLS, *(DELETION_TOOLS if config.allow_deletion else ())):
+        server.add_tool(spec.fn, description=spec.description, annotations=spec.annotations,
+                        structured_output=True)
+    server.resource("graphmem://memory/{id}", name="memory", mime_type="application/json",
+                    description="A memory as JSON (this server's tenants only).",
+                    )(resources.memory_resource)
+    server.resource("graphmem://lineage/{id}", name="lineage", mime_type="application/json",
+                    description="A memory's lineage, both directions, as node-link JSON.",
+                    )(resources.lineage_resource)
+    return server

@@ -1,0 +1,429 @@
+"""The MCP tools and resources: thin, typed shims over :class:`graphmem.Memory` (issue 13).
+
+Each tool reads the server's :class:`ServerState` (one ``Memory`` for the server's life,
+the fixed :class:`~.config.ServerConfig`, the deletion plans this server made) from the
+SDK's lifespan context. Authorization is checked here before anything is written: a
+call's scope goes through :meth:`ServerConfig.resolve_scope`, and every id a call names
+must belong to one of the principal's tenants (and be within its clearance). A graphmem
+error becomes a tool error carrying graphmem's message (``ToolError``); the SDK turns it
+into a result with ``is_error`` set, so the server keeps running.
+
+The tools are synchronous: the SDK runs them on worker threads (``Memory`` is shared by
+threads).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field
+
+from graphmem import (
+    DecisionState,
+    GraphmemError,
+    Memory,
+    RecordNotFoundError,
+    Sensitivity,
+)
+from graphmem.deletion.models import DeletionPlan
+from graphmem.lineage import export, to_mermaid
+
+from .config import ServerConfig
+from .schemas import (
+    AWARE_TIME,
+    AuthorityStr,
+    ConflictOut,
+    ExplainOut,
+    FiredIntention,
+    HistoryOut,
+    IntendOut,
+    KindStr,
+    LineageOut,
+    ProcessEventOut,
+    Proposal,
+    RecalledMemory,
+    RecallOut,
+    RecordUseOut,
+    RetractOut,
+    TransitionOut,
+    WriteDecisionOut,
+)
+
+__all__ = ["ServerState", "explain", "history", "intend", "lineage", "process_event", "recall",
+           "record_use", "remember", "retract", "supersede"]
+
+
+@dataclass
+class ServerState:
+    """What the server holds for its life (the SDK's lifespan context).
+
+    Attributes:
+        memory: the one connected client. config: the fixed principal and scope.
+        plans: deletion plans this server made, by digest (``apply_deletion`` applies
+            only these).
+    """
+
+    memory: Memory
+    config: ServerConfig
+    plans: dict[str, DeletionPlan] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+Ctx = Context[ServerState, Any]
+
+ScopeAdditions = Annotated[dict[str, str] | None, Field(
+    description="Keys added to the server's default scope for this call (e.g. "
+                "{'project': 'p1'}); keys the server fixed cannot be changed.")]
+MemoryId = Annotated[str, Field(description="A memory id (from remember or recall).")]
+
+
+def server_state(ctx: Ctx) -> ServerState:
+    return ctx.request_context.lifespan_context
+
+
+@contextmanager
+def tool_errors() -> Iterator[None]:
+    """Turn a graphmem error into a tool error with its class name and message."""
+    try:
+        yield
+    except GraphmemError as exc:
+        ids = f" [ids: {', '.join(exc.record_ids)}]" if exc.record_ids else ""
+        raise ToolError(f"{type(exc).__name__}: {exc}{ids}") from None
+
+
+def check_record(state: ServerState, record_id: str) -> None:
+    """The record exists (not erased) and the principal may see it."""
+    record = state.memory.get(record_id)
+    state.config.check_readable(record.tenant, record.sensitivity, f"memory {record_id!r}")
+
+
+def _check_references(state: ServerState, ids: list[str]) -> None:
+    """Referenced ids that exist must be the principal's; unknown ones are left for the
+    store to report as dangling."""
+    for rid in ids:
+        try:
+            check_record(state, rid)
+        except RecordNotFoundError:
+            continue
+
+
+def _record_from(state: ServerState, proposal: Proposal, *, scope: dict[str, str],
+                 supersedes: list[str] | None = None) -> dict[str, Any]:
+    refs = [*proposal.supersedes, *proposal.derived_from, *proposal.evidence_ids,
+            *(supersedes or [])]
+    _check_references(state, refs)
+    return {
+        "id": f"mem-{uuid.uuid4().hex}",
+        "kind": proposal.kind,
+        "content": proposal.content,
+        "created_at": state.memory.store.clock(),
+        "scope": scope,
+        "provenance": proposal.provenance or {"source": state.config.agent},
+        "authority": proposal.authority,
+        "asserts": proposal.asserts,
+        "asserted_value": proposal.asserted_value,
+        "valid_from": proposal.valid_from,
+        "expires_at": proposal.expires_at,
+        "supersedes": tuple(proposal.supersedes),
+        "derived_from": tuple(proposal.derived_from),
+        "evidence_ids": tuple(proposal.evidence_ids),
+    }
+
+
+# -- write ------------------------------------------------------------------------------
+
+
+def remember(
+    ctx: Ctx,
+    content: Annotated[str, Field(description="The memory itself, as text.")],
+    kind: KindStr = "semantic",
+    scope: ScopeAdditions = None,
+    provenance: Annotated[dict[str, str] | None, Field(
+        description="Where it comes from, e.g. {'source': 'user'} (default: the agent).")
+    ] = None,
+    authority: AuthorityStr = "model_inferred",
+    asserts: Annotated[str | None, Field(
+        description="The key this memory asserts a value for (e.g. 'customer.plan').")
+    ] = None,
+    asserted_value: Annotated[str | None, Field(
+        description="The value asserted for `asserts`.")] = None,
+    valid_from: Annotated[datetime | None, Field(
+        description=f"When it starts to hold; {AWARE_TIME}.")] = None,
+    expires_at: Annotated[datetime | None, Field(
+        description=f"When it stops holding; {AWARE_TIME}.")] = None,
+    supersedes: Annotated[list[str] | None, Field(
+        description="Ids of memories this one replaces.")] = None,
+    derived_from: Annotated[list[str] | None, Field(
+        description="Ids of memories this one was derived from.")] = None,
+    evidence_ids: Annotated[list[str] | None, Field(
+        description="Ids of memories that support this one.")] = None,
+) -> WriteDecisionOut:
+    """Propose a memory; the write policy persists, quarantines or discards it.
+
+    Raises:
+        ToolError: a validation, authorization or conflict error; nothing is written.
+    """
+    state = server_state(ctx)
+    with tool_errors():
+        proposal = Proposal(
+            content=content, kind=kind, scope=scope, provenance=provenance,
+            authority=authority, asserts=asserts, asserted_value=asserted_value,
+            valid_from=valid_from, expires_at=expires_at, supersedes=supersedes or [],
+            derived_from=derived_from or [], evidence_ids=evidence_ids or [])
+        record = _record_from(state, proposal,
+                              scope=state.config.resolve_scope(proposal.scope))
+        decision = state.memory.write(record, by=state.config.agent)
+        return WriteDecisionOut(id=decision.record_id, disposition=decision.disposition.value,
+                                reason=decision.reason)
+
+
+def supersede(
+    ctx: Ctx,
+    old_ids: Annotated[list[str], Field(min_length=1,
+                                        description="Ids of the memories being replaced.")],
+    reason: Annotated[str, Field(min_length=1, description="Why they are replaced.")],
+    successor: Annotated[Proposal, Field(description="The replacing memory.")],
+) -> WriteDecisionOut:
+    """Write ``successor`` as the replacement of ``old_ids`` (kept in history).
+
+    Raises:
+        ToolError: as :func:`remember`, or the policy did not persist the successor.
+    """
+    state = server_state(ctx)
+    with tool_errors():
+        for rid in old_ids:
+            check_record(state, rid)
+        record = _record_from(state, successor,
+                              scope=state.config.resolve_scope(successor.scope),
+                              supersedes=old_ids)
+        decision = state.memory.supersede(old_ids, record, by=state.config.agent,
+                                          reason=reason)
+        return WriteDecisionOut(id=decision.record_id, disposition=decision.disposition.value,
+                                reason=decision.reason)
+
+
+def retract(
+    ctx: Ctx,
+    id: MemoryId,
+    reason: Annotated[str, Field(min_length=1, description="Why it is withdrawn.")],
+) -> RetractOut:
+    """Retract a memory (a tombstone with who/why/when; it is never retrieved again).
+
+    Raises:
+        ToolError: unknown id, or a memory outside the principal.
+    """
+    state = server_state(ctx)
+    with tool_errors():
+        check_record(state, id)
+        state.memory.retract(id, by=state.config.agent, reason=reason)
+        record = state.memory.get(id)
+        explanation = state.memory.explain(id, principal=state.config.principal,
+                                           scope=record.scope)
+        return RetractOut(id=id, status=explanation.status.value, reason=reason)
+
+
+# -- read -------------------------------------------------------------------------------
+
+
+def recall(
+    ctx: Ctx,
+    goal: Annotated[str, Field(description="What the agent is trying to achieve now.")] = "",
+    subtask: Annotated[str, Field(description="The current step.")] = "",
+    last_observation: Annotated[str, Field(
+        description="The latest tool output or message.")] = "",
+    entities: Annotated[list[str] | None, Field(
+        description="Names the decision is about (customers, files, services).")] = None,
+    new_error: Annotated[bool, Field(description="Trigger: a new error just happened.")
+                         ] = False,
+    strategy_failed: Annotated[bool, Field(description="Trigger: the current approach "
+                                                       "failed.")] = False,
+    returning_entity: Annotated[bool, Field(description="Trigger: an entity seen before "
+                                                        "came back.")] = False,
+    needs_prior_context: Annotated[bool, Field(description="Trigger: the decision needs "
+                                                           "earlier context.")] = False,
+    due_cue: Annotated[bool, Field(description="Trigger: a deferred intention's cue "
+                                               "arrived.")] = False,
+    budget_chars: Annotated[int, Field(ge=0, description="Most characters of rendered "
+                                                         "memory to return.")] = 4000,
+    ranker: Annotated[Literal["bm25", "embedding", "hybrid"] | None, Field(
+        description="Ranker (default bm25; embedding/hybrid need graphmem[embeddings]).")
+    ] = None,
+    scope: ScopeAdditions = None,
+) -> RecallOut:
+    """Retrieve the eligible memories that fit the budget, with every conflict among them.
+
+    With no trigger set nothing is retrieved (the note says why).
+
+    Raises:
+        ToolError: authorization or validation errors.
+    """
+    state = server_state(ctx)
+    with tool_errors():
+        decision_state = {
+            "memory_scope": state.config.resolve_scope(scope), "goal": goal,
+            "subtask": subtask, "last_observation": last_observation,
+            "entities": tuple(entities or ()), "new_error": new_error,
+            "strategy_failed": strategy_failed, "returning_entity": returning_entity,
+            "needs_prior_context": needs_prior_context, "due_cue": due_cue,
+        }
+        result = state.memory.retrieve(DecisionState.model_validate(decision_state),
+                                       principal=state.config.principal,
+                                       budget_chars=budget_chars, ranker=ranker)
+        trace = result.trace
+        note = " ".join(trace.notes)
+        if trace.triggered and not result.memories:
+            note = note or "no eligible memory matched the query"
+        return RecallOut(
+            retrieved=trace.triggered, retrieval_id=trace.retrieval_id,
+            rendered=result.rendered or (note if not trace.triggered else ""),
+            memories=[RecalledMemory(
+                id=m.record.id, kind=m.record.kind.value, score=m.score,
+                source=m.record.provenance.get("source", "unknown"),
+                authority=m.record.authority.value, created_at=m.record.created_at)
+                for m in result.memories],
+            conflicts=[ConflictOut(key=c.key, record_ids=list(c.record_ids),
+                                   values=list(c.values)) for c in result.conflicts],
+            triggers=list(trace.triggers), note=note)
+
+
+def explain(ctx: Ctx, id: MemoryId, scope: ScopeAdditions = None) -> ExplainOut:
+    """Why a memory is or is not retrievable for this server's principal and scope.
+
+    Raises:
+        ToolError: unknown id, or a scope outside the principal.
+    """
+    state = server_state(ctx)
+    with tool_errors():
+        e = state.memory.explain(id, principal=state.config.principal,
+                                 scope=state.config.resolve_scope(scope))
+        return ExplainOut(id=e.record_id, status=e.status.value, reason=e.detail,
+                          successors=list(e.successor_ids))
+
+
+def history(ctx: Ctx, id: MemoryId) -> HistoryOut:
+    """A memory's declared transitions and write decisions, oldest first.
+
+    Raises:
+        ToolError: unknown id, or a memory outside the principal.
+    """
+    state = server_state(ctx)
+    with tool_errors():
+        check_record(state, id)
+        return HistoryOut(id=id, transitions=[TransitionOut.model_validate(t)
+                                              for t in state.memory.history(id)])
+
+
+Direction = Literal["up", "down", "both"]
+
+
+def visible_lineage(state: ServerState, record_id: str, direction: Direction,
+                     depth: int | None) -> tuple[Any, int]:
+    check_record(state, record_id)
+    graph = state.memory.lineage(record_id, direction, depth)
+    principal = state.config.principal
+    hidden = [n for n, a in graph.nodes(data=True)
+              if a.get("tenant") not in principal.tenants
+              or Sensitivity(a.get("sensitivity") or "normal") > principal.clearance]
+    graph.remove_nodes_from(hidden)
+    return graph, len(hidden)
+
+
+def lineage(
+    ctx: Ctx,
+    id: MemoryId,
+    direction: Annotated[Direction, Field(
+        description="up: what it comes from; down: what was derived from it.")] = "up",
+    depth: Annotated[int | None, Field(ge=0, description="Most edges from the memory "
+                                                         "(default: no limit).")] = None,
+) -> LineageOut:
+    """A memory's lineage as Mermaid text and node-link JSON (others' nodes left out).
+
+    Raises:
+        ToolError: unknown id, or a memory outside the principal.
+    """
+    state = server_state(ctx)
+    with tool_errors():
+        graph, hidden = visible_lineage(state, id, direction, depth)
+        data = json.loads(str(export(graph, "json")))
+        return LineageOut(root=id, direction=direction, depth=depth,
+                          mermaid=to_mermaid(graph), graph=data, hidden=hidden)
+
+
+# -- prospective memory and attribution --------------------------------------------------
+
+
+def intend(
+    ctx: Ctx,
+    action: Annotated[str, Field(description="What to do when the cue arrives.")],
+    cue_kind: Annotated[str, Field(description="The event key to watch, e.g. 'customer'.")],
+    cue_value: Annotated[str, Field(description="The value that fires it, e.g. 'c-42'.")],
+    expires_at: Annotated[datetime | None, Field(
+        description=f"When the intention lapses; {AWARE_TIME}.")] = None,
+    scope: ScopeAdditions = None,
+) -> IntendOut:
+    """Store a deferred intention that fires once when an event carries the cue.
+
+    Raises:
+        ToolError: validation or authorization errors; nothing is written.
+    """
+    state = server_state(ctx)
+    with tool_errors():
+        intention_id = f"int-{uuid.uuid4().hex}"
+        created = state.memory.intend({
+            "id": intention_id, "action": action, "trigger_kind": cue_kind,
+            "trigger_value": cue_value, "scope": state.config.resolve_scope(scope),
+            "created_at": state.memory.store.clock(), "expires_at": expires_at,
+        })
+        return IntendOut(id=intention_id, created=created)
+
+
+def process_event(
+    ctx: Ctx,
+    event: Annotated[dict[str, str], Field(
+        description="The event's keys and values, e.g. {'customer': 'c-42'}.")],
+    scope: ScopeAdditions = None,
+) -> ProcessEventOut:
+    """Fire the intentions this event makes due, exactly once, and return them.
+
+    Raises:
+        ToolError: authorization or validation errors.
+    """
+    state = server_state(ctx)
+    with tool_errors():
+        fired = state.memory.process_event(event, principal=state.config.principal,
+                                           scope=state.config.resolve_scope(scope),
+                                           by=state.config.agent)
+        return ProcessEventOut(fired=[FiredIntention(
+            id=i.id, action=i.action, cue_kind=i.trigger_kind, cue_value=i.trigger_value)
+            for i in fired])
+
+
+def record_use(
+    ctx: Ctx,
+    retrieval_id: Annotated[str, Field(description="The retrieval_id recall returned.")],
+    action_id: Annotated[str, Field(min_length=1, description="Your id for the action.")],
+    memory_ids: Annotated[list[str], Field(description="The recalled memories it used.")],
+    helped: Annotated[bool | None, Field(
+        description="Whether they helped (omit when not measured).")] = None,
+) -> RecordUseOut:
+    """Log that an action used these recalled memories (closes the attribution loop).
+
+    Raises:
+        ToolError: unknown retrieval, ids it did not return, or another tenant's retrieval.
+    """
+    state = server_state(ctx)
+    with tool_errors():
+        logged = state.memory.get_retrieval(retrieval_id)["retrieval"]
+        state.config.check_tenant(str(logged.get("tenant")))
+        state.memory.record_use(retrieval_id, action_id, memory_ids, helped=helped)
+        return RecordUseOut(retrieval_id=retrieval_id, action_id=action_id,
+                            memory_ids=memory_ids, helped=helped)
