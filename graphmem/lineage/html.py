@@ -2,12 +2,13 @@
 
 :func:`to_html` draws a lineage graph (:func:`graphmem.lineage.graph.build_lineage`) with
 Bokeh (BSD-3-Clause), its JavaScript inlined, so the file opens offline and loads nothing
-from the network. The page pans (drag the background), zooms (mouse wheel, box zoom) and
-lets you drag nodes (their edges and labels follow). Nodes are filled by kind (erased ones
-grey) and outlined by status; erased nodes are cross-hatched and pending-recompute nodes
-hatched in orange. Hovering a node shows its id, kind, authority, created time, status and
-depth. Edges point the way the graph's do (child -> parent, successor -> predecessor,
-citer -> evidence), are dashed by type and labelled with their types.
+from the network. The page zooms (mouse wheel, box zoom), pans and lets you drag nodes (their
+edges and labels follow); as in every Bokeh plot, one drag tool is active at a time: node
+dragging at first, the pan tool one click away in the toolbar. Nodes are filled by kind
+(erased ones grey) and outlined by status; erased nodes are cross-hatched and
+pending-recompute nodes hatched in orange. Hovering a node shows its id, kind, authority,
+created time, status and depth. Edges point the way the graph's do (child -> parent,
+successor -> predecessor, citer -> evidence), are dashed by type and labelled with their types.
 
 Bokeh is the optional ``html`` extra (``pip install 'graphmem[html]'``); it is imported when
 a page is drawn, not when this module is imported.
@@ -29,6 +30,9 @@ from graphmem.models import Status
 __all__ = ["NODES_NAME", "STATUS_COLOURS", "require_bokeh", "to_html"]
 
 _MISSING = "the html lineage format needs Bokeh: pip install 'graphmem[html]'"
+
+_HINT = ("Drag a node to move it (edges follow); to drag the view instead, pick the pan "
+         "tool in the toolbar. The mouse wheel zooms; hover a node for its details.")
 
 NODES_NAME = "lineage-nodes"
 """The ``name`` of the Bokeh renderer that draws the nodes (tests find it with this)."""
@@ -169,6 +173,7 @@ def to_html(graph: nx.DiGraph, *, title: str | None = None) -> str:
     try:
         from bokeh.embed import file_html
         from bokeh.models import ColumnDataSource, CustomJS, HoverTool, PointDrawTool, Range1d
+        from bokeh.models.annotations import Title
         from bokeh.models.annotations.arrows import Arrow, VeeHead
         from bokeh.models.annotations.labels import LabelSet
         from bokeh.models.annotations.legends import Legend, LegendItem
@@ -183,9 +188,11 @@ def to_html(graph: nx.DiGraph, *, title: str | None = None) -> str:
     xs = [p[0] * _SPACING[0] for p in pos.values()] or [0.0]
     ys = [p[1] * _SPACING[1] for p in pos.values()] or [0.0]
     fig = figure(title=heading, sizing_mode="stretch_both", min_height=400,
-                 tools="pan,wheel_zoom,box_zoom,reset,save",
+                 tools="pan,wheel_zoom,box_zoom,reset,save", active_scroll="wheel_zoom",
                  x_range=Range1d(start=min(xs) - 2.0, end=max(xs) + 2.0),
                  y_range=Range1d(start=min(ys) - 1.2, end=max(ys) + 0.8))
+    fig.add_layout(Title(text=_HINT, text_font_size="10px", text_font_style="normal",
+                         text_color="#555555"), "above")
     fig.axis.visible = False
     fig.grid.visible = False
     fig.toolbar.logo = None
