@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from graphmem.errors import DatabaseUnavailableError, GraphmemError
 
@@ -31,7 +32,8 @@ def fail(exc: GraphmemError, code: int | None = None) -> typer.Exit:
     The code is 3 for :class:`DatabaseUnavailableError`, else ``code`` (default 2: a graphmem
     error out of a command is bad input, such as an unknown id or an invalid record).
     """
-    err_console.print(f"[red]error:[/red] {exc}", markup=True, highlight=False)
+    # escaped: a message may hold brackets, as in pip install 'graphmem[html]'
+    err_console.print(f"[red]error:[/red] {escape(str(exc))}", markup=True, highlight=False)
     if exc.record_ids:
         err_console.print(f"ids: {', '.join(exc.record_ids)}", highlight=False)
     if isinstance(exc, DatabaseUnavailableError):

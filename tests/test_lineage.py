@@ -85,7 +85,7 @@ def test_every_export_format(northwind: Memory, tmp_path: Path) -> None:
     plan = northwind.plan_deletion(subject=SUBJECT, requested_by="p", reason="r")
     northwind.apply_deletion(plan)
     graph = northwind.lineage("sum-duplicate-charges", "both", now=NOW)
-    assert set(FORMATS) == {"graphml", "gexf", "json", "dot", "mermaid", "png", "svg"}
+    assert set(FORMATS) == {"graphml", "gexf", "json", "dot", "mermaid", "png", "svg", "html"}
 
     graphml = export(graph, "graphml")
     assert isinstance(graphml, str)

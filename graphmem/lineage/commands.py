@@ -1,5 +1,5 @@
 """``graphmem lineage ID``: export a record's lineage for analysts (GraphML, GEXF, node-link
-JSON, DOT, Mermaid, PNG/SVG)."""
+JSON, DOT, Mermaid, PNG/SVG, or an interactive HTML page)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import typer
 from graphmem.client import Memory
 from graphmem.errors import GraphmemError
 from graphmem.lineage.graph import FORMATS, export
+from graphmem.lineage.html import require_bokeh
 from graphmem.terminal import err_console, fail
 
 __all__ = ["lineage_command"]
@@ -21,20 +22,26 @@ def lineage_command(
     record_id: Annotated[str, typer.Argument(help="The record whose lineage to export.")],
     fmt: Annotated[str, typer.Option(
         "--format", "-f",
-        help="graphml, gexf, json (node-link), dot, mermaid, png or svg.")] = "mermaid",
+        help="graphml, gexf, json (node-link), dot, mermaid, png, svg or html "
+             "(interactive page; pip install 'graphmem[html]').")] = "mermaid",
     output: Annotated[Path | None, typer.Option(
-        "-o", "--output", help="Write to this file (required for png and svg).")] = None,
+        "-o", "--output", help="Write to this file (required for png, svg and html).")] = None,
     direction: Annotated[str, typer.Option(help="up, down or both.")] = "both",
     depth: Annotated[int | None, typer.Option(help="At most this many edges away.")] = None,
 ) -> None:
     """Export a record's lineage: GraphML/GEXF for Gephi and yEd, node-link JSON, DOT,
-    Mermaid for docs, or a PNG/SVG picture."""
+    Mermaid for docs, a PNG/SVG picture, or a self-contained interactive HTML page."""
     if fmt not in FORMATS:
         err_console.print(f"[red]error:[/red] --format must be one of {', '.join(FORMATS)}")
         raise typer.Exit(code=2)
-    if fmt in ("png", "svg") and output is None:
-        err_console.print(f"[red]error:[/red] --format {fmt} writes a picture: give -o FILE")
+    if fmt in ("png", "svg", "html") and output is None:
+        err_console.print(f"[red]error:[/red] --format {fmt} writes a file: give -o FILE")
         raise typer.Exit(code=2)
+    if fmt == "html":
+        try:
+            require_bokeh()  # before connecting: a missing extra fails fast
+        except GraphmemError as exc:
+            raise fail(exc) from None
     if direction not in ("up", "down", "both"):
         err_console.print("[red]error:[/red] --direction must be up, down or both")
         raise typer.Exit(code=2)

@@ -4,8 +4,8 @@
 ``lineage_down.cypher``: pruning BFS walks over DERIVED_FROM, SUPERSEDES and EVIDENCED_BY)
 and returns a :class:`networkx.DiGraph` whose edges point the way the graph's do (child ->
 parent, successor -> predecessor, citer -> evidence). :func:`export` writes it as GraphML or
-GEXF (Gephi, yEd), node-link JSON, DOT, Mermaid, or a PNG/SVG picture (matplotlib, imported
-only when a picture is asked for).
+GEXF (Gephi, yEd), node-link JSON, DOT, Mermaid, a PNG/SVG picture (matplotlib, imported
+only when a picture is asked for) or an interactive HTML page (Bokeh, likewise).
 
 Node attributes: ``kind``, ``authority``, ``status`` (ERASED, RETRACTED, QUARANTINED,
 PENDING_RECOMPUTE, NOT_YET_VALID, EXPIRED, SUPERSEDED or ACTIVE, ignoring who asks),
@@ -52,8 +52,9 @@ LineageDirection = Literal["up", "down", "both"]
 LineageGraph: TypeAlias = nx.DiGraph
 """The type :func:`build_lineage` returns (a ``networkx.DiGraph``)."""
 
-FORMATS = ("graphml", "gexf", "json", "dot", "mermaid", "png", "svg")
-"""Export formats; ``png`` and ``svg`` are bytes, the rest text."""
+FORMATS = ("graphml", "gexf", "json", "dot", "mermaid", "png", "svg", "html")
+"""Export formats; ``png`` and ``svg`` are bytes, the rest text (``html``: one interactive,
+self-contained page, :mod:`graphmem.lineage.html`)."""
 
 SNIPPETS: Mapping[str, str] = {
     "record_lineage": "snippet_record_lineage",
@@ -364,10 +365,11 @@ def export(graph: nx.DiGraph, fmt: str) -> str | bytes:
     """The graph in ``fmt`` (one of :data:`FORMATS`): text, or bytes for png/svg.
 
     GraphML and GEXF get flat attributes (datetimes as ISO strings, scope as JSON, missing
-    values left out); ``json`` is networkx node-link data (``nodes``/``edges``).
+    values left out); ``json`` is networkx node-link data (``nodes``/``edges``); ``html`` is
+    an interactive page that loads nothing from the network (:func:`graphmem.lineage.html.to_html`).
 
     Raises:
-        ValidationError: unknown format.
+        ValidationError: unknown format; ``html`` without Bokeh (``pip install 'graphmem[html]'``).
     """
     if fmt == "graphml":
         return "\n".join(nx.generate_graphml(_flat_copy(graph))) + "\n"
@@ -382,4 +384,8 @@ def export(graph: nx.DiGraph, fmt: str) -> str | bytes:
         return to_mermaid(graph)
     if fmt in ("png", "svg"):
         return render(graph, fmt)  # type: ignore[arg-type]
+    if fmt == "html":
+        from graphmem.lineage.html import to_html  # Bokeh, the optional html extra
+
+        return to_html(graph)
     raise ValidationError(f"unknown lineage format {fmt!r}; use one of {', '.join(FORMATS)}")

@@ -1,0 +1,251 @@
+"""Lineage as one self-contained interactive HTML page (issue 11, item 5).
+
+:func:`to_html` draws a lineage graph (:func:`graphmem.lineage.graph.build_lineage`) with
+Bokeh (BSD-3-Clause), its JavaScript inlined, so the file opens offline and loads nothing
+from the network. The page zooms (mouse wheel, box zoom), pans and lets you drag nodes (their
+edges and labels follow); as in every Bokeh plot, one drag tool is active at a time: node
+dragging at first, the pan tool one click away in the toolbar. Nodes are filled by kind
+(erased ones grey) and outlined by status; erased nodes are cross-hatched and
+pending-recompute nodes hatched in orange. Hovering a node shows its id, kind, authority,
+created time, status and depth. Edges point the way the graph's do (child -> parent,
+successor -> predecessor, citer -> evidence), are dashed by type and labelled with their types.
+
+Bokeh is the optional ``html`` extra (``pip install 'graphmem[html]'``); it is imported when
+a page is drawn, not when this module is imported.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+import networkx as nx
+
+from graphmem.errors import ValidationError
+from graphmem.lineage.graph import EDGE_TYPES, ERASED_COLOUR, KIND_COLOURS, _layers
+from graphmem.models import Status
+
+__all__ = ["NODES_NAME", "STATUS_COLOURS", "require_bokeh", "to_html"]
+
+_MISSING = "the html lineage format needs Bokeh: pip install 'graphmem[html]'"
+
+_HINT = ("Drag a node to move it (edges follow); to drag the view instead, pick the pan "
+         "tool in the toolbar. The mouse wheel zooms; hover a node for its details.")
+
+NODES_NAME = "lineage-nodes"
+"""The ``name`` of the Bokeh renderer that draws the nodes (tests find it with this)."""
+
+STATUS_COLOURS: Mapping[str, str] = {
+    Status.ACTIVE.value: "#2b2d42",
+    Status.SUPERSEDED.value: "#0077b6",
+    Status.NOT_YET_VALID.value: "#00b4d8",
+    Status.EXPIRED.value: "#8d6e63",
+    Status.RETRACTED.value: "#c1121f",
+    Status.QUARANTINED.value: "#7b2cbf",
+    Status.PENDING_RECOMPUTE.value: "#f77f00",
+    Status.ERASED.value: "#495057",
+}
+"""Node outline colour by status."""
+
+_HATCHES: Mapping[str, tuple[str, str]] = {
+    Status.ERASED.value: ("x", "#495057"),
+    Status.PENDING_RECOMPUTE.value: ("/", "#f77f00"),
+}
+_DASHES: Mapping[str, str] = {
+    "derived_from": "solid", "supersedes": "dashed", "evidenced_by": "dotted",
+}
+_SPACING = (2.6, 1.6)  # data units between columns and between rows
+_NO_BODY: Mapping[str, Any] = {"line_alpha": 0.0}  # arrows draw only their heads
+_KEY: Mapping[str, Any] = {"marker": "circle", "size": 14, "line_color": "#2b2d42"}
+_NOWHERE = float("nan")  # legend keys: a glyph with one point that is never drawn
+_ARROW_AT = 0.6  # the arrowhead sits this far along an edge, clear of the target node
+_LABEL_AT = 0.4  # and the edge label here, clear of the arrowhead
+
+# Moves every edge, arrow and label with the nodes when one is dragged (PointDrawTool
+# rewrites the node source's x/y).
+_FOLLOW_JS = """
+const data = nodes.data;
+const at = new Map();
+for (let i = 0; i < data.id.length; i++) at.set(data.id[i], [data.x[i], data.y[i]]);
+for (const edges of sources) {
+  const e = edges.data;
+  for (let i = 0; i < e.src.length; i++) {
+    const a = at.get(e.src[i]), b = at.get(e.dst[i]);
+    if (a === undefined || b === undefined) continue;
+    e.x0[i] = a[0]; e.y0[i] = a[1]; e.x1[i] = b[0]; e.y1[i] = b[1];
+    e.xa[i] = a[0] + (b[0] - a[0]) * share; e.ya[i] = a[1] + (b[1] - a[1]) * share;
+    e.xl[i] = a[0] + (b[0] - a[0]) * label; e.yl[i] = a[1] + (b[1] - a[1]) * label;
+  }
+  edges.change.emit();
+}
+"""
+
+
+def _status_order(status: str) -> int:
+    order = list(STATUS_COLOURS)
+    return order.index(status) if status in order else len(order)
+
+
+def require_bokeh() -> None:
+    """Check that the optional ``html`` extra is installed, before any work is done.
+
+    Raises:
+        ValidationError: Bokeh cannot be imported; the message names
+            ``pip install 'graphmem[html]'``.
+    """
+    if importlib.util.find_spec("bokeh") is None:
+        raise ValidationError(_MISSING)
+
+
+def _when(value: Any) -> str:
+    return value.isoformat() if isinstance(value, datetime) else "" if value is None else str(value)
+
+
+def _node_columns(graph: nx.DiGraph, pos: Mapping[str, tuple[float, float]]
+                  ) -> dict[str, list[Any]]:
+    cols: dict[str, list[Any]] = {k: [] for k in (
+        "id", "x", "y", "kind", "authority", "created", "status", "depth", "label", "fill",
+        "outline", "width", "hatch", "hatch_colour", "root")}
+    for node, a in sorted(graph.nodes(data=True)):
+        status = str(a.get("status") or "")
+        hatch, hatch_colour = _HATCHES.get(status, (" ", "#000000"))
+        erased = bool(a.get("erased"))
+        cols["id"].append(str(node))
+        cols["x"].append(pos[node][0] * _SPACING[0])
+        cols["y"].append(pos[node][1] * _SPACING[1])
+        cols["kind"].append(str(a.get("kind") or "?"))
+        cols["authority"].append(str(a.get("authority") or ""))
+        cols["created"].append(_when(a.get("created_at")))
+        cols["status"].append(status)
+        cols["depth"].append(int(a.get("depth") or 0))
+        marks = "✕ " if erased else "⟳ " if status == Status.PENDING_RECOMPUTE.value else ""
+        cols["label"].append(f"{marks}{node}\n{status.lower().replace('_', ' ')}")
+        cols["fill"].append(ERASED_COLOUR if erased
+                            else KIND_COLOURS.get(str(a.get("kind") or ""), "#ffffff"))
+        cols["outline"].append(STATUS_COLOURS.get(status, "#2b2d42"))
+        cols["width"].append(2.0 if status == Status.ACTIVE.value else 3.5)
+        cols["hatch"].append(hatch)
+        cols["hatch_colour"].append(hatch_colour)
+        cols["root"].append(node == graph.graph.get("root"))
+    return cols
+
+
+def _edge_columns(graph: nx.DiGraph, pos: Mapping[str, tuple[float, float]], kind: str
+                  ) -> dict[str, list[Any]]:
+    cols: dict[str, list[Any]] = {k: [] for k in (
+        "src", "dst", "x0", "y0", "x1", "y1", "xa", "ya", "xl", "yl", "types")}
+    for u, v, a in sorted(graph.edges(data=True)):
+        if a.get("type") != kind:
+            continue
+        (x0, y0), (x1, y1) = ((p[0] * _SPACING[0], p[1] * _SPACING[1]) for p in (pos[u], pos[v]))
+        cols["src"].append(str(u))
+        cols["dst"].append(str(v))
+        cols["x0"].append(x0)
+        cols["y0"].append(y0)
+        cols["x1"].append(x1)
+        cols["y1"].append(y1)
+        cols["xa"].append(x0 + (x1 - x0) * _ARROW_AT)
+        cols["ya"].append(y0 + (y1 - y0) * _ARROW_AT)
+        cols["xl"].append(x0 + (x1 - x0) * _LABEL_AT)
+        cols["yl"].append(y0 + (y1 - y0) * _LABEL_AT)
+        cols["types"].append(str(a.get("types") or kind).replace(",", ", "))
+    return cols
+
+
+def to_html(graph: nx.DiGraph, *, title: str | None = None) -> str:
+    """One self-contained HTML page showing ``graph`` (SPEC section 7, lineage for analysts).
+
+    Args:
+        graph: a lineage graph as :func:`graphmem.lineage.graph.build_lineage` returns it
+            (node attributes ``kind``, ``authority``, ``status``, ``created_at``, ``depth``,
+            ``erased``; edge attributes ``type`` and ``types``).
+        title: the page and plot title (default: "lineage of ROOT (DIRECTION)").
+
+    Returns:
+        The page as text (UTF-8 when written); every script and style is inline.
+
+    Raises:
+        ValidationError: Bokeh, the optional ``html`` extra, is not installed (the message
+            names ``pip install 'graphmem[html]'``).
+    """
+    try:
+        from bokeh.embed import file_html
+        from bokeh.models import ColumnDataSource, CustomJS, HoverTool, PointDrawTool, Range1d
+        from bokeh.models.annotations import Title
+        from bokeh.models.annotations.arrows import Arrow, VeeHead
+        from bokeh.models.annotations.labels import LabelSet
+        from bokeh.models.annotations.legends import Legend, LegendItem
+        from bokeh.plotting import figure
+        from bokeh.resources import INLINE
+    except ImportError:
+        raise ValidationError(_MISSING) from None
+
+    pos = _layers(graph)
+    heading = title or (f"lineage of {graph.graph.get('root', '')} "
+                        f"({graph.graph.get('direction', '')})")
+    xs = [p[0] * _SPACING[0] for p in pos.values()] or [0.0]
+    ys = [p[1] * _SPACING[1] for p in pos.values()] or [0.0]
+    fig = figure(title=heading, sizing_mode="stretch_both", min_height=400,
+                 tools="pan,wheel_zoom,box_zoom,reset,save", active_scroll="wheel_zoom",
+                 x_range=Range1d(start=min(xs) - 2.0, end=max(xs) + 2.0),
+                 y_range=Range1d(start=min(ys) - 1.2, end=max(ys) + 0.8))
+    fig.add_layout(Title(text=_HINT, text_font_size="10px", text_font_style="normal",
+                         text_color="#555555"), "above")
+    fig.axis.visible = False
+    fig.grid.visible = False
+    fig.toolbar.logo = None
+
+    legend: list[Any] = []
+    edge_sources: list[Any] = []
+    for kind in EDGE_TYPES:
+        source = ColumnDataSource(_edge_columns(graph, pos, kind), name=f"lineage-{kind}")
+        edge_sources.append(source)
+        if not source.data["src"]:
+            continue
+        dash = _DASHES[kind]
+        line: Any = fig.segment("x0", "y0", "x1", "y1", source=source, line_color="#555555",
+                           line_width=1.6, line_dash=dash)
+        fig.add_layout(Arrow(source=source, x_start="x0", y_start="y0", x_end="xa",
+                             y_end="ya", level="underlay", **_NO_BODY,
+                             end=VeeHead(size=11, fill_color="#555555",
+                                         line_color="#555555")))
+        fig.add_layout(LabelSet(source=source, x="xl", y="yl", text="types", x_offset=6,
+                                text_font_size="9px", text_color="#444444",
+                                text_font_style="italic"))
+        legend.append(LegendItem(label=f"edge: {kind}", renderers=[line]))
+
+    nodes = ColumnDataSource(_node_columns(graph, pos), name=f"{NODES_NAME}-data")
+    drawn: Any = fig.scatter("x", "y", source=nodes, name=NODES_NAME, size=30, marker="circle",
+                        fill_color="fill", line_color="outline", line_width="width",
+                        hatch_pattern="hatch", hatch_color="hatch_colour", hatch_alpha=0.8,
+                        hatch_scale=8)
+    fig.add_layout(LabelSet(source=nodes, x="x", y="y", text="label", y_offset=-20,
+                            text_align="center", text_baseline="top", text_font_size="10px",
+                            text_color="#222222"))
+    present = set(nodes.data["kind"])
+    for kind, colour in KIND_COLOURS.items():
+        if kind in present:
+            key: Any = fig.scatter([_NOWHERE], [_NOWHERE], fill_color=colour, **_KEY)
+            legend.append(LegendItem(label=f"kind: {kind}", renderers=[key]))
+    for status in sorted(set(nodes.data["status"]), key=_status_order):
+        hatch, hatch_colour = _HATCHES.get(status, (" ", "#000000"))
+        style = {**_KEY, "line_color": STATUS_COLOURS.get(status, "#2b2d42")}
+        key = fig.scatter([_NOWHERE], [_NOWHERE], fill_color="#ffffff", line_width=3,
+                          hatch_pattern=hatch, hatch_color=hatch_colour, hatch_scale=6, **style)
+        legend.append(LegendItem(label=f"status: {status.lower()}", renderers=[key]))
+    fig.add_layout(Legend(items=legend, location="top_left", label_text_font_size="9px",
+                          click_policy="hide", background_fill_alpha=0.7), "right")
+
+    hover = HoverTool(renderers=[drawn], tooltips=[
+        ("id", "@id"), ("kind", "@kind"), ("authority", "@authority"),
+        ("created", "@created"), ("status", "@status"), ("depth", "@depth")])
+    drag = PointDrawTool(renderers=[drawn], add=False, drag=True,
+                         description="Drag nodes")
+    fig.add_tools(hover, drag)
+    fig.toolbar.active_multi = drag
+    follow = CustomJS(code=_FOLLOW_JS, args={
+        "nodes": nodes, "sources": edge_sources, "share": _ARROW_AT, "label": _LABEL_AT})
+    nodes.js_on_change("data", follow)
+    return str(file_html(fig, resources=INLINE, title=heading))
