@@ -4,7 +4,8 @@ A :class:`Ranker` scores records against a query; ordering (with the tie-breaks 
 section 5: higher authority, then newer ``created_at``, then id) is done by
 :func:`order_by_score`, so every ranker breaks ties the same way.
 
-Rankers by name: ``bm25`` (default; bm25s with English stop words and Snowball stemming),
+Rankers by name: ``bm25`` (default; bm25s over :mod:`graphmem.read.tokens`: English stop words and
+Snowball stemming, character bigrams for scripts written without spaces),
 ``embedding`` (sentence-transformers all-MiniLM-L6-v2, offline, from the optional
 ``embeddings`` extra) and ``hybrid`` (reciprocal-rank fusion of the two).
 """
@@ -19,10 +20,10 @@ from typing import Any, Protocol, runtime_checkable
 
 import bm25s
 import numpy as np
-import Stemmer
 
 from graphmem.errors import ValidationError
 from graphmem.models import MemoryRecord
+from graphmem.read.tokens import tokenize_many
 
 __all__ = [
     "BM25Ranker",
@@ -93,20 +94,10 @@ def _tie_order(records: Sequence[MemoryRecord]) -> Any:
     return ties
 
 
-@cache
-def _stemmer() -> Any:
-    return Stemmer.Stemmer("english")
-
-
-def _tokenize(texts: list[str]) -> list[list[str]]:
-    tokens: list[list[str]] = bm25s.tokenize(
-        texts, stopwords="en", stemmer=_stemmer(), return_ids=False, show_progress=False
-    )
-    return tokens
-
-
 class BM25Ranker:
     """Okapi BM25 over record content, via the bm25s library (default ranker).
+
+    Terms come from :func:`graphmem.read.tokens.tokenize` for records and query alike.
 
     Args:
         k1, b: the usual BM25 parameters.
@@ -142,7 +133,7 @@ class BM25Ranker:
             self._tokens.clear()
             missing = keys
         if missing:
-            for key, tokens in zip(missing, _tokenize([c for _, c in missing]), strict=True):
+            for key, tokens in zip(missing, tokenize_many([c for _, c in missing]), strict=True):
                 self._tokens[key] = tokens
         retriever = bm25s.BM25(k1=self.k1, b=self.b)
         retriever.index([self._tokens[k] for k in keys], show_progress=False)
@@ -155,7 +146,7 @@ class BM25Ranker:
         """BM25 score of each record's content for ``query``."""
         if not records:
             return []
-        query_tokens = _tokenize([query])[0]
+        query_tokens = tokenize_many([query])[0]
         if not query_tokens:
             return [0.0] * len(records)
         retriever = self._index(records)
