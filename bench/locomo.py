@@ -59,7 +59,13 @@ from rich.table import Table
 from graphmem import Memory
 from graphmem.db.settings import ConnectionSettings
 from graphmem.models import MemoryRecord, Principal
-from graphmem.read.rankers import BM25Ranker, EmbeddingRanker, HybridRanker, Ranker
+from graphmem.read.rankers import (
+    BM25_DEFAULTS,
+    BM25Ranker,
+    EmbeddingRanker,
+    HybridRanker,
+    Ranker,
+)
 from graphmem.read.steps import DecisionState
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared/datasets/locomo/locomo10.json"
@@ -164,9 +170,12 @@ def load_conversations(path: Path) -> list[Conversation]:
 
 
 def records_for(conv: Conversation) -> list[MemoryRecord]:
-    """One episodic record per turn, the conversation as tenant, the session time as created."""
-    return [
-        MemoryRecord(
+    """One episodic record per turn, the conversation as tenant, the session time as created,
+    the session as its thread and the turn's place in it as its position."""
+    positions: dict[int, int] = defaultdict(int)
+    records = []
+    for t in conv.turns:
+        records.append(MemoryRecord(
             id=f"{conv.id}:{t.dia_id}",
             kind="episodic",
             content=t.content,
@@ -174,9 +183,11 @@ def records_for(conv: Conversation) -> list[MemoryRecord]:
             scope={"tenant": conv.id},
             provenance={"source": "locomo", "speaker": t.speaker},
             metadata={"dia_id": t.dia_id, "session": t.session},
-        )
-        for t in conv.turns
-    ]
+            thread=f"session_{t.session}",
+            position=positions[t.session],
+        ))
+        positions[t.session] += 1
+    return records
 
 
 # ----------------------------------------------------------------------------- metrics
@@ -273,7 +284,7 @@ def make_rankers(names: Sequence[str]) -> tuple[dict[str, Ranker], EmbeddingRank
     made: dict[str, Ranker] = {}
     for name in names:
         if name == "bm25":
-            made[name] = BM25Ranker()
+            made[name] = BM25Ranker(**BM25_DEFAULTS)
         elif name == "embedding":
             made[name] = embedding
         elif name == "hybrid":
@@ -294,6 +305,9 @@ def run(args: argparse.Namespace, console: Console) -> dict[str, Any]:
     names = [n.strip() for n in args.rankers.split(",") if n.strip()]
     stemmer = Stemmer.Stemmer("english")
     tallies = {name: Tally() for name in [*names, REFERENCE]}
+    # conversations 0-4 tuned the ranker (bench/locomo_tune.py); 5-9 are held out
+    splits = {split: {name: Tally() for name in [*names, REFERENCE]}
+              for split in ("tuned_0_4", "held_out_5_9")}
     timings: dict[str, float] = defaultdict(float)
     started = time.perf_counter()
     hybrid_config: dict[str, Any] = {}
@@ -325,6 +339,7 @@ def run(args: argparse.Namespace, console: Console) -> dict[str, Any]:
                                     budget_chars=10**9, now=conv.now)
             timings["warmup_s"] += time.perf_counter() - t0
 
+            split = "tuned_0_4" if ci <= 5 else "held_out_5_9"
             reference = ReferenceBM25.build(conv, stemmer)
             prefix = f"{conv.id}:"
             t0 = time.perf_counter()
@@ -338,10 +353,12 @@ def run(args: argparse.Namespace, console: Console) -> dict[str, Any]:
                     ranked = [rid.removeprefix(prefix) for rid, score in result.trace.ranked
                               if score > 0]
                     tallies[name].add(q.category, recall_at(ranked, q.evidence), ms)
+                    splits[split][name].add(q.category, recall_at(ranked, q.evidence), ms)
                 t = time.perf_counter()
                 ref_ranked = reference.ranked(q.text, stemmer)
                 ms = (time.perf_counter() - t) * 1000
                 tallies[REFERENCE].add(q.category, recall_at(ref_ranked, q.evidence), ms)
+                splits[split][REFERENCE].add(q.category, recall_at(ref_ranked, q.evidence), ms)
             timings["questions_s"] += time.perf_counter() - t0
             console.log(f"[{ci}/{len(conversations)}] {conv.id}: {len(conv.turns)} turns, "
                         f"{len(conv.questions)} questions, "
@@ -366,6 +383,7 @@ def run(args: argparse.Namespace, console: Console) -> dict[str, Any]:
         "protocol": {
             "record": "one episodic record per turn; id conv:dia_id; tenant conv; "
                       "created_at session time (UTC); content 'speaker: text'; put_many",
+            "thread": "each session a thread, each turn's place in it a position (NEXT)",
             "retrieve": "DecisionState(goal=question, needs_prior_context=True), k=20, "
                         "budget_chars=1e9, now=last session + 1 day; top-k from "
                         "trace.ranked with score > 0",
@@ -378,6 +396,9 @@ def run(args: argparse.Namespace, console: Console) -> dict[str, Any]:
         },
         "backend": backend,
         "rankers": {name: tally.summary() for name, tally in tallies.items()},
+        "splits": {split: {name: tally.summary() for name, tally in by_name.items()
+                           if tally.latencies_ms}
+                   for split, by_name in splits.items()},
         "timings_s": {k: round(v, 1) for k, v in timings.items()}
                      | {"total_s": round(time.perf_counter() - started, 1)},
         "machine": machine(),

@@ -7,6 +7,7 @@ CREATE CONSTRAINT candidate_set_digest IF NOT EXISTS FOR (c:CandidateSet) REQUIR
 CREATE CONSTRAINT deletion_request_id IF NOT EXISTS FOR (d:DeletionRequest) REQUIRE d.id IS UNIQUE;
 CREATE INDEX scope_tenant IF NOT EXISTS FOR (s:Scope) ON (s.tenant);
 CREATE INDEX record_tenant_asserts IF NOT EXISTS FOR (r:Record) ON (r.tenant, r.asserts);
+CREATE INDEX record_thread IF NOT EXISTS FOR (r:Record) ON (r.tenant, r.thread, r.position);
 CREATE INDEX record_dedup IF NOT EXISTS FOR (r:Record) ON (r.dedup_key);
 CREATE INDEX intention_cue IF NOT EXISTS FOR (i:Intention) ON (i.tenant, i.trigger_kind, i.trigger_value);
 CREATE INDEX transition_record IF NOT EXISTS FOR (t:Transition) ON (t.record_id);

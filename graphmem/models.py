@@ -190,7 +190,10 @@ class MemoryRecord(BaseModel):
 
     Immutable. Times are aware datetimes normalised to UTC; naive ones are rejected.
     ``scope`` must contain ``tenant``. ``asserted_value`` is canonicalised at
-    construction. Ids in ``supersedes``, ``derived_from`` and ``evidence_ids`` must
+    construction. ``thread`` and ``position`` (given together, position >= 0) place an
+    episode in an ordered thread of its tenant (a conversation, run or ticket; issue 16):
+    the store links neighbouring positions with ``NEXT`` and rejects a second record at a
+    taken position. Ids in ``supersedes``, ``derived_from`` and ``evidence_ids`` must
     exist in the store when the record is written (checked by the store).
 
     Raises:
@@ -217,6 +220,8 @@ class MemoryRecord(BaseModel):
     derived_from: tuple[NonEmptyStr, ...] = ()
     sensitivity: Sensitivity = Sensitivity.NORMAL
     metadata: dict[str, Any] = Field(default_factory=dict)
+    thread: NonEmptyStr | None = None
+    position: int | None = Field(default=None, ge=0)
 
     @field_validator("scope")
     @classmethod
@@ -264,6 +269,8 @@ class MemoryRecord(BaseModel):
     def _cross_field(self) -> MemoryRecord:
         if self.asserted_value is not None and self.asserts is None:
             raise ValueError("asserted_value requires asserts")
+        if (self.thread is None) != (self.position is None):
+            raise ValueError("thread and position go together: give both or neither")
         if (
             self.valid_from is not None
             and self.expires_at is not None
@@ -285,8 +292,15 @@ class MemoryRecord(BaseModel):
         return self.scope["tenant"]
 
     def fingerprint_payload(self) -> str:
-        """Canonical JSON of every field, used to tell an identical re-write from a conflict."""
-        return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+        """Canonical JSON of every field, used to tell an identical re-write from a conflict.
+
+        A record outside any thread leaves ``thread``/``position`` out, so records written
+        before threads existed keep their fingerprints.
+        """
+        payload = self.model_dump(mode="json")
+        if self.thread is None:
+            del payload["thread"], payload["position"]
+        return json.dumps(payload, sort_keys=True, separators=(",", ":"))
 
 
 class DeferredIntention(BaseModel):

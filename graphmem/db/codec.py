@@ -135,6 +135,8 @@ def record_props(record: MemoryRecord, *, quarantined: bool = False,
         "evidence_ids": list(record.evidence_ids),
         "retracted": record.retracted,
         "metadata_json": json.dumps(record.metadata, sort_keys=True, ensure_ascii=False),
+        "thread": record.thread,
+        "position": record.position,
         "fingerprint": fingerprint or record_fingerprint(record),
         "dedup_key": dedup_key(record),
         "quarantined": quarantined,
@@ -170,6 +172,8 @@ def record_from_props(props: dict[str, Any]) -> MemoryRecord:
         derived_from=tuple(get("derived_from") or ()),
         sensitivity=Sensitivity(props["sensitivity"]),
         metadata=json.loads(get("metadata_json") or "{}"),
+        thread=get("thread"),
+        position=get("position"),
     )
 
 

@@ -64,6 +64,14 @@ class RecordWrites(StoreBase):
         cycle = _find_cycle(in_batch, "supersedes")
         if cycle:
             raise ValidationError("supersedes would form a cycle", record_ids=cycle)
+        slots: dict[tuple[str, str, int], str] = {}
+        for r in records:
+            if r.thread is not None and r.position is not None:
+                other = slots.setdefault((r.tenant, r.thread, r.position), r.id)
+                if other != r.id:
+                    raise ValidationError(
+                        f"thread {r.thread!r} position {r.position} is given twice",
+                        record_ids=sorted({other, r.id}))
 
     def _existing(self, tx: ManagedTransaction, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
         rows = self.run(tx, "records_existing", ids=sorted(set(ids)))
@@ -77,6 +85,7 @@ class RecordWrites(StoreBase):
 
         Raises:
             RecordConflictError: an id exists with a different fingerprint.
+            ValidationError: a new record's thread position is held by a stored record.
             DanglingReferenceError: a referenced id is neither stored nor in the batch, or
                 names an erased record (only its tombstone remains).
         """
@@ -100,7 +109,18 @@ class RecordWrites(StoreBase):
                 "supersedes/derived_from/evidence_ids name ids not in the store",
                 record_ids=dangling,
             )
-        return [r for r in records if r.id not in existing]
+        todo = [r for r in records if r.id not in existing]
+        slots = [{"tenant": r.tenant, "thread": r.thread, "position": r.position}
+                 for r in todo if r.thread is not None]
+        if slots:
+            taken = self.run(tx, "records_thread_taken", slots=slots)
+            if taken:
+                raise ValidationError(
+                    "thread positions already taken: " + ", ".join(
+                        f"{row['thread']!r}@{row['position']} by {row['id']!r}"
+                        for row in taken),
+                    record_ids=sorted({r.id for r in todo if r.thread is not None}))
+        return todo
 
     def create_in_tx(
         self, tx: ManagedTransaction, records: Sequence[MemoryRecord], *,
@@ -131,6 +151,10 @@ class RecordWrites(StoreBase):
                      for r in records for i, dst in enumerate(getattr(r, field))]
             if edges:
                 self.run(tx, name, edges=edges)
+        threads = sorted({(r.tenant, r.thread) for r in records if r.thread is not None})
+        if threads:
+            self.run(tx, "edges_next", threads=[{"tenant": t, "thread": th}
+                                                for t, th in threads])
         if any(r.asserts is not None for r in records):
             self.run(tx, "conflicts_link", ids=[r.id for r in records if r.asserts is not None])
 

@@ -31,6 +31,7 @@ from graphmem.read.steps import (
     fit_to_budget,
     preserve_conflict_partners,
     render_memories,
+    search_text,
     triggers_fired,
 )
 
@@ -117,7 +118,7 @@ def retrieve(
     records = [c.record for c in found]
     conflicts = detect_conflicts(records, {c.record.id: c.conflict_ids
                                             for c in found if c.conflict_ids})
-    scores = ranker.score(query, records)
+    scores = ranker.score(search_text(state), records)  # the logged query keeps labels
     ordered = order_by_score(records, scores)
     kept: list[RetrievedMemory] = []  # the first k with score > 0 (ordered is best first)
     for r, s in ordered:

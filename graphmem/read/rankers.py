@@ -4,7 +4,8 @@ A :class:`Ranker` scores records against a query; ordering (with the tie-breaks 
 section 5: higher authority, then newer ``created_at``, then id) is done by
 :func:`order_by_score`, so every ranker breaks ties the same way.
 
-Rankers by name: ``bm25`` (default; bm25s with English stop words and Snowball stemming),
+Rankers by name: ``bm25`` (default; bm25s over :mod:`graphmem.read.tokens`: English stop words and
+Snowball stemming, character bigrams for scripts written without spaces),
 ``embedding`` (sentence-transformers all-MiniLM-L6-v2, offline, from the optional
 ``embeddings`` extra) and ``hybrid`` (reciprocal-rank fusion of the two).
 """
@@ -14,15 +15,17 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import cache
 from typing import Any, Protocol, runtime_checkable
 
 import bm25s
 import numpy as np
-import Stemmer
 
 from graphmem.errors import ValidationError
 from graphmem.models import MemoryRecord
+from graphmem.read.threads import neighbours
+from graphmem.read.tokens import tokenize_many
 
 __all__ = [
     "BM25Ranker",
@@ -93,20 +96,10 @@ def _tie_order(records: Sequence[MemoryRecord]) -> Any:
     return ties
 
 
-@cache
-def _stemmer() -> Any:
-    return Stemmer.Stemmer("english")
-
-
-def _tokenize(texts: list[str]) -> list[list[str]]:
-    tokens: list[list[str]] = bm25s.tokenize(
-        texts, stopwords="en", stemmer=_stemmer(), return_ids=False, show_progress=False
-    )
-    return tokens
-
-
 class BM25Ranker:
     """Okapi BM25 over record content, via the bm25s library (default ranker).
+
+    Terms come from :func:`graphmem.read.tokens.tokenize` for records and query alike.
 
     Args:
         k1, b: the usual BM25 parameters.
@@ -122,9 +115,14 @@ class BM25Ranker:
     name = "bm25"
     MAX_CACHED_TOKENS = 200_000
 
-    def __init__(self, *, k1: float = 1.5, b: float = 0.75, cached_indexes: int = 8) -> None:
+    def __init__(self, *, k1: float = 1.5, b: float = 0.75, cached_indexes: int = 8,
+                 window: int = 1, context_weight: float = 0.0,
+                 propagate: float = 0.0) -> None:
         self.k1 = k1
         self.b = b
+        self.window = window
+        self.context_weight = context_weight
+        self.propagate = propagate
         self._tokens: dict[tuple[str, str], list[str]] = {}
         self._indexes: OrderedDict[tuple[str, ...], Any] = OrderedDict()
         self._cached_indexes = cached_indexes
@@ -142,28 +140,63 @@ class BM25Ranker:
             self._tokens.clear()
             missing = keys
         if missing:
-            for key, tokens in zip(missing, _tokenize([c for _, c in missing]), strict=True):
+            for key, tokens in zip(missing, tokenize_many([c for _, c in missing]), strict=True):
                 self._tokens[key] = tokens
+        own = [self._tokens[k] for k in keys]
+        near = neighbours(records, self.window)
         retriever = bm25s.BM25(k1=self.k1, b=self.b)
-        retriever.index([self._tokens[k] for k in keys], show_progress=False)
-        self._indexes[ids] = (list(records), retriever)
+        retriever.index(own, show_progress=False)
+        expanded = None
+        if self.context_weight > 0 and any(near):
+            expanded = bm25s.BM25(k1=self.k1, b=self.b)
+            expanded.index([own[i] + [t for j in near[i] for t in own[j]]
+                            for i in range(len(own))], show_progress=False)
+        index = _Index(retriever, expanded, near)
+        self._indexes[ids] = (list(records), index)
         if len(self._indexes) > self._cached_indexes:
             self._indexes.popitem(last=False)
-        return retriever
+        return index
 
     def score(self, query: str, records: Sequence[MemoryRecord]) -> list[float]:
         """BM25 score of each record's content for ``query``."""
         if not records:
             return []
-        query_tokens = _tokenize([query])[0]
+        query_tokens = tokenize_many([query])[0]
         if not query_tokens:
             return [0.0] * len(records)
-        retriever = self._index(records)
-        known = [t for t in query_tokens if t in retriever.vocab_dict]
-        if not known:
-            return [0.0] * len(records)
-        return [float(s) for s in retriever.get_scores(known)]
+        index: _Index = self._index(records)
+        scores = _bm25(index.own, query_tokens, len(records))
+        if index.expanded is not None:
+            scores = scores + self.context_weight * _bm25(index.expanded, query_tokens,
+                                                          len(records))
+        if self.propagate > 0 and any(index.near):
+            from_neighbours = np.asarray([max((scores[j] for j in near), default=0.0)
+                                          for near in index.near])
+            scores = scores + self.propagate * from_neighbours
+        return [float(s) for s in scores]
 
+
+@dataclass(frozen=True)
+class _Index:
+    """BM25 over each record alone, over each record with its thread neighbours' terms
+    (None when unused), and the neighbours of each record (indices)."""
+
+    own: Any
+    expanded: Any
+    near: list[list[int]]
+
+
+def _bm25(retriever: Any, query_tokens: list[str], n: int) -> Any:
+    known = [t for t in query_tokens if t in retriever.vocab_dict]
+    if not known:
+        return np.zeros(n)
+    return np.asarray(retriever.get_scores(known), dtype=float)
+
+
+# The ranker as shipped (``get_ranker("bm25")``): thread neighbours' terms indexed beside a
+# record's own, and part of the best neighbour's score passed on; tuned on LoCoMo
+# conversations 0-4 only (bench/locomo_tune.py; README, "Read-path benchmark").
+BM25_DEFAULTS: dict[str, Any] = {"window": 2, "context_weight": 2.0, "propagate": 0.3}
 
 Encoder = Callable[[list[str]], list[list[float]]]
 
@@ -222,10 +255,12 @@ class EmbeddingRanker:
 
 
 class HybridRanker:
-    """Reciprocal-rank fusion of BM25 and embeddings: ``sum(w / (k + rank))``.
+    """Fusion of BM25 and embeddings (issue 16: pick by measurement).
 
-    Records that a component scores 0 get no contribution from it. Args: ``k`` (60),
-    component rankers and their weights.
+    ``fusion="score"`` (default): each component's scores divided by that component's best
+    score over the candidates, then ``w_lex * lex + w_sem * sem``, so a strong lexical hit
+    keeps its margin. ``fusion="rrf"``: reciprocal-rank fusion ``sum(w / (k + rank))``.
+    Records that a component scores 0 get no contribution from it either way.
     """
 
     name = "hybrid"
@@ -237,22 +272,31 @@ class HybridRanker:
         *,
         k: int = 60,
         weights: tuple[float, float] = (1.0, 1.0),
+        fusion: str = "score",
     ) -> None:
-        self.lexical = lexical or BM25Ranker()
+        if fusion not in ("score", "rrf"):
+            raise ValidationError(f"unknown fusion {fusion!r}; choose 'score' or 'rrf'")
+        self.lexical = lexical or BM25Ranker(**BM25_DEFAULTS)
         self.semantic = semantic or EmbeddingRanker()
         self.k = k
         self.weights = weights
+        self.fusion = fusion
 
     def score(self, query: str, records: Sequence[MemoryRecord]) -> list[float]:
         """Fused score per record."""
-        fused = [0.0] * len(records)
+        fused = np.zeros(len(records))
         for ranker, weight in zip((self.lexical, self.semantic), self.weights, strict=True):
-            scores = ranker.score(query, records)
-            order = sorted(range(len(records)), key=lambda i: -scores[i])
-            for rank, i in enumerate(order, start=1):
-                if scores[i] > 0:
-                    fused[i] += weight / (self.k + rank)
-        return fused
+            scores = np.asarray(ranker.score(query, records), dtype=float)
+            if self.fusion == "score":
+                best = float(scores.max()) if len(scores) else 0.0
+                if best > 0:
+                    fused += weight * np.clip(scores, 0.0, None) / best
+                continue
+            order = np.argsort(-scores, kind="stable")
+            ranks = np.empty(len(records))
+            ranks[order] = np.arange(1, len(records) + 1)
+            fused += np.where(scores > 0, weight / (self.k + ranks), 0.0)
+        return [float(x) for x in fused]
 
 
 def get_ranker(name: str | Ranker | None) -> Ranker:
@@ -262,11 +306,12 @@ def get_ranker(name: str | Ranker | None) -> Ranker:
         ValidationError: an unknown name.
     """
     if name is None:
-        return BM25Ranker()
+        return BM25Ranker(**BM25_DEFAULTS)
     if not isinstance(name, str):
         return name
     factories: dict[str, Callable[[], Ranker]] = {
-        "bm25": BM25Ranker, "embedding": EmbeddingRanker, "hybrid": HybridRanker,
+        "bm25": lambda: BM25Ranker(**BM25_DEFAULTS), "embedding": EmbeddingRanker,
+        "hybrid": HybridRanker,
     }
     if name not in factories:
         raise ValidationError(f"unknown ranker {name!r}; choose one of {sorted(factories)}")

@@ -23,9 +23,11 @@ __all__ = [
     "conflict_components",
     "detect_conflicts",
     "fit_to_budget",
+    "human_date",
     "preserve_conflict_partners",
     "render_memories",
     "render_memory",
+    "search_text",
     "triggers_fired",
 ]
 
@@ -73,6 +75,15 @@ def build_query(state: DecisionState) -> str:
         f"Observation: {state.last_observation}" if state.last_observation else "",
         f"Entities: {', '.join(state.entities)}" if state.entities else "",
     ]
+    return "\n".join(p for p in parts if p)
+
+
+def search_text(state: DecisionState) -> str:
+    """What the ranker searches for: the text of :func:`build_query` without its field
+    labels ("Goal:", "Observation:", ...), which are no search terms (issue 16); entities
+    count twice, since a decision is about them."""
+    entities = " ".join(state.entities)
+    parts = [state.goal, state.subtask, state.last_observation, entities, entities]
     return "\n".join(p for p in parts if p)
 
 
@@ -221,8 +232,14 @@ def _components_in_order(conflicts: Sequence[MemoryConflict]) -> list[frozenset[
     return seen
 
 
+def human_date(at: datetime) -> str:
+    """``at`` as people ask about it: "Monday, 8 May 2023" (issue 16, time in the text)."""
+    return f"{at:%A}, {at.day} {at:%B %Y}"
+
+
 def render_memory(memory: RetrievedMemory) -> str:
-    """One memory as shown to a model: id, kind, source, created time, content (step 8)."""
+    """One memory as shown to a model: id, kind, source, created time (ISO and as people
+    say it, so "when did ..." can be answered from the memory), content (step 8)."""
     r = memory.record
     source = r.provenance.get("source", "unknown")
     details = ", ".join(f"{k}={v}" for k, v in r.provenance.items() if k != "source")
@@ -231,7 +248,7 @@ def render_memory(memory: RetrievedMemory) -> str:
         f"Kind: {r.kind.value}",
         f"Source: {source}" + (f" ({details})" if details else "") + f"; authority "
         f"{r.authority.value}",
-        f"Created: {r.created_at.isoformat()}",
+        f"Created: {r.created_at.isoformat()} ({human_date(r.created_at)})",
         f"Content: {r.content}",
     ])
 

@@ -1,0 +1,21 @@
+// Relink the threads that a batch of new records joined (issue 16): within one tenant and
+// thread, each record -[:NEXT]-> the record at the next higher position. The whole chain
+// of each named thread is rebuilt, so a record written between two neighbours takes its
+// place between them. Runs in the records_create transaction (which bumps the Scopes).
+// $threads: [{tenant, thread}].
+UNWIND $threads AS t
+MATCH (r:Record {tenant: t.tenant, thread: t.thread})
+WHERE r.position IS NOT NULL
+WITH t, r ORDER BY r.position
+WITH t, collect(r) AS chain
+CALL (chain) {
+  UNWIND chain AS r
+  MATCH (r)-[old:NEXT]->()
+  DELETE old
+}
+CALL (chain) {
+  UNWIND range(0, size(chain) - 2) AS i
+  WITH chain[i] AS a, chain[i + 1] AS b
+  CREATE (a)-[:NEXT]->(b)
+}
+RETURN count(t) AS threads

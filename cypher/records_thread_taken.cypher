@@ -1,0 +1,5 @@
+// Thread positions already held by a stored record (issue 16: one record per position).
+// $slots: [{tenant, thread, position}].
+UNWIND $slots AS slot
+MATCH (r:Record {tenant: slot.tenant, thread: slot.thread, position: slot.position})
+RETURN r.id AS id, slot.thread AS thread, slot.position AS position

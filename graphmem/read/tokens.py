@@ -1,0 +1,147 @@
+"""Lexical tokens for BM25 in every script (SPEC section 5, rank; issue 12 item 4).
+
+One function, :func:`tokenize`, serves the index and the query alike, so whatever a record
+is split into, a query in the same language is split the same way:
+
+* Text is NFKC-normalised (full-width Latin and digits become ASCII, compatibility forms
+  fold) and lower-cased.
+* A word is a run of letters, digits, underscores *and combining marks*: Python's ``\\w``
+  leaves out the vowel signs and viramas of Indic, Thai and other scripts, which cut
+  "हिन्दी" or "ภาษาไทย" into single letters that BM25 then drops; keeping the marks
+  inside words keeps those scripts searchable.
+* Runs of scripts written without spaces between words (Han, Hiragana, Katakana, Hangul,
+  Thai, Lao, Khmer, Myanmar, Javanese, Balinese, ...) become overlapping character
+  bigrams plus single characters, the scheme of Lucene's ``CJKBigramFilter`` with
+  unigrams on. It needs no dictionary, treats every such script alike, and guarantees
+  that a query sharing any two adjacent characters (or one character) with a record
+  gives it a score above zero. A dictionary segmenter (jieba for Chinese only, MeCab for
+  Japanese only) would cover one language each and bring its own data; bigrams are the
+  standard dictionary-free choice for mixed CJK and South-East Asian text.
+* Every other word of two or more characters is kept unless it is an English stop word
+  (the bm25s list) and is stemmed with the Snowball English stemmer (PyStemmer), exactly as
+  ``bm25s.tokenize(stopwords="en", stemmer=...)`` did before: English ranking is unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from functools import cache
+from typing import Any
+
+import Stemmer
+from bm25s.stopwords import STOPWORDS_EN
+
+__all__ = ["NO_SPACE_RANGES", "is_no_space_char", "tokenize", "tokenize_many"]
+
+# Scripts written without spaces between words (code point ranges, inclusive).
+NO_SPACE_RANGES: tuple[tuple[int, int], ...] = (
+    (0x0E00, 0x0E7F),    # Thai
+    (0x0E80, 0x0EFF),    # Lao
+    (0x1000, 0x109F),    # Myanmar
+    (0x1100, 0x11FF),    # Hangul Jamo
+    (0x1780, 0x17FF),    # Khmer
+    (0x19E0, 0x19FF),    # Khmer symbols
+    (0x1B00, 0x1B7F),    # Balinese
+    (0x2E80, 0x2FDF),    # CJK radicals, Kangxi radicals
+    (0x3005, 0x3007),    # ideographic iteration mark, closing mark, number zero
+    (0x3040, 0x30FF),    # Hiragana, Katakana
+    (0x3130, 0x318F),    # Hangul compatibility Jamo
+    (0x31F0, 0x31FF),    # Katakana phonetic extensions
+    (0x3400, 0x4DBF),    # CJK extension A
+    (0x4E00, 0x9FFF),    # CJK unified ideographs
+    (0xA960, 0xA97F),    # Hangul Jamo extended A
+    (0xA980, 0xA9DF),    # Javanese
+    (0xA9E0, 0xA9FF),    # Myanmar extended B
+    (0xAA60, 0xAA7F),    # Myanmar extended A
+    (0xAC00, 0xD7FF),    # Hangul syllables, Jamo extended B
+    (0xF900, 0xFAFF),    # CJK compatibility ideographs
+    (0xFF66, 0xFF9F),    # half-width Katakana (NFKC folds most of these)
+    (0x1B000, 0x1B16F),  # Kana supplement / extended
+    (0x20000, 0x3134F),  # CJK extensions B-H
+)
+
+
+def is_no_space_char(ch: str) -> bool:
+    """Whether ``ch`` belongs to a script written without spaces between words."""
+    cp = ord(ch)
+    return any(lo <= cp <= hi for lo, hi in NO_SPACE_RANGES)
+
+
+def _char_class(ranges: Iterable[tuple[int, int]]) -> str:
+    return "".join(
+        re.escape(chr(lo)) if lo == hi else f"{re.escape(chr(lo))}-{re.escape(chr(hi))}"
+        for lo, hi in ranges)
+
+
+@cache
+def _mark_ranges() -> tuple[tuple[int, int], ...]:
+    """Code point ranges of every combining mark (categories Mn, Mc, Me)."""
+    ranges: list[tuple[int, int]] = []
+    category = unicodedata.category
+    # below U+0300 there is no mark; above the SMP only the variation selectors supplement
+    for cp in (*range(0x300, 0x20000), *range(0xE0100, 0xE01F0)):
+        if category(chr(cp))[0] == "M":
+            if ranges and ranges[-1][1] == cp - 1:
+                ranges[-1] = (ranges[-1][0], cp)
+            else:
+                ranges.append((cp, cp))
+    return tuple(ranges)
+
+
+@cache
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """(word pattern, pattern of no-space runs inside a word)."""
+    marks = _char_class(_mark_ranges())
+    word = re.compile(rf"[\w{marks}]+")
+    scripts = _char_class(NO_SPACE_RANGES)
+    no_space = re.compile(f"[{scripts}][{scripts}{marks}]*")
+    return word, no_space
+
+
+@cache
+def _stemmer() -> Any:
+    return Stemmer.Stemmer("english")
+
+
+_STOPWORDS = frozenset(STOPWORDS_EN)
+
+
+def _grams(run: str, out: list[str]) -> None:
+    """Single characters and overlapping bigrams of a no-space run (combining marks stay
+    attached to the bigram they fall in and are no term of their own)."""
+    out.extend(c for c in run if unicodedata.category(c)[0] != "M")
+    out.extend(run[i:i + 2] for i in range(len(run) - 1)
+               if unicodedata.category(run[i])[0] != "M")
+
+
+def tokenize(text: str) -> list[str]:
+    """The BM25 terms of ``text`` (see the module docstring); the same for index and query.
+
+    Args:
+        text: any Unicode text.
+
+    Returns:
+        Terms in order of appearance (repeats kept: BM25 counts them).
+    """
+    word, no_space = _patterns()
+    plain: list[str] = []
+    grams: list[str] = []
+    normalised = unicodedata.normalize("NFKC", text).lower()
+    for w in word.findall(normalised):
+        pos = 0
+        for m in no_space.finditer(w):
+            if m.start() > pos:
+                plain.append(w[pos:m.start()])
+            _grams(m.group(), grams)
+            pos = m.end()
+        if pos < len(w):
+            plain.append(w[pos:])
+    kept = [t for t in plain if len(t) > 1 and t not in _STOPWORDS]
+    return [*_stemmer().stemWords(kept), *grams]
+
+
+def tokenize_many(texts: Iterable[str]) -> list[list[str]]:
+    """:func:`tokenize` of each text, in order."""
+    return [tokenize(t) for t in texts]
