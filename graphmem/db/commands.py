@@ -1,4 +1,8 @@
-"""``graphmem db start|status|stop|fetch``: the local Neo4j server graphmem runs itself."""
+"""``graphmem db start|status|stop|fetch``: the local Neo4j server graphmem runs itself.
+
+Exit codes (:mod:`graphmem.terminal`): 3 when the server cannot be fetched or started, or
+(``status``) is not running.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ import typer
 
 from graphmem.db import server
 from graphmem.errors import GraphmemError
-from graphmem.terminal import console, err_console, fail
+from graphmem.terminal import EXIT_UNAVAILABLE, console, err_console, fail
 
 __all__ = ["db_app"]
 
@@ -31,17 +35,17 @@ def db_start(
         with err_console.status("Starting Neo4j ..."):
             info = server.start(home, port, pagecache_mb=pagecache_mb, heap=heap)
     except GraphmemError as exc:
-        raise fail(exc, code=1) from None
+        raise fail(exc, code=EXIT_UNAVAILABLE) from None
     console.print(info.uri, highlight=False)
 
 
 @db_app.command("status")
 def db_status() -> None:
-    """Print the running server's URI, pid and home; exit 1 when none is running."""
+    """Print the running server's URI, pid and home; exit 3 when none is running."""
     info = server.status()
     if info is None:
         err_console.print("Neo4j is not running (start it with `graphmem db start`).")
-        raise typer.Exit(code=1)
+        raise typer.Exit(code=EXIT_UNAVAILABLE)
     console.print(f"running  {info.uri}  pid {info.pid}  home {info.home}", highlight=False)
 
 
@@ -60,5 +64,5 @@ def db_fetch() -> None:
         with err_console.status(f"Fetching Neo4j {server.NEO4J_VERSION} jars with Maven ..."):
             lib_dir = server.ensure_jars()
     except GraphmemError as exc:
-        raise fail(exc, code=1) from None
+        raise fail(exc, code=EXIT_UNAVAILABLE) from None
     console.print(str(lib_dir), highlight=False)

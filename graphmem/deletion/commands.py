@@ -7,12 +7,13 @@ derivation graphs for analysts (SPEC section 7). :mod:`graphmem.cli` registers
     graphmem delete plan --subject tenant=acme --subject user=u-17 [--redact "Jane Roe"]
                          [--json] [-o PLAN.json]
     graphmem delete apply PLAN.json [--batch-size N] [--json] [-o REPORT.json]
-    graphmem delete verify REQUEST_ID [--redact TERM] [--json]
+    graphmem delete verify REQUEST_ID [--redact TERM] [--json] [-o REPORT.json]
     graphmem lineage ID [--direction up|down|both] [--depth N]
                         [--format graphml|gexf|json|dot|mermaid|png|svg] [-o FILE]
 
 Every command connects with :meth:`graphmem.Memory.connect` (``NEO4J_*`` environment or the
-``graphmem db start`` server) and exits 1 on a graphmem error or a failed verification.
+``graphmem db start`` server). Exit codes (:mod:`graphmem.terminal`): 1 a failed
+verification, 2 bad input (an unknown request, a tampered plan), 3 no database.
 Heavy imports (the client, networkx, matplotlib) happen inside the commands.
 """
 
@@ -24,10 +25,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from graphmem.errors import GraphmemError, ValidationError
+from graphmem.terminal import EXIT_CHECK_FAILED, console, err_console, fail
 
 if TYPE_CHECKING:
     from graphmem.client import Memory
@@ -35,22 +36,12 @@ if TYPE_CHECKING:
 
 __all__ = ["delete_app"]
 
-console = Console()
-err_console = Console(stderr=True)
-
 delete_app = typer.Typer(
     help="Plan, apply and verify deletion walks over lineage (SPEC section 7).",
     no_args_is_help=True,
 )
 
 _TABLE_ROWS = 50
-
-
-def _fail(exc: GraphmemError) -> typer.Exit:
-    err_console.print(f"[red]error:[/red] {exc}", markup=True, highlight=False)
-    if exc.record_ids:
-        err_console.print(f"ids: {', '.join(exc.record_ids)}", highlight=False)
-    return typer.Exit(code=1)
 
 
 def _connect() -> Memory:
@@ -153,7 +144,7 @@ def plan_command(
                 roots=root or None, subject=subject_scope, redact_terms=redact or (),
                 requested_by=requested_by or getpass.getuser(), reason=reason)
     except GraphmemError as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
     if output is not None:
         output.write_text(plan.to_json(), encoding="utf-8")
     if as_json:
@@ -194,7 +185,7 @@ def apply_command(
             else:
                 report = memory.apply_deletion(plan, batch_size=batch_size)
     except GraphmemError as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
     if output is not None:
         output.write_text(report.model_dump_json(indent=2), encoding="utf-8")
     _emit_report(report, as_json)
@@ -207,7 +198,7 @@ def _emit_report(report: DeletionReport, as_json: bool) -> None:
     else:
         _report_tables(report, _TABLE_ROWS)
     if not report.verification.passed:
-        raise typer.Exit(code=1)
+        raise typer.Exit(code=EXIT_CHECK_FAILED)
 
 
 @delete_app.command("verify")
@@ -216,11 +207,15 @@ def verify_command(
     redact: Annotated[list[str] | None, typer.Option(
         "--redact", help="A term of the request to prove absent (repeat).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    output: Annotated[Path | None, typer.Option(
+        "-o", "--output", help="Write the report (JSON) to this file.")] = None,
 ) -> None:
     """Re-run the verification of an applied request and print its audit report."""
     try:
         with _connect() as memory:
             report = memory.verify_deletion(request_id, redact_terms=redact or ())
     except GraphmemError as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
+    if output is not None:
+        output.write_text(report.model_dump_json(indent=2), encoding="utf-8")
     _emit_report(report, as_json)
