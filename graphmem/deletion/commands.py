@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
-from graphmem.errors import GraphmemError, ValidationError
-from graphmem.terminal import EXIT_CHECK_FAILED, console, err_console, fail
+from graphmem.errors import GraphmemError
+from graphmem.terminal import EXIT_CHECK_FAILED, console, err_console, fail, parse_pairs
 
 if TYPE_CHECKING:
     from graphmem.client import Memory
@@ -48,18 +48,6 @@ def _connect() -> Memory:
     from graphmem.client import Memory
 
     return Memory.connect()
-
-
-def _parse_subject(pairs: list[str]) -> dict[str, str]:
-    subject: dict[str, str] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key or not value:
-            raise ValidationError(f"--subject takes KEY=VALUE, got {pair!r}")
-        if key in subject and subject[key] != value:
-            raise ValidationError(f"--subject names {key!r} twice")
-        subject[key] = value
-    return subject
 
 
 def _plan_tables(plan: DeletionPlan, limit: int) -> None:
@@ -138,7 +126,7 @@ def plan_command(
 ) -> None:
     """Plan a deletion walk: roots, descendants over lineage, and a disposition for each."""
     try:
-        subject_scope = _parse_subject(subject) if subject else None
+        subject_scope = parse_pairs(subject, "--subject") if subject else None
         with _connect() as memory:
             plan = memory.plan_deletion(
                 roots=root or None, subject=subject_scope, redact_terms=redact or (),
