@@ -129,7 +129,7 @@ def test_ensure_jars_without_maven_says_what_to_install(
     assert not (tmp_path / "lib").exists()
 
 
-def test_cli_db_status_exits_1_when_not_running(data_dir: Path) -> None:
+def test_cli_db_status_exits_3_when_not_running(data_dir: Path) -> None:
     result = CliRunner().invoke(app, ["db", "status"])
     assert result.exit_code == 3, result.output
     assert "not running" in result.output
