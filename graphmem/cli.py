@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import typer
 
-from graphmem.db.commands import db_app
+from graphmem.db.commands import db_app, stats_command
 from graphmem.deletion.commands import delete_app
 from graphmem.demo.commands import demo
 from graphmem.evaluation.commands import eval_app
 from graphmem.integrations.mcp.commands import mcp_command
 from graphmem.lineage.commands import lineage_command
+from graphmem.read.commands import explain_command, history_command, retrieve_command
+from graphmem.write.commands import import_command
 
 __all__ = ["app", "main"]
 
@@ -33,10 +35,13 @@ SUBCOMMANDS: list[tuple[str, typer.Typer]] = [
 for _name, _sub_app in SUBCOMMANDS:
     app.add_typer(_sub_app, name=_name)
 app.command("lineage")(lineage_command)
-
-
 app.command("demo")(demo)
 app.command("mcp")(mcp_command)
+app.command("import")(import_command)
+app.command("explain")(explain_command)
+app.command("history")(history_command)
+app.command("retrieve")(retrieve_command)
+app.command("stats")(stats_command)
 
 
 def main() -> None:

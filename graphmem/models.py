@@ -55,6 +55,26 @@ def _aware_utc(value: datetime) -> datetime:
 AwareDatetime = Annotated[datetime, AfterValidator(_aware_utc)]
 
 
+def _reject_lone_surrogates(name: str, value: Any) -> None:
+    """Raise ValueError if ``value`` (a string, or one nested in dicts and sequences) holds a
+    lone surrogate such as ``"\\ud800"``: JSON can spell one, but it has no UTF-8 form, and
+    Neo4j stores UTF-8 (issue 11: a bad import line is rejected, naming its line)."""
+    if isinstance(value, str):
+        if not value.isascii():
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ValueError(f"{name} holds a lone surrogate (not valid Unicode text)"
+                                 ) from None
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _reject_lone_surrogates(name, key)
+            _reject_lone_surrogates(name, item)
+    elif isinstance(value, list | tuple | set | frozenset):
+        for item in value:
+            _reject_lone_surrogates(name, item)
+
+
 @cache
 def _ranks(cls: type[StrEnum]) -> dict[StrEnum, int]:
     """Declaration order of an enum's members (computed once per enum class)."""
@@ -267,6 +287,9 @@ class MemoryRecord(BaseModel):
 
     @model_validator(mode="after")
     def _cross_field(self) -> MemoryRecord:
+        for name in ("id", "content", "scope", "provenance", "asserts", "asserted_value",
+                     "supersedes", "evidence_ids", "derived_from", "metadata"):
+            _reject_lone_surrogates(name, getattr(self, name))
         if self.asserted_value is not None and self.asserts is None:
             raise ValueError("asserted_value requires asserts")
         if (self.thread is None) != (self.position is None):
@@ -326,6 +349,12 @@ class DeferredIntention(BaseModel):
     @classmethod
     def _scope(cls, value: dict[str, str]) -> dict[str, str]:
         return _check_scope(value)
+
+    @model_validator(mode="after")
+    def _unicode(self) -> DeferredIntention:
+        for name in ("id", "action", "trigger_kind", "trigger_value", "scope"):
+            _reject_lone_surrogates(name, getattr(self, name))
+        return self
 
     @property
     def tenant(self) -> str:

@@ -8,14 +8,20 @@ Exit codes, the same for every command (README "Command line"):
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
 import typer
 from rich.console import Console
 from rich.markup import escape
 
-from graphmem.errors import DatabaseUnavailableError, GraphmemError
+from graphmem.errors import DatabaseUnavailableError, GraphmemError, ValidationError
 
 __all__ = ["EXIT_CHECK_FAILED", "EXIT_INPUT", "EXIT_OK", "EXIT_UNAVAILABLE", "console",
-           "err_console", "fail", "usage_error"]
+           "emit_json", "err_console", "fail", "parse_pairs", "parse_time", "usage_error"]
 
 EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
@@ -45,3 +51,56 @@ def usage_error(message: str) -> typer.Exit:
     """Print a usage error on stderr; the exit (code 2) to raise."""
     err_console.print(f"[red]error:[/red] {message}", markup=True, highlight=False)
     return typer.Exit(code=EXIT_INPUT)
+
+
+def parse_pairs(pairs: list[str] | None, option: str) -> dict[str, str]:
+    """``KEY=VALUE`` option values (``--scope repo=api``) as a dict.
+
+    Raises:
+        ValidationError: a value without ``=``, an empty key or value, or a key given twice
+            with different values.
+    """
+    out: dict[str, str] = {}
+    for pair in pairs or ():
+        key, sep, value = pair.partition("=")
+        if not sep or not key or not value:
+            raise ValidationError(f"{option} takes KEY=VALUE, got {pair!r}")
+        if key in out and out[key] != value:
+            raise ValidationError(f"{option} names {key!r} twice")
+        out[key] = value
+    return out
+
+
+def parse_time(text: str | None, option: str = "--at") -> datetime | None:
+    """An ISO-8601 time with a timezone (``2026-06-01T12:00:00+00:00`` or ``...Z``).
+
+    Raises:
+        ValidationError: not ISO-8601, or no timezone (graphmem times are aware UTC).
+    """
+    if text is None:
+        return None
+    try:
+        value = datetime.fromisoformat(text)
+    except ValueError:
+        raise ValidationError(f"{option} takes an ISO-8601 time, got {text!r}") from None
+    if value.tzinfo is None:
+        raise ValidationError(f"{option} needs a timezone, e.g. {text}+00:00")
+    return value
+
+
+def emit_json(payload: Mapping[str, Any] | list[Any], as_json: bool,
+              output: Path | None) -> None:
+    """A command's report: written to ``output`` if given (noted on stderr), and printed as
+    the only thing on stdout if ``as_json``. Datetimes become ISO-8601 strings."""
+    text = json.dumps(payload, indent=2, ensure_ascii=False, default=_iso)
+    if output is not None:
+        output.write_text(text + "\n", encoding="utf-8")
+        err_console.print(f"report written to {output}", highlight=False)
+    if as_json:
+        typer.echo(text)
+
+
+def _iso(value: Any) -> str:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return str(value)

@@ -1,23 +1,21 @@
-"""Loading the northwind scenario (shared/scenarios/northwind) for tests."""
+"""Loading the northwind scenario for tests: the copy shipped in the package
+(``graphmem/demo/northwind``), or ``$GRAPHMEM_NORTHWIND`` when set."""
 
 from __future__ import annotations
 
 import json
-import os
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from graphmem.client import Memory
+from graphmem.demo.run import default_scenario_dir
 from graphmem.write.policy import MemoryWriteDecision
 
 
 def scenario_dir() -> Path:
-    """``GRAPHMEM_NORTHWIND`` or ``../shared/scenarios/northwind`` beside the repository."""
-    override = os.environ.get("GRAPHMEM_NORTHWIND")
-    if override:
-        return Path(override)
-    return Path(__file__).resolve().parents[2] / "shared" / "scenarios" / "northwind"
+    """The packaged northwind scenario (``GRAPHMEM_NORTHWIND`` overrides it)."""
+    return default_scenario_dir()
 
 
 def lines(name: str) -> list[dict[str, Any]]:

@@ -94,11 +94,12 @@ def test_eval_faults_command(neo4j_db: Neo4jUnderTest, memory: Memory, tmp_path:
     out = tmp_path / "faults.json"
     chart = tmp_path / "faults.png"
     result = CliRunner().invoke(
-        app, ["eval", "faults", "--json", str(out), "--chart", str(chart)],
+        app, ["eval", "faults", "--json", "-o", str(out), "--chart", str(chart)],
         env={"NEO4J_URI": neo4j_db.settings.uri, "COLUMNS": "200"})
     assert result.exit_code == 0, result.output
-    assert f"graphmem let 0/{len(FAULTS)} through" in result.output
-    payload = json.loads(out.read_text(encoding="utf-8"))
+    payload = json.loads(result.stdout)  # --json: only the report on stdout
+    assert json.loads(out.read_text(encoding="utf-8")) == payload
+    assert payload["faults"] == len(FAULTS)
     assert payload["graphmem_through"] == 0
     assert payload["naive_through"] >= 0.8 * payload["faults"]
     assert chart.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -149,7 +150,7 @@ def test_eval_northwind_command_writes_json_and_chart(neo4j_db: Neo4jUnderTest, 
                                                       tmp_path: Path) -> None:
     result = CliRunner().invoke(
         app, ["eval", "northwind", "--scenario", str(scenario_dir()),
-              "--json", str(tmp_path / "nw.json"), "--chart", str(tmp_path / "nw.png")],
+              "-o", str(tmp_path / "nw.json"), "--chart", str(tmp_path / "nw.png")],
         env={"NEO4J_URI": neo4j_db.settings.uri, "COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     payload = json.loads((tmp_path / "nw.json").read_text(encoding="utf-8"))

@@ -202,14 +202,15 @@ def test_cli_plan_apply_verify(cli_env: Memory, tmp_path: Path) -> None:
     assert report["verification"]["passed"] and report["verification"]["terms_checked"] == 1
     assert report["counts"] == {"DELETE": 4, "RECOMPUTE": 1, "REDACT": 1, "QUARANTINE": 1}
 
+    # exit codes (README "Command line"): bad input is 2
     result = runner.invoke(app, ["delete", "verify", "del-unknown"])
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     bad = tmp_path / "bad.json"
     bad.write_text(plan_file.read_text().replace("GDPR art. 17", "edited"))
     result = runner.invoke(app, ["delete", "apply", str(bad)])
-    assert result.exit_code == 1 and "digest" in result.output
+    assert result.exit_code == 2 and "digest" in result.output
     result = runner.invoke(app, ["delete", "plan", "--subject", "user"])
-    assert result.exit_code == 1
+    assert result.exit_code == 2
 
 
 def test_cli_lineage(cli_env: Memory, tmp_path: Path) -> None:
@@ -228,4 +229,7 @@ def test_cli_lineage(cli_env: Memory, tmp_path: Path) -> None:
     result = runner.invoke(app, ["lineage", "fact-retry-bug", "--format", "png"])
     assert result.exit_code == 2
     result = runner.invoke(app, ["lineage", "nope", "--format", "dot"])
-    assert result.exit_code == 1
+    assert result.exit_code == 2
+    result = runner.invoke(app, ["lineage", "fact-retry-bug", "--json"])
+    assert result.exit_code == 0, result.output
+    assert "sum-duplicate-charges" in {n["id"] for n in json.loads(result.stdout)["nodes"]}

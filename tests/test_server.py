@@ -129,9 +129,9 @@ def test_ensure_jars_without_maven_says_what_to_install(
     assert not (tmp_path / "lib").exists()
 
 
-def test_cli_db_status_exits_1_when_not_running(data_dir: Path) -> None:
+def test_cli_db_status_exits_3_when_not_running(data_dir: Path) -> None:
     result = CliRunner().invoke(app, ["db", "status"])
-    assert result.exit_code == 1, result.output
+    assert result.exit_code == 3, result.output
     assert "not running" in result.output
 
 
@@ -244,7 +244,7 @@ def test_start_status_stop(data_dir_with_jars: Path) -> None:
     assert server.stop() is False
 
     result = CliRunner().invoke(app, ["db", "status"])
-    assert result.exit_code == 1
+    assert result.exit_code == 3
 
 
 def test_start_refuses_a_busy_port(data_dir_with_jars: Path) -> None:

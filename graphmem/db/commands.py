@@ -1,4 +1,9 @@
-"""``graphmem db start|status|stop|fetch``: the local Neo4j server graphmem runs itself."""
+"""``graphmem db start|status|stop|fetch``: the local Neo4j server graphmem runs itself;
+``graphmem stats``: what the configured database holds, counted.
+
+Exit codes (:mod:`graphmem.terminal`): 3 when the server cannot be fetched or started, or
+(``status``) is not running, or (``stats``) cannot be reached.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +11,23 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.table import Table
 
+from graphmem.client import Memory
 from graphmem.db import server
+from graphmem.db.stats import store_stats
 from graphmem.errors import GraphmemError
-from graphmem.terminal import console, err_console, fail
+from graphmem.models import utc_now
+from graphmem.terminal import (
+    EXIT_UNAVAILABLE,
+    console,
+    emit_json,
+    err_console,
+    fail,
+    parse_time,
+)
 
-__all__ = ["db_app"]
+__all__ = ["db_app", "stats_command"]
 
 db_app = typer.Typer(
     help="Run a local Neo4j without Docker (needs a Java 17+ JDK and Maven).",
@@ -31,17 +47,17 @@ def db_start(
         with err_console.status("Starting Neo4j ..."):
             info = server.start(home, port, pagecache_mb=pagecache_mb, heap=heap)
     except GraphmemError as exc:
-        raise fail(exc, code=1) from None
+        raise fail(exc, code=EXIT_UNAVAILABLE) from None
     console.print(info.uri, highlight=False)
 
 
 @db_app.command("status")
 def db_status() -> None:
-    """Print the running server's URI, pid and home; exit 1 when none is running."""
+    """Print the running server's URI, pid and home; exit 3 when none is running."""
     info = server.status()
     if info is None:
         err_console.print("Neo4j is not running (start it with `graphmem db start`).")
-        raise typer.Exit(code=1)
+        raise typer.Exit(code=EXIT_UNAVAILABLE)
     console.print(f"running  {info.uri}  pid {info.pid}  home {info.home}", highlight=False)
 
 
@@ -60,5 +76,44 @@ def db_fetch() -> None:
         with err_console.status(f"Fetching Neo4j {server.NEO4J_VERSION} jars with Maven ..."):
             lib_dir = server.ensure_jars()
     except GraphmemError as exc:
-        raise fail(exc, code=1) from None
+        raise fail(exc, code=EXIT_UNAVAILABLE) from None
     console.print(str(lib_dir), highlight=False)
+
+
+def stats_command(
+    tenant: Annotated[str | None, typer.Option(help="Count only this tenant.")] = None,
+    at: Annotated[str | None, typer.Option(
+        "--at", help="Statuses at this ISO-8601 time with a timezone (default: now).")] = None,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="Print the counts as JSON on stdout (and nothing else there).")] = False,
+    output: Annotated[Path | None, typer.Option(
+        "-o", "--output", help="Write the counts (JSON) to this file.")] = None,
+) -> None:
+    """Count records by tenant, kind and status (active, superseded, expired, retracted,
+    quarantined, erased ...), intentions by status and deletion requests by state."""
+    try:
+        now = parse_time(at) or utc_now()
+        with Memory.connect() as memory:
+            stats = store_stats(memory.store, now=now, tenant=tenant)
+    except GraphmemError as exc:
+        raise fail(exc) from None
+    emit_json(stats, as_json, output)
+    if as_json:
+        return
+    records = stats["records"]
+    statuses = [s for s, n in records["by_status"].items() if n]
+    table = Table(title=f"Records at {stats['at']}: {records['total']}", title_justify="left")
+    for col in ("tenant", "kind", *(s.lower() for s in statuses)):
+        table.add_column(col, justify="left" if col in ("tenant", "kind") else "right")
+    cells: dict[tuple[str, str], dict[str, int]] = {}
+    for row in records["rows"]:
+        cells.setdefault((row["tenant"], row["kind"]), {})[row["status"]] = row["n"]
+    for (row_tenant, kind), counts in cells.items():
+        table.add_row(row_tenant, kind, *(str(counts.get(s, 0)) for s in statuses))
+    console.print(table, highlight=False)
+    intentions = ", ".join(f"{k} {v}" for k, v in stats["intentions"]["by_status"].items())
+    console.print(f"intentions: {stats['intentions']['total']}"
+                  + (f" ({intentions})" if intentions else ""), highlight=False)
+    requests = ", ".join(f"{k} {v}" for k, v in stats["deletion_requests"]["by_state"].items())
+    console.print(f"deletion requests: {stats['deletion_requests']['total']}"
+                  + (f" ({requests})" if requests else ""), highlight=False)

@@ -7,12 +7,13 @@ derivation graphs for analysts (SPEC section 7). :mod:`graphmem.cli` registers
     graphmem delete plan --subject tenant=acme --subject user=u-17 [--redact "Jane Roe"]
                          [--json] [-o PLAN.json]
     graphmem delete apply PLAN.json [--batch-size N] [--json] [-o REPORT.json]
-    graphmem delete verify REQUEST_ID [--redact TERM] [--json]
+    graphmem delete verify REQUEST_ID [--redact TERM] [--json] [-o REPORT.json]
     graphmem lineage ID [--direction up|down|both] [--depth N]
                         [--format graphml|gexf|json|dot|mermaid|png|svg] [-o FILE]
 
 Every command connects with :meth:`graphmem.Memory.connect` (``NEO4J_*`` environment or the
-``graphmem db start`` server) and exits 1 on a graphmem error or a failed verification.
+``graphmem db start`` server). Exit codes (:mod:`graphmem.terminal`): 1 a failed
+verification, 2 bad input (an unknown request, a tampered plan), 3 no database.
 Heavy imports (the client, networkx, matplotlib) happen inside the commands.
 """
 
@@ -24,19 +25,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-from graphmem.errors import GraphmemError, ValidationError
+from graphmem.errors import GraphmemError
+from graphmem.terminal import EXIT_CHECK_FAILED, console, err_console, fail, parse_pairs
 
 if TYPE_CHECKING:
     from graphmem.client import Memory
     from graphmem.deletion.models import DeletionPlan, DeletionReport
 
 __all__ = ["delete_app"]
-
-console = Console()
-err_console = Console(stderr=True)
 
 delete_app = typer.Typer(
     help="Plan, apply and verify deletion walks over lineage (SPEC section 7).",
@@ -46,29 +44,10 @@ delete_app = typer.Typer(
 _TABLE_ROWS = 50
 
 
-def _fail(exc: GraphmemError) -> typer.Exit:
-    err_console.print(f"[red]error:[/red] {exc}", markup=True, highlight=False)
-    if exc.record_ids:
-        err_console.print(f"ids: {', '.join(exc.record_ids)}", highlight=False)
-    return typer.Exit(code=1)
-
-
 def _connect() -> Memory:
     from graphmem.client import Memory
 
     return Memory.connect()
-
-
-def _parse_subject(pairs: list[str]) -> dict[str, str]:
-    subject: dict[str, str] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key or not value:
-            raise ValidationError(f"--subject takes KEY=VALUE, got {pair!r}")
-        if key in subject and subject[key] != value:
-            raise ValidationError(f"--subject names {key!r} twice")
-        subject[key] = value
-    return subject
 
 
 def _plan_tables(plan: DeletionPlan, limit: int) -> None:
@@ -147,13 +126,13 @@ def plan_command(
 ) -> None:
     """Plan a deletion walk: roots, descendants over lineage, and a disposition for each."""
     try:
-        subject_scope = _parse_subject(subject) if subject else None
+        subject_scope = parse_pairs(subject, "--subject") if subject else None
         with _connect() as memory:
             plan = memory.plan_deletion(
                 roots=root or None, subject=subject_scope, redact_terms=redact or (),
                 requested_by=requested_by or getpass.getuser(), reason=reason)
     except GraphmemError as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
     if output is not None:
         output.write_text(plan.to_json(), encoding="utf-8")
     if as_json:
@@ -194,7 +173,7 @@ def apply_command(
             else:
                 report = memory.apply_deletion(plan, batch_size=batch_size)
     except GraphmemError as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
     if output is not None:
         output.write_text(report.model_dump_json(indent=2), encoding="utf-8")
     _emit_report(report, as_json)
@@ -207,7 +186,7 @@ def _emit_report(report: DeletionReport, as_json: bool) -> None:
     else:
         _report_tables(report, _TABLE_ROWS)
     if not report.verification.passed:
-        raise typer.Exit(code=1)
+        raise typer.Exit(code=EXIT_CHECK_FAILED)
 
 
 @delete_app.command("verify")
@@ -216,11 +195,15 @@ def verify_command(
     redact: Annotated[list[str] | None, typer.Option(
         "--redact", help="A term of the request to prove absent (repeat).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    output: Annotated[Path | None, typer.Option(
+        "-o", "--output", help="Write the report (JSON) to this file.")] = None,
 ) -> None:
     """Re-run the verification of an applied request and print its audit report."""
     try:
         with _connect() as memory:
             report = memory.verify_deletion(request_id, redact_terms=redact or ())
     except GraphmemError as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
+    if output is not None:
+        output.write_text(report.model_dump_json(indent=2), encoding="utf-8")
     _emit_report(report, as_json)

@@ -9,18 +9,17 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from graphmem.client import Memory
 from graphmem.db.settings import ConnectionSettings
 from graphmem.demo.run import DemoReport, default_scenario_dir, run_demo
+from graphmem.demo.scenario import load_scenario
 from graphmem.errors import GraphmemError
+from graphmem.terminal import EXIT_CHECK_FAILED, EXIT_OK, console, fail
+from graphmem.terminal import err_console as err
 
 __all__ = ["demo"]
-
-console = Console()
-err = Console(stderr=True)
 
 
 @contextmanager
@@ -52,29 +51,36 @@ def _demo_memory(wipe: bool) -> Iterator[Memory]:
 
 def demo(
     scenario: Annotated[Path | None, typer.Option(
-        help="Scenario folder (default: shared/scenarios/northwind beside the checkout, "
-             "or $GRAPHMEM_NORTHWIND).")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+        help="Scenario folder of the same format (default: the northwind scenario shipped "
+             "with graphmem, or $GRAPHMEM_NORTHWIND when set).")] = None,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="Print the report as JSON on stdout (and nothing else there).")] = False,
+    output: Annotated[Path | None, typer.Option(
+        "-o", "--output", help="Also write the report (JSON) to this file.")] = None,
     wipe: Annotated[bool, typer.Option(
         help="With NEO4J_URI set: delete everything in that database first.")] = False,
 ) -> None:
     """Load the northwind scenario through the write path, run its queries, check outcomes.
 
-    Uses NEO4J_URI when set (the database must be empty, or pass --wipe); otherwise starts
-    a throwaway local Neo4j. Exits 1 if any expectation of the scenario fails.
+    The scenario is read and validated before any database work. Uses NEO4J_URI when set
+    (the database must be empty, or pass --wipe); otherwise starts a throwaway local Neo4j.
+    Exits 1 if any expectation of the scenario fails, 2 on bad input, 3 when the database
+    is unavailable.
     """
-    folder = scenario or default_scenario_dir()
     try:
+        loaded = load_scenario(scenario or default_scenario_dir())
         with _demo_memory(wipe) as memory:
-            report = run_demo(memory, folder)
+            report = run_demo(memory, loaded)
     except GraphmemError as exc:
-        err.print(f"[red]error:[/red] {exc}", highlight=False)
-        raise typer.Exit(code=2) from None
+        raise fail(exc) from None
+    text = json.dumps(report.as_json(), indent=2, default=str)
+    if output is not None:
+        output.write_text(text + "\n", encoding="utf-8")
     if as_json:
-        typer.echo(json.dumps(report.as_json(), indent=2, default=str))
+        typer.echo(text)
     else:
         _print(report)
-    raise typer.Exit(code=1 if report.failures else 0)
+    raise typer.Exit(code=EXIT_CHECK_FAILED if report.failures else EXIT_OK)
 
 
 def _print(report: DemoReport) -> None:

@@ -1,6 +1,7 @@
 """The demo: the northwind scenario end to end, with its expectations checked.
 
-Loads ``records.jsonl`` through the write path in file order, applies
+The scenario is read and validated whole first (:func:`graphmem.demo.scenario.load_scenario`);
+then :func:`run_demo` loads ``records.jsonl`` through the write path in file order, applies
 ``operations.jsonl``, stores ``intentions.jsonl``, runs every query of
 ``queries.jsonl`` through the read path and explains each absent record named in
 ``expect``. :func:`run_demo` returns a JSON-ready report; the CLI prints it.
@@ -15,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from graphmem.client import Memory
-from graphmem.demo.scenario import ScenarioQuery, iter_jsonl
-from graphmem.errors import AuthorizationError, GraphmemError, ValidationError
+from graphmem.demo.scenario import Scenario, ScenarioQuery, load_scenario, packaged_northwind
+from graphmem.errors import AuthorizationError, GraphmemError
 from graphmem.models import Principal
 
 __all__ = ["DemoReport", "default_scenario_dir", "run_demo"]
@@ -37,11 +38,16 @@ INTENTION_CHECKS: list[dict[str, Any]] = [
 
 
 def default_scenario_dir() -> Path:
-    """``GRAPHMEM_NORTHWIND``, else ``shared/scenarios/northwind`` beside the checkout."""
+    """The northwind scenario: ``$GRAPHMEM_NORTHWIND`` if set (an override, for trying an
+    edited copy), else the copy shipped in the package (issue 11).
+
+    Raises:
+        ValidationError: no override and the packaged copy is missing.
+    """
     override = os.environ.get("GRAPHMEM_NORTHWIND")
     if override:
         return Path(override)
-    return Path(__file__).resolve().parents[3] / "shared" / "scenarios" / "northwind"
+    return packaged_northwind()
 
 
 @dataclass
@@ -61,30 +67,30 @@ class DemoReport:
                 "ok": not self.failures}
 
 
-def run_demo(memory: Memory, scenario: Path) -> DemoReport:
-    """Run the scenario in ``scenario`` on an empty store and check its expectations.
+def run_demo(memory: Memory, scenario: Scenario | Path) -> DemoReport:
+    """Run a scenario (or the folder holding one) on an empty store and check its
+    expectations.
 
     Raises:
-        ValidationError: the scenario folder lacks a file, or a line is malformed.
+        ValidationError: given a folder, it lacks a file or a line is malformed (checked
+            before anything is written).
     """
-    for name in ("records.jsonl", "operations.jsonl", "queries.jsonl"):
-        if not (scenario / name).is_file():
-            raise ValidationError(f"scenario folder {scenario} has no {name}")
+    if not isinstance(scenario, Scenario):
+        scenario = load_scenario(scenario)
     report = DemoReport()
     _writes(memory, scenario, report)
     _operations(memory, scenario, report)
-    if (scenario / "intentions.jsonl").is_file():
-        for _, obj in iter_jsonl(scenario / "intentions.jsonl"):
-            memory.intend(obj)
-    for _, obj in iter_jsonl(scenario / "queries.jsonl"):
-        report.queries.append(_query(memory, ScenarioQuery.model_validate(obj), report))
+    for obj in scenario.intentions:
+        memory.intend(obj)
+    for query in scenario.queries:
+        report.queries.append(_query(memory, query, report))
     if scenario.name == "northwind":
         _intention_checks(memory, report)
     return report
 
 
-def _writes(memory: Memory, scenario: Path, report: DemoReport) -> None:
-    for _, obj in iter_jsonl(scenario / "records.jsonl"):
+def _writes(memory: Memory, scenario: Scenario, report: DemoReport) -> None:
+    for obj in scenario.records:
         decision = memory.write(obj, by="demo-loader",
                                 now=datetime.fromisoformat(obj["created_at"]))
         report.writes.append({"id": decision.record_id,
@@ -96,16 +102,13 @@ def _writes(memory: Memory, scenario: Path, report: DemoReport) -> None:
                                    f"expected {expected}")
 
 
-def _operations(memory: Memory, scenario: Path, report: DemoReport) -> None:
-    for number, op in iter_jsonl(scenario / "operations.jsonl"):
-        at = datetime.fromisoformat(op["at"])
-        if op.get("op") == "retract":
-            memory.retract(op["id"], by=op["by"], reason=op["reason"], at=at)
-        elif op.get("op") == "expire":
-            memory.expire(op["id"], at=at, by=op["by"], reason=op["reason"])
+def _operations(memory: Memory, scenario: Scenario, report: DemoReport) -> None:
+    for op in scenario.operations:
+        if op.op == "retract":
+            memory.retract(op.id, by=op.by, reason=op.reason, at=op.at)
         else:
-            raise ValidationError(f"operations.jsonl:{number}: unknown op {op.get('op')!r}")
-        report.operations.append(op)
+            memory.expire(op.id, at=op.at, by=op.by, reason=op.reason)
+        report.operations.append({**op.model_dump(), "at": op.at.isoformat()})
 
 
 def _query(memory: Memory, q: ScenarioQuery, report: DemoReport) -> dict[str, Any]:

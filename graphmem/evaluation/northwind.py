@@ -4,7 +4,6 @@ baseline side by side, paired per task, with the read-path metrics and the funne
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -13,8 +12,9 @@ from typing import Any
 
 from graphmem.client import Memory
 from graphmem.db.codec import coerce_record
+from graphmem.demo.run import default_scenario_dir
 from graphmem.demo.scenario import iter_jsonl
-from graphmem.errors import AuthorizationError, EvaluationError
+from graphmem.errors import AuthorizationError, EvaluationError, ValidationError
 from graphmem.evaluation.baseline import NaiveVectorDump
 from graphmem.evaluation.funnel import (
     FunnelReport,
@@ -44,18 +44,16 @@ __all__ = [
 
 
 def northwind_dir(path: str | Path | None = None) -> Path:
-    """Where the northwind scenario is: ``path``, else ``GRAPHMEM_NORTHWIND``, else
-    ``shared/scenarios/northwind`` beside the checkout.
+    """Where the northwind scenario is: ``path``, else ``GRAPHMEM_NORTHWIND``, else the copy
+    shipped in the package (:func:`graphmem.demo.run.default_scenario_dir`).
 
     Raises:
         EvaluationError: no folder with ``records.jsonl`` there.
     """
-    if path:
-        folder = Path(path)
-    elif os.environ.get("GRAPHMEM_NORTHWIND"):
-        folder = Path(os.environ["GRAPHMEM_NORTHWIND"])
-    else:
-        folder = Path(__file__).resolve().parents[3] / "shared" / "scenarios" / "northwind"
+    try:
+        folder = Path(path) if path else default_scenario_dir()
+    except ValidationError as exc:
+        raise EvaluationError(str(exc)) from None
     if not (folder / "records.jsonl").is_file():
         raise EvaluationError(
             f"no northwind scenario at {folder}: pass --scenario DIR or set "

@@ -1,5 +1,6 @@
 """``graphmem lineage ID``: export a record's lineage for analysts (GraphML, GEXF, node-link
-JSON, DOT, Mermaid, PNG/SVG, or an interactive HTML page)."""
+JSON, DOT, Mermaid, PNG/SVG, or an interactive HTML page). Exit codes
+(:mod:`graphmem.terminal`): 2 bad usage or an unknown record, 3 no database."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from graphmem.client import Memory
 from graphmem.errors import GraphmemError
 from graphmem.lineage.graph import FORMATS, export
 from graphmem.lineage.html import require_bokeh
-from graphmem.terminal import err_console, fail
+from graphmem.terminal import err_console, fail, usage_error
 
 __all__ = ["lineage_command"]
 
@@ -28,28 +29,29 @@ def lineage_command(
         "-o", "--output", help="Write to this file (required for png, svg and html).")] = None,
     direction: Annotated[str, typer.Option(help="up, down or both.")] = "both",
     depth: Annotated[int | None, typer.Option(help="At most this many edges away.")] = None,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="Same as --format json: node-link JSON on stdout.")] = False,
 ) -> None:
     """Export a record's lineage: GraphML/GEXF for Gephi and yEd, node-link JSON, DOT,
     Mermaid for docs, a PNG/SVG picture, or a self-contained interactive HTML page."""
+    if as_json:
+        fmt = "json"
     if fmt not in FORMATS:
-        err_console.print(f"[red]error:[/red] --format must be one of {', '.join(FORMATS)}")
-        raise typer.Exit(code=2)
+        raise usage_error(f"--format must be one of {', '.join(FORMATS)}")
     if fmt in ("png", "svg", "html") and output is None:
-        err_console.print(f"[red]error:[/red] --format {fmt} writes a file: give -o FILE")
-        raise typer.Exit(code=2)
+        raise usage_error(f"--format {fmt} writes a file: give -o FILE")
     if fmt == "html":
         try:
             require_bokeh()  # before connecting: a missing extra fails fast
         except GraphmemError as exc:
             raise fail(exc) from None
     if direction not in ("up", "down", "both"):
-        err_console.print("[red]error:[/red] --direction must be up, down or both")
-        raise typer.Exit(code=2)
+        raise usage_error("--direction must be up, down or both")
     try:
         with Memory.connect() as memory:
             graph = memory.lineage(record_id, direction, depth)  # type: ignore[arg-type]
     except GraphmemError as exc:
-        raise fail(exc, code=1) from None
+        raise fail(exc) from None
     data = export(graph, fmt)
     if output is not None:
         if isinstance(data, bytes):

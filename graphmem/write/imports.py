@@ -25,10 +25,15 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line_number, object)`` for each non-blank line.
 
     Raises:
-        ValidationError: a line is not a JSON object (the line number is in the message).
+        ValidationError: a line is not UTF-8 or not a JSON object (the line number is in
+            the message).
     """
-    with path.open(encoding="utf-8") as fh:
-        for number, line in enumerate(fh, start=1):
+    with path.open("rb") as fh:
+        for number, raw in enumerate(fh, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise ValidationError(f"{path.name}:{number}: not UTF-8 text") from None
             if not line.strip():
                 continue
             try:

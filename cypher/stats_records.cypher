@@ -1,0 +1,24 @@
+// Records by tenant, kind and lifecycle status at $now: SPEC section 4's order without a
+// caller (no authorization or scope step), so every record counts once. A record is
+// SUPERSEDED when a successor that is itself effective (not quarantined, pending recompute
+// or erased, and valid by $now) supersedes it, as in candidates.cypher.
+// $tenant: one tenant, or null for every tenant.
+MATCH (r:Record)
+WHERE $tenant IS NULL OR r.tenant = $tenant
+WITH r,
+  CASE
+    WHEN r.quarantined THEN 'QUARANTINED'
+    WHEN r.pending_recompute THEN 'PENDING_RECOMPUTE'
+    WHEN r.erased THEN 'ERASED'
+    WHEN r.retracted THEN 'RETRACTED'
+    WHEN r.valid_from IS NOT NULL AND $now < r.valid_from THEN 'NOT_YET_VALID'
+    WHEN r.expires_at IS NOT NULL AND $now >= r.expires_at THEN 'EXPIRED'
+    WHEN EXISTS {
+      MATCH (r)<-[:SUPERSEDES]-(succ:Record)
+      WHERE NOT succ.quarantined AND NOT succ.pending_recompute AND NOT succ.erased
+        AND (succ.valid_from IS NULL OR succ.valid_from <= $now)
+    } THEN 'SUPERSEDED'
+    ELSE 'ACTIVE'
+  END AS status
+RETURN r.tenant AS tenant, r.kind AS kind, status, count(*) AS n
+ORDER BY tenant, kind, status

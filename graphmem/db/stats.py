@@ -1,0 +1,51 @@
+"""What a store holds, counted (issue 11, ``graphmem stats``): records by tenant, kind and
+lifecycle status, intentions by status, deletion requests by state.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from graphmem.db.base import StoreBase
+from graphmem.db.codec import require_aware
+
+__all__ = ["RECORD_STATUSES", "store_stats"]
+
+# SPEC section 4's statuses a record can have without a caller, in precedence order.
+RECORD_STATUSES = ("QUARANTINED", "PENDING_RECOMPUTE", "ERASED", "RETRACTED", "NOT_YET_VALID",
+                   "EXPIRED", "SUPERSEDED", "ACTIVE")
+
+
+def store_stats(store: StoreBase, *, now: datetime, tenant: str | None = None
+                ) -> dict[str, Any]:
+    """Counts of what the store holds at ``now`` (aware UTC), for one tenant or all.
+
+    Returns:
+        ``{"tenant", "at", "records": {"total", "by_status", "rows": [{tenant, kind,
+        status, n}]}, "intentions": {"total", "by_status", "rows"}, "deletion_requests":
+        {"total", "by_state"}}``; statuses are those of :data:`RECORD_STATUSES`, each
+        record counted once under the first that applies.
+
+    Raises:
+        NaiveDatetimeError: ``now`` has no timezone.
+    """
+    at = require_aware(now, "now")
+    records = store.read("stats_records", tenant=tenant, now=at)
+    intentions = store.read("stats_intentions", tenant=tenant)
+    requests = store.read("stats_deletion_requests", tenant=tenant)
+    by_status = dict.fromkeys(RECORD_STATUSES, 0)
+    for row in records:
+        by_status[row["status"]] += row["n"]
+    intention_status: dict[str, int] = {}
+    for row in intentions:
+        intention_status[row["status"]] = intention_status.get(row["status"], 0) + row["n"]
+    return {
+        "tenant": tenant, "at": at.isoformat(),
+        "records": {"total": sum(by_status.values()), "by_status": by_status,
+                    "rows": records},
+        "intentions": {"total": sum(intention_status.values()),
+                       "by_status": intention_status, "rows": intentions},
+        "deletion_requests": {"total": sum(r["n"] for r in requests),
+                              "by_state": {r["state"]: r["n"] for r in requests}},
+    }
