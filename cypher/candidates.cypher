@@ -7,9 +7,13 @@
 // Also returns what the client needs to reuse this answer exactly (Neo4jStore.candidates):
 // versions: [key, epoch, rev] of every visible Scope, read before any record (every query
 // that changes a record, or creates or erases one, bumps the rev of the record's Scope);
-// lo_* / hi_*: the latest validity boundary (valid_from or expires_at of any record in
-// the visible scopes) at or before $now, and the earliest after it. Between two
+// lo_* / hi_*: the latest validity boundary (created_at, valid_from or expires_at of any
+// record in the visible scopes) at or before $now, and the earliest after it. Between two
 // boundaries, and while no version moves, the answer cannot change.
+// Rule 2: a record created after $now did not exist yet (NOT_YET_VALID). Rule 4: a successor
+// supersedes once admitted and effective at $now, whatever happened to it since (retraction,
+// expiry, supersession, pending recompute, erasure: tombstones keep scope, times, edges and
+// `admitted`); a successor quarantined now, or erased while quarantined, does not.
 MATCH (s:Scope {tenant: $tenant})
 WHERE $tenant IN $tenants AND all(p IN s.pairs WHERE p IN $pairs)
 WITH collect(s) AS scopes,
@@ -17,11 +21,13 @@ WITH collect(s) AS scopes,
 CALL (scopes) {
   UNWIND scopes AS s
   MATCH (s)<-[:IN_SCOPE]-(r:Record)
-  WITH r.valid_from AS vf, r.expires_at AS xa
+  WITH r.valid_from AS vf, r.expires_at AS xa, r.created_at AS ca
   RETURN max(CASE WHEN vf <= $now THEN vf END) AS lo_from,
          max(CASE WHEN xa <= $now THEN xa END) AS lo_expiry,
+         max(CASE WHEN ca <= $now THEN ca END) AS lo_created,
          min(CASE WHEN vf > $now THEN vf END) AS hi_from,
-         min(CASE WHEN xa > $now THEN xa END) AS hi_expiry
+         min(CASE WHEN xa > $now THEN xa END) AS hi_expiry,
+         min(CASE WHEN ca > $now THEN ca END) AS hi_created
 }
 CALL (scopes) {
   UNWIND scopes AS s
@@ -29,13 +35,15 @@ CALL (scopes) {
   WHERE r.sensitivity_rank <= $clearance
     AND NOT r.quarantined AND NOT r.pending_recompute AND NOT r.erased
     AND NOT r.retracted
+    AND r.created_at <= $now
     AND (r.valid_from IS NULL OR r.valid_from <= $now)
     AND (r.expires_at IS NULL OR $now < r.expires_at)
     AND NOT EXISTS {
       MATCH (r)<-[:SUPERSEDES]-(succ:Record)-[:IN_SCOPE]->(ss:Scope)
       WHERE ss IN scopes
         AND succ.sensitivity_rank <= $clearance
-        AND NOT succ.quarantined AND NOT succ.pending_recompute AND NOT succ.erased
+        AND NOT succ.quarantined AND (NOT succ.erased OR coalesce(succ.admitted, false))
+        AND succ.created_at <= $now
         AND (succ.valid_from IS NULL OR succ.valid_from <= $now)
     }
   WITH r ORDER BY r.id
@@ -43,5 +51,5 @@ CALL (scopes) {
          collect(coalesce(r.rev, 0)) AS revs,
          collect([(r)-[:CONFLICTS_WITH]-(o:Record) | o.id]) AS conflict_ids
 }
-RETURN versions, lo_from, lo_expiry, hi_from, hi_expiry,
+RETURN versions, lo_from, lo_expiry, lo_created, hi_from, hi_expiry, hi_created,
        ids, fingerprints, revs, conflict_ids

@@ -1,6 +1,8 @@
 // Erase DELETE records (SPEC section 7): every property is replaced by a content-free
-// tombstone (id, kind, tenant, scope, sensitivity, erasure time, request id, reason), conflict
-// edges go, lineage and scope edges stay so audits can explain the absence. Records this
+// tombstone (id, kind, tenant, scope, sensitivity, times, erasure time, request id, reason),
+// conflict edges go, lineage and scope edges stay so audits can explain the absence. The
+// times, SUPERSEDES edges and `admitted` (not quarantined when erased) keep an erased successor
+// superseding its predecessors (SPEC section 4 rule 4: erasure never reactivates). Records this
 // request already disposed of are skipped, and a record erased by an earlier request keeps its
 // first tombstone (changed = false): re-applying changes nothing. $rows: {id, root}.
 MATCH (req:DeletionRequest {id: $request_id})
@@ -12,6 +14,8 @@ CALL (r, was_erased) {
   WITH r WHERE NOT was_erased
   SET r = {id: r.id, kind: r.kind, tenant: r.tenant, scope_json: r.scope_json,
            sensitivity: r.sensitivity, sensitivity_rank: r.sensitivity_rank,
+           created_at: r.created_at, valid_from: r.valid_from, expires_at: r.expires_at,
+           admitted: NOT coalesce(r.quarantined, false),
            retracted: coalesce(r.retracted, false), quarantined: false,
            pending_recompute: false, erased: true, erased_at: $at,
            erased_by_request: $request_id, erasure_reason: $reason,

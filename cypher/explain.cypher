@@ -1,13 +1,19 @@
 // The status of one record for a caller at $now: the first of SPEC section 4's list that
 // applies, after authorization and scope (section 3). Same parameters as candidates.cypher.
+// Successors count as in candidates.cypher (rule 4). not_yet: why NOT_YET_VALID applies
+// ('created': created after $now; 'valid_from': valid_from in the future; both can hold).
 MATCH (r:Record {id: $id})-[:IN_SCOPE]->(s:Scope)
 WITH r, s,
   [(r)<-[:SUPERSEDES]-(succ:Record)-[:IN_SCOPE]->(ss:Scope {tenant: $tenant})
      WHERE all(p IN ss.pairs WHERE p IN $pairs)
        AND succ.sensitivity_rank <= $clearance
-       AND NOT succ.quarantined AND NOT succ.pending_recompute AND NOT succ.erased
+       AND NOT succ.quarantined AND (NOT succ.erased OR coalesce(succ.admitted, false))
+       AND succ.created_at <= $now
        AND (succ.valid_from IS NULL OR succ.valid_from <= $now)
-     | succ.id] AS successors
+     | succ.id] AS successors,
+  [why IN [CASE WHEN $now < r.created_at THEN 'created' END,
+           CASE WHEN $now < r.valid_from THEN 'valid_from' END] WHERE why IS NOT NULL]
+    AS not_yet
 RETURN r.id AS id,
   CASE
     WHEN NOT (r.tenant IN $tenants) OR r.sensitivity_rank > $clearance THEN 'UNAUTHORIZED'
@@ -16,9 +22,9 @@ RETURN r.id AS id,
     WHEN r.pending_recompute THEN 'PENDING_RECOMPUTE'
     WHEN r.erased THEN 'ERASED'
     WHEN r.retracted THEN 'RETRACTED'
-    WHEN r.valid_from IS NOT NULL AND $now < r.valid_from THEN 'NOT_YET_VALID'
+    WHEN size(not_yet) > 0 THEN 'NOT_YET_VALID'
     WHEN r.expires_at IS NOT NULL AND $now >= r.expires_at THEN 'EXPIRED'
     WHEN size(successors) > 0 THEN 'SUPERSEDED'
     ELSE 'ACTIVE'
   END AS status,
-  successors
+  successors, not_yet

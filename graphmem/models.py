@@ -13,6 +13,7 @@ from enum import StrEnum
 from functools import cache
 from typing import Annotated, Any
 
+import regex
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -27,6 +28,7 @@ __all__ = [
     "Clearance",
     "DeferredIntention",
     "Explanation",
+    "Identifier",
     "IntentionStatus",
     "MemoryKind",
     "MemoryRecord",
@@ -34,6 +36,8 @@ __all__ = [
     "Sensitivity",
     "Status",
     "canonical_value",
+    "duplicate_text",
+    "id_problem",
     "utc_now",
 ]
 
@@ -170,6 +174,48 @@ def _non_empty_str(value: str) -> str:
 
 NonEmptyStr = Annotated[str, AfterValidator(_non_empty_str)]
 
+#: The longest id accepted (SPEC section 2), in characters (code points).
+MAX_ID_CHARS = 256
+# Unicode categories never allowed in an id: space, line and paragraph separators, controls,
+# format characters (zero-width space and joiners, BOM, bidi marks and embeddings, soft
+# hyphen, ...), surrogates; and the Hangul fillers, letters that render as nothing.
+_ID_FORBIDDEN_CATEGORIES = frozenset({"Zs", "Zl", "Zp", "Cc", "Cf", "Cs"})
+_INVISIBLE_LETTERS = frozenset("\u115f\u1160\u3164\uffa0")
+
+
+def id_problem(value: str) -> str | None:
+    """Why ``value`` is not a valid id (SPEC section 2), or None when it is.
+
+    An id is non-empty, at most :data:`MAX_ID_CHARS` characters, and holds no whitespace,
+    control or invisible format character (Unicode categories Zs, Zl, Zp, Cc, Cf, Cs, and
+    the Hangul fillers). The message names the id (``repr``: invisible characters show as
+    escapes) and the first bad character
+    as ``U+XXXX (NAME)``.
+    """
+    if not value:
+        return "an id must be a non-empty string"
+    shown = repr(value) if len(value) <= 80 else repr(value[:77]) + "..."
+    if len(value) > MAX_ID_CHARS:
+        return f"id {shown} has {len(value)} characters; at most {MAX_ID_CHARS} are allowed"
+    for i, ch in enumerate(value):
+        category = unicodedata.category(ch)
+        if category in _ID_FORBIDDEN_CATEGORIES or ch in _INVISIBLE_LETTERS:
+            name = unicodedata.name(ch, f"a {category} character")
+            return (f"id {shown} contains U+{ord(ch):04X} ({name}) at index {i}: ids may not "
+                    "hold whitespace, control or invisible format characters")
+    return None
+
+
+def _check_id(value: str) -> str:
+    problem = id_problem(value)
+    if problem is not None:
+        raise ValueError(problem)
+    return value
+
+
+#: A record, intention or deletion request id (SPEC section 2): see :func:`id_problem`.
+Identifier = Annotated[str, AfterValidator(_check_id)]
+
 
 def canonical_value(value: str) -> str:
     """Canonical form of an asserted value: NFC, trimmed, inner whitespace collapsed.
@@ -178,6 +224,27 @@ def canonical_value(value: str) -> str:
     records asserting the same value compare equal in Cypher and in Python.
     """
     return " ".join(unicodedata.normalize("NFC", value).split())
+
+
+# A trailing run of sentence-final punctuation (the Unicode Sentence_Terminal property, which
+# covers . ! ? and their CJK, fullwidth, Arabic, Devanagari, Ethiopic... forms) or ellipses
+# (U+2026, U+22EF midline, U+FE19 vertical), with any whitespace between them.
+_TRAILING_TERMINALS = regex.compile(r"[\s\p{Sentence_Terminal}\u2026\u22ef\ufe19]+\Z")
+
+
+def duplicate_text(content: str) -> str:
+    """The normalised text duplicate detection compares (SPEC section 6), for every script.
+
+    Unicode NFC, case-folded (and NFC again: folding can leave a sequence unnormalised),
+    runs of whitespace collapsed to one space, leading/trailing whitespace and a trailing run
+    of sentence punctuation removed ("Prefers dark mode." == "prefers  dark mode",
+    "好的。" == "好的", "Café" composed == decomposed). Text that is nothing but punctuation
+    keeps it, so "?" and "!" stay different. The empty string means blank content.
+    """
+    folded = unicodedata.normalize("NFC", unicodedata.normalize("NFC", content).casefold())
+    collapsed = " ".join(folded.split())
+    stripped = _TRAILING_TERMINALS.sub("", collapsed)
+    return stripped or collapsed
 
 
 def _check_scope(scope: dict[str, str]) -> dict[str, str]:
@@ -208,7 +275,9 @@ class Principal(BaseModel):
 class MemoryRecord(BaseModel):
     """One memory: typed, scoped, with provenance and authority (SPEC section 2).
 
-    Immutable. Times are aware datetimes normalised to UTC; naive ones are rejected.
+    Immutable. ``id`` follows :func:`id_problem` (no whitespace, control or invisible
+    format characters, at most 256 characters). Times are aware datetimes normalised to
+    UTC; naive ones are rejected.
     ``scope`` must contain ``tenant``. ``asserted_value`` is canonicalised at
     construction. ``thread`` and ``position`` (given together, position >= 0) place an
     episode in an ordered thread of its tenant (a conversation, run or ticket; issue 16):
@@ -223,7 +292,7 @@ class MemoryRecord(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    id: NonEmptyStr
+    id: Identifier
     kind: MemoryKind
     content: str = Field(min_length=1)
     created_at: AwareDatetime
@@ -335,7 +404,7 @@ class DeferredIntention(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    id: NonEmptyStr
+    id: Identifier
     action: str = Field(min_length=1)
     trigger_kind: NonEmptyStr
     trigger_value: NonEmptyStr

@@ -11,11 +11,17 @@ from graphmem.models import MemoryRecord, Principal, Status
 
 @dataclass(frozen=True)
 class Stored:
+    """A record with its lifecycle flags. ``erased``: erased by a deletion request after its
+    quarantine flag was set (so ``quarantined`` is also its state when it was erased)."""
+
     record: MemoryRecord
     quarantined: bool = False
+    erased: bool = False
 
 
 def eligible(s: Stored, principal: Principal, scope: dict[str, str]) -> bool:
+    """Rules 1-3 of section 3, and admitted (not quarantined; for an erased record, not
+    quarantined when it was erased): what a successor needs to supersede (section 4 rule 4)."""
     r = s.record
     return (
         r.scope["tenant"] in principal.tenants
@@ -26,6 +32,11 @@ def eligible(s: Stored, principal: Principal, scope: dict[str, str]) -> bool:
     )
 
 
+def effective(r: MemoryRecord, now: datetime) -> bool:
+    """Section 4 rule 4: a successor counts once it exists and its validity has begun."""
+    return r.created_at <= now and (r.valid_from is None or r.valid_from <= now)
+
+
 def status(target: Stored, store: Sequence[Stored], principal: Principal,
            scope: dict[str, str], now: datetime) -> tuple[Status, set[str]]:
     r = target.record
@@ -33,18 +44,20 @@ def status(target: Stored, store: Sequence[Stored], principal: Principal,
         return Status.UNAUTHORIZED, set()
     if not all(scope.get(k) == v for k, v in r.scope.items()):
         return Status.OUT_OF_SCOPE, set()
+    if target.erased:
+        return Status.ERASED, set()
     if target.quarantined:
         return Status.QUARANTINED, set()
     if r.retracted:
         return Status.RETRACTED, set()
-    if r.valid_from is not None and now < r.valid_from:
+    if now < r.created_at or (r.valid_from is not None and now < r.valid_from):
         return Status.NOT_YET_VALID, set()
     if r.expires_at is not None and now >= r.expires_at:
         return Status.EXPIRED, set()
     successors = {
         s.record.id for s in store
         if r.id in s.record.supersedes and eligible(s, principal, scope)
-        and (s.record.valid_from is None or s.record.valid_from <= now)
+        and effective(s.record, now)
     }
     if successors:
         return Status.SUPERSEDED, successors

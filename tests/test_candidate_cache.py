@@ -34,7 +34,7 @@ ops = st.one_of(
     st.tuples(st.just("expire"), st.integers(0, 20), st.sampled_from(TIMES)),
     st.tuples(st.just("quarantine"), st.integers(0, 20), st.booleans()),
     st.tuples(st.just("successor"), st.integers(0, 20), st.sampled_from([None, *TIMES]),
-              st.booleans()),
+              st.booleans(), st.sampled_from(TIMES)),
     st.tuples(st.just("delete"), st.integers(0, 20)),
 )
 
@@ -51,7 +51,7 @@ def apply(writer: Memory, ids: list[str], op: tuple[Any, ...], serial: int) -> N
     elif op[0] == "successor":
         old = writer.get(target)
         new = MemoryRecord(
-            id=f"s{serial}", kind="semantic", content=f"successor {serial}", created_at=T0,
+            id=f"s{serial}", kind="semantic", content=f"successor {serial}", created_at=op[4],
             scope=old.scope, valid_from=op[2], supersedes=(target,),
             asserts="k" if op[3] else None, asserted_value=f"v{serial}" if op[3] else None)
         writer.put(new)
@@ -63,9 +63,9 @@ def apply(writer: Memory, ids: list[str], op: tuple[Any, ...], serial: int) -> N
 
 @settings(max_examples=25, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(stored=record_sets(), steps=st.lists(st.tuples(ops, st.lists(queries, min_size=1,
-                                                                     max_size=3)),
-                                             min_size=1, max_size=5))
+@given(stored=record_sets(erasable=False),
+       steps=st.lists(st.tuples(ops, st.lists(queries, min_size=1, max_size=3)),
+                      min_size=1, max_size=5))
 def test_reused_answers_equal_fresh_ones(memory: Memory, stored: list[Stored],
                                          steps: list[tuple[Any, list[dict[str, Any]]]]) -> None:
     """After every write by another client, every query of the caching reader (asked twice,
@@ -119,6 +119,31 @@ def test_answers_are_reused_until_a_write_or_a_validity_boundary(memory: Memory)
     other.retract("now", by="test", reason="withdrawn")
     assert ids(later) == {"later"} and stats["computed"] == 3
 
+
+
+def test_creation_times_are_validity_boundaries(memory: Memory) -> None:
+    """A record created after ``now`` is NOT_YET_VALID (SPEC 4 rule 2), and a successor
+    supersedes only once created: each created_at ends a reuse window, in both directions."""
+    scope = {"tenant": "a"}
+    born = T0 + timedelta(days=2)
+    memory.put_many([
+        MemoryRecord(id="old", kind="semantic", content="old", created_at=T0, scope=scope),
+        MemoryRecord(id="late", kind="semantic", content="late", created_at=born, scope=scope),
+        MemoryRecord(id="new", kind="semantic", content="new", scope=scope,
+                     created_at=born + timedelta(days=1), supersedes=("old",)),
+    ])
+    store, stats = memory.store, memory.store.answer_stats
+
+    def ids(now: Any) -> set[str]:
+        return {c.record.id for c in store.candidates(READER, scope, now)}
+
+    assert ids(T0 + timedelta(days=1)) == {"old"} and stats["computed"] == 1
+    assert ids(born - timedelta(microseconds=1)) == {"old"} and stats["reused"] == 1
+    assert ids(born) == {"old", "late"} and stats["computed"] == 2
+    assert ids(born + timedelta(hours=23)) == {"old", "late"} and stats["reused"] == 2
+    assert ids(born + timedelta(days=1)) == {"late", "new"} and stats["computed"] == 3
+    assert ids(born - timedelta(microseconds=1)) == {"old"}  # back in time: recomputed
+    assert stats["computed"] == 4 and stats["reused"] == 2
 
 def test_every_kind_of_write_ends_reuse(memory: Memory) -> None:
     """One visible record per kind of write; each write by another client shows at once."""

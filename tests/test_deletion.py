@@ -181,7 +181,9 @@ def test_tombstones_are_content_free(northwind: Memory) -> None:
         assert set(p) <= {"id", "kind", "tenant", "scope_json", "sensitivity",
                           "sensitivity_rank", "retracted", "quarantined", "pending_recompute",
                           "erased", "erased_at", "erased_by_request", "erasure_reason",
-                          "rev"}
+                          "rev", "created_at", "valid_from", "expires_at", "admitted"}
+        # SPEC 4 rule 4: the times stay, so an erased successor keeps superseding
+        assert p["created_at"] is not None and p["admitted"] is True
 
 
 def test_retrievals_are_listed_and_their_query_redacted(northwind: Memory) -> None:

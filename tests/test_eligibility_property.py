@@ -1,5 +1,6 @@
 """Property test: the Cypher eligibility/status queries agree with a plain-Python oracle
-on random record sets (SPEC sections 3-4)."""
+on random record sets (SPEC sections 3-4), including records created after the query time
+(rule 2) and erased, retracted, expired or quarantined successors (rule 4)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,9 @@ TENANTS = ["a", "b"]
 
 
 @st.composite
-def record_sets(draw: st.DrawFn) -> list[Stored]:
+def record_sets(draw: st.DrawFn, erasable: bool = True) -> list[Stored]:
+    """Random records (creation and validity times, supersession, retraction, quarantine,
+    erasure by a deletion request when ``erasable``) over a few tenants and scopes."""
     n = draw(st.integers(1, 8))
     out: list[Stored] = []
     for i in range(n):
@@ -37,12 +40,14 @@ def record_sets(draw: st.DrawFn) -> list[Stored]:
         supersedes = draw(st.lists(st.sampled_from(earlier), unique=True, max_size=2)
                           if earlier else st.just([]))
         record = MemoryRecord(
-            id=f"r{i}", kind="semantic", content=f"record {i}", created_at=T0, scope=scope,
+            id=f"r{i}", kind="semantic", content=f"record {i}",
+            created_at=draw(st.sampled_from(TIMES[:4])), scope=scope,
             valid_from=valid_from, expires_at=expires_at, supersedes=tuple(supersedes),
             retracted=draw(st.booleans()) and draw(st.booleans()),
             sensitivity=draw(st.sampled_from(list(Sensitivity))),
         )
-        out.append(Stored(record, quarantined=draw(st.booleans()) and draw(st.booleans())))
+        out.append(Stored(record, quarantined=draw(st.booleans()) and draw(st.booleans()),
+                          erased=erasable and draw(st.booleans()) and draw(st.booleans())))
     return out
 
 
@@ -67,6 +72,10 @@ def test_cypher_matches_the_oracle(memory: Memory, stored: list[Stored],
     for s in stored:
         if s.quarantined:
             memory.store.set_quarantine(s.record.id, True, by="test", reason="property test")
+    erased = [s.record.id for s in stored if s.erased]
+    if erased:  # after the quarantines: a tombstone remembers whether it was admitted
+        memory.apply_deletion(memory.plan_deletion(erased, requested_by="test",
+                                                   reason="property test"))
     for q in qs:
         principal = Principal(tenants=frozenset(q["tenants"]), clearance=q["clearance"])
         scope, now = q["scope"], q["now"]

@@ -18,6 +18,7 @@ from graphmem.evaluation.funnel import Helped, MemoryStage, TrialTarget, trials_
 from graphmem.evaluation.northwind import NORTHWIND_TASKS, run_northwind
 from graphmem.evaluation.suites import run_write_path
 from graphmem.models import Principal
+from graphmem.write.policy import WriteDisposition
 
 from .conftest import Neo4jUnderTest
 from .northwind import scenario_dir
@@ -112,9 +113,10 @@ def test_write_path_fixture(memory: Memory) -> None:
     result = run_write_path(memory)
     g, naive = result.metrics["graphmem"], result.metrics["naive"]
     wrong = {o.case_id for o in result.outcomes["graphmem"] if o.expected is not o.actual}
-    # SPEC 6 quarantines any procedure below N verified episodes; the policy exempts
-    # authority >= human_instruction, so the one-episode verified_outcome procedure persists
-    assert wrong <= {"w-proc-lucky"}
+    # SPEC 6 (issue 12 item 7): the one-episode verified_outcome procedure is quarantined
+    assert not wrong, wrong
+    lucky = {o.case_id: o.actual for o in result.outcomes["graphmem"]}["w-proc-lucky"]
+    assert lucky is WriteDisposition.QUARANTINE
     assert g.duplicate_creation_rate == 0 and naive.duplicate_creation_rate == 1
     assert g.scope_accuracy == 1 and naive.scope_accuracy == 0
     assert g.supersession_accuracy == 1 and naive.supersession_accuracy < 1

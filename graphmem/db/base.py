@@ -19,6 +19,7 @@ from graphmem.db.codec import (
     state_from_props,
     to_native,
 )
+from graphmem.db.migrations import migrate
 from graphmem.errors import (
     RecordNotFoundError,
 )
@@ -99,11 +100,13 @@ class StoreBase:
         return [r.data() for r in tx.run(cypher.text(name), params)]
 
     def ensure_schema(self) -> None:
-        """Create constraints and indexes if missing (idempotent; one transaction each)."""
+        """Create constraints and indexes if missing (idempotent; one transaction each), then
+        run the data migrations this database has not had (:mod:`graphmem.db.migrations`)."""
         with self.driver.session(database=self.database) as session:
             for statement in cypher.statements("schema"):
                 session.run(statement).consume()
             session.run(cypher.query("schema_await")).consume()
+        migrate(self)
 
     # -- validation -----------------------------------------------------------------
 

@@ -29,6 +29,7 @@ from graphmem.models import (
     MemoryKind,
     MemoryRecord,
     Sensitivity,
+    duplicate_text,
 )
 
 DEFAULT_MAX_CONTENT_BYTES = 64 * 1024
@@ -54,10 +55,22 @@ def _scope_encoded(items: tuple[tuple[str, str], ...]) -> tuple[str, tuple[str, 
             tuple(json.dumps([k, v], ensure_ascii=False) for k, v in items))
 
 
+#: Version of :func:`dedup_key`'s normalisation; stored keys of an older version are
+#: recomputed by :meth:`graphmem.db.base.StoreBase.ensure_schema` (graphmem.db.migrations).
+DEDUP_VERSION = 2
+
+
 def dedup_key(record: MemoryRecord) -> str:
-    """Hash of kind and whitespace-normalised content: equal keys in one scope are duplicates."""
-    normalised = " ".join(record.content.casefold().split())
-    return hashlib.sha256(f"{record.kind}\x1f{normalised}".encode()).hexdigest()
+    """Hash of kind and :func:`graphmem.models.duplicate_text` of the content: equal keys in
+    one scope are duplicates (SPEC section 6). The one normalisation every write path uses
+    (the policy's write transaction, redaction, recompute, the stored-key migration)."""
+    return content_dedup_key(record.kind.value, record.content)
+
+
+def content_dedup_key(kind: str, content: str) -> str:
+    """:func:`dedup_key` from a kind value and a content string (for stored rows)."""
+    normalised = duplicate_text(content)
+    return hashlib.sha256(f"{kind}\x1f{normalised}".encode()).hexdigest()
 
 
 def require_aware(value: datetime, name: str) -> datetime:

@@ -121,7 +121,8 @@ class Eligibility(StoreBase):
         (``epoch``, ``rev``) it had when the answer was computed (every query that changes,
         creates or erases a record bumps its Scope's ``rev``; ``tests/test_cypher_catalogue.py``
         checks that), and ``now`` lies between the same two validity boundaries
-        (``valid_from``/``expires_at`` of the records in those scopes). Checking costs one
+        (``created_at``/``valid_from``/``expires_at`` of the records in those scopes: a record
+        created after ``now`` is NOT_YET_VALID, SPEC section 4 rule 2). Checking costs one
         index seek over the tenant's Scope nodes (``cypher/candidates_versions.cypher``).
 
         Args:
@@ -167,8 +168,8 @@ class Eligibility(StoreBase):
                     self._answers.pop(next(iter(self._answers)))
                 self._answers[key] = _Answer(
                     versions=_versions(row["versions"]),
-                    lo=_bound(max, row["lo_from"], row["lo_expiry"]),
-                    hi=_bound(min, row["hi_from"], row["hi_expiry"]),
+                    lo=_bound(max, row["lo_from"], row["lo_expiry"], row["lo_created"]),
+                    hi=_bound(min, row["hi_from"], row["hi_expiry"], row["hi_created"]),
                     candidates=found,
                 )
         return list(found)
@@ -195,8 +196,11 @@ class Eligibility(StoreBase):
             raise RecordNotFoundError(f"no record {record_id!r}", record_ids=[record_id])
         status = Status(rows[0]["status"])
         successors = tuple(sorted(rows[0]["successors"])) if status is Status.SUPERSEDED else ()
+        detail = _detail(status, successors, principal.clearance)
+        if status is Status.NOT_YET_VALID:
+            detail = _not_yet_detail(rows[0]["not_yet"])
         return Explanation(record_id=record_id, status=status, successor_ids=successors,
-                           detail=_detail(status, successors, principal.clearance))
+                           detail=detail)
 
 
 
@@ -222,6 +226,13 @@ def _bound(pick: Callable[[list[datetime]], datetime], *values: Any) -> datetime
     present = [to_native(v) for v in values if v is not None]
     return pick(present) if present else None
 
+
+
+def _not_yet_detail(reasons: list[str]) -> str:
+    """Which half of SPEC section 4 rule 2 holds: created after now, valid_from ahead."""
+    parts = {"created": "created after now (the memory did not exist yet at that time)",
+             "valid_from": "its valid_from is still in the future"}
+    return "; ".join(parts[r] for r in reasons)
 
 
 def _detail(status: Status, successors: tuple[str, ...], clearance: Sensitivity) -> str:

@@ -17,7 +17,7 @@ import pydantic
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from graphmem.errors import DeletionError
-from graphmem.models import AwareDatetime, NonEmptyStr
+from graphmem.models import AwareDatetime, Identifier, NonEmptyStr
 
 __all__ = [
     "PLAN_VERSION",
@@ -126,7 +126,7 @@ class DeletionPlan(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     version: Literal[1] = PLAN_VERSION
-    request_id: NonEmptyStr
+    request_id: Identifier
     requested_by: NonEmptyStr
     reason: NonEmptyStr
     subject: dict[str, str] | None = None

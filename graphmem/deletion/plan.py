@@ -26,7 +26,7 @@ from graphmem.errors import (
     DeletionError,
     ValidationError,
 )
-from graphmem.models import MemoryKind
+from graphmem.models import MemoryKind, id_problem
 
 __all__ = ["DEFAULT_BATCH_SIZE", "REDACTION", "ProgressCallback", "Walk", "plan_deletion", "walk",
            "walk_descendants"]
@@ -188,13 +188,17 @@ def plan_deletion(
 
     Raises:
         ValidationError: both or neither of roots/subject, a subject without tenant, empty
-            terms, empty requested_by/reason.
+            terms, empty requested_by/reason, a request id that breaks SPEC section 2's id
+            rule (:func:`graphmem.models.id_problem`).
         DeletionError: a named root does not exist.
     """
     if (roots is None) == (subject is None):
         raise ValidationError("plan a deletion from exactly one of roots= or subject=")
     if not requested_by or not reason:
         raise ValidationError("a deletion request needs non-empty requested_by and reason")
+    if request_id is not None and (problem := id_problem(request_id)) is not None:
+        raise ValidationError(f"invalid deletion request id: {problem}",
+                              record_ids=[request_id])
     terms = clean_terms(redact_terms)
     subject_scope: dict[str, str] | None = None
     if subject is not None:

@@ -94,11 +94,17 @@ WRITE_CASES: tuple[WriteCase, ...] = (
     WriteCase(_p("w-proc-thin", "Run the unit tests with: pytest -q", _REPO, "06-05",
                  kind="procedural", authority="model_inferred", evidence_ids=["w-ci-1"]),
               _QUARANTINE),
-    # SPEC 6: any procedure with fewer than N verified episodes is quarantined; the policy
-    # exempts authority >= human_instruction, which lets this one-episode procedure through
+    # SPEC 6: a procedure with fewer than N verified episodes is quarantined whatever its
+    # authority, unless it is an explicit instruction or from an authoritative source; a
+    # verified_outcome procedure backed by one episode is one lucky episode (issue 12 item 7)
     WriteCase(_p("w-proc-lucky", "Restart payments-worker to clear HTTP 502s.", _REPO, "06-05",
                  kind="procedural", authority="verified_outcome", evidence_ids=["w-ci-2"]),
               _QUARANTINE),
+    WriteCase(_p("w-proc-runbook", "Rotate the payments API key from the vault runbook.",
+                 _REPO, "06-05", kind="procedural", authority="authoritative_source"),
+              _PERSIST),
+    WriteCase(_p("w-proc-told", "Tag every release with the ticket number.", _REPO, "06-05",
+                 kind="procedural", authority="human_instruction"), _PERSIST),
     WriteCase(_p("w-proc", "Run the unit tests of checkout-api with: pytest -q tests/unit",
                  _REPO, "06-06", kind="procedural", authority="verified_outcome",
                  evidence_ids=["w-ci-1", "w-ci-2", "w-ci-3"]), _PERSIST, check_scope=True),

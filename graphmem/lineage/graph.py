@@ -101,7 +101,9 @@ def _status(props: Mapping[str, Any], successors: list[str], now: datetime) -> S
         return Status.PENDING_RECOMPUTE
     if props.get("retracted"):
         return Status.RETRACTED
-    if valid_from is not None and now < valid_from:
+    created_at = _native(props.get("created_at"))
+    if (valid_from is not None and now < valid_from) or (
+            created_at is not None and now < created_at):
         return Status.NOT_YET_VALID
     if expires_at is not None and now >= expires_at:
         return Status.EXPIRED

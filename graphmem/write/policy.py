@@ -11,15 +11,23 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from graphmem.models import Authority, MemoryKind, MemoryRecord
+from graphmem.models import Authority, MemoryKind, MemoryRecord, duplicate_text
 
 __all__ = [
+    "PROCEDURE_EXEMPT_AUTHORITIES",
     "MemoryWriteDecision",
     "WriteDisposition",
     "WritePolicy",
     "decide",
     "verified_episodes",
 ]
+
+
+#: Authorities whose procedures need no supporting episodes (SPEC section 6): an explicit
+#: instruction, or an authoritative source such as a runbook. Not ``verified_outcome``: a
+#: procedure drawn from one verified outcome is one lucky episode until N agree.
+PROCEDURE_EXEMPT_AUTHORITIES = frozenset({Authority.HUMAN_INSTRUCTION,
+                                          Authority.AUTHORITATIVE_SOURCE})
 
 
 class WriteDisposition(StrEnum):
@@ -56,8 +64,9 @@ class WritePolicy:
             (a live system answers them; memory must not): such proposals are discarded.
         untrusted_sources: ``provenance["source"]`` values that are evidence, not
             authority (tool output, web content): quarantined.
-        min_verified_episodes: N, the supporting verified episodes a procedure below
-            ``human_instruction`` authority needs (default 3).
+        min_verified_episodes: N, the supporting verified episodes a procedure needs
+            (default 3) unless its authority is in :data:`PROCEDURE_EXEMPT_AUTHORITIES`
+            (``human_instruction``, ``authoritative_source``; not ``verified_outcome``).
         require_future_decision: when True, a proposal must name in
             ``metadata["future_decision"]`` the future decision it could improve.
     """
@@ -91,7 +100,8 @@ def decide(
     Args:
         proposal: the proposed record.
         policy: the policy settings.
-        duplicate_ids: active records in the same scope with the same normalised content.
+        duplicate_ids: active records in the same scope with the same normalised content
+            (:func:`graphmem.models.duplicate_text`, via the stored ``dedup_key``).
         evidence: the stored records named by ``proposal.evidence_ids``.
     """
     evidence = evidence or {}
@@ -101,7 +111,7 @@ def decide(
             ) -> MemoryWriteDecision:
         return MemoryWriteDecision(rid, disposition, reason, dup)
 
-    if not " ".join(proposal.content.split()):
+    if not duplicate_text(proposal.content):
         return out(WriteDisposition.DISCARD, "content is empty after normalisation")
     if proposal.asserts is not None and proposal.asserts in policy.runtime_state_keys:
         return out(WriteDisposition.DISCARD,
@@ -122,12 +132,13 @@ def decide(
     if proposal.authority is Authority.MODEL_INFERRED and not proposal.evidence_ids:
         return out(WriteDisposition.QUARANTINE, "model inference without evidence")
     if (proposal.kind is MemoryKind.PROCEDURAL
-            and proposal.authority < Authority.HUMAN_INSTRUCTION):
+            and proposal.authority not in PROCEDURE_EXEMPT_AUTHORITIES):
         support = verified_episodes([evidence[i] for i in proposal.evidence_ids if i in evidence])
         if len(support) < policy.min_verified_episodes:
             return out(
                 WriteDisposition.QUARANTINE,
                 f"procedure with {len(support)} verified supporting episodes; "
-                f"{policy.min_verified_episodes} needed below human_instruction authority",
+                f"{policy.min_verified_episodes} needed unless it is an explicit instruction "
+                f"or from an authoritative source (authority {proposal.authority.value})",
             )
     return out(WriteDisposition.PERSIST, "passes the write policy")

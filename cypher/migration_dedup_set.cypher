@@ -1,0 +1,11 @@
+// Store recomputed dedup keys ($rows: {id, dedup_key}); only rows whose key changed are sent.
+UNWIND $rows AS row
+MATCH (r:Record {id: row.id})
+WHERE r.content IS NOT NULL
+SET r.dedup_key = row.dedup_key, r.rev = coalesce(r.rev, 0) + 1
+WITH r
+CALL (r) {
+  MATCH (r)-[:IN_SCOPE]->(s:Scope)
+  SET s.rev = coalesce(s.rev, 0) + 1
+}
+RETURN count(r) AS updated

@@ -1,0 +1,48 @@
+"""One-time data migrations run by :meth:`StoreBase.ensure_schema` (idempotent, batched).
+
+``dedup_key`` (issue 12 item 5): records written before duplicate detection normalised NFC
+and trailing sentence punctuation hold keys of the older normalisation, so a new
+"Prefers dark mode" would not find an old active "Prefers dark mode." as its duplicate. The
+migration recomputes every stored key with :func:`graphmem.db.codec.dedup_key`'s one
+normalisation (keys of content the two versions normalise alike do not change and are not
+written), then records the version on a ``GraphmemMigration`` node, so later connections
+cost one lookup. An interrupted run starts again from the beginning next time.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from graphmem.db.codec import DEDUP_VERSION, content_dedup_key
+
+if TYPE_CHECKING:  # base runs the migrations from ensure_schema
+    from graphmem.db.base import StoreBase
+
+__all__ = ["migrate"]
+
+PAGE = 5_000
+
+
+def migrate(store: StoreBase) -> int:
+    """Run the migrations this database has not reached yet.
+
+    Returns:
+        The number of records whose stored dedup key changed.
+    """
+    rows = store.read("migration_version_get", migration="dedup_key")
+    if rows and (rows[0]["version"] or 0) >= DEDUP_VERSION:
+        return 0
+    changed, after = 0, ""
+    while True:
+        page = store.read_values("migration_dedup_page", after=after, limit=PAGE)
+        if not page:
+            break
+        updates = [{"id": row["id"], "dedup_key": key} for row in page
+                   if (key := content_dedup_key(row["kind"], row["content"]))
+                   != row["dedup_key"]]
+        if updates:
+            changed += store.write("migration_dedup_set", rows=updates)[0]["updated"]
+        after = page[-1]["id"]
+    store.write("migration_version_set", migration="dedup_key", version=DEDUP_VERSION,
+                at=store.clock())
+    return changed

@@ -1,0 +1,175 @@
+"""Issue 12 item 5: one normalisation for duplicate detection (SPEC section 6): NFC,
+case-folded, whitespace runs collapsed, leading/trailing whitespace and trailing sentence
+punctuation removed, in every script; the same on the concurrent-writer path, and for keys
+stored before it (the migration in graphmem.db.migrations)."""
+
+from __future__ import annotations
+
+import threading
+import unicodedata
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from graphmem.client import Memory
+from graphmem.db.codec import DEDUP_VERSION, dedup_key
+from graphmem.db.migrations import migrate
+from graphmem.models import MemoryRecord, duplicate_text
+from graphmem.write.policy import WriteDisposition
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+SCOPE = {"tenant": "t", "user": "u1"}
+
+# (first write, second write): the second is a duplicate of the first
+SAME = [
+    ("Prefers dark mode", "Prefers dark mode."),                       # the issue's input
+    ("Café latte is preferred", "Cafe\u0301 latte is preferred"),       # composed / decomposed
+    ("prefers dark mode", "prefers  dark mode "),                      # case and spaces
+    ("Prefers dark mode", "  PREFERS\tdark\u3000mode!!  "),            # tab, ideographic space
+    ("Prefers dark mode", "Prefers dark mode..."),
+    ("Prefers dark mode", "Prefers dark mode\u2026"),                  # ellipsis
+    ("Prefers dark mode", "Prefers dark mode?!"),
+    ("喜欢深色模式", "喜欢深色模式。"),                                  # Chinese full stop
+    ("ダークモードが好き", "ダークモードが好き\uff01"),                       # fullwidth !
+    ("ダークモードが好き", "ダークモードが好き\uff1f"),                       # fullwidth ?
+    ("ダークモードが好き", "ダークモードが好き｡"),                        # halfwidth 。
+    ("深色模式", "深色模式⋯"),                                          # midline ellipsis
+    ("다크 모드를 선호함", "다크 모드를 선호함."),                          # Korean
+    ("يفضل الوضع الداكن", "يفضل الوضع الداكن؟"),                        # Arabic question mark
+    ("गहरा मोड पसंद है", "गहरा मोड पसंद है।"),                            # Devanagari danda
+    ("ጨለማ ሁነታ", "ጨለማ ሁነታ።"),                                        # Ethiopic full stop
+    ("Straße gesperrt", "STRASSE GESPERRT."),                          # full case folding
+    ("ΣΟΦΟΣ ΑΝΘΡΩΠΟΣ", "σοφος ανθρωπος"),                              # final sigma folds
+]
+# pairs that stay different
+DIFFERENT = [
+    ("Prefers dark mode", "Prefers dark. mode"),    # only trailing punctuation goes
+    ("Prefers dark mode", "Prefers dark mode, no"),
+    ("?", "!"),                                     # punctuation-only text keeps it
+    ("Prefers dark mode", "Prefers darkmode"),
+    ("Version 2.0", "Version 2"),                   # "2.0" keeps its inner dot ...
+]
+
+
+@pytest.mark.parametrize(("first", "second"), SAME)
+def test_normalised_equal(first: str, second: str) -> None:
+    assert duplicate_text(first) == duplicate_text(second)
+    a, b = (MemoryRecord(id=i, kind="semantic", content=c, created_at=T0, scope=SCOPE)
+            for i, c in (("a", first), ("b", second)))
+    assert dedup_key(a) == dedup_key(b)
+
+
+@pytest.mark.parametrize(("first", "second"), DIFFERENT)
+def test_normalised_different(first: str, second: str) -> None:
+    assert duplicate_text(first) != duplicate_text(second)
+
+
+def test_blank_is_empty_and_terminal_punctuation_is_listed() -> None:
+    assert duplicate_text(" \t\u3000\n") == ""
+    assert duplicate_text("ok。\uff01\uff1f…") == "ok"
+    assert duplicate_text("Version 2.0.") == "version 2.0"  # ... and loses the final one
+
+
+WORDS = st.text(st.characters(categories=["L", "N"]), min_size=1, max_size=8)
+SPACES = st.text(st.sampled_from(" \t\n\u00a0\u2003\u3000"), min_size=1, max_size=3)
+ENDINGS = st.text(st.sampled_from(".!?\u3002\uff01\uff1f\uff61\u2026\u061f\u0964 "),
+                  max_size=4)
+
+
+@given(words=st.lists(WORDS, min_size=1, max_size=5), gaps=st.lists(SPACES, min_size=6,
+                                                                    max_size=6),
+       ending=ENDINGS, lead=st.sampled_from(["", " ", "\u3000"]))
+def test_spelling_variants_normalise_alike(words: list[str], gaps: list[str], ending: str,
+                                           lead: str) -> None:
+    """Any words of any script: NFD vs NFC, upper vs as-is, other whitespace and a trailing
+    run of sentence punctuation all give the same normalised text."""
+    plain = " ".join(words)
+    variant = lead + "".join(w + g for w, g in zip(words, gaps, strict=False)).rstrip() + ending
+    forms = [variant, unicodedata.normalize("NFD", variant)]
+    if variant.upper().casefold() == variant.casefold():  # not so for e.g. dotless i
+        forms.append(variant.upper())
+    for form in forms:
+        assert duplicate_text(form) == duplicate_text(plain), form
+    assert duplicate_text(duplicate_text(plain)) == duplicate_text(plain)  # idempotent
+
+
+# -- on the store ---------------------------------------------------------------------------
+
+
+def _rec(rid: str, content: str, **extra: Any) -> dict[str, Any]:
+    return {"id": rid, "kind": "semantic", "content": content, "created_at": T0,
+            "scope": SCOPE, "authority": "human_instruction", **extra}
+
+
+def test_issue_inputs_are_discarded_as_duplicates(memory: Memory) -> None:
+    def write(rid: str, content: str) -> Any:
+        return memory.write(_rec(rid, content), now=T0)
+
+    assert write("dm", "Prefers dark mode").disposition is WriteDisposition.PERSIST
+    dup = write("dm-dot", "Prefers dark mode.")
+    assert dup.disposition is WriteDisposition.DISCARD and dup.duplicate_of == "dm"
+    assert write("dm-space", "prefers  dark mode ").disposition is WriteDisposition.DISCARD
+    assert write("cafe", "Café latte is preferred").disposition is WriteDisposition.PERSIST
+    nfd = write("cafe-nfd", "Cafe\u0301 latte is preferred")
+    assert nfd.disposition is WriteDisposition.DISCARD and nfd.duplicate_of == "cafe"
+    assert write("zh", "喜欢深色模式").disposition is WriteDisposition.PERSIST
+    assert write("zh-stop", "喜欢深色模式。").disposition is WriteDisposition.DISCARD
+    assert write("ja", "ダークモードが好き\uff01").disposition is WriteDisposition.PERSIST
+    assert write("ja-bare", "ダークモードが好き").disposition is WriteDisposition.DISCARD
+    # another scope is not a duplicate; neither is another kind
+    other = memory.write(_rec("dm-other", "Prefers dark mode.",
+                              scope={"tenant": "t", "user": "u2"}), now=T0)
+    assert other.disposition is WriteDisposition.PERSIST
+    episode = memory.write(_rec("dm-ep", "Prefers dark mode!", kind="episodic"), now=T0)
+    assert episode.disposition is WriteDisposition.PERSIST
+
+
+def test_concurrent_near_duplicates_persist_once(memory: Memory) -> None:
+    """The concurrent-writer path (scope lock + duplicates_active) uses the same key."""
+    variants = ["Prefers dark mode", "Prefers dark mode.", "prefers  dark mode ",
+                "PREFERS DARK MODE!", "Prefers dark mode\u2026", "prefers dark mode。"]
+    barrier = threading.Barrier(len(variants))
+    results: list[str] = []
+    lock = threading.Lock()
+
+    def write(i: int) -> None:
+        barrier.wait()
+        decision = memory.write(_rec(f"v{i}", variants[i]), by=f"worker-{i}", now=T0)
+        with lock:
+            results.append(decision.disposition.value)
+
+    threads = [threading.Thread(target=write, args=(i,)) for i in range(len(variants))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(results) == ["DISCARD"] * (len(variants) - 1) + ["PERSIST"]
+    assert memory.store.counts()["Record"] == 1
+
+
+def test_keys_stored_before_the_new_normalisation_are_migrated(memory: Memory) -> None:
+    """A record stored with the old key ("prefers dark mode." kept its dot) is found as a
+    duplicate once ensure_schema has run the migration; unchanged keys are not rewritten."""
+    memory.put_many([_rec("old", "Prefers dark mode."), _rec("same", "Likes tea")])
+    old_key = "legacy-key-of-the-old-normalisation"
+    driver, db = memory.store.driver, memory.store.database
+    driver.execute_query("MATCH (r:Record {id: 'old'}) SET r.dedup_key = $k",
+                         {"k": old_key}, database_=db)
+    driver.execute_query("MATCH (m:GraphmemMigration) DELETE m", database_=db)
+    before = memory.store.get_props(["old", "same"])
+    assert before["old"]["dedup_key"] == old_key
+    assert migrate(memory.store) == 1  # only the stale key changed
+    after = memory.store.get_props(["old", "same"])
+    assert after["old"]["dedup_key"] == dedup_key(memory.get("old"))
+    assert after["old"]["rev"] == before["old"]["rev"] + 1
+    assert after["same"]["rev"] == before["same"]["rev"]
+    assert migrate(memory.store) == 0  # the version is recorded: later connections skip it
+    rows, _, _ = driver.execute_query("MATCH (m:GraphmemMigration) RETURN m.version AS v",
+                                      database_=db)
+    assert [r["v"] for r in rows] == [DEDUP_VERSION]
+    dup = memory.write(_rec("new", "prefers dark mode"), now=T0)
+    assert dup.disposition is WriteDisposition.DISCARD and dup.duplicate_of == "old"
+    memory.store.ensure_schema()  # idempotent

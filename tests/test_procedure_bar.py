@@ -1,0 +1,90 @@
+"""Issue 12 item 7: a procedure needs N (default 3) verified supporting episodes whatever its
+authority, unless it is an explicit instruction (human_instruction) or comes from an
+authoritative source (a runbook); verified_outcome is not exempt (SPEC section 6)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from graphmem.client import Memory
+from graphmem.models import Authority, MemoryRecord, Principal, Status
+from graphmem.write.policy import (
+    PROCEDURE_EXEMPT_AUTHORITIES,
+    WriteDisposition,
+    WritePolicy,
+    decide,
+)
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+SCOPE = {"tenant": "t", "repo": "r"}
+
+
+def rec(rid: str, **over: Any) -> MemoryRecord:
+    base: dict[str, Any] = {"id": rid, "kind": "procedural", "content": f"do {rid}",
+                            "created_at": T0, "scope": SCOPE, "provenance": {"source": "agent"},
+                            "authority": "verified_outcome"}
+    base.update(over)
+    return MemoryRecord.model_validate(base)
+
+
+def episodes(n: int, authority: str = "verified_outcome") -> dict[str, MemoryRecord]:
+    return {f"e{i}": rec(f"e{i}", kind="episodic", authority=authority) for i in range(n)}
+
+
+def test_the_issue_input_is_quarantined() -> None:
+    """A verified_outcome procedure backed by one episode: QUARANTINE, not PERSIST."""
+    proc = rec("p", evidence_ids=["e0"])
+    decision = decide(proc, policy=WritePolicy(), evidence=episodes(1))
+    assert decision.disposition is WriteDisposition.QUARANTINE
+    assert "1 verified supporting episodes; 3 needed" in decision.reason
+
+
+def test_only_instructions_and_authoritative_sources_are_exempt() -> None:
+    exempt = {Authority.HUMAN_INSTRUCTION, Authority.AUTHORITATIVE_SOURCE}
+    assert set(PROCEDURE_EXEMPT_AUTHORITIES) == exempt
+
+
+@given(authority=st.sampled_from(list(Authority)), support=st.integers(0, 5),
+       weak=st.integers(0, 3), n=st.integers(1, 5))
+def test_the_bar_for_every_authority(authority: Authority, support: int, weak: int,
+                                     n: int) -> None:
+    """Whatever the authority and however many episodes, the procedure persists iff it is
+    exempt or has at least N verified episodes (weaker episodes never count)."""
+    evidence = {**episodes(support),
+                **{f"w{i}": rec(f"w{i}", kind="episodic", authority="model_inferred")
+                   for i in range(weak)}}
+    proc = rec("p", authority=authority.value, evidence_ids=list(evidence))
+    got = decide(proc, policy=WritePolicy(min_verified_episodes=n), evidence=evidence)
+    if authority is Authority.UNTRUSTED or (authority is Authority.MODEL_INFERRED
+                                            and not evidence):
+        assert got.disposition is WriteDisposition.QUARANTINE  # earlier rules
+    elif authority in PROCEDURE_EXEMPT_AUTHORITIES or support >= n:
+        assert got.disposition is WriteDisposition.PERSIST, got.reason
+    else:
+        assert got.disposition is WriteDisposition.QUARANTINE, got.reason
+
+
+@pytest.mark.parametrize(("authority", "expected"), [
+    ("verified_outcome", WriteDisposition.QUARANTINE),
+    ("model_inferred", WriteDisposition.QUARANTINE),
+    ("human_instruction", WriteDisposition.PERSIST),
+    ("authoritative_source", WriteDisposition.PERSIST),
+])
+def test_on_the_store(memory: Memory, authority: str, expected: WriteDisposition) -> None:
+    memory.put_many(list(episodes(1).values()))
+    decision = memory.write(rec("p", authority=authority, evidence_ids=["e0"]), now=T0)
+    assert decision.disposition is expected
+    reader = Principal(tenants=frozenset({"t"}))
+    status = memory.explain("p", principal=reader, scope=SCOPE, now=T0).status
+    assert status is (Status.QUARANTINED if expected is WriteDisposition.QUARANTINE
+                      else Status.ACTIVE)
+    if expected is WriteDisposition.QUARANTINE:  # three verified episodes lift the bar
+        memory.put_many([rec(f"e{i}", kind="episodic") for i in (1, 2)])
+        more = memory.write(rec("p3", authority=authority, content="do p again",
+                                evidence_ids=["e0", "e1", "e2"]), now=T0)
+        assert more.disposition is WriteDisposition.PERSIST
