@@ -1,0 +1,1 @@
+"""Adapters that put graphmem behind other frameworks' memory interfaces (optional extras)."""
