@@ -426,3 +426,23 @@ def test_a_compiled_state_graph_writes_and_then_finds_a_memory(memory: Memory) -
     with pytest.raises(AuthorizationError):
         builder.compile(store=bob_only).invoke({"user": "alice", "text": "x", "found": []})
 
+
+
+def test_concurrent_puts_of_one_key_leave_one_live_version(memory: Memory) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    store = GraphmemStore(memory, principal=Principal(tenants={"alice"}))
+    ns = ("alice", "race")
+
+    def put(i: int) -> None:
+        store.put(ns, "k", {"i": i})
+        store.put(ns, f"own{i % 3}", {"i": i})
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        list(pool.map(put, range(16)))
+    found = store.search(ns, limit=100)
+    assert sorted(i.key for i in found) == ["k", "own0", "own1", "own2"]
+    ids = store.record_ids(ns, "k")
+    assert len(ids) == 16
+    chain = [memory.get(rid).supersedes for rid in ids]
+    assert chain == [(), *[(rid,) for rid in ids[:-1]]]  # one unbroken line of versions

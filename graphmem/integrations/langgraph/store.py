@@ -30,6 +30,7 @@ from langgraph.store.base import (
     get_text_at_path,
 )
 from neo4j import ManagedTransaction
+from neo4j.exceptions import ConstraintError
 
 # Not in graphmem.__all__ (kept to these two lines): ranking.order_by_score and
 # store.record_from_props / scope_key / scope_pairs (row decoding and scope encoding).
@@ -399,7 +400,12 @@ class GraphmemStore(BaseStore):
                 store.run(tx, "record_retract", id=old_id, by=self.actor, reason=reason, at=now)
                 store.log_transition(tx, old_id, "retract", self.actor, reason, now)
 
-        store.transaction("langgraph_batch", work)
+        try:
+            store.transaction("langgraph_batch", work)
+        except ConstraintError:
+            # A concurrent first write created the tenant's or a namespace's Scope first:
+            # decide again from what is stored now (the lock then serialises the two).
+            store.transaction("langgraph_batch", work)
 
     def _record(self, put: _Put, rid: str, seq: int, chain: dict[str, Any], now: datetime,
                 supersedes: str | None) -> MemoryRecord:
