@@ -9,6 +9,7 @@ WHERE tenant IN $tenants AND all(p IN $pairs WHERE p IN s.pairs)
     WHERE r.sensitivity_rank <= $clearance
       AND NOT r.quarantined AND NOT r.pending_recompute AND NOT r.erased
       AND NOT r.retracted
+      AND r.created_at <= $now
       AND (r.valid_from IS NULL OR r.valid_from <= $now)
       AND (r.expires_at IS NULL OR $now < r.expires_at)
       AND NOT EXISTS {
@@ -16,6 +17,7 @@ WHERE tenant IN $tenants AND all(p IN $pairs WHERE p IN s.pairs)
         WHERE all(p IN ss.pairs WHERE p IN s.pairs)
           AND succ.sensitivity_rank <= $clearance
           AND NOT succ.quarantined AND NOT succ.pending_recompute AND NOT succ.erased
+          AND succ.created_at <= $now
           AND (succ.valid_from IS NULL OR succ.valid_from <= $now)
       }
   }

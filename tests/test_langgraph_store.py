@@ -446,3 +446,19 @@ def test_concurrent_puts_of_one_key_leave_one_live_version(memory: Memory) -> No
     assert len(ids) == 16
     chain = [memory.get(rid).supersedes for rid in ids]
     assert chain == [(), *[(rid,) for rid in ids[:-1]]]  # one unbroken line of versions
+
+
+def test_reads_as_of_an_earlier_time_see_the_store_as_it_was(
+        store: GraphmemStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    t0 = datetime(2031, 5, 1, tzinfo=UTC)
+    ns = ("alice", "asof")
+    monkeypatch.setattr(store.memory.store, "clock", lambda: t0)
+    store.put(ns, "k", {"v": "first"})
+    monkeypatch.setattr(store.memory.store, "clock", lambda: t0 + timedelta(hours=1))
+    store.put(ns, "k", {"v": "second"})
+    monkeypatch.setattr(store.memory.store, "clock", lambda: t0 + timedelta(minutes=30))
+    item = store.get(ns, "k")  # the successor did not exist yet
+    assert item is not None and item.value == {"v": "first"}
+    assert [i.value for i in store.search(ns)] == [{"v": "first"}]
+    monkeypatch.setattr(store.memory.store, "clock", lambda: t0 - timedelta(minutes=1))
+    assert store.get(ns, "k") is None and store.list_namespaces() == []
