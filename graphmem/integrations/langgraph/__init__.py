@@ -1,0 +1,9 @@
+"""LangGraph long-term memory on graphmem: ``GraphmemStore``, a ``BaseStore`` (issue 14).
+
+Needs the optional extra ``graphmem[langgraph]`` (``langgraph-checkpoint``); importing
+:mod:`graphmem` alone never imports LangGraph.
+"""
+
+from .store import GraphmemStore
+
+__all__ = ["GraphmemStore"]

@@ -1,0 +1,88 @@
+"""``SearchOp.filter`` with the semantics of LangGraph's ``InMemoryStore`` (issue 14).
+
+A filter maps top-level value keys to a condition: a plain value (equality, lists and
+nested dicts compared element by element), or a dict of operators ``$eq``, ``$ne``,
+``$gt``, ``$gte``, ``$lt``, ``$lte``. The ordering operators compare as floats, like
+the reference. Where the reference would crash on a value that is missing or not a
+number (``float(None)``), this filter does not match it, as PostgresStore does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from graphmem.errors import ValidationError
+
+__all__ = ["OPERATORS", "check_filter", "matches"]
+
+OPERATORS = frozenset({"$eq", "$ne", "$gt", "$gte", "$lt", "$lte"})
+
+
+def check_filter(filter_: Mapping[str, Any] | None) -> None:
+    """Reject operators the reference does not support, before anything is read.
+
+    Raises:
+        ValidationError: the filter is not a dict, or uses an unknown ``$`` operator.
+    """
+    if filter_ is None:
+        return
+    if not isinstance(filter_, Mapping):
+        raise ValidationError("a search filter must be a dict")
+    for condition in filter_.values():
+        _check_condition(condition)
+
+
+def _check_condition(condition: Any) -> None:
+    if isinstance(condition, Mapping):
+        if any(str(k).startswith("$") for k in condition):
+            unknown = sorted(str(k) for k in condition if k not in OPERATORS)
+            if unknown:
+                raise ValidationError(f"unsupported filter operators: {unknown}; "
+                                      f"supported: {sorted(OPERATORS)}")
+        else:
+            for inner in condition.values():
+                _check_condition(inner)
+    elif isinstance(condition, list | tuple):
+        for inner in condition:
+            _check_condition(inner)
+
+
+def matches(value: Mapping[str, Any], filter_: Mapping[str, Any] | None) -> bool:
+    """Whether an item's value passes the filter (every condition holds)."""
+    if not filter_:
+        return True
+    return all(_compare(value.get(key), condition) for key, condition in filter_.items())
+
+
+def _compare(item_value: Any, condition: Any) -> bool:
+    if isinstance(condition, Mapping):
+        if any(str(k).startswith("$") for k in condition):
+            return all(_apply(item_value, op, operand) for op, operand in condition.items())
+        if not isinstance(item_value, Mapping):
+            return False
+        return all(_compare(item_value.get(k), v) for k, v in condition.items())
+    if isinstance(condition, list | tuple):
+        return (isinstance(item_value, list | tuple) and len(item_value) == len(condition)
+                and all(_compare(i, c) for i, c in zip(item_value, condition, strict=True)))
+    return bool(item_value == condition)
+
+
+def _apply(value: Any, operator: str, operand: Any) -> bool:
+    if operator == "$eq":
+        return bool(value == operand)
+    if operator == "$ne":
+        return bool(value != operand)
+    try:
+        left, right = float(value), float(operand)
+    except (TypeError, ValueError):
+        return False
+    if operator == "$gt":
+        return left > right
+    if operator == "$gte":
+        return left >= right
+    if operator == "$lt":
+        return left < right
+    if operator == "$lte":
+        return left <= right
+    raise ValidationError(f"unsupported filter operator {operator!r}")

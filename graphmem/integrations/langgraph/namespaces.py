@@ -1,0 +1,103 @@
+"""How a LangGraph namespace becomes a graphmem scope, and back (issue 14).
+
+A namespace ``(l0, l1, ..., ln)`` is stored as the scope::
+
+    {"tenant": T, "langgraph": "namespace", "langgraph.0": l0, ..., "langgraph.n": ln}
+
+where ``T`` is ``l0`` (or the store's configured tenant). Each label is a scope value
+of its own, keyed by its position, so a prefix is a set of pairs a Scope must contain:
+``("a",)`` never matches ``("ab",)``, and labels with dots, ``%``, ``_``, quotes,
+non-ASCII or newlines are data, never syntax. The ``langgraph`` marker keeps graphmem's
+own records (e.g. a tenant-wide ``{"tenant": T}`` record) out of the store's namespaces.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+
+from graphmem.errors import ValidationError
+
+__all__ = [
+    "MARKER_KEY",
+    "MARKER_VALUE",
+    "label_key",
+    "namespace_from_pairs",
+    "namespace_scope",
+    "prefix_pairs",
+    "record_id",
+    "version_prefix",
+]
+
+MARKER_KEY = "langgraph"
+MARKER_VALUE = "namespace"
+_ID_HASH_CHARS = 40
+_SEQ_DIGITS = 16
+
+
+def label_key(position: int) -> str:
+    """The scope key of the label at ``position`` (0-based)."""
+    return f"{MARKER_KEY}.{position}"
+
+
+def check_labels(labels: Sequence[object], *, allow_empty_tuple: bool) -> tuple[str, ...]:
+    """The labels as a tuple of non-empty strings.
+
+    Raises:
+        ValidationError: a label is not a non-empty string, or the tuple is empty where a
+            namespace is required (LangGraph's own methods raise ``InvalidNamespaceError``
+            first; this guards ops handed straight to ``batch``).
+    """
+    if not isinstance(labels, tuple | list):
+        raise ValidationError("a namespace must be a tuple of strings")
+    if not labels and not allow_empty_tuple:
+        raise ValidationError("a namespace cannot be empty")
+    for label in labels:
+        if not isinstance(label, str) or not label:
+            raise ValidationError("namespace labels must be non-empty strings")
+    return tuple(str(label) for label in labels)
+
+
+def namespace_scope(namespace: Sequence[str], tenant: str) -> dict[str, str]:
+    """The graphmem scope of ``namespace`` in ``tenant`` (see the module docstring)."""
+    scope = {"tenant": tenant, MARKER_KEY: MARKER_VALUE}
+    scope.update({label_key(i): label for i, label in enumerate(namespace)})
+    return scope
+
+
+def prefix_pairs(labels: Iterable[tuple[int, str]]) -> list[str]:
+    """Pairs (JSON ``[key, value]``, as the store encodes them) a Scope must contain to lie
+    under a prefix: the marker and each ``(position, label)`` given (wildcards left out)."""
+    pairs = [json.dumps([MARKER_KEY, MARKER_VALUE], ensure_ascii=False)]
+    pairs += [json.dumps([label_key(i), label], ensure_ascii=False) for i, label in labels]
+    return pairs
+
+
+def namespace_from_pairs(pairs: Iterable[str]) -> tuple[str, ...]:
+    """The namespace a Scope's ``pairs`` encode (the labels in position order)."""
+    labels: dict[int, str] = {}
+    prefix = f"{MARKER_KEY}."
+    for pair in pairs:
+        key, value = json.loads(pair)
+        if key.startswith(prefix) and key[len(prefix):].isdigit():
+            labels[int(key[len(prefix):])] = value
+    return tuple(labels[i] for i in sorted(labels))
+
+
+def version_prefix(tenant: str, namespace: Sequence[str], key: str) -> str:
+    """The id prefix shared by every version of ``(namespace, key)`` in ``tenant``.
+
+    A hash, so ids obey SPEC section 2 (no whitespace, control or invisible characters,
+    at most 256 characters) whatever the labels and key hold, and one index seek
+    (``STARTS WITH``) finds every version.
+    """
+    payload = json.dumps([tenant, list(namespace), key], ensure_ascii=False)
+    digest = hashlib.sha256(payload.encode("utf-8")).hexdigest()[:_ID_HASH_CHARS]
+    return f"lg-{digest}-"
+
+
+def record_id(prefix: str, seq: int) -> str:
+    """The id of the version written with sequence number ``seq``; zero-padded, so ids of
+    one key sort in write order."""
+    return f"{prefix}{seq:0{_SEQ_DIGITS}d}"
