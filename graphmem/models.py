@@ -49,7 +49,10 @@ def _aware_utc(value: datetime) -> datetime:
             "naive datetime: graphmem needs timezone-aware datetimes (use UTC, e.g. "
             "datetime(..., tzinfo=timezone.utc) or an ISO string ending in +00:00)"
         )
-    return value.astimezone(UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:  # e.g. datetime.max at UTC-14:00 (issue 17)
+        raise ValueError("outside the range of UTC datetimes (years 1-9999)") from None
 
 
 AwareDatetime = Annotated[datetime, AfterValidator(_aware_utc)]
@@ -171,6 +174,25 @@ def _check_scope(scope: dict[str, str]) -> dict[str, str]:
     return dict(sorted(scope.items()))
 
 
+MAX_METADATA_DEPTH = 64
+"""Deepest nesting of lists and maps accepted in ``MemoryRecord.metadata`` (issue 17: deeper
+input used to escape as a raw ``RecursionError`` from the JSON encoder)."""
+
+
+def _depth(value: Any) -> int:
+    """Nesting depth of lists and dicts in ``value`` (iterative: no recursion limit)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict | list | tuple):
+            deepest = max(deepest, level)
+            if level > MAX_METADATA_DEPTH:
+                break
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, level + 1) for child in children)
+    return deepest
+
+
 class Principal(BaseModel):
     """Who is asking: the tenants they may read and their clearance (SPEC section 3).
 
@@ -254,8 +276,16 @@ class MemoryRecord(BaseModel):
     @field_validator("metadata")
     @classmethod
     def _metadata(cls, value: dict[str, Any]) -> dict[str, Any]:
+        depth = _depth(value)
+        if depth > MAX_METADATA_DEPTH:
+            raise ValueError(f"metadata is nested {depth} levels deep; the maximum is "
+                             f"{MAX_METADATA_DEPTH}")
         try:
-            json.dumps(value, sort_keys=True, allow_nan=False)
+            json.dumps(value, sort_keys=True, allow_nan=False, ensure_ascii=False
+                       ).encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError("metadata strings must be valid Unicode (no lone surrogates)"
+                             ) from None
         except (TypeError, ValueError) as exc:
             raise ValueError(f"metadata must be JSON-serialisable: {exc}") from None
         return value

@@ -39,6 +39,7 @@ DELETE_RECORDS = int(os.environ.get("GRAPHMEM_CRASH_DELETE_RECORDS", "10000"))
 IMPORT_BATCH = 1000
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 RETRY_S = 2.0  # the test clients' driver retry time: a dead server is noticed quickly
+START_S = 900.0  # server start and recovery; generous: CI machines are shared
 JOIN_S = 120.0  # how long a worker may take to give up after a kill before the test fails
 
 
@@ -47,7 +48,8 @@ class CrashableServer:
 
     def __init__(self, home: Path) -> None:
         self.home = home
-        self.server = EphemeralServer(home=home, heap="768m", pagecache_mb=128).start()
+        self.server = EphemeralServer(home=home, heap="768m", pagecache_mb=128,
+                                     timeout_s=START_S).start()
         self.port = self.server.port
 
     @property
@@ -62,7 +64,7 @@ class CrashableServer:
     def restart(self) -> None:
         self.server.close()
         self.server = EphemeralServer(home=self.home, port=self.port, heap="768m",
-                                      pagecache_mb=128).start()
+                                      pagecache_mb=128, timeout_s=START_S).start()
 
     def close(self) -> None:
         self.server.close()
