@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import platform
 import random
@@ -85,7 +86,7 @@ def _text(rng: random.Random, n: int = 6) -> str:
 
 
 def _seed_record(i: int, rng: random.Random, deletable: int) -> dict[str, Any]:
-    user = f"del-{i % deletable}" if i % 10 == 0 else f"u{i % 20}"
+    user = f"del-{(i // 10) % deletable}" if i % 10 == 0 else f"u{i % 20}"
     scope = {"tenant": TENANT, "project": PROJECTS[i % len(PROJECTS)], "user": user}
     if i % 7 == 0:
         scope = {"tenant": TENANT, "project": PROJECTS[i % len(PROJECTS)]}
@@ -98,6 +99,8 @@ def _seed_record(i: int, rng: random.Random, deletable: int) -> dict[str, Any]:
         rec["expires_at"] = NOW + timedelta(days=rng.randint(-20, 20))
     if i % 17 == 0:
         rec["valid_from"] = NOW + timedelta(days=rng.randint(-20, 20))
+        if "expires_at" in rec:
+            rec["expires_at"] = rec["valid_from"] + timedelta(days=rng.randint(1, 20))
     return rec
 
 
@@ -342,6 +345,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--records", type=int, default=10_000)
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
+    logging.getLogger("neo4j").setLevel(logging.ERROR)  # the driver's deadlock-retry notices
     env = ConnectionSettings.from_env()
     if env is not None:
         results = run_soak(env, seconds=args.seconds, workers=args.workers,
