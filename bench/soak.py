@@ -192,7 +192,7 @@ def worker(n: int, settings: ConnectionSettings, oracle: Oracle, deadline: float
                         mine.append(rid)
             elif roll < 0.70:
                 user = rng.choice([f"u{n}", f"u{rng.randrange(20)}",
-                                   f"del-{rng.randrange(50)}"])
+                                   rng.choice(pools["subjects"])])
                 scope = {"tenant": TENANT, "project": project, "user": user}
                 principal = Principal(tenants=frozenset({TENANT}), clearance=rng.choice(SENS))
                 now = NOW + timedelta(days=rng.uniform(-25, 25))
@@ -294,21 +294,22 @@ def run_soak(settings: ConnectionSettings, *, seconds: float = 300, workers: int
     Returns a JSON-ready dict: ``operations``, ``ops_per_s``, ``latency`` per operation,
     ``errors`` (typed ones, by operation and type), ``violations`` (must be empty), ...
     """
-    deletable = 50
+    deletable = int(seconds / delete_every_s) + 10  # one subject per deletion, and spare
     with Memory.connect(settings, start_if_needed=False) as memory:
         started = time.monotonic()
         seed(memory, records, deletable, intentions)
         seed_s = time.monotonic() - started
     oracle = Oracle()
     pools = {"supersede": [f"s-{i:06d}" for i in range(records)
-                           if i % 10 and i % 13 and i % 17]}
+                           if i % 10 and i % 13 and i % 17],
+             "subjects": [f"del-{i}" for i in range(deletable)]}
     random.Random(5).shuffle(pools["supersede"])
     deadline = time.monotonic() + seconds
     threads = [threading.Thread(target=worker, args=(n, settings, oracle, deadline, pools,
                                                      intentions), name=f"soak-{n}")
                for n in range(workers)]
     threads.append(threading.Thread(target=deleter, name="soak-deleter", args=(
-        settings, oracle, deadline, delete_every_s, [f"del-{i}" for i in range(deletable)])))
+        settings, oracle, deadline, delete_every_s, list(pools["subjects"]))))
     began = time.monotonic()
     for t in threads:
         t.start()
