@@ -53,6 +53,18 @@ def clean_terms(terms: Iterable[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _check_text(text: object) -> None:
+    """Reject what the plan's JSON digest cannot encode (issue 17: it used to raise a raw
+    pydantic serialization error): non-strings and strings with lone surrogates."""
+    if not isinstance(text, str):
+        raise ValidationError(f"expected a string, got {type(text).__name__}")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValidationError("a string is not valid Unicode (it holds a lone surrogate)"
+                              ) from None
+
+
 def _check_subject(subject: Mapping[str, str]) -> dict[str, str]:
     if not isinstance(subject, Mapping) or not subject.get("tenant"):
         raise ValidationError("a deletion subject must be a scope that contains 'tenant'")
@@ -188,13 +200,16 @@ def plan_deletion(
 
     Raises:
         ValidationError: both or neither of roots/subject, a subject without tenant, empty
-            terms, empty requested_by/reason.
+            terms, empty requested_by/reason, a string with a lone surrogate.
         DeletionError: a named root does not exist.
     """
     if (roots is None) == (subject is None):
         raise ValidationError("plan a deletion from exactly one of roots= or subject=")
     if not requested_by or not reason:
         raise ValidationError("a deletion request needs non-empty requested_by and reason")
+    redact_terms = tuple(redact_terms)
+    for text in (requested_by, reason, *redact_terms):
+        _check_text(text)
     terms = clean_terms(redact_terms)
     subject_scope: dict[str, str] | None = None
     if subject is not None:
