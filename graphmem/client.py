@@ -26,15 +26,10 @@ from graphmem.deletion import (
     verify_deletion,
 )
 from graphmem.errors import DatabaseUnavailableError
+from graphmem.fields import utc_now
 from graphmem.intentions import Intentions
 from graphmem.lineage.graph import LineageDirection, LineageGraph, build_lineage
-from graphmem.models import (
-    DeferredIntention,
-    Explanation,
-    MemoryRecord,
-    Principal,
-    utc_now,
-)
+from graphmem.models import DeferredIntention, Explanation, MemoryRecord, Principal
 from graphmem.read import pipeline
 from graphmem.read.attribution import AttributionLog
 from graphmem.read.pipeline import Retrieval

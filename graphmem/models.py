@@ -7,15 +7,11 @@ become records in one place (:meth:`MemoryRecord.model_validate`).
 from __future__ import annotations
 
 import json
-import unicodedata
-from datetime import UTC, datetime
 from enum import StrEnum
 from functools import cache
-from typing import Annotated, Any
+from typing import Any
 
-import regex
 from pydantic import (
-    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -23,60 +19,29 @@ from pydantic import (
     model_validator,
 )
 
+from graphmem.fields import (
+    MAX_METADATA_DEPTH,
+    AwareDatetime,
+    Identifier,
+    NonEmptyStr,
+    canonical_value,
+    check_scope,
+    metadata_depth,
+    reject_lone_surrogates,
+)
+
 __all__ = [
     "Authority",
     "Clearance",
     "DeferredIntention",
     "Explanation",
-    "Identifier",
     "IntentionStatus",
     "MemoryKind",
     "MemoryRecord",
     "Principal",
     "Sensitivity",
     "Status",
-    "canonical_value",
-    "duplicate_text",
-    "id_problem",
-    "utc_now",
 ]
-
-
-def utc_now() -> datetime:
-    """The current time as an aware UTC datetime (the default clock)."""
-    return datetime.now(UTC)
-
-
-def _aware_utc(value: datetime) -> datetime:
-    if value.tzinfo is None or value.tzinfo.utcoffset(value) is None:
-        raise ValueError(
-            "naive datetime: graphmem needs timezone-aware datetimes (use UTC, e.g. "
-            "datetime(..., tzinfo=timezone.utc) or an ISO string ending in +00:00)"
-        )
-    return value.astimezone(UTC)
-
-
-AwareDatetime = Annotated[datetime, AfterValidator(_aware_utc)]
-
-
-def _reject_lone_surrogates(name: str, value: Any) -> None:
-    """Raise ValueError if ``value`` (a string, or one nested in dicts and sequences) holds a
-    lone surrogate such as ``"\\ud800"``: JSON can spell one, but it has no UTF-8 form, and
-    Neo4j stores UTF-8 (issue 11: a bad import line is rejected, naming its line)."""
-    if isinstance(value, str):
-        if not value.isascii():
-            try:
-                value.encode("utf-8")
-            except UnicodeEncodeError:
-                raise ValueError(f"{name} holds a lone surrogate (not valid Unicode text)"
-                                 ) from None
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            _reject_lone_surrogates(name, key)
-            _reject_lone_surrogates(name, item)
-    elif isinstance(value, list | tuple | set | frozenset):
-        for item in value:
-            _reject_lone_surrogates(name, item)
 
 
 @cache
@@ -166,98 +131,6 @@ class IntentionStatus(StrEnum):
     CANCELLED = "cancelled"
 
 
-def _non_empty_str(value: str) -> str:
-    if not value:
-        raise ValueError("must be a non-empty string")
-    return value
-
-
-NonEmptyStr = Annotated[str, AfterValidator(_non_empty_str)]
-
-#: The longest id accepted (SPEC section 2), in characters (code points).
-MAX_ID_CHARS = 256
-# Unicode categories never allowed in an id: space, line and paragraph separators, controls,
-# format characters (zero-width space and joiners, BOM, bidi marks and embeddings, soft
-# hyphen, ...), surrogates; and the Hangul fillers, letters that render as nothing.
-_ID_FORBIDDEN_CATEGORIES = frozenset({"Zs", "Zl", "Zp", "Cc", "Cf", "Cs"})
-_INVISIBLE_LETTERS = frozenset("\u115f\u1160\u3164\uffa0")
-
-
-def id_problem(value: str) -> str | None:
-    """Why ``value`` is not a valid id (SPEC section 2), or None when it is.
-
-    An id is non-empty, at most :data:`MAX_ID_CHARS` characters, and holds no whitespace,
-    control or invisible format character (Unicode categories Zs, Zl, Zp, Cc, Cf, Cs, and
-    the Hangul fillers). The message names the id (``repr``: invisible characters show as
-    escapes) and the first bad character
-    as ``U+XXXX (NAME)``.
-    """
-    if not value:
-        return "an id must be a non-empty string"
-    shown = repr(value) if len(value) <= 80 else repr(value[:77]) + "..."
-    if len(value) > MAX_ID_CHARS:
-        return f"id {shown} has {len(value)} characters; at most {MAX_ID_CHARS} are allowed"
-    for i, ch in enumerate(value):
-        category = unicodedata.category(ch)
-        if category in _ID_FORBIDDEN_CATEGORIES or ch in _INVISIBLE_LETTERS:
-            name = unicodedata.name(ch, f"a {category} character")
-            return (f"id {shown} contains U+{ord(ch):04X} ({name}) at index {i}: ids may not "
-                    "hold whitespace, control or invisible format characters")
-    return None
-
-
-def _check_id(value: str) -> str:
-    problem = id_problem(value)
-    if problem is not None:
-        raise ValueError(problem)
-    return value
-
-
-#: A record, intention or deletion request id (SPEC section 2): see :func:`id_problem`.
-Identifier = Annotated[str, AfterValidator(_check_id)]
-
-
-def canonical_value(value: str) -> str:
-    """Canonical form of an asserted value: NFC, trimmed, inner whitespace collapsed.
-
-    Applied once at write time (SPEC section 2: never at read time), so that two
-    records asserting the same value compare equal in Cypher and in Python.
-    """
-    return " ".join(unicodedata.normalize("NFC", value).split())
-
-
-# A trailing run of sentence-final punctuation (the Unicode Sentence_Terminal property, which
-# covers . ! ? and their CJK, fullwidth, Arabic, Devanagari, Ethiopic... forms) or ellipses
-# (U+2026, U+22EF midline, U+FE19 vertical), with any whitespace between them.
-_TRAILING_TERMINALS = regex.compile(r"[\s\p{Sentence_Terminal}\u2026\u22ef\ufe19]+\Z")
-
-
-def duplicate_text(content: str) -> str:
-    """The normalised text duplicate detection compares (SPEC section 6), for every script.
-
-    Unicode NFC, case-folded (and NFC again: folding can leave a sequence unnormalised),
-    runs of whitespace collapsed to one space, leading/trailing whitespace and a trailing run
-    of sentence punctuation removed ("Prefers dark mode." == "prefers  dark mode",
-    "好的。" == "好的", "Café" composed == decomposed). Text that is nothing but punctuation
-    keeps it, so "?" and "!" stay different. The empty string means blank content.
-    """
-    folded = unicodedata.normalize("NFC", unicodedata.normalize("NFC", content).casefold())
-    collapsed = " ".join(folded.split())
-    stripped = _TRAILING_TERMINALS.sub("", collapsed)
-    return stripped or collapsed
-
-
-def _check_scope(scope: dict[str, str]) -> dict[str, str]:
-    for key, val in scope.items():
-        if not isinstance(key, str) or not key:
-            raise ValueError("scope keys must be non-empty strings")
-        if not isinstance(val, str) or not val:
-            raise ValueError(f"scope value for {key!r} must be a non-empty string")
-    if "tenant" not in scope:
-        raise ValueError("scope must contain 'tenant'")
-    return dict(sorted(scope.items()))
-
-
 class Principal(BaseModel):
     """Who is asking: the tenants they may read and their clearance (SPEC section 3).
 
@@ -315,7 +188,7 @@ class MemoryRecord(BaseModel):
     @field_validator("scope")
     @classmethod
     def _scope(cls, value: dict[str, str]) -> dict[str, str]:
-        return _check_scope(value)
+        return check_scope(value)
 
     @field_validator("provenance")
     @classmethod
@@ -348,8 +221,16 @@ class MemoryRecord(BaseModel):
     @field_validator("metadata")
     @classmethod
     def _metadata(cls, value: dict[str, Any]) -> dict[str, Any]:
+        depth = metadata_depth(value)
+        if depth > MAX_METADATA_DEPTH:
+            raise ValueError(f"metadata is nested {depth} levels deep; the maximum is "
+                             f"{MAX_METADATA_DEPTH}")
         try:
-            json.dumps(value, sort_keys=True, allow_nan=False)
+            json.dumps(value, sort_keys=True, allow_nan=False, ensure_ascii=False
+                       ).encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError("metadata strings must be valid Unicode (no lone surrogates)"
+                             ) from None
         except (TypeError, ValueError) as exc:
             raise ValueError(f"metadata must be JSON-serialisable: {exc}") from None
         return value
@@ -358,7 +239,7 @@ class MemoryRecord(BaseModel):
     def _cross_field(self) -> MemoryRecord:
         for name in ("id", "content", "scope", "provenance", "asserts", "asserted_value",
                      "supersedes", "evidence_ids", "derived_from", "metadata"):
-            _reject_lone_surrogates(name, getattr(self, name))
+            reject_lone_surrogates(name, getattr(self, name))
         if self.asserted_value is not None and self.asserts is None:
             raise ValueError("asserted_value requires asserts")
         if (self.thread is None) != (self.position is None):
@@ -417,12 +298,12 @@ class DeferredIntention(BaseModel):
     @field_validator("scope")
     @classmethod
     def _scope(cls, value: dict[str, str]) -> dict[str, str]:
-        return _check_scope(value)
+        return check_scope(value)
 
     @model_validator(mode="after")
     def _unicode(self) -> DeferredIntention:
         for name in ("id", "action", "trigger_kind", "trigger_value", "scope"):
-            _reject_lone_surrogates(name, getattr(self, name))
+            reject_lone_surrogates(name, getattr(self, name))
         return self
 
     @property

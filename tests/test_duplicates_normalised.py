@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 from graphmem.client import Memory
 from graphmem.db.codec import DEDUP_VERSION, dedup_key
 from graphmem.db.migrations import migrate
-from graphmem.models import MemoryRecord, duplicate_text
+from graphmem.fields import duplicate_text
+from graphmem.models import MemoryRecord
 from graphmem.write.policy import WriteDisposition
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)

@@ -19,7 +19,8 @@ from graphmem.client import Memory
 from graphmem.deletion.models import DeletionPlan
 from graphmem.deletion.plan import plan_deletion
 from graphmem.errors import DeletionError, ValidationError
-from graphmem.models import MAX_ID_CHARS, DeferredIntention, MemoryRecord, id_problem
+from graphmem.fields import MAX_ID_CHARS, id_problem
+from graphmem.models import DeferredIntention, MemoryRecord
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 ISSUE_INPUTS = [(" pad", "U+0020"), ("zw\u200b", "U+200B"), ("tab\tid", "U+0009")]

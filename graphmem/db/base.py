@@ -23,10 +23,8 @@ from graphmem.db.migrations import migrate
 from graphmem.errors import (
     RecordNotFoundError,
 )
-from graphmem.models import (
-    MemoryRecord,
-    utc_now,
-)
+from graphmem.fields import utc_now
+from graphmem.models import MemoryRecord
 
 
 class StoreBase:

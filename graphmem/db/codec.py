@@ -24,13 +24,8 @@ from graphmem.errors import (
     NaiveDatetimeError,
     ValidationError,
 )
-from graphmem.models import (
-    Authority,
-    MemoryKind,
-    MemoryRecord,
-    Sensitivity,
-    duplicate_text,
-)
+from graphmem.fields import duplicate_text
+from graphmem.models import Authority, MemoryKind, MemoryRecord, Sensitivity
 
 DEFAULT_MAX_CONTENT_BYTES = 64 * 1024
 TIME_PROPS = ("created_at", "valid_from", "expires_at")
@@ -74,10 +69,22 @@ def content_dedup_key(kind: str, content: str) -> str:
 
 
 def require_aware(value: datetime, name: str) -> datetime:
-    """Return ``value`` in UTC, or raise :class:`NaiveDatetimeError` if it has no timezone."""
+    """Return ``value`` in UTC.
+
+    Raises:
+        NaiveDatetimeError: ``value`` has no timezone.
+        ValidationError: ``value`` is not a datetime, or its UTC form is outside the years
+            1-9999 (e.g. ``datetime.max`` at UTC-14:00; issue 17).
+    """
+    if not isinstance(value, datetime):
+        raise ValidationError(f"{name} must be a timezone-aware datetime, got "
+                              f"{type(value).__name__}")
     if value.tzinfo is None or value.tzinfo.utcoffset(value) is None:
         raise NaiveDatetimeError(f"{name} must be a timezone-aware datetime (UTC), got a naive one")
-    return value.astimezone(UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:
+        raise ValidationError(f"{name} is outside the range of UTC datetimes") from None
 
 
 def to_native(value: Any) -> Any:

@@ -17,7 +17,7 @@ from graphmem.client import Memory
 from graphmem.db import server
 from graphmem.db.stats import store_stats
 from graphmem.errors import GraphmemError
-from graphmem.models import utc_now
+from graphmem.fields import utc_now
 from graphmem.terminal import (
     EXIT_UNAVAILABLE,
     console,

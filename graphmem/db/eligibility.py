@@ -27,14 +27,8 @@ from graphmem.errors import (
     RecordNotFoundError,
     ValidationError,
 )
-from graphmem.models import (
-    Explanation,
-    MemoryRecord,
-    Principal,
-    Sensitivity,
-    Status,
-    utc_now,
-)
+from graphmem.fields import utc_now
+from graphmem.models import Explanation, MemoryRecord, Principal, Sensitivity, Status
 
 
 @dataclass(frozen=True)
@@ -43,7 +37,8 @@ class ScopeQuery:
 
     Raises:
         AuthorizationError: the query scope's tenant is not one of the principal's tenants.
-        ValidationError: the scope lacks ``tenant`` or has empty keys or values.
+        ValidationError: the scope lacks ``tenant`` or has empty keys or values; ``principal``
+            is not a :class:`Principal`.
         NaiveDatetimeError: ``now`` has no timezone.
     """
 
@@ -54,6 +49,9 @@ class ScopeQuery:
     @classmethod
     def build(cls, principal: Principal, scope: dict[str, str], now: datetime) -> ScopeQuery:
         """Validate and build; see the class docstring for the errors."""
+        if not isinstance(principal, Principal):  # issue 17: was a raw AttributeError
+            raise ValidationError(f"principal must be a graphmem Principal, got "
+                                  f"{type(principal).__name__}")
         if not isinstance(scope, dict) or not scope.get("tenant"):
             raise ValidationError("the query scope must be a dict that contains 'tenant'")
         for key, val in scope.items():

@@ -28,9 +28,7 @@ from graphmem.errors import (
     RecordConflictError,
     ValidationError,
 )
-from graphmem.models import (
-    MemoryRecord,
-)
+from graphmem.models import MemoryRecord
 
 
 class RecordWrites(StoreBase):

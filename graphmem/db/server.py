@@ -263,7 +263,11 @@ class EphemeralServer:
 
     Runs the launcher attached: its stdin is a pipe from this process, and the launcher exits
     when that pipe reaches EOF, i.e. on :meth:`close` or when this process dies for any reason.
-    The temporary home is deleted on exit.
+    The temporary home is deleted on exit, unless ``home`` was given.
+
+    Crash tests (issue 17) pass ``home`` (kept on close, so a new server can recover the same
+    store) and ``port`` (so a live client finds the restarted server where it was), and call
+    :meth:`kill` to ``kill -9`` the Java process.
 
     Usage::
 
@@ -275,6 +279,10 @@ class EphemeralServer:
         heap: JVM max heap (``-Xmx``), e.g. ``"1g"``.
         timeout_s: how long to wait for readiness.
         lib_dir: jar directory passed to :func:`ensure_jars` (default: the shared one).
+        home: Neo4j home to use (created if missing) and keep on close; default a fresh
+            temporary directory, deleted on close.
+        port: Bolt port to use; default a free one (a port taken by another process is then
+            retried on a new port, a given one is not).
 
     Raises (from ``__enter__``/:meth:`start`):
         DatabaseUnavailableError: Java or Maven missing, or the server died or timed out (the
@@ -288,8 +296,12 @@ class EphemeralServer:
         heap: str = "1g",
         timeout_s: float = 180,
         lib_dir: Path | None = None,
+        home: Path | None = None,
+        port: int | None = None,
     ) -> None:
         heap_flags(heap)  # validate early
+        self._given_home = home.absolute() if home is not None else None
+        self._given_port = port
         self._pagecache_mb = pagecache_mb
         self._heap = heap
         self._timeout_s = timeout_s
@@ -353,7 +365,8 @@ class EphemeralServer:
             except LauncherExited as exc:
                 logs = logs_for(self.home)
                 self.close()
-                if exc.code != EXIT_PORT_TAKEN or attempt == PORT_ATTEMPTS:
+                if (exc.code != EXIT_PORT_TAKEN or attempt == PORT_ATTEMPTS
+                        or self._given_port is not None):
                     raise DatabaseUnavailableError(f"{exc}.\n{logs}") from None
             except DatabaseUnavailableError as exc:
                 logs = logs_for(self.home)
@@ -365,8 +378,12 @@ class EphemeralServer:
         raise AssertionError("unreachable")
 
     def _launch(self, lib_dir: Path) -> None:
-        self._home = Path(tempfile.mkdtemp(prefix="graphmem-neo4j-"))
-        self._port = free_port()
+        if self._given_home is not None:
+            self._home = self._given_home
+            self._home.mkdir(parents=True, exist_ok=True)
+        else:
+            self._home = Path(tempfile.mkdtemp(prefix="graphmem-neo4j-"))
+        self._port = self._given_port if self._given_port is not None else free_port()
         cmd = launcher_command(
             lib_dir,
             self._home,
@@ -398,9 +415,23 @@ class EphemeralServer:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
-        if self._home is not None:
+        if self._home is not None and self._given_home is None:
             shutil.rmtree(self._home, ignore_errors=True)
         self._home = self._uri = self._port = None
+
+    def kill(self) -> None:
+        """``kill -9`` the Java process (a crash: no shutdown hook, no checkpoint) and reap it.
+
+        The home is left as the crash left it (also a temporary one, until :meth:`close`);
+        with ``home`` given, a new server on the same home recovers the store.
+
+        Raises:
+            RuntimeError: not running.
+        """
+        if self._proc is None:
+            raise RuntimeError("EphemeralServer is not running")
+        self._proc.kill()
+        self._proc.wait()
 
     def __enter__(self) -> EphemeralServer:
         return self.start()

@@ -41,12 +41,23 @@ class ConnectionSettings:
         user: user name (ignored by a server without auth).
         password: password (never logged).
         database: the database name every query is sent to.
+        connection_timeout_s: how long opening one connection may take, in seconds.
+        acquisition_timeout_s: how long a call may wait for a pooled connection, in seconds
+            (includes opening one).
+        retry_time_s: how long the driver keeps retrying a transaction that failed because
+            the server went away (or another retryable error), in seconds. A server that
+            restarts within it is never noticed by the caller; after it, the call raises
+            :class:`~graphmem.errors.DatabaseUnavailableError` (issue 17). So a call against a
+            dead server returns within about ``retry_time_s + acquisition_timeout_s``.
     """
 
     uri: str
     user: str = "neo4j"
     password: str = "graphmem-local"
     database: str = DEFAULT_DATABASE
+    connection_timeout_s: float = 5.0
+    acquisition_timeout_s: float = 10.0
+    retry_time_s: float = 15.0
 
     @classmethod
     def from_env(cls) -> ConnectionSettings | None:
@@ -73,9 +84,14 @@ def open_driver(settings: ConnectionSettings) -> Driver:
 
     "Unknown property key" notifications are silenced: graphmem's queries name optional
     properties (``expires_at``, ``valid_from``) that a young store may not hold yet.
+    Timeouts come from ``settings`` (connection, pool acquisition, transaction retry; the
+    driver's defaults are 30 s, 60 s and 30 s).
     """
     return GraphDatabase.driver(
         settings.uri,
         auth=(settings.user, settings.password),
+        connection_timeout=settings.connection_timeout_s,
+        connection_acquisition_timeout=settings.acquisition_timeout_s,
+        max_transaction_retry_time=settings.retry_time_s,
         notifications_disabled_classifications=[NotificationDisabledClassification.UNRECOGNIZED],
     )

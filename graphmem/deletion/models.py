@@ -17,7 +17,7 @@ import pydantic
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from graphmem.errors import DeletionError
-from graphmem.models import AwareDatetime, Identifier, NonEmptyStr
+from graphmem.fields import AwareDatetime, Identifier, NonEmptyStr
 
 __all__ = [
     "PLAN_VERSION",

@@ -26,7 +26,8 @@ from graphmem.errors import (
     DeletionError,
     ValidationError,
 )
-from graphmem.models import MemoryKind, id_problem
+from graphmem.fields import id_problem
+from graphmem.models import MemoryKind
 
 __all__ = ["DEFAULT_BATCH_SIZE", "REDACTION", "ProgressCallback", "Walk", "plan_deletion", "walk",
            "walk_descendants"]
@@ -51,6 +52,18 @@ def clean_terms(terms: Iterable[str]) -> tuple[str, ...]:
         if low not in out:
             out.append(low)
     return tuple(out)
+
+
+def _check_text(text: object) -> None:
+    """Reject what the plan's JSON digest cannot encode (issue 17: it used to raise a raw
+    pydantic serialization error): non-strings and strings with lone surrogates."""
+    if not isinstance(text, str):
+        raise ValidationError(f"expected a string, got {type(text).__name__}")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValidationError("a string is not valid Unicode (it holds a lone surrogate)"
+                              ) from None
 
 
 def _check_subject(subject: Mapping[str, str]) -> dict[str, str]:
@@ -188,8 +201,8 @@ def plan_deletion(
 
     Raises:
         ValidationError: both or neither of roots/subject, a subject without tenant, empty
-            terms, empty requested_by/reason, a request id that breaks SPEC section 2's id
-            rule (:func:`graphmem.models.id_problem`).
+            terms, empty requested_by/reason, a string with a lone surrogate, a request id
+            that breaks SPEC section 2's id rule (:func:`graphmem.models.id_problem`).
         DeletionError: a named root does not exist.
     """
     if (roots is None) == (subject is None):
@@ -199,6 +212,9 @@ def plan_deletion(
     if request_id is not None and (problem := id_problem(request_id)) is not None:
         raise ValidationError(f"invalid deletion request id: {problem}",
                               record_ids=[request_id])
+    redact_terms = tuple(redact_terms)
+    for text in (requested_by, reason, *redact_terms):
+        _check_text(text)
     terms = clean_terms(redact_terms)
     subject_scope: dict[str, str] | None = None
     if subject is not None:

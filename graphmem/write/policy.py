@@ -11,7 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from graphmem.models import Authority, MemoryKind, MemoryRecord, duplicate_text
+from graphmem.fields import duplicate_text
+from graphmem.models import Authority, MemoryKind, MemoryRecord
 
 __all__ = [
     "PROCEDURE_EXEMPT_AUTHORITIES",
