@@ -346,7 +346,7 @@ def test_record_use_closes_the_attribution_loop(neo4j_db: Neo4jUnderTest,
         other = await ok(client, "remember", {**HUMAN, "content": "Unrelated: office plants",
                                               "kind": "semantic"})
         got = await ok(client, "recall", {"goal": "payments API failed",
-                                          "new_error": True, "budget_chars": 200})
+                                          "new_error": True, "budget_chars": 1000})
         assert [m["id"] for m in got["memories"]] == [d["id"]]
         used = await ok(client, "record_use", {"retrieval_id": got["retrieval_id"],
                                                "action_id": "act-1",
