@@ -21,7 +21,17 @@ from graphmem.errors import (
     RecordNotFoundError,
     ValidationError,
 )
-from graphmem.models import Authority, DeferredIntention, Explanation, IntentionStatus, MemoryKind, MemoryRecord, Principal, Sensitivity, Status
+from graphmem.models import (
+    Authority,
+    DeferredIntention,
+    Explanation,
+    IntentionStatus,
+    MemoryKind,
+    MemoryRecord,
+    Principal,
+    Sensitivity,
+    Status,
+)
 from graphmem.read.rankers import BM25Ranker, EmbeddingRanker, HybridRanker, Ranker
 from graphmem.read.resolution import ConflictResolution
 from graphmem.read.steps import DecisionState, MemoryConflict, RetrievalTrace, RetrievedMemory
