@@ -25,6 +25,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
 
+from graphmem.db.credentials import (
+    generate_password_file,
+    read_password,
+    resolve_password_file,
+)
 from graphmem.db.launcher import (
     DEFAULT_PORT,
     EXIT_PORT_TAKEN,
@@ -88,6 +93,7 @@ def _read_state() -> ServerInfo | None:
             pid=int(raw["pid"]),
             home=Path(raw["home"]),
             port=int(raw["port"]),
+            password_file=Path(raw["password_file"]) if raw.get("password_file") else None,
         )
     except FileNotFoundError:
         return None
@@ -102,6 +108,7 @@ def _write_state(info: ServerInfo) -> None:
         "pid": info.pid,
         "home": str(info.home),
         "port": info.port,
+        "password_file": str(info.password_file) if info.password_file else None,
         "neo4j_version": NEO4J_VERSION,
     }
     tmp = _state_file().with_suffix(".tmp")
@@ -124,7 +131,11 @@ def status() -> ServerInfo | None:
     if not pid_alive(info.pid):
         _state_file().unlink(missing_ok=True)
         return None
-    return info if bolt_answers(info.uri) else None
+    try:
+        settings = info.settings
+    except DatabaseUnavailableError:
+        return info  # alive, but its password file is unreadable: connecting will say so
+    return info if bolt_answers(settings) else None
 
 
 def start(
@@ -134,8 +145,13 @@ def start(
     pagecache_mb: int = 256,
     heap: str = "1g",
     timeout_s: float = 180,
+    password_file: Path | None = None,
 ) -> ServerInfo:
     """Start the local Neo4j server detached, or return the one already running.
+
+    Authentication is on (issue 17 item 4): user ``neo4j``, password from the file that
+    :func:`graphmem.db.credentials.resolve_password_file` picks (generated, mode 0600, at first
+    start), set before Bolt opens on a new store. Bolt listens on 127.0.0.1 only.
 
     Idempotent: if ``state.json`` names a live launcher whose Bolt port answers, that server is
     returned unchanged (whatever ``home`` and ``port`` say). Otherwise the jars are fetched if
@@ -144,7 +160,10 @@ def start(
 
     Args:
         home: Neo4j home (store and logs); default ``data_dir()/server/home``.
-        port: Bolt port on 127.0.0.1; default 7687 if free, else any free port.
+        port: Bolt port on 127.0.0.1; default 7687 if free, else any free port. "Free" means
+            bindable with address reuse, as the server binds: a just-stopped server's
+            connections in TIME_WAIT neither block an explicit port nor move the default.
+        password_file: file holding the password (first line); see above.
         pagecache_mb: page cache size in MiB.
         heap: JVM max heap (``-Xmx``), e.g. ``"1g"`` or ``"768m"``.
         timeout_s: how long to wait for readiness.
@@ -153,7 +172,8 @@ def start(
         the running server.
 
     Raises:
-        DatabaseUnavailableError: Java or Maven missing, the port is taken, a recorded server is
+        DatabaseUnavailableError: Java or Maven missing, the port is taken (another process
+            listens on it), the password file is missing or unreadable, a recorded server is
             alive but unresponsive, or the launcher died or timed out (message carries the tails
             of ``launcher.log`` and ``logs/debug.log``).
         ValueError: ``heap`` is malformed.
@@ -169,14 +189,18 @@ def start(
                 "answer; run `graphmem db stop` first."
             )
         lib_dir = ensure_jars()
+        secret = resolve_password_file(password_file)
+        read_password(secret)  # fail here, clearly, rather than in Java
         home = (home if home is not None else _server_dir() / "home").absolute()
         home.mkdir(parents=True, exist_ok=True)
         if port is None:
             port = DEFAULT_PORT if port_free(DEFAULT_PORT) else free_port()
         elif not port_free(port):
-            raise DatabaseUnavailableError(f"Port {port} on {HOST} is already in use.")
+            raise DatabaseUnavailableError(
+                f"Port {port} on {HOST} is already in use (another process listens on it).")
         cmd = launcher_command(
-            lib_dir, home, port, pagecache_mb=pagecache_mb, heap=heap, detached=True
+            lib_dir, home, port, pagecache_mb=pagecache_mb, heap=heap, detached=True,
+            password_file=secret,
         )
         log = home / "launcher.log"
         # posix_spawn rather than Popen: a Popen object for a child that outlives it warns
@@ -200,7 +224,7 @@ def start(
             if isinstance(exc, DatabaseUnavailableError):
                 raise DatabaseUnavailableError(f"{exc}.\n{logs_for(home)}") from None
             raise
-        info = ServerInfo(uri=uri, pid=pid, home=home, port=port)
+        info = ServerInfo(uri=uri, pid=pid, home=home, port=port, password_file=secret)
         _write_state(info)
         return info
 
@@ -263,12 +287,13 @@ class EphemeralServer:
 
     Runs the launcher attached: its stdin is a pipe from this process, and the launcher exits
     when that pipe reaches EOF, i.e. on :meth:`close` or when this process dies for any reason.
-    The temporary home is deleted on exit.
+    The temporary home is deleted on exit. Like the local server it requires authentication,
+    with a random password of its own (:attr:`settings` carries it; issue 17 item 4).
 
     Usage::
 
         with EphemeralServer() as server:
-            with GraphDatabase.driver(server.uri, auth=("neo4j", "x")) as driver: ...
+            with open_driver(server.settings) as driver: ...
 
     Args:
         pagecache_mb: page cache size in MiB.
@@ -298,6 +323,7 @@ class EphemeralServer:
         self._home: Path | None = None
         self._uri: str | None = None
         self._port: int | None = None
+        self._password_file: Path | None = None
 
     @property
     def uri(self) -> str:
@@ -328,9 +354,16 @@ class EphemeralServer:
         return self._proc.pid
 
     @property
+    def password_file(self) -> Path:
+        """The file holding this server's password (mode 0600); only while running."""
+        if self._password_file is None:
+            raise RuntimeError("EphemeralServer is not running")
+        return self._password_file
+
+    @property
     def settings(self) -> ConnectionSettings:
-        """Connection settings for this server (auth is off, so any credentials work)."""
-        return ConnectionSettings(uri=self.uri)
+        """Connection settings for this server, its password included."""
+        return ConnectionSettings(uri=self.uri, password=read_password(self.password_file))
 
     def start(self) -> EphemeralServer:
         """Start the server and wait until it answers; returns self.
@@ -366,6 +399,7 @@ class EphemeralServer:
 
     def _launch(self, lib_dir: Path) -> None:
         self._home = Path(tempfile.mkdtemp(prefix="graphmem-neo4j-"))
+        self._password_file = generate_password_file(self._home / "password")
         self._port = free_port()
         cmd = launcher_command(
             lib_dir,
@@ -374,6 +408,7 @@ class EphemeralServer:
             pagecache_mb=self._pagecache_mb,
             heap=self._heap,
             detached=False,
+            password_file=self._password_file,
         )
         log = self._home / "launcher.log"
         with log.open("wb") as out:
@@ -400,7 +435,7 @@ class EphemeralServer:
                 proc.wait()
         if self._home is not None:
             shutil.rmtree(self._home, ignore_errors=True)
-        self._home = self._uri = self._port = None
+        self._home = self._uri = self._port = self._password_file = None
 
     def __enter__(self) -> EphemeralServer:
         return self.start()
