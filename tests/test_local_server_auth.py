@@ -162,6 +162,7 @@ def test_restart_on_the_same_port_with_auth_on(with_jars: Path,
         secret = with_jars / "server" / "password"
         assert info.password_file == secret
         assert stat.S_IMODE(secret.stat().st_mode) == 0o600
+        assert stat.S_IMODE(secret.parent.stat().st_mode) == 0o700  # the store is in it too
         status = runner.invoke(app, ["db", "status"], env={"COLUMNS": "400"})
         assert status.exit_code == 0
         assert f"credentials {secret}" in status.output

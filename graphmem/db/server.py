@@ -77,6 +77,7 @@ def _state_file() -> Path:
 @contextlib.contextmanager
 def _state_lock() -> Iterator[None]:
     _server_dir().mkdir(parents=True, exist_ok=True)
+    _server_dir().chmod(0o700)  # state, password file and store: the owner's only (issue 17)
     with (_server_dir() / "lock").open("w") as fh:
         fcntl.flock(fh, fcntl.LOCK_EX)
         try:
@@ -192,7 +193,7 @@ def start(
         secret = resolve_password_file(password_file)
         read_password(secret)  # fail here, clearly, rather than in Java
         home = (home if home is not None else _server_dir() / "home").absolute()
-        home.mkdir(parents=True, exist_ok=True)
+        home.mkdir(mode=0o700, parents=True, exist_ok=True)
         if port is None:
             port = DEFAULT_PORT if port_free(DEFAULT_PORT) else free_port()
         elif not port_free(port):
