@@ -8,9 +8,13 @@
 //     --enable-native-access=ALL-UNNAMED -Dio.netty.tryReflectionSetAccessible=true \
 //     -Djdk.nio.maxCachedBufferSize=1024 -Dlog4j2.disable.jmx=true \
 //     -cp 'lib/*' Launcher.java --home .neo4j [--host 127.0.0.1] [--port 7687] \
-//     [--pagecache-mb 256] [--detached]
+//     [--pagecache-mb 256] [--password-file FILE] [--detached]
 //
-// Auth is off (clients may send any credentials), HTTP is off. Once `RETURN 1` succeeds the
+// With --password-file, authentication is on: user `neo4j`, password = the file's first line
+// (without its line ending). On a new store the password is set before the server starts, the
+// way `neo4j-admin dbms set-initial-password` does it, so Bolt never accepts the default
+// neo4j/neo4j; on an existing store it is set (ALTER USER) right after start, so changing the
+// file changes the password. Without --password-file auth is off. HTTP is off. Once `RETURN 1` succeeds the
 // launcher prints exactly one stdout line, `NEO4J_READY bolt://HOST:PORT`. Store files live in
 // HOME/data, the internal log in HOME/logs/debug.log.
 //
@@ -21,9 +25,13 @@
 // port is already taken (callers that picked a free port may retry with another one).
 
 import java.net.BindException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import org.neo4j.cli.ExecutionContext;
+import org.neo4j.commandline.admin.security.SetInitialPasswordCommand;
 import org.neo4j.configuration.GraphDatabaseInternalSettings;
 import org.neo4j.configuration.GraphDatabaseSettings;
 import org.neo4j.configuration.connectors.BoltConnector;
@@ -33,7 +41,10 @@ import org.neo4j.configuration.helpers.PortBindException;
 import org.neo4j.configuration.helpers.SocketAddress;
 import org.neo4j.dbms.api.DatabaseManagementService;
 import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
+import org.neo4j.graphdb.QueryExecutionException;
 import org.neo4j.io.ByteUnit;
+import org.neo4j.io.fs.DefaultFileSystemAbstraction;
+import picocli.CommandLine;
 
 public class Launcher {
   private static volatile DatabaseManagementService dbms;
@@ -43,13 +54,16 @@ public class Launcher {
     String host;
     int port;
     long pagecacheMb;
+    String password;
     boolean detached = List.of(args).contains("--detached");
     try {
       home = Path.of(opt(args, "--home", "neo4j-home")).toAbsolutePath();
       host = opt(args, "--host", "127.0.0.1");
       port = Integer.parseInt(opt(args, "--port", "7687"));
       pagecacheMb = Long.parseLong(opt(args, "--pagecache-mb", "256"));
-    } catch (RuntimeException e) {
+      String passwordFile = opt(args, "--password-file", null);
+      password = passwordFile == null ? null : readPassword(Path.of(passwordFile));
+    } catch (RuntimeException | java.io.IOException e) {
       System.err.println("Launcher: bad arguments: " + e);
       System.exit(2);
       return;
@@ -65,6 +79,9 @@ public class Launcher {
 
     try {
       Files.createDirectories(home);
+      if (password != null && !Files.exists(home.resolve("data/databases/system"))) {
+        setInitialPassword(home, password);
+      }
       SocketAddress bolt = new SocketAddress(host, port);
       dbms = new DatabaseManagementServiceBuilder(home)
           .setConfig(BoltConnector.enabled, true)
@@ -72,12 +89,15 @@ public class Launcher {
           .setConfig(BoltConnector.advertised_address, bolt)
           .setConfig(HttpConnector.enabled, false)
           .setConfig(HttpsConnector.enabled, false)
-          .setConfig(GraphDatabaseSettings.auth_enabled, false)
+          .setConfig(GraphDatabaseSettings.auth_enabled, password != null)
           .setConfig(GraphDatabaseSettings.pagecache_memory, ByteUnit.mebiBytes(pagecacheMb))
           // Bolt's two netty event loop groups each idle 5 s on shutdown by default (10 s per
           // stop); nothing is in flight once connections are closed, so don't wait.
           .setConfig(GraphDatabaseInternalSettings.netty_server_shutdown_quiet_period, 0)
           .build(); // starts the system database and "neo4j"
+      if (password != null) {
+        alignPassword(password);
+      }
       dbms.database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME)
           .executeTransactionally("RETURN 1");
     } catch (Throwable e) {
@@ -102,6 +122,45 @@ public class Launcher {
       Thread.currentThread().join(); // until the stdin watcher or a signal calls System.exit
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+  }
+
+  /** The file's first line without its line ending (graphmem.db.credentials reads it alike). */
+  private static String readPassword(Path file) throws java.io.IOException {
+    String text = new String(Files.readAllBytes(file), StandardCharsets.UTF_8);
+    int nl = text.indexOf('\n');
+    String line = nl < 0 ? text : text.substring(0, nl);
+    if (line.endsWith("\r")) {
+      line = line.substring(0, line.length() - 1);
+    }
+    if (line.isEmpty()) {
+      throw new IllegalArgumentException("password file " + file + " is empty");
+    }
+    return line;
+  }
+
+  /** What `neo4j-admin dbms set-initial-password` does: write data/dbms/auth.ini, which the
+   *  first start turns into the neo4j user (no password change required). */
+  private static void setInitialPassword(Path home, String password) {
+    ExecutionContext ctx = new ExecutionContext(home, home.resolve("conf"), System.err,
+        System.err, new DefaultFileSystemAbstraction());
+    int code = new CommandLine(new SetInitialPasswordCommand(ctx)).execute(password);
+    if (code != 0) {
+      throw new IllegalStateException("setting the initial password failed (exit " + code + ")");
+    }
+  }
+
+  /** Make the neo4j user's password the file's, on a store that already existed. */
+  private static void alignPassword(String password) {
+    try {
+      dbms.database(GraphDatabaseSettings.SYSTEM_DATABASE_NAME).executeTransactionally(
+          "ALTER USER neo4j SET PASSWORD $password CHANGE NOT REQUIRED",
+          Map.of("password", password));
+    } catch (QueryExecutionException e) {
+      String message = String.valueOf(e.getMessage());
+      if (!message.contains("Old password and new password cannot be the same")) {
+        throw e;
+      }
     }
   }
 

@@ -13,7 +13,8 @@ from types import TracebackType
 from typing import Any
 
 from graphmem.db.codec import DEFAULT_MAX_CONTENT_BYTES, Clock, require_aware
-from graphmem.db.settings import ConnectionSettings, open_driver
+from graphmem.db.resilience import connect_driver
+from graphmem.db.settings import ConnectionSettings
 from graphmem.db.store import Neo4jStore
 from graphmem.deletion import (
     DEFAULT_BATCH_SIZE,
@@ -25,7 +26,6 @@ from graphmem.deletion import (
     recompute,
     verify_deletion,
 )
-from graphmem.errors import DatabaseUnavailableError
 from graphmem.fields import utc_now
 from graphmem.intentions import Intentions
 from graphmem.lineage.graph import LineageDirection, LineageGraph, build_lineage
@@ -82,25 +82,27 @@ class Memory:
             clock: returns aware UTC now; used when a call's ``now``/``at`` is omitted.
             max_content_bytes: largest record content accepted, in UTF-8 bytes.
 
+        Safe to call from many processes at once on a new database (issue 18): the
+        connectivity check and schema set-up retry transient errors.
+
         Raises:
             DatabaseUnavailableError: nothing to connect to, or the server does not answer.
+            DatabaseAuthError: the server refused the credentials.
+            StoreError: Neo4j refused the schema set-up.
         """
         if settings is None:
             from graphmem.db.server import resolve_settings
 
             settings = resolve_settings(start_if_needed=start_if_needed)
-        driver = open_driver(settings)
-        try:
-            driver.verify_connectivity()
-        except Exception as exc:
-            driver.close()
-            raise DatabaseUnavailableError(
-                f"cannot reach Neo4j at {settings.uri}: {type(exc).__name__}"
-            ) from exc
+        driver = connect_driver(settings)
         store = Neo4jStore(driver, database=settings.database, clock=clock,
                            max_content_bytes=max_content_bytes)
         if ensure_schema:
-            store.ensure_schema()
+            try:
+                store.ensure_schema()
+            except BaseException:
+                driver.close()
+                raise
         return cls(store, policy=policy)
 
     def close(self) -> None:

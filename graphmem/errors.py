@@ -14,7 +14,10 @@
     ├── PolicyError                a lifecycle call that the write policy refuses
     ├── DeletionError              a deletion plan that cannot be applied
     ├── EvaluationError            inconsistent evaluation input (e.g. a non-monotonic funnel)
-    └── DatabaseUnavailableError   no Neo4j could be reached or started
+    ├── StoreError                 Neo4j refused or failed a statement (driver error chained)
+    │   └── ConstraintViolationError  a uniqueness constraint refused a write
+    └── DatabaseUnavailableError   no Neo4j could be reached or started, or it stayed busy
+        └── DatabaseAuthError      Neo4j refused the credentials
 
 Leaf errors carry the ids that caused them (``record_ids``), never record content:
 error messages may end up in logs, and content is user data.
@@ -26,8 +29,10 @@ from collections.abc import Iterable
 
 __all__ = [
     "AuthorizationError",
+    "ConstraintViolationError",
     "ContentTooLargeError",
     "DanglingReferenceError",
+    "DatabaseAuthError",
     "DatabaseUnavailableError",
     "DeletionError",
     "EvaluationError",
@@ -37,6 +42,7 @@ __all__ = [
     "PolicyError",
     "RecordConflictError",
     "RecordNotFoundError",
+    "StoreError",
     "ValidationError",
 ]
 
@@ -99,4 +105,31 @@ class EvaluationError(GraphmemError):
 
 
 class DatabaseUnavailableError(GraphmemError):
-    """No Neo4j server could be reached or started."""
+    """No Neo4j server could be reached or started, or it kept failing transiently (busy,
+    deadlocked, leader switch) after graphmem's bounded retries (issue 18). The driver's
+    error, when there is one, is chained as ``__cause__``."""
+
+
+class DatabaseAuthError(DatabaseUnavailableError):
+    """Neo4j refused the credentials (wrong, missing or locked out; issue 17 item 4)."""
+
+
+class StoreError(GraphmemError):
+    """Neo4j refused or failed a statement for a reason other than connectivity (issue 18).
+
+    Args:
+        message: what graphmem was doing and the Neo4j status code, never record content.
+        code: the Neo4j status code (``Neo.ClientError...``), or None for a driver-side error.
+
+    The driver's error is chained as ``__cause__``.
+    """
+
+    def __init__(self, message: str, *, code: str | None = None,
+                 record_ids: Iterable[str] = ()) -> None:
+        super().__init__(message, record_ids=record_ids)
+        self.code = code
+
+
+class ConstraintViolationError(StoreError):
+    """A uniqueness constraint refused a write (usually a concurrent writer created the same
+    id first; the store's writers catch it and decide again)."""

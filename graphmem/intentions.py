@@ -32,12 +32,12 @@ from typing import Any
 
 import pydantic
 from neo4j import ManagedTransaction
-from neo4j.exceptions import ConstraintError
 
 from graphmem.db.codec import require_aware, scope_key, scope_pairs
 from graphmem.db.eligibility import ScopeQuery
 from graphmem.db.store import Neo4jStore
 from graphmem.errors import (
+    ConstraintViolationError,
     NaiveDatetimeError,
     RecordConflictError,
     RecordNotFoundError,
@@ -190,7 +190,7 @@ class Intentions:
 
         try:
             created: bool = self.store.transaction("intend", work)
-        except ConstraintError:
+        except ConstraintViolationError:
             # a concurrent writer created this id first: decide again against what it wrote
             created = self.store.transaction("intend", work)
         return created

@@ -37,5 +37,5 @@ def test_every_command_is_in_the_readme_and_has_help() -> None:
 
 def test_settings_are_documented() -> None:
     for name in ("NEO4J_URI", "NEO4J_USER", "NEO4J_PASSWORD", "NEO4J_DATABASE",
-                 "GRAPHMEM_DATA_DIR", "GRAPHMEM_NORTHWIND"):
+                 "GRAPHMEM_DATA_DIR", "GRAPHMEM_NORTHWIND", "GRAPHMEM_PASSWORD_FILE"):
         assert name in README, name

@@ -96,7 +96,8 @@ def test_eval_faults_command(neo4j_db: Neo4jUnderTest, memory: Memory, tmp_path:
     chart = tmp_path / "faults.png"
     result = CliRunner().invoke(
         app, ["eval", "faults", "--json", "-o", str(out), "--chart", str(chart)],
-        env={"NEO4J_URI": neo4j_db.settings.uri, "COLUMNS": "200"})
+        env={"NEO4J_URI": neo4j_db.settings.uri, "NEO4J_USER": neo4j_db.settings.user,
+             "NEO4J_PASSWORD": neo4j_db.settings.password, "COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)  # --json: only the report on stdout
     assert json.loads(out.read_text(encoding="utf-8")) == payload
@@ -153,7 +154,8 @@ def test_eval_northwind_command_writes_json_and_chart(neo4j_db: Neo4jUnderTest, 
     result = CliRunner().invoke(
         app, ["eval", "northwind", "--scenario", str(scenario_dir()),
               "-o", str(tmp_path / "nw.json"), "--chart", str(tmp_path / "nw.png")],
-        env={"NEO4J_URI": neo4j_db.settings.uri, "COLUMNS": "200"})
+        env={"NEO4J_URI": neo4j_db.settings.uri, "NEO4J_USER": neo4j_db.settings.user,
+             "NEO4J_PASSWORD": neo4j_db.settings.password, "COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     payload = json.loads((tmp_path / "nw.json").read_text(encoding="utf-8"))
     assert set(payload) == {"read_path", "paired", "runs", "funnel", "trials"}

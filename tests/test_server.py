@@ -25,6 +25,7 @@ from typer.testing import CliRunner
 
 from graphmem.cli import app
 from graphmem.db import server
+from graphmem.db.settings import ConnectionSettings
 from graphmem.errors import DatabaseUnavailableError
 
 REPO = Path(__file__).resolve().parent.parent
@@ -50,7 +51,8 @@ def shared_lib_dir() -> Path:
 def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """An empty GRAPHMEM_DATA_DIR, no NEO4J_URI; any server started in it is stopped after."""
     monkeypatch.setenv("GRAPHMEM_DATA_DIR", str(tmp_path))
-    for var in ("NEO4J_URI", "NEO4J_USER", "NEO4J_PASSWORD", "NEO4J_DATABASE"):
+    for var in ("NEO4J_URI", "NEO4J_USER", "NEO4J_PASSWORD", "NEO4J_DATABASE",
+                "GRAPHMEM_PASSWORD_FILE"):
         monkeypatch.delenv(var, raising=False)
     yield tmp_path
     server.stop(timeout_s=30)
@@ -71,8 +73,8 @@ def _port_open(port: int) -> bool:
         return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
-def _return_one(uri: str) -> int:
-    with GraphDatabase.driver(uri, auth=("neo4j", "ignored-auth-is-off")) as driver:
+def _return_one(settings: ConnectionSettings) -> int:
+    with GraphDatabase.driver(settings.uri, auth=(settings.user, settings.password)) as driver:
         records, _, _ = driver.execute_query("RETURN 1 AS one", database_="neo4j")
     return int(records[0]["one"])
 
@@ -144,7 +146,7 @@ def test_ephemeral_server_runs_and_cleans_up(shared_lib_dir: Path) -> None:
         assert neo.uri == f"bolt://127.0.0.1:{port}"
         assert neo.settings.uri == neo.uri
         assert home.is_dir()
-        assert _return_one(neo.uri) == 1
+        assert _return_one(neo.settings) == 1
     assert not home.exists()
     assert not _port_open(port)
     assert not server.pid_alive(pid)
@@ -223,7 +225,7 @@ def test_start_status_stop(data_dir_with_jars: Path) -> None:
     assert info.uri == f"bolt://127.0.0.1:{port}"
     assert info.home == data_dir_with_jars / "server" / "home"
     assert json.loads(state.read_text())["pid"] == info.pid
-    assert _return_one(info.uri) == 1
+    assert _return_one(info.settings) == 1
 
     again = server.start()
     assert again == info  # idempotent: same pid, no second JVM

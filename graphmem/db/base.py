@@ -1,10 +1,15 @@
 """StoreBase: the driver, the query plumbing every store concern shares (named Cypher files,
 read routing, retried transaction functions), schema set-up and plain record reads.
+
+Every call that reaches the driver goes through :mod:`graphmem.db.resilience`: driver errors
+leave as graphmem errors, and auto-commit statements are retried on transient errors
+(issue 18).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 import neo4j
@@ -20,6 +25,7 @@ from graphmem.db.codec import (
     to_native,
 )
 from graphmem.db.migrations import migrate
+from graphmem.db.resilience import translated, with_retry
 from graphmem.errors import (
     RecordNotFoundError,
 )
@@ -58,38 +64,47 @@ class StoreBase:
         return [r.data() for r in self.read_records(name, **params)]
 
     def read_records(self, name: str, **params: Any) -> list[neo4j.Record]:
-        """Run read query ``name``; the driver's rows (tuples, cheaper than dicts)."""
-        records, _, _ = self.driver.execute_query(
-            cypher.query(name), parameters_=params, database_=self.database,
-            routing_=RoutingControl.READ,
-        )
+        """Run read query ``name``; the driver's rows (tuples, cheaper than dicts).
+
+        Raises:
+            GraphmemError: a driver error, translated (:mod:`graphmem.db.resilience`).
+        """
+        with translated(f"running {name}"):
+            records, _, _ = self.driver.execute_query(
+                cypher.query(name), parameters_=params, database_=self.database,
+                routing_=RoutingControl.READ,
+            )
         return records
 
     def read_values(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """Like :meth:`read`, for results of plain values and lists only (no nodes, maps or
         temporals to convert): rows as dicts of the driver's values as received, without
         ``Record.data()``'s recursive copy, which dominates large results (deletion walks)."""
-        records, _, _ = self.driver.execute_query(
-            cypher.query(name), parameters_=params, database_=self.database,
-            routing_=RoutingControl.READ,
-        )
+        with translated(f"running {name}"):
+            records, _, _ = self.driver.execute_query(
+                cypher.query(name), parameters_=params, database_=self.database,
+                routing_=RoutingControl.READ,
+            )
         return [dict(zip(r.keys(), r.values(), strict=True)) for r in records]
 
     def write(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """Run write query ``name`` in its own transaction (retried by the driver)."""
-        records, _, _ = self.driver.execute_query(
-            cypher.query(name), parameters_=params, database_=self.database,
-            routing_=RoutingControl.WRITE,
-        )
+        with translated(f"running {name}"):
+            records, _, _ = self.driver.execute_query(
+                cypher.query(name), parameters_=params, database_=self.database,
+                routing_=RoutingControl.WRITE,
+            )
         return [r.data() for r in records]
 
     def transaction(self, name: str, work: Callable[[ManagedTransaction], Any]) -> Any:
         """Run ``work`` as one write transaction function (idempotent; may be retried).
 
         ``name`` tags the transaction's metadata so ``SHOW TRANSACTIONS`` names it.
+        Graphmem errors raised by ``work`` pass through; driver errors are translated
+        (a uniqueness violation becomes :class:`~graphmem.errors.ConstraintViolationError`).
         """
         tagged = unit_of_work(metadata={"graphmem_tx": name})(work)
-        with self.driver.session(database=self.database) as session:
+        with translated(f"running {name}"), self.driver.session(database=self.database) as session:
             return session.execute_write(tagged)
 
     @staticmethod
@@ -98,13 +113,30 @@ class StoreBase:
         return [r.data() for r in tx.run(cypher.text(name), params)]
 
     def ensure_schema(self) -> None:
-        """Create constraints and indexes if missing (idempotent; one transaction each), then
-        run the data migrations this database has not had (:mod:`graphmem.db.migrations`)."""
-        with self.driver.session(database=self.database) as session:
-            for statement in cypher.statements("schema"):
-                session.run(statement).consume()
-            session.run(cypher.query("schema_await")).consume()
+        """Create constraints and indexes if missing (idempotent; one auto-commit transaction
+        each), safe to run from many clients at once: each statement is retried on transient
+        errors such as DeadlockDetected (issue 18), and after a retry ``IF NOT EXISTS`` finds
+        what the other client created. Then run the data migrations this database has not had
+        (:mod:`graphmem.db.migrations`).
+
+        Raises:
+            DatabaseUnavailableError: the server is unreachable, or stayed busy past the retries.
+            StoreError: Neo4j refused a statement.
+        """
+        statements: list[Any] = [*cypher.statements("schema"), cypher.query("schema_await")]
+        for statement in statements:
+            with_retry(partial(self._auto_commit, statement), "creating the schema")
         migrate(self)
+
+    def _auto_commit(self, statement: Any) -> None:
+        with self.driver.session(database=self.database) as session:
+            try:
+                session.run(statement).consume()
+            except neo4j.exceptions.ClientError as exc:
+                # IF NOT EXISTS racing another client's identical statement: it created the
+                # very rule this one asked for, which is what was wanted.
+                if exc.code != "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists":
+                    raise
 
     # -- validation -----------------------------------------------------------------
 

@@ -41,11 +41,18 @@ def db_start(
     home: Annotated[Path | None, typer.Option(help="Neo4j home (store and logs).")] = None,
     pagecache_mb: Annotated[int, typer.Option(help="Page cache size in MiB.")] = 256,
     heap: Annotated[str, typer.Option(help="JVM max heap, e.g. 1g.")] = "1g",
+    password_file: Annotated[Path | None, typer.Option(
+        help="File whose first line is the neo4j user's password (default: "
+             "$GRAPHMEM_PASSWORD_FILE, else one generated at first start, mode 0600).")] = None,
 ) -> None:
-    """Start the local Neo4j server (or report the one already running) and print its URI."""
+    """Start the local Neo4j server (or report the one already running) and print its URI.
+
+    Authentication is on; the password file is generated at first start unless given.
+    """
     try:
         with err_console.status("Starting Neo4j ..."):
-            info = server.start(home, port, pagecache_mb=pagecache_mb, heap=heap)
+            info = server.start(home, port, pagecache_mb=pagecache_mb, heap=heap,
+                                password_file=password_file)
     except GraphmemError as exc:
         raise fail(exc, code=EXIT_UNAVAILABLE) from None
     console.print(info.uri, highlight=False)
@@ -53,12 +60,18 @@ def db_start(
 
 @db_app.command("status")
 def db_status() -> None:
-    """Print the running server's URI, pid and home; exit 3 when none is running."""
+    """Print the running server's URI, pid, home and credentials file; exit 3 when none is
+    running."""
     info = server.status()
     if info is None:
         err_console.print("Neo4j is not running (start it with `graphmem db start`).")
         raise typer.Exit(code=EXIT_UNAVAILABLE)
     console.print(f"running  {info.uri}  pid {info.pid}  home {info.home}", highlight=False)
+    if info.password_file is None:
+        console.print("credentials  none (authentication off)", highlight=False)
+    else:
+        console.print(f"credentials {info.password_file}  (user neo4j, password on its "
+                      "first line)", highlight=False, soft_wrap=True)
 
 
 @db_app.command("stop")

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from graphmem.db.credentials import read_password
 from graphmem.db.settings import ConnectionSettings, data_dir
 from graphmem.errors import DatabaseUnavailableError
 
@@ -75,17 +76,26 @@ class ServerInfo:
         pid: process id of the Java launcher.
         home: the Neo4j home directory (store in ``home/data``, log in ``home/logs/debug.log``).
         port: the Bolt port.
+        password_file: the file holding the ``neo4j`` user's password (issue 17 item 4);
+            None for a server recorded by a graphmem that ran Neo4j without authentication.
     """
 
     uri: str
     pid: int
     home: Path
     port: int
+    password_file: Path | None = None
 
     @property
     def settings(self) -> ConnectionSettings:
-        """Connection settings for this server (auth is off, so any credentials work)."""
-        return ConnectionSettings(uri=self.uri)
+        """Connection settings for this server, with the password read from its file.
+
+        Raises:
+            DatabaseUnavailableError: the password file cannot be read.
+        """
+        if self.password_file is None:
+            return ConnectionSettings(uri=self.uri)
+        return ConnectionSettings(uri=self.uri, password=read_password(self.password_file))
 
 
 # --------------------------------------------------------------------------- launcher and jars
@@ -217,8 +227,15 @@ def heap_flags(heap: str) -> list[str]:
 
 
 def launcher_command(
-    lib_dir: Path, home: Path, port: int, *, pagecache_mb: int, heap: str, detached: bool
+    lib_dir: Path, home: Path, port: int, *, pagecache_mb: int, heap: str, detached: bool,
+    password_file: Path | None = None,
 ) -> list[str]:
+    """The ``java`` command line running ``Launcher.java`` on ``HOST:port``.
+
+    With ``password_file`` the server requires authentication as ``neo4j`` with the password
+    in that file (set before Bolt opens on a new store; see ``Launcher.java``); without it
+    authentication is off.
+    """
     cmd = [
         _java(),
         *heap_flags(heap),
@@ -235,13 +252,22 @@ def launcher_command(
         "--pagecache-mb",
         str(int(pagecache_mb)),
     ]
+    if password_file is not None:
+        cmd += ["--password-file", str(password_file)]
     if detached:
         cmd.append("--detached")
     return cmd
 
 
 def port_free(port: int) -> bool:
+    """True when the launcher could bind ``HOST:port`` now.
+
+    Binds the way the server does, with ``SO_REUSEADDR`` (Java sets it on server sockets on
+    POSIX), so connections of a just-stopped server lingering in TIME_WAIT do not count as
+    "in use" (issue 18 item 2), while another process listening on the port still does.
+    """
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((HOST, port))
         except OSError:
@@ -350,14 +376,19 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
-def bolt_answers(uri: str, timeout_s: float = 5.0) -> bool:
+def bolt_answers(settings: ConnectionSettings, timeout_s: float = 5.0) -> bool:
+    """True when a Bolt server answers at ``settings.uri``, with these credentials or
+    refusing them (it answered; a wrong password is the caller's to report)."""
     from neo4j import GraphDatabase  # deferred: the driver is slow to import
+    from neo4j.exceptions import AuthError
 
     try:
         with GraphDatabase.driver(
-            uri, auth=("neo4j", "graphmem-local"), connection_timeout=timeout_s
+            settings.uri, auth=(settings.user, settings.password), connection_timeout=timeout_s
         ) as driver:
             driver.verify_connectivity()
+    except AuthError:
+        return True
     except Exception:
         return False
     return True

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from neo4j import ManagedTransaction
-from neo4j.exceptions import ConstraintError
 
 from graphmem.db.base import StoreBase
 from graphmem.db.codec import (
@@ -22,6 +21,7 @@ from graphmem.db.codec import (
     scope_pairs,
 )
 from graphmem.errors import (
+    ConstraintViolationError,
     ContentTooLargeError,
     DanglingReferenceError,
     LineageCycleError,
@@ -192,7 +192,7 @@ class RecordWrites(StoreBase):
 
         try:
             created: list[str] = self.transaction("put_many", work)
-        except ConstraintError:
+        except ConstraintViolationError:
             # A concurrent writer created one of these ids first: decide again from what is
             # stored now (identical -> no-op, different -> RecordConflictError).
             created = self.transaction("put_many", work)

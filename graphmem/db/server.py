@@ -17,27 +17,24 @@ import contextlib
 import fcntl
 import json
 import os
-import shutil
 import signal
-import subprocess
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from types import TracebackType
 
+from graphmem.db.credentials import (
+    read_password,
+    resolve_password_file,
+)
+from graphmem.db.ephemeral import EphemeralServer
 from graphmem.db.launcher import (
     DEFAULT_PORT,
-    EXIT_PORT_TAKEN,
     HOST,
     NEO4J_VERSION,
-    PORT_ATTEMPTS,
-    LauncherExited,
     ServerInfo,
     bolt_answers,
     child_exit_code,
     ensure_jars,
     free_port,
-    heap_flags,
     launcher_command,
     launcher_dir,
     logs_for,
@@ -72,6 +69,7 @@ def _state_file() -> Path:
 @contextlib.contextmanager
 def _state_lock() -> Iterator[None]:
     _server_dir().mkdir(parents=True, exist_ok=True)
+    _server_dir().chmod(0o700)  # state, password file and store: the owner's only (issue 17)
     with (_server_dir() / "lock").open("w") as fh:
         fcntl.flock(fh, fcntl.LOCK_EX)
         try:
@@ -88,6 +86,7 @@ def _read_state() -> ServerInfo | None:
             pid=int(raw["pid"]),
             home=Path(raw["home"]),
             port=int(raw["port"]),
+            password_file=Path(raw["password_file"]) if raw.get("password_file") else None,
         )
     except FileNotFoundError:
         return None
@@ -102,6 +101,7 @@ def _write_state(info: ServerInfo) -> None:
         "pid": info.pid,
         "home": str(info.home),
         "port": info.port,
+        "password_file": str(info.password_file) if info.password_file else None,
         "neo4j_version": NEO4J_VERSION,
     }
     tmp = _state_file().with_suffix(".tmp")
@@ -124,7 +124,11 @@ def status() -> ServerInfo | None:
     if not pid_alive(info.pid):
         _state_file().unlink(missing_ok=True)
         return None
-    return info if bolt_answers(info.uri) else None
+    try:
+        settings = info.settings
+    except DatabaseUnavailableError:
+        return info  # alive, but its password file is unreadable: connecting will say so
+    return info if bolt_answers(settings) else None
 
 
 def start(
@@ -134,8 +138,13 @@ def start(
     pagecache_mb: int = 256,
     heap: str = "1g",
     timeout_s: float = 180,
+    password_file: Path | None = None,
 ) -> ServerInfo:
     """Start the local Neo4j server detached, or return the one already running.
+
+    Authentication is on (issue 17 item 4): user ``neo4j``, password from the file that
+    :func:`graphmem.db.credentials.resolve_password_file` picks (generated, mode 0600, at first
+    start), set before Bolt opens on a new store. Bolt listens on 127.0.0.1 only.
 
     Idempotent: if ``state.json`` names a live launcher whose Bolt port answers, that server is
     returned unchanged (whatever ``home`` and ``port`` say). Otherwise the jars are fetched if
@@ -144,7 +153,10 @@ def start(
 
     Args:
         home: Neo4j home (store and logs); default ``data_dir()/server/home``.
-        port: Bolt port on 127.0.0.1; default 7687 if free, else any free port.
+        port: Bolt port on 127.0.0.1; default 7687 if free, else any free port. "Free" means
+            bindable with address reuse, as the server binds: a just-stopped server's
+            connections in TIME_WAIT neither block an explicit port nor move the default.
+        password_file: file holding the password (first line); see above.
         pagecache_mb: page cache size in MiB.
         heap: JVM max heap (``-Xmx``), e.g. ``"1g"`` or ``"768m"``.
         timeout_s: how long to wait for readiness.
@@ -153,7 +165,8 @@ def start(
         the running server.
 
     Raises:
-        DatabaseUnavailableError: Java or Maven missing, the port is taken, a recorded server is
+        DatabaseUnavailableError: Java or Maven missing, the port is taken (another process
+            listens on it), the password file is missing or unreadable, a recorded server is
             alive but unresponsive, or the launcher died or timed out (message carries the tails
             of ``launcher.log`` and ``logs/debug.log``).
         ValueError: ``heap`` is malformed.
@@ -169,14 +182,18 @@ def start(
                 "answer; run `graphmem db stop` first."
             )
         lib_dir = ensure_jars()
+        secret = resolve_password_file(password_file)
+        read_password(secret)  # fail here, clearly, rather than in Java
         home = (home if home is not None else _server_dir() / "home").absolute()
-        home.mkdir(parents=True, exist_ok=True)
+        home.mkdir(mode=0o700, parents=True, exist_ok=True)
         if port is None:
             port = DEFAULT_PORT if port_free(DEFAULT_PORT) else free_port()
         elif not port_free(port):
-            raise DatabaseUnavailableError(f"Port {port} on {HOST} is already in use.")
+            raise DatabaseUnavailableError(
+                f"Port {port} on {HOST} is already in use (another process listens on it).")
         cmd = launcher_command(
-            lib_dir, home, port, pagecache_mb=pagecache_mb, heap=heap, detached=True
+            lib_dir, home, port, pagecache_mb=pagecache_mb, heap=heap, detached=True,
+            password_file=secret,
         )
         log = home / "launcher.log"
         # posix_spawn rather than Popen: a Popen object for a child that outlives it warns
@@ -200,7 +217,7 @@ def start(
             if isinstance(exc, DatabaseUnavailableError):
                 raise DatabaseUnavailableError(f"{exc}.\n{logs_for(home)}") from None
             raise
-        info = ServerInfo(uri=uri, pid=pid, home=home, port=port)
+        info = ServerInfo(uri=uri, pid=pid, home=home, port=port, password_file=secret)
         _write_state(info)
         return info
 
@@ -253,193 +270,3 @@ def resolve_settings(start_if_needed: bool = True) -> ConnectionSettings:
         "No Neo4j configured: set NEO4J_URI (and NEO4J_USER/NEO4J_PASSWORD), "
         "or run `graphmem db start`."
     )
-
-
-# --------------------------------------------------------------------------- throwaway servers
-
-
-class EphemeralServer:
-    """A throwaway Neo4j on a free port with a fresh temporary store, as a context manager.
-
-    Runs the launcher attached: its stdin is a pipe from this process, and the launcher exits
-    when that pipe reaches EOF, i.e. on :meth:`close` or when this process dies for any reason.
-    The temporary home is deleted on exit, unless ``home`` was given.
-
-    Crash tests (issue 17) pass ``home`` (kept on close, so a new server can recover the same
-    store) and ``port`` (so a live client finds the restarted server where it was), and call
-    :meth:`kill` to ``kill -9`` the Java process.
-
-    Usage::
-
-        with EphemeralServer() as server:
-            with GraphDatabase.driver(server.uri, auth=("neo4j", "x")) as driver: ...
-
-    Args:
-        pagecache_mb: page cache size in MiB.
-        heap: JVM max heap (``-Xmx``), e.g. ``"1g"``.
-        timeout_s: how long to wait for readiness.
-        lib_dir: jar directory passed to :func:`ensure_jars` (default: the shared one).
-        home: Neo4j home to use (created if missing) and keep on close; default a fresh
-            temporary directory, deleted on close.
-        port: Bolt port to use; default a free one (a port taken by another process is then
-            retried on a new port, a given one is not).
-
-    Raises (from ``__enter__``/:meth:`start`):
-        DatabaseUnavailableError: Java or Maven missing, or the server died or timed out (the
-            message carries the tails of the launcher output and ``logs/debug.log``).
-    """
-
-    def __init__(
-        self,
-        *,
-        pagecache_mb: int = 256,
-        heap: str = "1g",
-        timeout_s: float = 180,
-        lib_dir: Path | None = None,
-        home: Path | None = None,
-        port: int | None = None,
-    ) -> None:
-        heap_flags(heap)  # validate early
-        self._given_home = home.absolute() if home is not None else None
-        self._given_port = port
-        self._pagecache_mb = pagecache_mb
-        self._heap = heap
-        self._timeout_s = timeout_s
-        self._lib_dir = lib_dir
-        self._proc: subprocess.Popen[bytes] | None = None
-        self._home: Path | None = None
-        self._uri: str | None = None
-        self._port: int | None = None
-
-    @property
-    def uri(self) -> str:
-        """The Bolt URI (``bolt://127.0.0.1:PORT``); only while running."""
-        if self._uri is None:
-            raise RuntimeError("EphemeralServer is not running")
-        return self._uri
-
-    @property
-    def port(self) -> int:
-        """The Bolt port; only while running."""
-        if self._port is None:
-            raise RuntimeError("EphemeralServer is not running")
-        return self._port
-
-    @property
-    def home(self) -> Path:
-        """The temporary Neo4j home; only while running (deleted on exit)."""
-        if self._home is None:
-            raise RuntimeError("EphemeralServer is not running")
-        return self._home
-
-    @property
-    def pid(self) -> int:
-        """Process id of the Java launcher; only while running."""
-        if self._proc is None:
-            raise RuntimeError("EphemeralServer is not running")
-        return self._proc.pid
-
-    @property
-    def settings(self) -> ConnectionSettings:
-        """Connection settings for this server (auth is off, so any credentials work)."""
-        return ConnectionSettings(uri=self.uri)
-
-    def start(self) -> EphemeralServer:
-        """Start the server and wait until it answers; returns self.
-
-        The port is chosen by Python and handed to Java, so another process may take it in
-        between; the launcher then exits with code 3 and this retries on a new port (at most
-        three attempts).
-
-        Raises:
-            DatabaseUnavailableError: see the class docstring.
-            RuntimeError: already started.
-        """
-        if self._proc is not None:
-            raise RuntimeError("EphemeralServer already started")
-        lib_dir = ensure_jars(self._lib_dir)
-        for attempt in range(1, PORT_ATTEMPTS + 1):
-            try:
-                self._launch(lib_dir)
-                return self
-            except LauncherExited as exc:
-                logs = logs_for(self.home)
-                self.close()
-                if (exc.code != EXIT_PORT_TAKEN or attempt == PORT_ATTEMPTS
-                        or self._given_port is not None):
-                    raise DatabaseUnavailableError(f"{exc}.\n{logs}") from None
-            except DatabaseUnavailableError as exc:
-                logs = logs_for(self.home)
-                self.close()
-                raise DatabaseUnavailableError(f"{exc}.\n{logs}") from None
-            except BaseException:
-                self.close()
-                raise
-        raise AssertionError("unreachable")
-
-    def _launch(self, lib_dir: Path) -> None:
-        if self._given_home is not None:
-            self._home = self._given_home
-            self._home.mkdir(parents=True, exist_ok=True)
-        else:
-            self._home = Path(tempfile.mkdtemp(prefix="graphmem-neo4j-"))
-        self._port = self._given_port if self._given_port is not None else free_port()
-        cmd = launcher_command(
-            lib_dir,
-            self._home,
-            self._port,
-            pagecache_mb=self._pagecache_mb,
-            heap=self._heap,
-            detached=False,
-        )
-        log = self._home / "launcher.log"
-        with log.open("wb") as out:
-            self._proc = subprocess.Popen(
-                cmd,
-                stdin=subprocess.PIPE,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                cwd=self._home,
-            )
-        self._uri = wait_ready(log, self._proc.poll, self._timeout_s)
-
-    def close(self, timeout_s: float = 60) -> None:
-        """Stop the server (stdin EOF, then SIGKILL after ``timeout_s``) and delete its home."""
-        proc, self._proc = self._proc, None
-        if proc is not None:
-            if proc.stdin is not None:
-                with contextlib.suppress(OSError):
-                    proc.stdin.close()
-            try:
-                proc.wait(timeout=timeout_s)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        if self._home is not None and self._given_home is None:
-            shutil.rmtree(self._home, ignore_errors=True)
-        self._home = self._uri = self._port = None
-
-    def kill(self) -> None:
-        """``kill -9`` the Java process (a crash: no shutdown hook, no checkpoint) and reap it.
-
-        The home is left as the crash left it (also a temporary one, until :meth:`close`);
-        with ``home`` given, a new server on the same home recovers the store.
-
-        Raises:
-            RuntimeError: not running.
-        """
-        if self._proc is None:
-            raise RuntimeError("EphemeralServer is not running")
-        self._proc.kill()
-        self._proc.wait()
-
-    def __enter__(self) -> EphemeralServer:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()

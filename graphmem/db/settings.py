@@ -4,7 +4,8 @@ Resolution order (issue 2, SPEC section 10):
 1. ``NEO4J_URI`` (+ ``NEO4J_USER``, ``NEO4J_PASSWORD``, ``NEO4J_DATABASE``) when set;
    any URI scheme the driver accepts, including routing ``neo4j://`` and ``neo4j+s://``.
 2. Otherwise the server that ``graphmem db start`` runs, read from its state file in
-   the user data directory.
+   the user data directory, with the password from its password file
+   (:mod:`graphmem.db.credentials`, issue 17 item 4).
 """
 
 from __future__ import annotations

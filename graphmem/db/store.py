@@ -22,7 +22,6 @@ value (quotes, backticks, ``=``) is data and never query text. Eligibility rule 
 
 from __future__ import annotations
 
-from graphmem.db.driver_errors import DriverErrors
 from graphmem.db.eligibility import Eligibility
 from graphmem.db.records import RecordWrites
 from graphmem.db.transitions import Transitions
@@ -30,7 +29,7 @@ from graphmem.db.transitions import Transitions
 __all__ = ["Neo4jStore"]
 
 
-class Neo4jStore(DriverErrors, RecordWrites, Transitions, Eligibility):
+class Neo4jStore(RecordWrites, Transitions, Eligibility):
     """Records, scopes and lineage in one Neo4j database.
 
     Reads of candidates return versions (``fingerprint``, ``rev``) from Cypher; records are
@@ -38,7 +37,7 @@ class Neo4jStore(DriverErrors, RecordWrites, Transitions, Eligibility):
     a record bumps ``rev`` (checked by ``tests/test_cypher_catalogue.py``), so the cache
     never serves a stale record. Eligibility is decided by Cypher; its answer is reused
     only while it provably cannot have changed (see :meth:`candidates`). A lost server
-    raises DatabaseUnavailableError (:mod:`~graphmem.db.driver_errors`).
+    raises DatabaseUnavailableError (:mod:`~graphmem.db.resilience`).
 
     Args:
         driver: an open ``neo4j`` driver (bolt://, neo4j://, neo4j+s:// ...).

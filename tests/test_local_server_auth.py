@@ -1,0 +1,222 @@
+"""The local server behind ``graphmem db start``: authentication on with a password file only
+its owner can read (issue 17 item 4), and restarts on the same port while the previous
+server's connections sit in TIME_WAIT (issue 18 item 2).
+
+Real servers, in a temporary ``GRAPHMEM_DATA_DIR`` (never the user's), stopped in ``finally``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import stat
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from neo4j import GraphDatabase
+from neo4j.exceptions import AuthError
+from typer.testing import CliRunner
+
+from graphmem.cli import app
+from graphmem.client import Memory
+from graphmem.db import credentials, server
+from graphmem.db.settings import ConnectionSettings
+from graphmem.errors import DatabaseAuthError, DatabaseUnavailableError
+
+
+def _require_toolchain() -> None:
+    missing = [tool for tool in ("java", "mvn") if shutil.which(tool) is None]
+    if missing:
+        message = f"{' and '.join(missing)} not on PATH (need a Java 17+ JDK and Maven)"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """An empty GRAPHMEM_DATA_DIR and no NEO4J_*/GRAPHMEM_PASSWORD_FILE; stops any server."""
+    monkeypatch.setenv("GRAPHMEM_DATA_DIR", str(tmp_path / "data"))
+    for var in ("NEO4J_URI", "NEO4J_USER", "NEO4J_PASSWORD", "NEO4J_DATABASE",
+                credentials.PASSWORD_FILE_ENV):
+        monkeypatch.delenv(var, raising=False)
+    yield tmp_path / "data"
+    server.stop(timeout_s=30)
+
+
+@pytest.fixture(scope="session")
+def shared_lib_dir() -> Path:
+    """The jar directory every test shares (session scope: resolved before ``data_dir``)."""
+    _require_toolchain()
+    return server.ensure_jars()
+
+
+@pytest.fixture
+def with_jars(data_dir: Path, shared_lib_dir: Path) -> Path:
+    """``data_dir`` whose jar directory links to the shared one (no second Maven fetch)."""
+    link = data_dir / f"neo4j-{server.NEO4J_VERSION}" / "lib"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(shared_lib_dir, target_is_directory=True)
+    return data_dir
+
+
+def _plain_bind_ok(port: int) -> bool:
+    """A bind *without* SO_REUSEADDR: fails while connections on the port are in TIME_WAIT."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+LOOPBACK = {
+    "0100007F",  # 127.0.0.1 as /proc/net/tcp writes it
+    "0000000000000000FFFF00000100007F",  # ::ffff:127.0.0.1 (/proc/net/tcp6)
+    "00000000000000000000000001000000",  # ::1
+}
+
+
+def _listen_addresses(port: int) -> set[str]:
+    """Local addresses of LISTEN sockets on ``port`` (IPv4 and IPv6), from /proc/net."""
+    found: set[str] = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            local, state = line.split()[1], line.split()[3]
+            address, port_hex = local.split(":")
+            if state == "0A" and int(port_hex, 16) == port:
+                found.add(address)
+    return found
+
+
+# --------------------------------------------------------------------------- no Java needed
+
+
+def test_generated_password_file_is_private(data_dir: Path) -> None:
+    path = credentials.resolve_password_file()
+    assert path == data_dir / "server" / "password"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    password = credentials.read_password(path)
+    assert len(password) >= 32
+    assert credentials.resolve_password_file() == path  # kept, not regenerated
+    assert credentials.read_password(path) == password
+
+
+def test_own_password_file_by_option_or_env(data_dir: Path, tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    mine = tmp_path / "mine"
+    mine.write_text("first line only\r\nsecond line\n", encoding="utf-8")
+    assert credentials.read_password(mine) == "first line only"
+    assert credentials.resolve_password_file(mine) == mine
+    monkeypatch.setenv(credentials.PASSWORD_FILE_ENV, str(mine))
+    assert credentials.resolve_password_file() == mine
+    assert not (data_dir / "server" / "password").exists()  # nothing generated
+    monkeypatch.setenv(credentials.PASSWORD_FILE_ENV, str(tmp_path / "missing"))
+    with pytest.raises(DatabaseUnavailableError, match="does not exist"):
+        credentials.resolve_password_file()
+    (tmp_path / "empty").write_text("\n")
+    with pytest.raises(DatabaseUnavailableError, match="empty"):
+        credentials.read_password(tmp_path / "empty")
+
+
+def test_the_throwaway_server_refuses_a_wrong_password(neo4j_db: object) -> None:
+    settings: ConnectionSettings = neo4j_db.settings  # type: ignore[attr-defined]
+    with pytest.raises(DatabaseAuthError) as info:
+        Memory.connect(replace(settings, password="not-the-password"), start_if_needed=False)
+    assert isinstance(info.value.__cause__, AuthError)
+
+
+# --------------------------------------------------------------------------- real servers
+
+
+def test_restart_on_the_same_port_with_auth_on(with_jars: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    runner = CliRunner()
+    port = server.free_port()
+    monkeypatch.setattr(server, "DEFAULT_PORT", port)  # "7687" of this test: never the user's
+
+    # A real conflict (another process listening) still gives the clear error.
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as busy:
+        busy.bind(("127.0.0.1", port))
+        busy.listen()
+        result = runner.invoke(app, ["db", "start", "--port", str(port)])
+        assert result.exit_code == 3  # DatabaseUnavailableError (graphmem.terminal)
+        assert f"Port {port} on 127.0.0.1 is already in use" in result.output
+
+    try:
+        result = runner.invoke(app, ["db", "start", "--port", str(port)])
+        assert result.exit_code == 0, result.output
+        assert f"bolt://127.0.0.1:{port}" in result.output
+        info = server.status()
+        assert info is not None and info.port == port
+
+        # Credentials: generated, private, shown by status, used by connect().
+        secret = with_jars / "server" / "password"
+        assert info.password_file == secret
+        assert stat.S_IMODE(secret.stat().st_mode) == 0o600
+        assert stat.S_IMODE(secret.parent.stat().st_mode) == 0o700  # the store is in it too
+        status = runner.invoke(app, ["db", "status"], env={"COLUMNS": "400"})
+        assert status.exit_code == 0
+        assert f"credentials {secret}" in status.output
+        assert credentials.read_password(secret) not in status.output
+
+        # Bolt on loopback only (Java listens on a dual-stack socket: ::ffff:127.0.0.1).
+        listening = _listen_addresses(port)
+        assert listening and listening <= LOOPBACK, listening
+
+        # Without the password, or with a wrong one, the server refuses.
+        with GraphDatabase.driver(info.uri, auth=None) as anonymous, \
+                pytest.raises(AuthError):
+            anonymous.verify_connectivity()
+        with pytest.raises(DatabaseAuthError):
+            Memory.connect(ConnectionSettings(uri=info.uri, password="graphmem-local"),
+                           start_if_needed=False)
+
+        # With it (found through the state file) every client works; keep the connections
+        # open, so stopping the server leaves them in TIME_WAIT on the server's port.
+        clients = [Memory.connect(start_if_needed=False) for _ in range(4)]
+        for client in clients:
+            assert client.store.counts() == {}
+        result = runner.invoke(app, ["db", "stop"])
+        assert result.exit_code == 0 and "stopped" in result.output
+        for client in clients:
+            client.close()
+
+        assert not _plain_bind_ok(port), "test premise: the stopped server left TIME_WAIT"
+        assert server.port_free(port)
+
+        # Restart without --port: stays on the default port, same password, same store.
+        again = server.start()
+        assert again.port == port and again.pid != info.pid
+        with Memory.connect(start_if_needed=False) as memory:
+            assert memory.store.counts() == {}
+    finally:
+        server.stop(timeout_s=30)
+
+
+def test_start_with_an_own_password_file(with_jars: Path, tmp_path: Path) -> None:
+    mine = tmp_path / "neo4j-password"
+    mine.write_text("a-password-I-manage\n", encoding="utf-8")
+    mine.chmod(0o600)
+    port = server.free_port()
+    try:
+        result = CliRunner().invoke(
+            app, ["db", "start", "--port", str(port), "--password-file", str(mine)])
+        assert result.exit_code == 0, result.output
+        info = server.status()
+        assert info is not None and info.password_file == mine
+        assert not (with_jars / "server" / "password").exists()
+        assert server.resolve_settings(start_if_needed=False).password == "a-password-I-manage"
+        with Memory.connect(ConnectionSettings(uri=info.uri, password="a-password-I-manage"),
+                            start_if_needed=False) as memory:
+            assert memory.store.counts() == {}
+    finally:
+        server.stop(timeout_s=30)
