@@ -17,6 +17,8 @@ from graphmem.deletion.redaction import (
     redact_value,
     term_pattern,
 )
+from graphmem.evaluation.faults import run_faults
+from graphmem.evaluation.namespace import Namespace
 from graphmem.models import Principal
 
 TERM = "CANARY-7731"
@@ -210,7 +212,7 @@ def test_identifiers_are_reported_not_redacted(memory: Memory) -> None:
     assert v.passed, v.problems
     # the tombstone keeps its id and scope; both are reported, neither fails nor is redacted
     assert {"Record u9-note.id", "Record u9-note.scope_json"} <= set(v.identifiers_with_terms)
-    assert memory.store.state("u9-note").id == "u9-note"
+    assert memory.store.state("u9-note").erased
 
 
 @pytest.mark.parametrize("terms", [["CANARY-7731"], ["redact"], ['a"b\\c']])
@@ -233,3 +235,18 @@ def test_structural_keys_are_ids_scopes_enums_and_digests() -> None:
     free_text = {"content", "reason", "query", "action", "action_id", "by", "retracted_reason",
                  "trigger_value", "provenance_json", "metadata_json", "note", "requested_by"}
     assert not free_text & STRUCTURAL_KEYS
+
+
+def test_fault_redaction_leaves_free_text(memory: Memory) -> None:
+    """graphmem stops the fault; the naive baseline lets it through; and the fault's own
+    scan does see free text (a retraction reason) when nothing redacts it."""
+    report = run_faults(memory, only=["redaction_leaves_free_text"])
+    (result,) = report.results
+    assert not result.graphmem.let_through, result.graphmem.evidence
+    assert result.naive.let_through, result.naive.evidence
+    ns = Namespace.fresh()
+    memory.write(ns.record(_rec("C2", "prefers window seats on flights")), now=NOW)
+    memory.retract(ns.id("C2"), by="agent", reason="customer CANARY-7731 asked")
+    places = memory.store.read_values("eval_text_scan", prefix=ns.prefix,
+                                      terms=["canary-7731"])[0]["places"]
+    assert sorted(places) == ["Record.retracted_reason", "Transition.reason"]
