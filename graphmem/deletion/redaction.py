@@ -37,7 +37,7 @@ from graphmem.models import MemoryRecord
 
 __all__ = ["RECORD_TEXT_KEYS", "STRUCTURAL_KEYS", "TextHit", "holds_term", "redact_json",
            "redact_record", "redact_tenant_text", "redact_text", "redact_value", "scan_tenant_text",
-           "term_pattern"]
+           "term_pattern", "text_problems"]
 
 STRUCTURAL_KEYS: frozenset[str] = frozenset({
     # identifiers and references between nodes
@@ -269,6 +269,5 @@ def text_problems(hits: Iterable[TextHit]) -> Mapping[str, tuple[str, ...]]:
         else:
             place = "text_with_terms"
         found.setdefault(place, set()).add(
-            hit.owner if place != "text_with_terms" and place != "identifiers_with_terms"
-            else hit.where)
+            hit.where if place in ("text_with_terms", "identifiers_with_terms") else hit.owner)
     return {place: tuple(sorted(ids)) for place, ids in found.items()}
