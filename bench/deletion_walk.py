@@ -17,6 +17,9 @@ Measured per size:
   dispositions, citations, retrievals, the pydantic plan and its digest), once;
 * ``apply`` (``--apply``): :func:`graphmem.deletion.apply_deletion` of that plan in batches.
 
+``--redact TERM`` plans with ``redact_terms=[TERM]``, so planning, applying and verifying
+also scan the tenant's graph for the term (issue 12 item 1).
+
 Then the 60-chained-diamond lattice (181 records, 2^60 paths): walk and plan.
 
 Prints a rich table and writes JSON under ``bench/results/``. Run from the repo root::
@@ -137,8 +140,8 @@ def load(memory: Memory, layers: list[list[dict[str, Any]]], batch: int = 5000) 
     return time.perf_counter() - started
 
 
-def measure(memory: Memory, root: str, expected: int, *, apply: bool, runs: int = 3
-            ) -> dict[str, Any]:
+def measure(memory: Memory, root: str, expected: int, *, apply: bool, runs: int = 3,
+            redact: tuple[str, ...] = ()) -> dict[str, Any]:
     walk_descendants(memory.store, [root])  # warm-up: plan caching, page cache
     times = []
     for _ in range(runs):
@@ -148,7 +151,8 @@ def measure(memory: Memory, root: str, expected: int, *, apply: bool, runs: int 
         if len(rows) != expected:
             raise AssertionError(f"walk found {len(rows)} descendants, expected {expected}")
     started = time.perf_counter()
-    plan = plan_deletion(memory.store, roots=[root], requested_by="bench", reason="benchmark")
+    plan = plan_deletion(memory.store, roots=[root], requested_by="bench", reason="benchmark",
+                         redact_terms=redact)
     plan_s = time.perf_counter() - started
     if len(plan.entries) != expected + 1:
         raise AssertionError(f"plan has {len(plan.entries)} entries, expected {expected + 1}")
@@ -187,6 +191,8 @@ def main() -> None:
                         help="largest descendant count (powers of ten from 10^3; default 10^5)")
     parser.add_argument("--sizes", type=int, nargs="*", help="explicit descendant counts")
     parser.add_argument("--apply", action="store_true", help="also time apply_deletion")
+    parser.add_argument("--redact", metavar="TERM", action="append", default=[],
+                        help="plan with this redaction term (repeatable)")
     parser.add_argument("--diamonds", type=int, default=60, help="lattice size (default 60)")
     parser.add_argument("--heap", default="2g", help="JVM heap of the throwaway server")
     parser.add_argument("--pagecache-mb", type=int, default=1024)
@@ -205,7 +211,8 @@ def main() -> None:
         for n in sizes:
             layers = layered(n)
             load_s = load(memory, layers)
-            row = measure(memory, f"s{n}-root", n, apply=args.apply)
+            row = measure(memory, f"s{n}-root", n, apply=args.apply,
+                          redact=tuple(args.redact))
             row.update(shape="layered", depth=len(layers) - 1, load_s=load_s,
                        records_per_s=(n + 1) / load_s)
             results.append(row)
@@ -213,7 +220,8 @@ def main() -> None:
                           f"plan {row['plan_s']:.3f} s", highlight=False)
         layers = lattice(args.diamonds)
         load_s = load(memory, layers)
-        row = measure(memory, "t0", 3 * args.diamonds, apply=args.apply)
+        row = measure(memory, "t0", 3 * args.diamonds, apply=args.apply,
+                      redact=tuple(args.redact))
         row.update(shape=f"lattice of {args.diamonds} chained diamonds",
                    depth=2 * args.diamonds, load_s=load_s, paths=f"2^{args.diamonds}")
         results.append(row)
@@ -242,7 +250,7 @@ def main() -> None:
         "machine": {"platform": platform.platform(), "python": platform.python_version(),
                     "cpus": os.cpu_count(), "processor": platform.processor(),
                     "load_average_before": load_before, "load_average_after": os.getloadavg()},
-        "walk_operators": operators, "results": results,
+        "walk_operators": operators, "redact_terms": args.redact, "results": results,
     }, indent=2) + "\n", encoding="utf-8")
     console.print(f"written to {out}", highlight=False)
 

@@ -11,4 +11,6 @@ CREATE INDEX record_thread IF NOT EXISTS FOR (r:Record) ON (r.tenant, r.thread, 
 CREATE INDEX record_dedup IF NOT EXISTS FOR (r:Record) ON (r.dedup_key);
 CREATE INDEX intention_cue IF NOT EXISTS FOR (i:Intention) ON (i.tenant, i.trigger_kind, i.trigger_value);
 CREATE INDEX transition_record IF NOT EXISTS FOR (t:Transition) ON (t.record_id);
-CREATE INDEX write_decision_record IF NOT EXISTS FOR (w:WriteDecision) ON (w.record_id)
+CREATE INDEX write_decision_record IF NOT EXISTS FOR (w:WriteDecision) ON (w.record_id);
+CREATE INDEX write_decision_tenant IF NOT EXISTS FOR (w:WriteDecision) ON (w.tenant);
+CREATE INDEX retrieval_tenant IF NOT EXISTS FOR (q:Retrieval) ON (q.tenant)

@@ -1,6 +1,8 @@
 // Keep every write decision and its reason (SPEC section 6), also for discarded proposals.
+// The tenant lets a deletion request find decisions that have no record to hang off (SPEC 7).
 CREATE (w:WriteDecision {
-  record_id: $record_id, disposition: $disposition, reason: $reason, at: $at, by: $by
+  record_id: $record_id, tenant: $tenant, disposition: $disposition, reason: $reason,
+  at: $at, by: $by
 })
 WITH w
 OPTIONAL MATCH (r:Record {id: $record_id})

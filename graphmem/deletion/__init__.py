@@ -22,13 +22,18 @@ request in the graph::
     (:DeletionRequest {id, state, digest, requested_by, reason, ...})
         -[:DISPOSED {disposition, at, changed, root}]->(:Record | :Intention)
 
+When the request names terms, the last step redacts them from every other text of the
+tenants' graph too (:mod:`~graphmem.deletion.redaction`: reasons, queries, action ids,
+provenance and metadata keys, any property added later), and the verification scans every
+string property of every node and relationship of those tenants for them (issue 12 item 1).
+
 A plan that fits one batch is applied in one transaction. A larger one is applied in batches,
 each its own transaction; every change is guarded by the absence of its ``DISPOSED`` edge, so
 an apply that crashed between batches resumes when the same plan is applied again, and an
 applied plan applied again changes nothing.
 """
 
-from graphmem.deletion.apply import apply_deletion, recompute, redact_record
+from graphmem.deletion.apply import apply_deletion, recompute
 from graphmem.deletion.models import (
     Citation,
     DeletionPlan,
@@ -48,6 +53,7 @@ from graphmem.deletion.plan import (
     plan_deletion,
     walk_descendants,
 )
+from graphmem.deletion.redaction import redact_record
 from graphmem.deletion.verify import report, verify, verify_deletion
 
 __all__ = [

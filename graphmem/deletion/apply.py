@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -31,9 +30,14 @@ from graphmem.deletion.models import (
 )
 from graphmem.deletion.plan import (
     DEFAULT_BATCH_SIZE,
-    REDACTION,
     ProgressCallback,
     walk,
+)
+from graphmem.deletion.redaction import (
+    redact_record,
+    redact_tenant_text,
+    redact_text,
+    term_pattern,
 )
 from graphmem.deletion.verify import report
 from graphmem.errors import (
@@ -47,34 +51,6 @@ from graphmem.errors import (
 from graphmem.models import MemoryKind, MemoryRecord
 
 # ------------------------------------------------------------------------------ applying
-
-
-def _pattern(terms: Sequence[str]) -> re.Pattern[str]:
-    alternatives = sorted(terms, key=len, reverse=True)
-    return re.compile("|".join(re.escape(t) for t in alternatives), re.IGNORECASE)
-
-
-def _redact_json(value: Any, pattern: re.Pattern[str]) -> Any:
-    if isinstance(value, str):
-        return pattern.sub(REDACTION, value)
-    if isinstance(value, list):
-        return [_redact_json(v, pattern) for v in value]
-    if isinstance(value, dict):
-        return {k: _redact_json(v, pattern) for k, v in value.items()}
-    return value
-
-
-def redact_record(record: MemoryRecord, terms: Sequence[str]) -> MemoryRecord:
-    """``record`` with every term (case-insensitive) replaced by ``[REDACTED]`` in its content,
-    asserted value, provenance values and metadata strings."""
-    pattern = _pattern(terms)
-    data = record.model_dump()
-    data["content"] = pattern.sub(REDACTION, record.content)
-    if record.asserted_value is not None:
-        data["asserted_value"] = pattern.sub(REDACTION, record.asserted_value)
-    data["provenance"] = {k: pattern.sub(REDACTION, v) for k, v in record.provenance.items()}
-    data["metadata"] = _redact_json(record.metadata, pattern)
-    return coerce_record(data)
 
 
 _REDACTED_FIELDS = ("content", "asserted_value", "provenance_json", "source", "metadata_json",
@@ -169,8 +145,8 @@ def _apply_batch(store: Neo4jStore, tx: ManagedTransaction, plan: DeletionPlan,
             store.run(tx, "deletion_redact_records", rows=rows, request_id=rid, at=at)
     redact_intents = [e.id for e in live if e.terms and e.node is NodeType.INTENTION]
     if redact_intents and terms:
-        pattern = _pattern(terms)
-        rows = [{"id": row["id"], "action": pattern.sub(REDACTION, row["action"] or "")}
+        pattern = term_pattern(terms)
+        rows = [{"id": row["id"], "action": redact_text(row["action"] or "", pattern)}
                 for row in store.run(tx, "deletion_intentions_get", ids=redact_intents)]
         if rows:
             store.run(tx, "deletion_redact_intentions", rows=rows, request_id=rid, at=at)
@@ -183,11 +159,14 @@ def _finish(store: Neo4jStore, tx: ManagedTransaction, plan: DeletionPlan, at: d
             ) -> None:
     targets = [h.retrieval_id for h in plan.retrievals if h.query_holds_terms]
     if targets and plan.redact_terms:
-        pattern = _pattern(plan.redact_terms)
-        rows = [{"id": row["id"], "query": pattern.sub(REDACTION, row["query"] or "")}
+        pattern = term_pattern(plan.redact_terms)
+        rows = [{"id": row["id"], "query": redact_text(row["query"] or "", pattern)}
                 for row in store.run(tx, "deletion_retrieval_queries", ids=targets)]
         store.run(tx, "deletion_redact_retrievals", rows=rows, request_id=plan.request_id,
                   at=at)
+    if plan.redact_terms:
+        redact_tenant_text(store, tx, tenants=plan.tenants, terms=plan.redact_terms,
+                           request_id=plan.request_id, at=at)
     store.run(tx, "deletion_request_finish", id=plan.request_id, at=at)
 
 
@@ -205,7 +184,9 @@ def apply_deletion(
     RecordNotFoundError); DELETE intentions are cancelled and erased; REDACT replaces the
     plan's terms in place; RECOMPUTE sets ``pending_recompute`` (ineligible until
     :func:`recompute`); QUARANTINE sets ``quarantined``. Non-DELETE entries that hold terms
-    are redacted too, and so are retrieval queries that hold them.
+    are redacted too, and, in the last transaction, every other text of the tenants' graph
+    that holds one (reasons, queries, notes, provenance and metadata keys, any property
+    added later: :mod:`graphmem.deletion.redaction`; issue 12 item 1).
 
     A plan with at most ``batch_size`` entries is applied in one transaction. A larger one
     runs as a begin transaction, one transaction per ``batch_size`` entries, and a finish

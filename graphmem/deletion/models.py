@@ -229,10 +229,15 @@ class Verification(BaseModel):
 
     ``passed`` is true iff every planned node was disposed of, no DELETE node holds content
     (or is not erased), every erased intention is cancelled, no RECOMPUTE record became
-    eligible without being recomputed, and (when terms were checked) no retrievable record,
-    live intention or logged retrieval query of the request's tenants holds a term.
-    ``stored_with_terms`` (quarantined or pending records) and ``quarantine_released``
-    (promoted by a later review) are reported without failing.
+    eligible without being recomputed, and (when terms were checked) no text of the
+    request's tenants' graph holds a term: every string and list-of-strings property of every
+    node and relationship is scanned (SPEC 7, issue 12 item 1), except log nodes written after
+    the request finished. Findings are grouped: record text (``retrievable_with_terms``;
+    ``stored_with_terms`` for quarantined or pending records), intention actions, retrieval
+    queries, and any other property as ``"Label owner.key"`` (``text_with_terms``).
+    ``identifiers_with_terms`` (ids, scopes, enum values and digests, which are never
+    redacted: :data:`graphmem.deletion.redaction.STRUCTURAL_KEYS`) and
+    ``quarantine_released`` (promoted by a later review) are reported without failing.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -251,6 +256,8 @@ class Verification(BaseModel):
     stored_with_terms: tuple[str, ...] = ()
     intentions_with_terms: tuple[str, ...] = ()
     retrievals_with_terms: tuple[str, ...] = ()
+    text_with_terms: tuple[str, ...] = ()
+    identifiers_with_terms: tuple[str, ...] = ()
     problems: tuple[str, ...] = ()
 
 

@@ -191,8 +191,9 @@ def plan_deletion(
         subject: a scope with ``tenant`` (e.g. ``{"tenant": "acme", "user": "u-17"}``): every
             record and intention whose scope holds all of its key/values is a root.
             Exactly one of ``roots`` and ``subject`` must be given.
-        redact_terms: strings to redact wherever they survive (case-insensitive), in the
-            descendants and in any other record, intention or retrieval query of the tenants.
+        redact_terms: strings to redact wherever they survive (case-insensitive): the plan
+            lists the descendants, records and intentions that hold one; applying also
+            redacts every other text of the tenants' graph (issue 12 item 1).
         requested_by, reason: who asks and why (kept on the request for audit).
         request_id: the request's id (default: a fresh ``del-<uuid>``).
 

@@ -22,6 +22,7 @@ from graphmem.deletion.models import (
     counts_of,
 )
 from graphmem.deletion.plan import clean_terms, id_list
+from graphmem.deletion.redaction import scan_tenant_text, text_problems
 from graphmem.errors import (
     DeletionError,
 )
@@ -42,6 +43,11 @@ def verify(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = 
            ) -> tuple[dict[str, Any], Verification]:
     """Run the verification queries for a request; returns (stored request props, result).
 
+    With ``redact_terms``, every string and list-of-strings property of every node and
+    relationship of the request's tenants is scanned (:func:`~graphmem.deletion.redaction.
+    scan_tenant_text`), except log nodes written after the request finished; a term in any
+    text fails the verification, a term in an identifier is reported (SPEC 7, issue 12).
+
     Raises:
         DeletionError: no deletion request with this id.
     """
@@ -51,19 +57,19 @@ def verify(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = 
     row = rows[0]
     req = {k: _native(v) for k, v in row["request"].items()}
     terms = clean_terms(redact_terms)
-    found: dict[str, list[str]] = {}
-    if terms:
-        for trow in store.read("deletion_verify_terms", tenants=list(req.get("tenants") or []),
-                               terms=list(terms)):
-            found[trow["place"]] = sorted(trow["ids"])
+    finished = req.get("finished_at")
+    found = text_problems(scan_tenant_text(store, list(req.get("tenants") or []), terms,
+                                           after=finished))
     planned = int(req.get("planned_count") or 0)
     result = {
         "deleted_with_content": tuple(sorted(row["deleted_with_content"])),
         "intentions_not_cancelled": tuple(sorted(row["intentions_not_cancelled"])),
         "recompute_not_pending": tuple(sorted(row["recompute_not_pending"])),
-        "retrievable_with_terms": tuple(found.get("retrievable", ())),
-        "intentions_with_terms": tuple(found.get("intention", ())),
-        "retrievals_with_terms": tuple(found.get("retrieval", ())),
+        "retrievable_with_terms": found.get("retrievable_with_terms", ()),
+        "stored_with_terms": found.get("stored_with_terms", ()),
+        "intentions_with_terms": found.get("intentions_with_terms", ()),
+        "retrievals_with_terms": found.get("retrievals_with_terms", ()),
+        "text_with_terms": found.get("text_with_terms", ()),
     }
     problems = [f"{len(ids)} {name.replace('_', ' ')}: {id_list(list(ids))}"
                 for name, ids in result.items() if ids]
@@ -75,7 +81,8 @@ def verify(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = 
         passed=not problems, checked_at=store.clock(), state=str(req.get("state")),
         planned=planned, disposed=row["disposed"],
         quarantine_released=tuple(sorted(row["quarantine_released"])),
-        terms_checked=len(terms), stored_with_terms=tuple(found.get("stored", ())),
+        terms_checked=len(terms),
+        identifiers_with_terms=found.get("identifiers_with_terms", ()),
         problems=tuple(problems), **result,
     )
 

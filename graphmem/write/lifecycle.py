@@ -56,7 +56,7 @@ def write_record(store: Neo4jStore, policy: WritePolicy, proposal: Proposal, *, 
         if not todo:
             decision = MemoryWriteDecision(record.id, WriteDisposition.DISCARD,
                                            "identical record already stored")
-            store.run(tx, "write_decision_log", record_id=record.id,
+            store.run(tx, "write_decision_log", record_id=record.id, tenant=record.tenant,
                       disposition=decision.disposition.value,
                       reason=decision.reason, at=at, by=by)
             return decision
@@ -71,7 +71,7 @@ def write_record(store: Neo4jStore, policy: WritePolicy, proposal: Proposal, *, 
             store.create_in_tx(
                 tx, [record],
                 quarantined=decision.disposition is WriteDisposition.QUARANTINE)
-        store.run(tx, "write_decision_log", record_id=record.id,
+        store.run(tx, "write_decision_log", record_id=record.id, tenant=record.tenant,
                   disposition=decision.disposition.value, reason=decision.reason,
                   at=at, by=by)
         return decision

@@ -313,6 +313,36 @@ def deletion_leaves_derived_data(env: FaultEnv) -> tuple[Verdict, Verdict]:
                     else "descendants removed"))
 
 
+def redaction_leaves_free_text(env: FaultEnv) -> tuple[Verdict, Verdict]:
+    """Issue 12 item 1: an erased name survives in reasons, queries and actions, not only in
+    record content. graphmem: every string property of the run's graph, scanned generically
+    (``cypher/eval_text_scan.cypher``); the baseline: its stored records' text."""
+    env.seed([*_subject_records(),
+              rec("desk-note", "Refunds are confirmed by e-mail the same day.", DESK, "05-11")])
+    env.memory.retract(env.ns.id("desk-note"), by="support-agent",
+                       reason="Jane Roe said the confirmation never came")
+    env.naive.delete(["desk-note"])  # the baseline's retraction
+    env.memory.intend(env.ns.intention({
+        "id": "intent-confirm", "action": "Send Jane Roe the refund confirmation.",
+        "trigger_kind": "ticket_reopened", "trigger_value": "refund", "scope": DESK,
+        "created_at": "2026-05-11T09:00:00+00:00"}))
+    env.ask_graphmem({"memory_scope": DESK, "goal": "Confirm the refund for Jane Roe",
+                      "entities": ["refund"], "needs_prior_context": True})
+    how = _erase_subject(env, U17, SUBJECT_TERMS)
+    _naive_erase(env, U17)
+    terms = [t.lower() for t in SUBJECT_TERMS]
+    places = sorted(env.memory.store.read_values(
+        "eval_text_scan", prefix=env.ns.prefix, terms=terms)[0]["places"])
+    naive_left = sorted(r.id for r in env.naive.records.values() if any(
+        t in text.lower() for t in terms for text in (
+            r.content, r.asserted_value or "", *r.provenance.values(), str(r.metadata))))
+    return (Verdict(bool(places), (f"erased terms still in {', '.join(places)}" if places
+                                   else "no text of the tenant holds an erased term")
+                    + f" ({how})"),
+            Verdict(bool(naive_left), f"still in the text of {', '.join(naive_left)}"
+                    if naive_left else "no stored text holds an erased term"))
+
+
 # -------------------------------------------------------------------- prospective faults
 
 

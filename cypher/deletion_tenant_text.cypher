@@ -1,0 +1,66 @@
+// Every string (or list-of-strings) property of the tenants' graph that holds a redaction term
+// (SPEC section 7, issue 12 item 1), one row per (node or relationship, property).
+// The tenants' graph: their Scopes; the Records and Intentions in them; the Transitions ON and
+// the WriteDecisions DECIDED on those (and decisions logged with the tenant, which discarded
+// proposals leave without an edge); their Retrievals and CandidateSets; the Exposures and
+// Uses OF those retrievals; the DeletionRequests naming a tenant; and every relationship that
+// starts at one of these nodes (every relationship the write queries create does).
+// Properties are found generically, with keys(n) and n[key], so a field added later is
+// scanned too. $terms: lower-cased terms and their JSON-escaped forms (JSON-encoded
+// properties escape quotes and backslashes); a '[REDACTED]' marker never counts as text.
+// $skip: keys not to report (the caller's structural keys; empty to report everything).
+// $after: null, or a time: log nodes (Transition, WriteDecision, Retrieval, Exposure, Use,
+// DeletionRequest) written after it, and their relationships, are left out.
+CALL () {
+  MATCH (n:Scope) WHERE n.tenant IN $tenants
+  RETURN n
+  UNION
+  MATCH (s:Scope)<-[:IN_SCOPE]-(n) WHERE s.tenant IN $tenants
+  RETURN n
+  UNION
+  MATCH (s:Scope)<-[:IN_SCOPE]-()<-[:ON|DECIDED]-(n) WHERE s.tenant IN $tenants
+  RETURN n
+  UNION
+  MATCH (n:WriteDecision) WHERE n.tenant IN $tenants
+  RETURN n
+  UNION
+  MATCH (n:Retrieval) WHERE n.tenant IN $tenants
+  RETURN n
+  UNION
+  MATCH (n:CandidateSet) WHERE n.tenant IN $tenants
+  RETURN n
+  UNION
+  MATCH (q:Retrieval)<-[:OF]-(n) WHERE q.tenant IN $tenants
+  RETURN n
+  UNION
+  MATCH (n:DeletionRequest) WHERE any(t IN coalesce(n.tenants, []) WHERE t IN $tenants)
+  RETURN n
+}
+WITH n
+WHERE $after IS NULL
+   OR NOT (n:Transition OR n:WriteDecision OR n:Retrieval OR n:Exposure OR n:Use
+           OR n:DeletionRequest)
+   OR NOT coalesce(coalesce(n.at, n.started_at) > $after, false)
+CALL (n) {
+  WITH n, [k IN keys(n) WHERE NOT k IN $skip AND any(s IN
+      CASE WHEN n[k] IS :: STRING THEN [n[k]]
+           WHEN n[k] IS :: LIST<STRING NOT NULL> THEN n[k] ELSE [] END
+      WHERE any(t IN $terms WHERE toLower(replace(s, '[REDACTED]', '\n')) CONTAINS t))]
+    AS hits
+  UNWIND hits AS key
+  RETURN elementId(n) AS eid, false AS rel, labels(n) AS labels, key, n[key] AS value
+  UNION ALL
+  MATCH (n)-[e]->()
+  WITH e, [k IN keys(e) WHERE NOT k IN $skip AND any(s IN
+      CASE WHEN e[k] IS :: STRING THEN [e[k]]
+           WHEN e[k] IS :: LIST<STRING NOT NULL> THEN e[k] ELSE [] END
+      WHERE any(t IN $terms WHERE toLower(replace(s, '[REDACTED]', '\n')) CONTAINS t))]
+    AS hits
+  UNWIND hits AS key
+  RETURN elementId(e) AS eid, true AS rel, [type(e)] AS labels, key, e[key] AS value
+}
+RETURN eid, rel, labels, key, value,
+  coalesce(n.id, n.record_id, n.intention_id, n.retrieval_id, n.digest, n.key, eid) AS owner,
+  NOT rel AND n:Record AND NOT coalesce(n.erased, false) AS live_record,
+  coalesce(n.quarantined, false) OR coalesce(n.pending_recompute, false) AS held
+ORDER BY owner, rel, key

@@ -1,0 +1,252 @@
+"""Redaction terms leave every text of the tenant's graph, and the verification proves it by
+scanning every string property generically (SPEC section 7; issue 12 item 1)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from graphmem.client import Memory
+from graphmem.deletion import apply_deletion, plan_deletion, verify_deletion
+from graphmem.deletion.redaction import (
+    STRUCTURAL_KEYS,
+    holds_term,
+    redact_value,
+    term_pattern,
+)
+from graphmem.evaluation.faults import run_faults
+from graphmem.evaluation.namespace import Namespace
+from graphmem.models import Principal
+
+TERM = "CANARY-7731"
+NOW = datetime(2026, 9, 15, 12, tzinfo=UTC)
+T = {"tenant": "t1", "user": "u9"}
+OTHER = {"tenant": "t2", "user": "u9"}
+
+
+def _rec(rid: str, content: str, scope: dict[str, str] = T, **extra: Any) -> dict[str, Any]:
+    return {"id": rid, "kind": "semantic", "content": content, "scope": scope,
+            "created_at": "2026-09-01T09:00:00+00:00", "authority": "human_instruction",
+            "provenance": {"source": "chat"}, **extra}
+
+
+def _holders(memory: Memory, term: str) -> list[tuple[str, str, str]]:
+    """Every (labels or type, owner id, key) of the WHOLE database whose string or
+    list-of-strings value holds ``term`` (case-insensitive): an independent full scan."""
+    rows, _, _ = memory.store.driver.execute_query(
+        "MATCH (n) RETURN labels(n) AS labels, properties(n) AS props, null AS owner "
+        "UNION ALL MATCH (a)-[e]->() RETURN [type(e)] AS labels, properties(e) AS props, "
+        "properties(a) AS owner", database_=memory.store.database)
+    low = term.lower()
+    found = []
+    for row in rows:
+        owner_props = row["owner"] if row["owner"] is not None else row["props"]
+        owner = str(owner_props.get("id") or owner_props.get("record_id")
+                    or owner_props.get("intention_id") or owner_props.get("retrieval_id")
+                    or owner_props.get("key") or "?")
+        for key, value in row["props"].items():
+            texts = [value] if isinstance(value, str) else (
+                [v for v in value if isinstance(v, str)] if isinstance(value, list) else [])
+            if any(low in t.lower() for t in texts):
+                found.append(("/".join(sorted(row["labels"])), owner, key))
+    return sorted(found)
+
+
+def _issue_input(memory: Memory) -> None:
+    """Issue 12 item 1, verbatim."""
+    assert memory.write(_rec("C1", "badge code is CANARY-7731 for the lobby"), now=NOW
+                        ).disposition.value == "PERSIST"
+    memory.write(_rec("C2", "prefers window seats on flights"), now=NOW)
+    memory.write(_rec("CD", "profile: badge CANARY-7731, window seats",
+                      derived_from=["C1", "C2"]), now=NOW)
+    memory.retract("C2", by="agent", reason="customer CANARY-7731 asked")
+
+
+def test_issue_input_no_text_keeps_the_term(memory: Memory) -> None:
+    _issue_input(memory)
+    assert ("Record", "C2", "retracted_reason") in _holders(memory, TERM)
+    assert ("Transition", "C2", "reason") in _holders(memory, TERM)
+    plan = plan_deletion(memory.store, roots=["C1"], redact_terms=[TERM], requested_by="dpo",
+                         reason="erase the badge")
+    report = apply_deletion(memory.store, plan)
+    assert _holders(memory, TERM) == []
+    assert report.verification.passed, report.verification.problems
+    state = memory.store.state("C2")  # the retraction itself stays: only its text changed
+    assert state.retracted_by == "agent"
+    assert state.retracted_reason == "customer [REDACTED] asked"
+    history = memory.history("C2")
+    assert any(h.get("reason") == "customer [REDACTED] asked" for h in history), history
+    again = verify_deletion(memory.store, plan.request_id, redact_terms=[TERM])
+    assert again.verification.passed and again.verification.text_with_terms == ()
+
+
+def test_verification_fails_while_a_reason_keeps_the_term(memory: Memory) -> None:
+    """The check the issue found missing: the term in a Transition reason fails verification.
+    """
+    _issue_input(memory)
+    plan = plan_deletion(memory.store, roots=["C1"], redact_terms=[TERM], requested_by="dpo",
+                         reason="erase the badge")
+    apply_deletion(memory.store, plan)
+    # an ad hoc free-text property no code knows about, written before a re-check
+    memory.store.driver.execute_query(
+        "MATCH (t:Transition {record_id: 'C2'}) SET t.note = 'ticket for canary-7731', "
+        "t.at = t.at - duration('PT1S')", database_=memory.store.database)
+    v = verify_deletion(memory.store, plan.request_id, redact_terms=[TERM]).verification
+    assert not v.passed
+    assert v.text_with_terms == ("Transition C2.note",)
+    assert any("text with terms" in p for p in v.problems)
+
+
+ALL_KINDS_TERM = "Jane Roe"
+
+
+def _every_kind(memory: Memory, scope: dict[str, str], tag: str) -> str:
+    """A tenant whose graph holds the term in every kind of free text; returns a retrieval
+    id. ``tag`` keeps ids apart between tenants."""
+    memory.write(_rec(f"{tag}-root", "Call with Jane Roe about her refund", scope), now=NOW)
+    memory.write(_rec(
+        f"{tag}-kept", "customer prefers e-mail", scope, asserts="contact.name",
+        asserted_value="Jane Roe",
+        provenance={"source": "crm", "jane roe": "account owner"},
+        metadata={"note": "asked by JANE ROE", "Jane Roe": ["nested", "jane roe"]}), now=NOW)
+    memory.write(_rec(f"{tag}-gone", "temporary fact", scope), now=NOW)
+    memory.write(_rec(f"{tag}-old", "stale fact", scope), now=NOW)
+    memory.retract(f"{tag}-gone", by="Jane Roe's assistant", reason="Jane Roe said so")
+    # a discarded duplicate: its decision hangs off no record
+    memory.write(_rec(f"{tag}-dup", "customer prefers e-mail", scope), by="jane roe bot",
+                 now=NOW)
+    memory.intend({"id": f"{tag}-intent", "action": "Call Jane Roe back",
+                   "trigger_kind": "ticket", "trigger_value": "jane roe", "scope": scope,
+                   "created_at": "2026-09-01T09:00:00+00:00"})
+    memory.intend({"id": f"{tag}-intent2", "action": "Send the summary",
+                   "trigger_kind": "ticket", "trigger_value": "closed", "scope": scope,
+                   "created_at": "2026-09-01T09:00:00+00:00"})
+    memory.cancel(f"{tag}-intent2", by="agent", reason="Jane Roe closed the ticket", now=NOW)
+    principal = Principal(tenants=frozenset({scope["tenant"]}))
+    result = memory.retrieve({"memory_scope": scope, "goal": "How does Jane Roe like contact",
+                              "needs_prior_context": True}, principal=principal, now=NOW)
+    rid = result.trace.retrieval_id
+    assert rid and result.ids
+    memory.record_exposure(rid, "reply to Jane Roe", list(result.ids), at=NOW)
+    memory.record_use(rid, "reply to Jane Roe", list(result.ids), at=NOW)
+    # an earlier deletion request whose reason names the person
+    earlier = plan_deletion(memory.store, roots=[f"{tag}-old"], requested_by="dpo",
+                            reason="Jane Roe asked to drop a stale fact",
+                            request_id=f"{tag}-del")
+    apply_deletion(memory.store, earlier)
+    return rid
+
+
+def test_every_kind_of_free_text_is_redacted_and_other_tenants_untouched(memory: Memory
+                                                                         ) -> None:
+    _every_kind(memory, OTHER, "b")
+    other_tenant = _holders(memory, ALL_KINDS_TERM)
+    _every_kind(memory, T, "a")
+    before = _holders(memory, ALL_KINDS_TERM)
+    kinds = {(labels, key) for labels, _, key in before}
+    for expected in [("Record", "content"), ("Record", "asserted_value"),
+                     ("Record", "provenance_json"), ("Record", "metadata_json"),
+                     ("Record", "retracted_reason"), ("Record", "retracted_by"),
+                     ("Transition", "reason"), ("Transition", "by"),
+                     ("WriteDecision", "by"), ("Retrieval", "query"),
+                     ("Intention", "action"), ("Intention", "trigger_value"),
+                     ("Intention", "cancel_reason"), ("Exposure", "action_id"),
+                     ("Use", "action_id"), ("DeletionRequest", "reason")]:
+        assert expected in kinds, (expected, sorted(kinds))
+    plan = plan_deletion(memory.store, roots=["a-root"], redact_terms=[ALL_KINDS_TERM],
+                         requested_by="dpo", reason="erase Jane Roe")
+    assert plan.tenants == ("t1",)
+    report = apply_deletion(memory.store, plan)
+    assert report.verification.passed, report.verification.problems
+    # only the other tenant's graph still holds the name, exactly as before
+    after = _holders(memory, ALL_KINDS_TERM)
+    assert after == other_tenant
+    # JSON stays JSON, keys included; fingerprints follow the redacted content
+    kept = memory.get("a-kept")
+    assert kept.provenance == {"source": "crm", "[REDACTED]": "account owner"}
+    assert kept.metadata == {"note": "asked by [REDACTED]",
+                             "[REDACTED]": ["nested", "[REDACTED]"]}
+    assert kept.asserted_value == "[REDACTED]"
+    # applying again and verifying again change nothing
+    assert apply_deletion(memory.store, plan).verification.passed
+    assert _holders(memory, ALL_KINDS_TERM) == after
+
+
+def test_other_tenant_text_is_untouched(memory: Memory) -> None:
+    _issue_input(memory)
+    memory.write(_rec("X1", "CANARY-7731 belongs to another tenant", OTHER), now=NOW)
+    memory.write(_rec("X2", "unrelated", OTHER), now=NOW)
+    memory.retract("X2", by="agent", reason="CANARY-7731 elsewhere")
+    plan = plan_deletion(memory.store, roots=["C1"], redact_terms=[TERM], requested_by="dpo",
+                         reason="erase the badge")
+    assert apply_deletion(memory.store, plan).verification.passed
+    assert memory.get("X1").content == "CANARY-7731 belongs to another tenant"
+    assert {h[1] for h in _holders(memory, TERM)} == {"X1", "X2"}
+
+
+def test_written_after_the_request_is_not_its_failure(memory: Memory) -> None:
+    """A retrieval logged after the request finished holds the term: the request's
+    verification still passes (it covers what existed when it was applied)."""
+    _issue_input(memory)
+    plan = plan_deletion(memory.store, roots=["C1"], redact_terms=[TERM], requested_by="dpo",
+                         reason="erase the badge")
+    report = apply_deletion(memory.store, plan)
+    assert report.request.finished_at is not None
+    later = report.request.finished_at + timedelta(days=1)
+    memory.retrieve({"memory_scope": T, "goal": "what is CANARY-7731",
+                     "needs_prior_context": True},
+                    principal=Principal(tenants=frozenset({"t1"})), now=later)
+    assert any(h[0] == "Retrieval" for h in _holders(memory, TERM))
+    assert verify_deletion(memory.store, plan.request_id, redact_terms=[TERM]
+                           ).verification.passed
+
+
+def test_identifiers_are_reported_not_redacted(memory: Memory) -> None:
+    memory.write(_rec("u9-note", "call u9 tomorrow"), now=NOW)
+    plan = plan_deletion(memory.store, roots=["u9-note"], redact_terms=["u9"],
+                         requested_by="dpo", reason="erase u9")
+    v = apply_deletion(memory.store, plan).verification
+    assert v.passed, v.problems
+    # the tombstone keeps its id and scope; both are reported, neither fails nor is redacted
+    assert {"Record u9-note.id", "Record u9-note.scope_json"} <= set(v.identifiers_with_terms)
+    assert memory.store.state("u9-note").erased
+
+
+@pytest.mark.parametrize("terms", [["CANARY-7731"], ["redact"], ['a"b\\c']])
+def test_redaction_is_idempotent_and_keeps_json_valid(terms: list[str]) -> None:
+    pattern = term_pattern(terms)
+    raw = json.dumps({"CANARY-7731": 'x a"b\\c y', "n": [1, "canary-7731"], "redacted": 2},
+                     sort_keys=True, ensure_ascii=False)
+    once = redact_value("metadata_json", raw, pattern)
+    assert json.loads(once)  # still JSON
+    assert redact_value("metadata_json", once, pattern) == once
+    assert not holds_term("metadata_json", once, pattern)
+    assert redact_value("note", "[REDACTED] and CANARY-7731", term_pattern(["canary-7731"])
+                        ) == "[REDACTED] and [REDACTED]"
+    assert redact_value("tags", ["a", "canary-7731"], term_pattern(["CANARY-7731"])) == [
+        "a", "[REDACTED]"]
+
+
+def test_structural_keys_are_ids_scopes_enums_and_digests() -> None:
+    assert {"id", "tenant", "scope_json", "digest", "kind"} <= STRUCTURAL_KEYS
+    free_text = {"content", "reason", "query", "action", "action_id", "by", "retracted_reason",
+                 "trigger_value", "provenance_json", "metadata_json", "note", "requested_by"}
+    assert not free_text & STRUCTURAL_KEYS
+
+
+def test_fault_redaction_leaves_free_text(memory: Memory) -> None:
+    """graphmem stops the fault; the naive baseline lets it through; and the fault's own
+    scan does see free text (a retraction reason) when nothing redacts it."""
+    report = run_faults(memory, only=["redaction_leaves_free_text"])
+    (result,) = report.results
+    assert not result.graphmem.let_through, result.graphmem.evidence
+    assert result.naive.let_through, result.naive.evidence
+    ns = Namespace.fresh()
+    memory.write(ns.record(_rec("C2", "prefers window seats on flights")), now=NOW)
+    memory.retract(ns.id("C2"), by="agent", reason="customer CANARY-7731 asked")
+    places = memory.store.read_values("eval_text_scan", prefix=ns.prefix,
+                                      terms=["canary-7731"])[0]["places"]
+    assert sorted(places) == ["Record.retracted_reason", "Transition.reason"]
