@@ -10,7 +10,7 @@ import typer
 
 from graphmem.db.commands import db_app, stats_command
 from graphmem.deletion.commands import delete_app
-from graphmem.demo.commands import demo
+from graphmem.demo.commands import demo, scenario_app
 from graphmem.evaluation.commands import eval_app
 from graphmem.integrations.mcp.commands import mcp_command
 from graphmem.lineage.commands import lineage_command
@@ -31,6 +31,7 @@ SUBCOMMANDS: list[tuple[str, typer.Typer]] = [
     ("db", db_app),
     ("delete", delete_app),
     ("eval", eval_app),
+    ("scenario", scenario_app),
 ]
 for _name, _sub_app in SUBCOMMANDS:
     app.add_typer(_sub_app, name=_name)

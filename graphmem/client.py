@@ -381,8 +381,12 @@ class Memory:
 
     def plan_deletion(self, roots: Sequence[str] | None = None,
                       subject: dict[str, str] | None = None, redact_terms: Iterable[str] = (),
-                      *, requested_by: str, reason: str) -> DeletionPlan:
+                      *, requested_by: str, reason: str, request_id: str | None = None
+                      ) -> DeletionPlan:
         """Plan a deletion from root ids or a subject scope; reads only (SPEC section 7).
+
+        ``request_id`` defaults to a fresh ``del-<uuid>``. ``plan.matches_nothing`` is True
+        when the subject or roots matched nothing (issue 19).
 
         Raises:
             ValidationError: both or neither of roots/subject, a subject without tenant.
@@ -390,7 +394,7 @@ class Memory:
         """
         return plan_deletion(self.store, roots=roots, subject=subject,
                              redact_terms=redact_terms, requested_by=requested_by,
-                             reason=reason)
+                             reason=reason, request_id=request_id)
 
     def apply_deletion(self, plan: DeletionPlan, *, batch_size: int | None = None,
                        progress: ProgressCallback | None = None) -> DeletionReport:

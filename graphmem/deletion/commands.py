@@ -5,7 +5,7 @@ derivation graphs for analysts (SPEC section 7). :mod:`graphmem.cli` registers
 ::
 
     graphmem delete plan --subject tenant=acme --subject user=u-17 [--redact "Jane Roe"]
-                         [--json] [-o PLAN.json]
+                         [--request-id ID] [--allow-empty] [--json] [-o PLAN.json]
     graphmem delete apply PLAN.json [--batch-size N] [--json] [-o REPORT.json]
     graphmem delete verify REQUEST_ID [--redact TERM] [--json] [-o REPORT.json]
     graphmem lineage ID [--direction up|down|both] [--depth N]
@@ -13,7 +13,8 @@ derivation graphs for analysts (SPEC section 7). :mod:`graphmem.cli` registers
 
 Every command connects with :meth:`graphmem.Memory.connect` (``NEO4J_*`` environment or the
 ``graphmem db start`` server). Exit codes (:mod:`graphmem.terminal`): 1 a failed
-verification, 2 bad input (an unknown request, a tampered plan), 3 no database.
+verification or a plan whose subject matches nothing (without ``--allow-empty``), 2 bad
+input (an unknown request, a tampered plan), 3 no database.
 Heavy imports (the client, networkx, matplotlib) happen inside the commands.
 """
 
@@ -120,28 +121,47 @@ def plan_command(
     requested_by: Annotated[str | None, typer.Option(
         help="Who asks (default: the current user).")] = None,
     reason: Annotated[str, typer.Option(help="Why (kept for audit).")] = "erasure request",
+    request_id: Annotated[str | None, typer.Option(
+        help="The request's id, e.g. your ticket (default: a fresh del-<uuid>).")] = None,
+    allow_empty: Annotated[bool, typer.Option(
+        help="Accept a subject or roots that match nothing (exit 0 instead of 1).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the plan as JSON.")] = False,
     output: Annotated[Path | None, typer.Option(
         "-o", "--output", help="Write the plan (JSON) to this file.")] = None,
 ) -> None:
-    """Plan a deletion walk: roots, descendants over lineage, and a disposition for each."""
+    """Plan a deletion walk: roots, descendants over lineage, and a disposition for each.
+
+    Exits 1 when the subject matches no record or intention (usually a typo; issue 19),
+    unless --allow-empty; the plan is still printed and written.
+    """
     try:
         subject_scope = parse_pairs(subject, "--subject") if subject else None
         with _connect() as memory:
             plan = memory.plan_deletion(
                 roots=root or None, subject=subject_scope, redact_terms=redact or (),
-                requested_by=requested_by or getpass.getuser(), reason=reason)
+                requested_by=requested_by or getpass.getuser(), reason=reason,
+                request_id=request_id)
     except GraphmemError as exc:
         raise fail(exc) from None
     if output is not None:
         output.write_text(plan.to_json(), encoding="utf-8")
     if as_json:
         sys.stdout.write(plan.to_json() + "\n")
-        return
-    _plan_tables(plan, _TABLE_ROWS)
-    if output is not None:
-        console.print(f"plan written to {output}; apply it with "
-                      f"`graphmem delete apply {output}`", highlight=False)
+    else:
+        _plan_tables(plan, _TABLE_ROWS)
+        if output is not None:
+            console.print(f"plan written to {output}; apply it with "
+                          f"`graphmem delete apply {output}`", highlight=False)
+    if plan.matches_nothing:
+        what = (f"the subject {plan.subject}" if plan.subject is not None else "the roots")
+        tone = "yellow" if allow_empty else "red"
+        err_console.print(
+            f"[bold {tone}]{what} matched no record or intention[/]: this plan deletes "
+            "nothing. Check the subject for a typo"
+            + ("." if allow_empty else "; pass --allow-empty to accept an empty plan."),
+            highlight=False)
+        if not allow_empty:
+            raise typer.Exit(code=EXIT_CHECK_FAILED)
 
 
 @delete_app.command("apply")

@@ -198,6 +198,16 @@ class DeletionPlan(BaseModel):
         """Entry ids in plan order, optionally only those with ``disposition``."""
         return [e.id for e in self.entries if disposition is None or e.disposition is disposition]
 
+    @property
+    def matches_nothing(self) -> bool:
+        """True when the subject or roots matched no record or intention (issue 19).
+
+        Usually a typo in the subject (``user=u-71``); ``graphmem delete plan`` exits 1 for
+        it unless ``--allow-empty``. Records that only hold a redaction term do not count:
+        the request's subject still matched nothing.
+        """
+        return not self.roots
+
     def disposition_of(self, node_id: str) -> Disposition | None:
         """The disposition planned for ``node_id``, or None when the plan leaves it alone."""
         for e in self.entries:

@@ -13,13 +13,19 @@ from rich.table import Table
 
 from graphmem.client import Memory
 from graphmem.db.settings import ConnectionSettings
+from graphmem.demo.load import LoadReport, load_into
 from graphmem.demo.run import DemoReport, default_scenario_dir, run_demo
 from graphmem.demo.scenario import load_scenario
 from graphmem.errors import GraphmemError
-from graphmem.terminal import EXIT_CHECK_FAILED, EXIT_OK, console, fail
+from graphmem.terminal import EXIT_CHECK_FAILED, EXIT_OK, console, emit_json, fail
 from graphmem.terminal import err_console as err
 
-__all__ = ["demo"]
+__all__ = ["demo", "scenario_app"]
+
+scenario_app = typer.Typer(
+    help="Load a scenario into your database to keep and explore (issue 19).",
+    no_args_is_help=True,
+)
 
 
 @contextmanager
@@ -141,3 +147,46 @@ def _print_query(q: dict[str, Any]) -> None:
         succ = f" -> {', '.join(a['successor_ids'])}" if a["successor_ids"] else ""
         console.print(f"  absent {a['id']}: {a['status']}{succ} ({a['detail']}) {mark}",
                       highlight=False)
+
+
+@scenario_app.command("load")
+def scenario_load(
+    name: Annotated[str, typer.Argument(
+        help="'northwind' (shipped with graphmem, or $GRAPHMEM_NORTHWIND when set) or a "
+             "scenario folder.")] = "northwind",
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="Print the report as JSON on stdout (and nothing else there).")] = False,
+    output: Annotated[Path | None, typer.Option(
+        "-o", "--output", help="Also write the report (JSON) to this file.")] = None,
+) -> None:
+    """Load a scenario's records, operations and intentions into the configured database
+    and keep them there: NEO4J_URI when set, else the local server (started if needed).
+
+    Idempotent: what is already stored is left alone, so running it again changes nothing
+    (records a deletion erased stay erased). Runs no queries and checks nothing: that is
+    `graphmem demo`. Exits 2 on bad input or when an id is stored with other content
+    (nothing is written then), 3 when the database is unavailable.
+    """
+    try:
+        loaded = load_scenario(default_scenario_dir() if name == "northwind" else Path(name))
+        with Memory.connect() as memory:
+            report = load_into(memory, loaded)
+    except GraphmemError as exc:
+        raise fail(exc) from None
+    emit_json(report.as_json(), as_json, output)
+    if not as_json:
+        _print_load(report)
+
+
+def _print_load(report: LoadReport) -> None:
+    table = Table(title=f"Scenario {report.scenario}: loaded", title_justify="left")
+    for col in ("item", "id", "outcome", "detail"):
+        table.add_column(col, no_wrap=col != "detail")
+    colour = {"written": "green", "applied": "green", "erased": "dim"}
+    for row in report.rows:
+        tint = colour.get(row["outcome"], "")
+        outcome = f"[{tint}]{row['outcome']}[/]" if tint else row["outcome"]
+        table.add_row(row["item"], row["id"], outcome, row["detail"])
+    console.print(table)
+    counts = ", ".join(f"{n} {k}" for k, n in report.counts().items())
+    console.print(f"{counts}; {report.changed} changed", highlight=False)

@@ -71,7 +71,8 @@ def plan_deletion(
         with state.lock:
             state.plans[plan.digest] = plan
         return PlanDeletionOut(digest=plan.digest, request_id=plan.request_id,
-                               counts=plan.counts(), plan=plan)
+                               counts=plan.counts(), matches_nothing=plan.matches_nothing,
+                               plan=plan)
 
 
 def apply_deletion(

@@ -203,4 +203,7 @@ class PlanDeletionOut(BaseModel):
     digest: str
     request_id: str
     counts: dict[str, int]
+    matches_nothing: bool = Field(
+        default=False, description="True when the subject or roots matched no memory: "
+                                   "usually a typo; applying the plan deletes nothing.")
     plan: DeletionPlan

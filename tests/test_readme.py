@@ -1,0 +1,228 @@
+"""The README is a walkthrough that runs, top to bottom, in CI (issue 19).
+
+Every fenced code block of README.md runs here, in file order, as a reader would run it,
+against the test session's throwaway Neo4j (tests/conftest.py; the CLI and
+``Memory.connect()`` reach it through NEO4J_URI / NEO4J_USER / NEO4J_PASSWORD /
+NEO4J_DATABASE), in one temporary working folder shared by all blocks. The database is
+empty at the start: it holds what the README's own blocks put there (``graphmem scenario
+load northwind`` for the walkthroughs).
+
+Why a collector of our own: pytest-examples (the maintained tool for this) runs only Python
+blocks, one at a time, found by a regular expression; it neither runs shell blocks, nor
+sees a marker before a block, nor lets one block continue another. So the blocks are found
+with markdown-it-py (a maintained CommonMark parser, already a dependency of rich), and this
+module runs them.
+
+Conventions (an HTML comment on the line just before a block; GitHub does not show it):
+
+- ```` ```python ````: runs in a fresh namespace. ``<!-- continues -->`` before it runs it
+  in the namespace the previous Python block left (say so in the prose, too).
+- ```` ```bash ```` (or ``sh``, ``shell``): each command (a line, with ``\\`` continuations;
+  blank and comment lines skipped) runs with ``bash -c`` in the working folder, one after the
+  other; files are the only state they share. A command must exit 0, or the code its
+  trailing comment states as ``# exit N`` or ``# exit N: why``.
+- ``<!-- not run: REASON -->``: the block is not run, and REASON says why (client
+  configuration, a snippet for another framework, set-up that installs or clones, a
+  long benchmark, a synopsis with placeholders).
+- ``<!-- output -->`` before a block (``text``): what the previous Python block prints;
+  the test compares them (trailing spaces ignored), so a shown output stays true.
+- Any other block (``json``, ``text``, no language) must carry ``not run``: the test fails
+  for an unmarked block it cannot run, so a block added later is either runnable or
+  visibly marked.
+
+A failure names the block's line (``README.md:LINE``); Python tracebacks carry README line
+numbers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import re
+import subprocess
+import sys
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from markdown_it import MarkdownIt
+
+from graphmem.client import Memory
+
+from .conftest import Neo4jUnderTest
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+PYTHON = ("python", "py", "python3")
+SHELL = ("bash", "sh", "shell")
+NOT_RUN = re.compile(r"<!--\s*not run:\s*(?P<reason>\S.*?)\s*-->", re.S)
+CONTINUES = re.compile(r"<!--\s*continues\s*-->")
+OUTPUT = re.compile(r"<!--\s*output\s*-->")
+EXIT = re.compile(r"\s#\s*exit (?P<code>\d+)(?::|\s*$)")
+COMMAND_TIMEOUT_S = 300
+
+
+@dataclass(frozen=True)
+class Block:
+    """A fenced block of a Markdown file: its language, first line (1-based, the fence),
+    source, and what the marker before it says."""
+
+    line: int
+    lang: str
+    source: str
+    skip_reason: str | None = None
+    continues: bool = False
+    output: bool = False
+
+    @property
+    def where(self) -> str:
+        return f"README.md:{self.line}"
+
+
+def blocks(text: str) -> list[Block]:
+    """The fenced blocks of ``text`` in order, with their markers.
+
+    Raises:
+        ValueError: a block that cannot run and is not marked ``not run``, or a malformed
+            marker (``not run`` without a reason, ``continues`` on a non-Python block or
+            before the first Python block).
+    """
+    tokens = MarkdownIt("commonmark").parse(text)
+    out: list[Block] = []
+    seen_python = False
+    for i, tok in enumerate(tokens):
+        if tok.type != "fence":
+            continue
+        assert tok.map is not None
+        line = tok.map[0] + 1
+        lang = tok.info.strip().split(" ")[0].lower()
+        marker = tokens[i - 1].content if i and tokens[i - 1].type == "html_block" else ""
+        if "not run" in marker and not NOT_RUN.search(marker):
+            raise ValueError(f"README.md:{line}: write `<!-- not run: REASON -->` with a reason")
+        skip = NOT_RUN.search(marker)
+        continues = bool(CONTINUES.search(marker))
+        output = bool(OUTPUT.search(marker))
+        if output and not seen_python:
+            raise ValueError(f"README.md:{line}: `<!-- output -->` needs an earlier Python block")
+        if skip is None and not output and lang not in PYTHON + SHELL:
+            raise ValueError(
+                f"README.md:{line}: a ```{lang or '(no language)'} block cannot run: mark it "
+                "`<!-- not run: REASON -->` on the line before, or make it python/bash")
+        if continues and (lang not in PYTHON or not seen_python):
+            raise ValueError(f"README.md:{line}: `<!-- continues -->` needs a Python block "
+                             "after an earlier Python block")
+        if skip is None and lang in PYTHON:
+            seen_python = True
+        out.append(Block(line=line, lang=lang, source=tok.content,
+                         skip_reason=skip.group("reason") if skip else None,
+                         continues=continues, output=output))
+    return out
+
+
+def shell_commands(block: Block) -> list[tuple[int, str, int]]:
+    """(README line, command, expected exit code) for each command of a shell block."""
+    out: list[tuple[int, str, int]] = []
+    pending: list[str] = []
+    start = 0
+    for offset, raw in enumerate(block.source.splitlines()):
+        if not pending and (not raw.strip() or raw.lstrip().startswith("#")):
+            continue
+        if not pending:
+            start = block.line + 1 + offset
+        pending.append(raw)
+        if raw.rstrip().endswith("\\"):
+            continue
+        command = "\n".join(pending)
+        pending = []
+        match = EXIT.search(command.splitlines()[-1])
+        out.append((start, command, int(match.group("code")) if match else 0))
+    return out
+
+
+# -- the conventions themselves (no database) ---------------------------------------------
+
+
+def test_the_marker_conventions_are_enforced() -> None:
+    good = ("<!-- not run: client configuration -->\n```json\n{}\n```\n\n"
+            "```python\nx = 1\n```\n\n<!-- continues -->\n```python\nprint(x)\n```\n\n"
+            "<!-- output -->\n```text\n1\n```\n\n"
+            "```bash\ngraphmem stats   # exit 3: no database\ngraphmem a \\\n  b\n```\n")
+    found = blocks(good)
+    assert [(b.lang, b.skip_reason, b.continues) for b in found] == [
+        ("json", "client configuration", False), ("python", None, False),
+        ("python", None, True), ("text", None, False), ("bash", None, False)]
+    assert found[3].output
+    assert shell_commands(found[4]) == [(21, "graphmem stats   # exit 3: no database", 3),
+                                        (22, "graphmem a \\\n  b", 0)]
+    for bad, why in [("```json\n{}\n```\n", "cannot run"),
+                     ("```\ndiagram\n```\n", "no language"),
+                     ("<!-- not run -->\n```json\n{}\n```\n", "with a reason"),
+                     ("<!-- continues -->\n```python\nx\n```\n", "continues")]:
+        with pytest.raises(ValueError, match=why):
+            blocks(bad)
+
+
+def test_every_readme_block_runs_or_says_why_not() -> None:
+    found = blocks(README.read_text(encoding="utf-8"))
+    assert any(b.skip_reason is None and b.lang in PYTHON for b in found)
+    assert any(b.skip_reason is None and b.lang in SHELL for b in found)
+
+
+# -- the walkthrough ------------------------------------------------------------------------
+
+
+def test_the_readme_runs_top_to_bottom(memory: Memory, neo4j_db: Neo4jUnderTest,
+                                       tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    s = neo4j_db.settings
+    env = {"NEO4J_URI": s.uri, "NEO4J_USER": s.user, "NEO4J_PASSWORD": s.password,
+           "NEO4J_DATABASE": s.database, "COLUMNS": "120",
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("GRAPHMEM_NORTHWIND", raising=False)
+    monkeypatch.chdir(tmp_path)
+    namespace: dict[str, Any] = {}
+    printed = ""
+    for block in blocks(README.read_text(encoding="utf-8")):
+        if block.skip_reason is not None:
+            continue
+        if block.output:
+            if _lines(printed) != _lines(block.source):
+                pytest.fail(f"{block.where}: the README shows an output the block above does "
+                            f"not print; it prints:\n{printed}", pytrace=False)
+        elif block.lang in PYTHON:
+            if not block.continues:
+                namespace = {"__name__": "__readme__"}
+            printed = _run_python(block, namespace)
+        else:
+            for line, command, expected in shell_commands(block):
+                _run_shell(line, command, expected, tmp_path)
+
+
+def _lines(text: str) -> list[str]:
+    return [line.rstrip() for line in text.strip("\n").splitlines()]
+
+
+def _run_python(block: Block, namespace: dict[str, Any]) -> str:
+    """Run a Python block; what it printed."""
+    # padded so that tracebacks show README line numbers
+    code = compile("\n" * block.line + block.source, str(README), "exec")
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out):
+            exec(code, namespace)
+    except Exception:
+        pytest.fail(f"{block.where}: the Python block failed:\n{traceback.format_exc()}\n"
+                    f"--- printed\n{out.getvalue()}", pytrace=False)
+    return out.getvalue()
+
+
+def _run_shell(line: int, command: str, expected: int, cwd: Path) -> None:
+    done = subprocess.run(["bash", "-c", command], cwd=cwd, capture_output=True, text=True,
+                          timeout=COMMAND_TIMEOUT_S, check=False)
+    if done.returncode != expected:
+        pytest.fail(f"README.md:{line}: `{command}` exited {done.returncode}, the README says "
+                    f"{expected}\n--- stdout\n{done.stdout[-4000:]}\n--- stderr\n"
+                    f"{done.stderr[-4000:]}", pytrace=False)
