@@ -50,10 +50,8 @@ def write_record(store: Neo4jStore, policy: WritePolicy, proposal: Proposal, *, 
     store.check_record(record)
 
     def work(tx: ManagedTransaction) -> MemoryWriteDecision:
-        key = scope_key(record.scope)
-        if not store.run(tx, "scope_lock_existing", scope_key=key):
-            store.run(tx, "scope_lock", scope_key=key, tenant=record.tenant,
-                      scope_pairs=scope_pairs(record.scope))
+        store.run(tx, "scope_lock", scope_key=scope_key(record.scope), tenant=record.tenant,
+                  scope_pairs=scope_pairs(record.scope))
         todo = store.prepare_in_tx(tx, [record])
         if not todo:
             decision = MemoryWriteDecision(record.id, WriteDisposition.DISCARD,
