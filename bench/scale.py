@@ -284,7 +284,7 @@ def profile_batch(memory: Memory, batch_size: int) -> dict[str, Any]:
               "check_batch_lineage": "client: in-batch lineage check",
               "record_props": "client: record -> properties (json, sha256)",
               "prepare_in_tx": "tx: existing ids and fingerprints (query + hashing)",
-              "create_in_tx": "tx: scopes, records, edges, conflicts_link",
+              "create_in_tx": "tx: scopes, records, edges, assertion groups",
               "_existing": "server: records_existing query"}
     found: dict[str, float] = {}
     raw: dict[Any, Any] = stats.stats  # type: ignore[attr-defined]

@@ -3,7 +3,9 @@
 // (created_at, valid_from, expires_at as ISO-8601 strings or null), parents}; every parent
 // must exist already or come earlier in $rows; $scope_key names an existing Scope node (scope_lock).
 MATCH (s:Scope {key: $scope_key})
-SET s.rev = coalesce(s.rev, 0) + 1
+MERGE (sv:ScopeVersion {key: s.key})
+  ON CREATE SET sv.epoch = randomUUID(), sv.tenant = s.tenant
+SET sv.rev = coalesce(sv.rev, 0) + 1
 WITH s
 UNWIND $rows AS row
 CREATE (r:Record)

@@ -3,7 +3,9 @@
 // node from a million records; wipe_batch.cypher removes what is left.
 CALL () {
   MATCH (s:Scope {tenant: $tenant})
-  SET s.rev = coalesce(s.rev, 0) + 1
+  MERGE (sv:ScopeVersion {key: s.key})
+    ON CREATE SET sv.epoch = randomUUID(), sv.tenant = s.tenant
+  SET sv.rev = coalesce(sv.rev, 0) + 1
 }
 MATCH (r:Record)
 WHERE r.tenant = $tenant

@@ -1,7 +1,7 @@
 // Eligible and ACTIVE records for a caller, exactly (SPEC sections 3-4), in one row.
 // $tenant: the query scope's tenant; $tenants: the principal's tenants; $pairs: the query
 // scope as JSON-encoded [key, value] pairs; $clearance: sensitivity rank; $now: UTC datetime.
-// Returns parallel lists (ids, fingerprints, revs, conflict_ids), in id order: one row
+// Returns parallel lists (ids, fingerprints, revs), in id order: one row
 // decodes far faster than one Bolt record per candidate. The client rebuilds only records
 // it has not cached at that version (every query that changes a record bumps r.rev).
 // Also returns what the client needs to reuse this answer exactly (Neo4jStore.candidates):
@@ -16,8 +16,9 @@
 // `admitted`); a successor quarantined now, or erased while quarantined, does not.
 MATCH (s:Scope {tenant: $tenant})
 WHERE $tenant IN $tenants AND all(p IN s.pairs WHERE p IN $pairs)
+OPTIONAL MATCH (sv:ScopeVersion {key: s.key})
 WITH collect(s) AS scopes,
-     collect([s.key, coalesce(s.epoch, ''), coalesce(s.rev, 0)]) AS versions
+     collect([s.key, coalesce(sv.epoch, s.epoch, ''), coalesce(sv.rev, s.rev, 0)]) AS versions
 CALL (scopes) {
   UNWIND scopes AS s
   MATCH (s)<-[:IN_SCOPE]-(r:Record)
@@ -48,8 +49,7 @@ CALL (scopes) {
     }
   WITH r ORDER BY r.id
   RETURN collect(r.id) AS ids, collect(r.fingerprint) AS fingerprints,
-         collect(coalesce(r.rev, 0)) AS revs,
-         collect([(r)-[:CONFLICTS_WITH]-(o:Record) | o.id]) AS conflict_ids
+         collect(coalesce(r.rev, 0)) AS revs
 }
 RETURN versions, lo_from, lo_expiry, lo_created, hi_from, hi_expiry, hi_created,
-       ids, fingerprints, revs, conflict_ids
+       ids, fingerprints, revs

@@ -3,4 +3,5 @@
 // validity window, that answer is still exact. One index seek, no record is read.
 MATCH (s:Scope {tenant: $tenant})
 WHERE all(p IN s.pairs WHERE p IN $pairs)
-RETURN collect([s.key, coalesce(s.epoch, ''), coalesce(s.rev, 0)]) AS versions
+OPTIONAL MATCH (sv:ScopeVersion {key: s.key})
+RETURN collect([s.key, coalesce(sv.epoch, s.epoch, ''), coalesce(sv.rev, s.rev, 0)]) AS versions

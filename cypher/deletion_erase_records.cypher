@@ -23,13 +23,15 @@ CALL (r, was_erased) {
 }
 CALL (r, was_erased) {
   WITH r WHERE NOT was_erased
-  MATCH (r)-[c:CONFLICTS_WITH]-()
+  MATCH (r)-[c:CONFLICTS_WITH|ASSERTS]-()
   DELETE c
 }
 CALL (r, was_erased) {
   WITH r WHERE NOT was_erased
   MATCH (r)-[:IN_SCOPE]->(s:Scope)
-  SET s.rev = coalesce(s.rev, 0) + 1
+  MERGE (sv:ScopeVersion {key: s.key})
+    ON CREATE SET sv.epoch = randomUUID(), sv.tenant = s.tenant
+  SET sv.rev = coalesce(sv.rev, 0) + 1
 }
 CREATE (req)-[:DISPOSED {disposition: 'DELETE', at: $at, changed: NOT was_erased,
                          root: root}]->(r)

@@ -26,7 +26,9 @@ WITH req, n, row, changed
 CALL (n, changed) {
   WITH n WHERE changed
   MATCH (n)-[:IN_SCOPE]->(s:Scope)
-  SET s.rev = coalesce(s.rev, 0) + 1
+  MERGE (sv:ScopeVersion {key: s.key})
+    ON CREATE SET sv.epoch = randomUUID(), sv.tenant = s.tenant
+  SET sv.rev = coalesce(sv.rev, 0) + 1
 }
 CREATE (req)-[:DISPOSED {disposition: row.disposition, at: $at, changed: changed}]->(n)
 RETURN count(n) AS disposed, sum(CASE WHEN changed THEN 1 ELSE 0 END) AS changed

@@ -3,10 +3,13 @@
 // (graphmem.eval_namespace). Exposures and uses go with their retrievals.
 CALL () {
   MATCH (s:Scope) WHERE s.tenant STARTS WITH $prefix
-  SET s.rev = coalesce(s.rev, 0) + 1
+  MERGE (sv:ScopeVersion {key: s.key})
+    ON CREATE SET sv.epoch = randomUUID(), sv.tenant = s.tenant
+  SET sv.rev = coalesce(sv.rev, 0) + 1
 }
 CALL () {
-  MATCH (n:Record|Intention|Scope|Retrieval|CandidateSet) WHERE n.tenant STARTS WITH $prefix
+  MATCH (n:Record|Intention|Scope|ScopeVersion|Retrieval|CandidateSet|Assertion)
+  WHERE n.tenant STARTS WITH $prefix
   RETURN n
   UNION
   MATCH (n:WriteDecision) WHERE n.record_id STARTS WITH $prefix

@@ -1,11 +1,13 @@
 // LangGraph store (graphmem.integrations.langgraph): write-lock each tenant's tenant-wide
-// Scope and reserve $rows[i].count sequence numbers from it, in one step. The lock
+// scope (on its ScopeVersion node, never the dense Scope node: see scope_lock.cypher) and reserve $rows[i].count sequence numbers from it, in one step. The lock
 // serialises the store's writes in a tenant (so two puts of one key cannot both supersede
 // the same version); the sequence orders namespaces and keys as LangGraph's InMemoryStore
-// does (insertion order). Only the Scope's own counter changes: no Record is written here.
+// does (insertion order). Only the counter changes: no Record is written here.
 // $rows: [{key, tenant, pairs, count}], sorted by key (a fixed lock order, no deadlocks).
 UNWIND $rows AS row
 MERGE (s:Scope {key: row.key})
   ON CREATE SET s.tenant = row.tenant, s.pairs = row.pairs, s.epoch = randomUUID()
-SET s.langgraph_seq = coalesce(s.langgraph_seq, 0) + row.count
-RETURN row.tenant AS tenant, s.langgraph_seq - row.count AS base
+MERGE (sv:ScopeVersion {key: row.key})
+  ON CREATE SET sv.epoch = randomUUID(), sv.tenant = row.tenant
+SET sv.langgraph_seq = coalesce(sv.langgraph_seq, 0) + row.count
+RETURN row.tenant AS tenant, sv.langgraph_seq - row.count AS base

@@ -16,7 +16,7 @@ WHERE tenant IN $tenants AND all(p IN $pairs WHERE p IN s.pairs)
         MATCH (r)<-[:SUPERSEDES]-(succ:Record)-[:IN_SCOPE]->(ss:Scope {tenant: tenant})
         WHERE all(p IN ss.pairs WHERE p IN s.pairs)
           AND succ.sensitivity_rank <= $clearance
-          AND NOT succ.quarantined AND NOT succ.pending_recompute AND NOT succ.erased
+          AND NOT succ.quarantined AND (NOT succ.erased OR coalesce(succ.admitted, false))
           AND succ.created_at <= $now
           AND (succ.valid_from IS NULL OR succ.valid_from <= $now)
       }

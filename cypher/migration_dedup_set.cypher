@@ -6,6 +6,8 @@ SET r.dedup_key = row.dedup_key, r.rev = coalesce(r.rev, 0) + 1
 WITH r
 CALL (r) {
   MATCH (r)-[:IN_SCOPE]->(s:Scope)
-  SET s.rev = coalesce(s.rev, 0) + 1
+  MERGE (sv:ScopeVersion {key: s.key})
+    ON CREATE SET sv.epoch = randomUUID(), sv.tenant = s.tenant
+  SET sv.rev = coalesce(sv.rev, 0) + 1
 }
 RETURN count(r) AS updated

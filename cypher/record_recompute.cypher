@@ -1,6 +1,6 @@
 // Return a RECOMPUTE record to service (SPEC section 7): new content and fingerprints, fresh
 // lineage (DERIVED_FROM and EVIDENCED_BY edges replaced by $derived_from / $evidence_ids) and
-// no conflict edges (the caller re-links them). Only a record pending recompute is changed.
+// no legacy CONFLICTS_WITH edges (its ASSERTS group keeps its key). Only a record pending recompute is changed.
 MATCH (r:Record {id: $id})
 WHERE coalesce(r.pending_recompute, false) AND NOT coalesce(r.erased, false)
 SET r.content = $content, r.asserted_value = $asserted_value,
@@ -28,6 +28,8 @@ CALL (r) {
 WITH r
 CALL (r) {
   MATCH (r)-[:IN_SCOPE]->(s:Scope)
-  SET s.rev = coalesce(s.rev, 0) + 1
+  MERGE (sv:ScopeVersion {key: s.key})
+    ON CREATE SET sv.epoch = randomUUID(), sv.tenant = s.tenant
+  SET sv.rev = coalesce(sv.rev, 0) + 1
 }
 RETURN r.id AS id

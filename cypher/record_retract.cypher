@@ -5,6 +5,8 @@ SET r.retracted = true, r.retracted_by = $by, r.retracted_reason = $reason, r.re
 WITH r
 CALL (r) {
   MATCH (r)-[:IN_SCOPE]->(s:Scope)
-  SET s.rev = coalesce(s.rev, 0) + 1
+  MERGE (sv:ScopeVersion {key: s.key})
+    ON CREATE SET sv.epoch = randomUUID(), sv.tenant = s.tenant
+  SET sv.rev = coalesce(sv.rev, 0) + 1
 }
 RETURN r.id AS id

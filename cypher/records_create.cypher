@@ -10,5 +10,7 @@ SET r = row.props, r.created_at = datetime(row.times.created_at),
     r.valid_from = datetime(row.times.valid_from), r.expires_at = datetime(row.times.expires_at)
 // Answers cached by candidates see the new records (store.Neo4jStore.candidates).
 WITH s, count(r) AS created
-SET s.rev = coalesce(s.rev, 0) + 1
+MERGE (sv:ScopeVersion {key: s.key})
+  ON CREATE SET sv.epoch = randomUUID(), sv.tenant = s.tenant
+SET sv.rev = coalesce(sv.rev, 0) + 1
 RETURN sum(created) AS created

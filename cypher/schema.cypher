@@ -1,6 +1,8 @@
 // Constraints and indexes, each run in its own transaction, idempotently.
 CREATE CONSTRAINT record_id IF NOT EXISTS FOR (r:Record) REQUIRE r.id IS UNIQUE;
 CREATE CONSTRAINT scope_key IF NOT EXISTS FOR (s:Scope) REQUIRE s.key IS UNIQUE;
+CREATE CONSTRAINT scope_version_key IF NOT EXISTS FOR (v:ScopeVersion) REQUIRE v.key IS UNIQUE;
+CREATE CONSTRAINT assertion_group IF NOT EXISTS FOR (a:Assertion) REQUIRE a.gkey IS UNIQUE;
 CREATE CONSTRAINT intention_id IF NOT EXISTS FOR (i:Intention) REQUIRE i.id IS UNIQUE;
 CREATE CONSTRAINT retrieval_id IF NOT EXISTS FOR (q:Retrieval) REQUIRE q.id IS UNIQUE;
 CREATE CONSTRAINT candidate_set_digest IF NOT EXISTS FOR (c:CandidateSet) REQUIRE c.digest IS UNIQUE;

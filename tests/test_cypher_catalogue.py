@@ -110,8 +110,8 @@ def test_every_query_that_changes_a_record_bumps_its_rev() -> None:
 
 def test_every_query_that_changes_a_record_bumps_its_scope() -> None:
     """Neo4jStore.candidates reuses an answer while the visible Scopes keep their versions:
-    a query that sets, creates or deletes a Record must bump the rev of a Scope (the
-    record's own). Queries that only add edges (edges_*, conflicts_link) run in the same
+    a query that sets, creates or deletes a Record must bump the rev of its ScopeVersion node
+    (the record's own). Queries that only add edges (edges_*, assertions_link) run in the same
     transaction as records_create or record_recompute, which bump it."""
     clause = re.compile(r"\bSET\b(.*?)(?=\b(?:MATCH|WITH|RETURN|CALL|UNWIND|CREATE|MERGE|WHERE|"
                         r"OPTIONAL|DELETE|DETACH|FOREACH|REMOVE)\b|\}|$)", re.S)
@@ -127,7 +127,7 @@ def test_every_query_that_changes_a_record_bumps_its_scope() -> None:
         if not changes:
             continue
         checked.append(name)
-        scopes = set(re.findall(r"\((\w+):Scope\b", body))
+        scopes = set(re.findall(r"\((\w+):ScopeVersion\b", body))
         if not any(f"{v}.rev = coalesce({v}.rev, 0) + 1" in body for v in scopes):
             offenders.append(name)
     assert not offenders, offenders

@@ -55,6 +55,12 @@ def _scope_encoded(items: tuple[tuple[str, str], ...]) -> tuple[str, tuple[str, 
 DEDUP_VERSION = 2
 
 
+def assertion_group(tenant: str, key: str) -> str:
+    """The ``gkey`` of the assertion group of ``key`` in ``tenant`` (JSON, so any character
+    in either is data)."""
+    return json.dumps([tenant, key], ensure_ascii=False)
+
+
 def dedup_key(record: MemoryRecord) -> str:
     """Hash of kind and :func:`graphmem.models.duplicate_text` of the content: equal keys in
     one scope are duplicates (SPEC section 6). The one normalisation every write path uses

@@ -5,8 +5,8 @@ its reused-answer cache, and ``explain``.
 from __future__ import annotations
 
 import threading
-from collections import Counter
-from collections.abc import Callable
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -78,11 +78,29 @@ class ScopeQuery:
 
 @dataclass(frozen=True)
 class Candidate:
-    """An eligible, ACTIVE record with the ids it has a materialised conflict with."""
+    """An eligible, ACTIVE record with the ids of the other candidates it conflicts with
+    (same tenant and ``asserts`` key, another ``asserted_value``; SPEC section 5 step 4)."""
 
     record: MemoryRecord
     conflict_ids: tuple[str, ...]
 
+
+
+def with_conflicts(records: Sequence[MemoryRecord]) -> tuple[Candidate, ...]:
+    """``records`` as candidates, each with the other records among them that assert its key
+    with another value. Computed from the candidates alone, so a write costs the same however
+    many records assert a key (issue 15), and a partner the caller cannot see never shows."""
+    by_key: dict[tuple[str, str], list[MemoryRecord]] = defaultdict(list)
+    for r in records:
+        if r.asserts is not None and r.asserted_value is not None:
+            by_key[(r.tenant, r.asserts)].append(r)
+    partners: dict[str, tuple[str, ...]] = {}
+    for group in by_key.values():
+        if len({r.asserted_value for r in group}) > 1:
+            for r in group:
+                partners[r.id] = tuple(sorted(o.id for o in group
+                                              if o.asserted_value != r.asserted_value))
+    return tuple(Candidate(record=r, conflict_ids=partners.get(r.id, ())) for r in records)
 
 
 class Eligibility(StoreBase):
@@ -156,10 +174,7 @@ class Eligibility(StoreBase):
                 if not props.get("erased"):
                     version = (props["fingerprint"], int(props.get("rev") or 0))
                     cache[rid] = (version, record_from_props(props))
-        found = tuple(
-            Candidate(record=cache[rid][1], conflict_ids=tuple(sorted(set(conflicts))))
-            for rid, conflicts in zip(ids, row["conflict_ids"], strict=True) if rid in cache
-        )
+        found = with_conflicts([cache[rid][1] for rid in ids if rid in cache])
         if len(found) == len(ids):  # else a record changed mid-read: do not reuse this
             with self._answers_lock:
                 while len(self._answers) >= self.MAX_CACHED_ANSWERS:

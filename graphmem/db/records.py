@@ -14,6 +14,7 @@ from neo4j import ManagedTransaction
 from graphmem.db.base import StoreBase
 from graphmem.db.codec import (
     END_OF_STREAM,
+    assertion_group,
     coerce_record,
     record_fingerprint,
     record_row,
@@ -153,8 +154,10 @@ class RecordWrites(StoreBase):
         if threads:
             self.run(tx, "edges_next", threads=[{"tenant": t, "thread": th}
                                                 for t, th in threads])
-        if any(r.asserts is not None for r in records):
-            self.run(tx, "conflicts_link", ids=[r.id for r in records if r.asserts is not None])
+        groups = [{"id": r.id, "gkey": assertion_group(r.tenant, r.asserts), "tenant": r.tenant,
+                   "key": r.asserts} for r in records if r.asserts is not None]
+        if groups:
+            self.run(tx, "assertions_link", rows=groups)
 
     # -- writes ---------------------------------------------------------------------
 

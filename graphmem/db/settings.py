@@ -17,6 +17,8 @@ from pathlib import Path
 import platformdirs
 from neo4j import Driver, GraphDatabase, NotificationDisabledClassification
 
+from graphmem.db import retries
+
 __all__ = ["ConnectionSettings", "data_dir", "open_driver"]
 
 DEFAULT_DATABASE = "neo4j"
@@ -88,6 +90,7 @@ def open_driver(settings: ConnectionSettings) -> Driver:
     Timeouts come from ``settings`` (connection, pool acquisition, transaction retry; the
     driver's defaults are 30 s, 60 s and 30 s).
     """
+    retries.install()
     return GraphDatabase.driver(
         settings.uri,
         auth=(settings.user, settings.password),

@@ -11,7 +11,9 @@ Graph model::
     (:Record)-[:SUPERSEDES]->(:Record)        successor -> predecessor
     (:Record)-[:DERIVED_FROM {ord}]->(:Record) child -> parent
     (:Record)-[:EVIDENCED_BY]->(:Record)
-    (:Record)-[:CONFLICTS_WITH]-(:Record)      same tenant, same asserts key, other value
+    (:Record)-[:ASSERTS]->(:Assertion {gkey})  one group per (tenant, asserts key); members with
+                                               other values conflict (found among candidates)
+    (:ScopeVersion {key, epoch, rev})          a scope's version and write lock (not dense)
     (:Transition)-[:ON]->(:Record)             declared lifecycle transitions
     (:WriteDecision)-[:DECIDED]->(:Record)     write-policy decisions
 

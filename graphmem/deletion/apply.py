@@ -338,7 +338,6 @@ def recompute(
                   **{k: fresh[k] for k in ("content", "asserted_value", "provenance_json",
                                            "source", "fingerprint", "dedup_key",
                                            "derived_from", "evidence_ids")})
-        store.run(tx, "conflicts_link", ids=[record_id])
         store.log_transition(tx, record_id, "recompute", by, reason, when)
         return new
 

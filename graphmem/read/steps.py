@@ -138,7 +138,7 @@ def detect_conflicts(
 
     Args:
         records: the candidate set.
-        conflict_ids: the materialised ``CONFLICTS_WITH`` neighbours of each record, as
+        conflict_ids: the conflict partners of each record among the candidates, as
             read from Neo4j. When given, only pairs linked there (and both in ``records``)
             count; when None, pairs are found from ``asserts``/``asserted_value`` directly.
 

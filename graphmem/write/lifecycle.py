@@ -50,8 +50,8 @@ def write_record(store: Neo4jStore, policy: WritePolicy, proposal: Proposal, *, 
     store.check_record(record)
 
     def work(tx: ManagedTransaction) -> MemoryWriteDecision:
-        store.run(tx, "scope_lock", scope_key=scope_key(record.scope),
-                  tenant=record.tenant, scope_pairs=scope_pairs(record.scope))
+        store.run(tx, "scope_lock", scope_key=scope_key(record.scope), tenant=record.tenant,
+                  scope_pairs=scope_pairs(record.scope))
         todo = store.prepare_in_tx(tx, [record])
         if not todo:
             decision = MemoryWriteDecision(record.id, WriteDisposition.DISCARD,
