@@ -6,10 +6,10 @@ MATCH (s:Scope {key: $scope_key})
 MERGE (sv:ScopeVersion {key: s.key})
   ON CREATE SET sv.epoch = randomUUID(), sv.tenant = s.tenant
 SET sv.rev = coalesce(sv.rev, 0) + 1
-WITH s
+WITH s, sv
 UNWIND $rows AS row
 CREATE (r:Record)
-SET r = row.props, r.created_at = datetime(row.times.created_at),
+SET r = row.props, r.stamp = sv.rev, r.created_at = datetime(row.times.created_at),
     r.valid_from = datetime(row.times.valid_from), r.expires_at = datetime(row.times.expires_at)
 CREATE (r)-[:IN_SCOPE]->(s)
 WITH r, row

@@ -32,6 +32,7 @@ CALL (r, was_erased) {
   MERGE (sv:ScopeVersion {key: s.key})
     ON CREATE SET sv.epoch = randomUUID(), sv.tenant = s.tenant
   SET sv.rev = coalesce(sv.rev, 0) + 1
+  SET r.stamp = sv.rev  // the change, for delta reads (candidates_delta)
 }
 CREATE (req)-[:DISPOSED {disposition: 'DELETE', at: $at, changed: NOT was_erased,
                          root: root}]->(r)

@@ -29,6 +29,7 @@ CALL (n, changed) {
   MERGE (sv:ScopeVersion {key: s.key})
     ON CREATE SET sv.epoch = randomUUID(), sv.tenant = s.tenant
   SET sv.rev = coalesce(sv.rev, 0) + 1
+  SET n.stamp = sv.rev  // the change, for delta reads (candidates_delta)
 }
 CREATE (req)-[:DISPOSED {disposition: row.disposition, at: $at, changed: changed}]->(n)
 RETURN count(n) AS disposed, sum(CASE WHEN changed THEN 1 ELSE 0 END) AS changed

@@ -19,6 +19,7 @@ CALL (row) {
   MERGE (sv:ScopeVersion {key: s.key})
     ON CREATE SET sv.epoch = randomUUID(), sv.tenant = s.tenant
   SET sv.rev = coalesce(sv.rev, 0) + 1
+  SET r.stamp = sv.rev  // the change, for delta reads (candidates_delta)
 }
 CALL (row) {
   WITH row WHERE row.rel

@@ -5,7 +5,7 @@ CALL () {
   MATCH (s:Scope) WHERE s.tenant STARTS WITH $prefix
   MERGE (sv:ScopeVersion {key: s.key})
     ON CREATE SET sv.epoch = randomUUID(), sv.tenant = s.tenant
-  SET sv.rev = coalesce(sv.rev, 0) + 1
+  SET sv.rev = coalesce(sv.rev, 0) + 1, sv.epoch = randomUUID()  // records vanish: no delta
 }
 CALL () {
   MATCH (n:Record|Intention|Scope|ScopeVersion|Retrieval|CandidateSet|Assertion)

@@ -9,8 +9,10 @@ CREATE (r:Record)-[:IN_SCOPE]->(s)
 SET r = row.props, r.created_at = datetime(row.times.created_at),
     r.valid_from = datetime(row.times.valid_from), r.expires_at = datetime(row.times.expires_at)
 // Answers cached by candidates see the new records (store.Neo4jStore.candidates).
-WITH s, count(r) AS created
+// Each new record is stamped with the version that made it (delta reads: candidates_delta).
+WITH s, collect(r) AS made
 MERGE (sv:ScopeVersion {key: s.key})
   ON CREATE SET sv.epoch = randomUUID(), sv.tenant = s.tenant
 SET sv.rev = coalesce(sv.rev, 0) + 1
-RETURN sum(created) AS created
+FOREACH (x IN made | SET x.stamp = sv.rev)
+RETURN sum(size(made)) AS created

@@ -160,6 +160,10 @@ class Eligibility(StoreBase):
             if _versions(row["versions"]) == answer.versions:
                 self.answer_stats["reused"] += 1
                 return list(answer.candidates)
+            updated = self._delta(key, answer, params)
+            if updated is not None:
+                self.answer_stats["delta"] += 1
+                return updated
         self.answer_stats["computed"] += 1
         row = self.read_values("candidates", **params)[0]
         cache = self._records
@@ -185,6 +189,41 @@ class Eligibility(StoreBase):
                     hi=_bound(min, row["hi_from"], row["hi_expiry"], row["hi_created"]),
                     candidates=found,
                 )
+        return list(found)
+
+    def _delta(self, key: tuple[str, tuple[str, ...], int], answer: _Answer,
+               params: dict[str, Any]) -> list[Candidate] | None:
+        """Bring a cached answer up to date from what changed since it was computed
+        (``cypher/candidates_delta.cypher``): the records the visible scopes stamped since
+        its versions, and their predecessors, decided again in Cypher; the rest is kept.
+
+        Returns None (compute in full) when an epoch moved or a known scope vanished.
+        """
+        known = [list(v) for v in answer.versions]
+        row = self.read_values("candidates_delta", known=known, **params)[0]
+        versions = _versions(row["versions"])
+        epochs = {k: e for k, e, _ in versions}
+        if any(epochs.get(k) != e for k, e, _ in answer.versions):
+            return None
+        cache = self._records
+        touched = {rid for rid, _, _, _ in row["decided"]}
+        wanted = {rid: (fp, int(rev)) for rid, active, fp, rev in row["decided"] if active}
+        stale = [rid for rid, v in wanted.items() if cache.get(rid, ((None, -1),))[0] != v]
+        if len(cache) + len(stale) > self.MAX_CACHED_RECORDS:
+            return None
+        for rid, props in self.get_props(stale).items():
+            if not props.get("erased"):
+                cache[rid] = ((props["fingerprint"], int(props.get("rev") or 0)),
+                              record_from_props(props))
+        if any(rid not in cache for rid in wanted):
+            return None  # changed again mid-read: compute in full
+        kept = [c.record for c in answer.candidates if c.record.id not in touched]
+        records = sorted([*kept, *(cache[rid][1] for rid in wanted)], key=lambda r: r.id)
+        found = with_conflicts(records)
+        lo = _bound(max, answer.lo, row["lo_from"], row["lo_expiry"], row["lo_created"])
+        hi = _bound(min, answer.hi, row["hi_from"], row["hi_expiry"], row["hi_created"])
+        with self._answers_lock:
+            self._answers[key] = _Answer(versions=versions, lo=lo, hi=hi, candidates=found)
         return list(found)
 
     def forget_answers(self) -> None:

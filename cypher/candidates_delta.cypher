@@ -1,0 +1,58 @@
+// What changed in a cached candidates answer (candidates.cypher), read without reading the
+// records that did not change (issue 15: the read right after a write). Same parameters as
+// candidates.cypher, and $known: the [key, epoch, rev] versions the cached answer was computed
+// at. Every query that changes a record bumps its ScopeVersion's rev and stamps the record
+// with it (r.stamp), so the records a visible scope changed since rev k are those with
+// stamp > k (all of a scope the answer did not know). Their predecessors (SUPERSEDES) are
+// looked at too: a new or changed successor is the only way a record's status changes without
+// the record itself changing (rule 4). Each touched record is then decided with exactly the
+// rules of candidates.cypher (keep the two in step), and its times are returned as boundaries.
+// The caller drops the delta and computes the answer in full when an epoch moved or a known
+// scope vanished (versions are read first, as in candidates.cypher).
+MATCH (s:Scope {tenant: $tenant})
+WHERE $tenant IN $tenants AND all(p IN s.pairs WHERE p IN $pairs)
+OPTIONAL MATCH (sv:ScopeVersion {key: s.key})
+WITH s, [s.key, coalesce(sv.epoch, s.epoch, ''), coalesce(sv.rev, s.rev, 0)] AS version
+WITH collect(s) AS scopes, collect(version) AS versions,
+     collect([s, [k IN $known WHERE k[0] = version[0] AND k[1] = version[1] | k[2]],
+              version[2]]) AS plan
+CALL (plan) {
+  UNWIND plan AS step
+  WITH step[0] AS s, step[2] AS rev,
+       CASE WHEN size(step[1]) = 0 THEN -1 ELSE step[1][0] END AS since
+  WITH s, since WHERE since < rev  // an unchanged scope is not read
+  MATCH (s)<-[:IN_SCOPE]-(r:Record)
+  WHERE coalesce(r.stamp, 0) > since
+  OPTIONAL MATCH (r)-[:SUPERSEDES]->(p:Record)
+  WITH collect(r) + collect(p) AS both
+  UNWIND both AS t
+  RETURN collect(DISTINCT t) AS touched
+}
+CALL (scopes, touched) {
+  UNWIND touched AS r
+  WITH r, EXISTS { MATCH (r)-[:IN_SCOPE]->(rs:Scope) WHERE rs IN scopes } AS visible
+  WITH r, visible AND r.sensitivity_rank <= $clearance
+    AND NOT r.quarantined AND NOT r.pending_recompute AND NOT r.erased
+    AND NOT r.retracted
+    AND r.created_at <= $now
+    AND (r.valid_from IS NULL OR r.valid_from <= $now)
+    AND (r.expires_at IS NULL OR $now < r.expires_at)
+    AND NOT EXISTS {
+      MATCH (r)<-[:SUPERSEDES]-(succ:Record)-[:IN_SCOPE]->(ss:Scope)
+      WHERE ss IN scopes
+        AND succ.sensitivity_rank <= $clearance
+        AND NOT succ.quarantined AND (NOT succ.erased OR coalesce(succ.admitted, false))
+        AND succ.created_at <= $now
+        AND (succ.valid_from IS NULL OR succ.valid_from <= $now)
+    } AS active
+  // one list per record: collect() would drop a tombstone's missing fingerprint
+  RETURN collect([r.id, active, r.fingerprint, coalesce(r.rev, 0)]) AS decided,
+         max(CASE WHEN r.valid_from <= $now THEN r.valid_from END) AS lo_from,
+         max(CASE WHEN r.expires_at <= $now THEN r.expires_at END) AS lo_expiry,
+         max(CASE WHEN r.created_at <= $now THEN r.created_at END) AS lo_created,
+         min(CASE WHEN r.valid_from > $now THEN r.valid_from END) AS hi_from,
+         min(CASE WHEN r.expires_at > $now THEN r.expires_at END) AS hi_expiry,
+         min(CASE WHEN r.created_at > $now THEN r.created_at END) AS hi_created
+}
+RETURN versions, decided,
+       lo_from, lo_expiry, lo_created, hi_from, hi_expiry, hi_created
