@@ -136,3 +136,17 @@ def test_every_query_that_changes_a_record_bumps_its_scope() -> None:
     assert {"records_create", "record_retract", "record_expire", "record_set_quarantine",
             "record_recompute", "deletion_erase_records", "deletion_redact_records",
             "bench_records_bulk", "bench_records_wipe"} <= set(checked), checked
+
+
+def test_every_version_bump_stamps_the_record_or_starts_an_epoch() -> None:
+    """Delta reads (candidates_delta.cypher) find what changed by ``r.stamp > rev``: a query
+    that bumps a ScopeVersion must stamp the records it changed, or, when it deletes records,
+    start a new epoch so cached answers are computed again in full."""
+    offenders = []
+    for name in sorted(cypher.names()):
+        body = cypher.text(name)
+        if "sv.rev = coalesce(sv.rev, 0) + 1" not in body:
+            continue
+        if not re.search(r"\.stamp = sv\.rev\b", body) and "sv.epoch = randomUUID()  //" not in body:
+            offenders.append(name)
+    assert not offenders, offenders
