@@ -127,3 +127,14 @@ def memory(neo4j_db: Neo4jUnderTest) -> Iterator[Memory]:
     finally:
         wipe(mem)
         mem.close()
+
+
+@pytest.fixture()
+def cli(memory: Memory, neo4j_db: Neo4jUnderTest, monkeypatch: pytest.MonkeyPatch) -> Memory:
+    """An empty store the CLI connects to (through the NEO4J_* environment)."""
+    s = neo4j_db.settings
+    for key, value in {"NEO4J_URI": s.uri, "NEO4J_USER": s.user, "NEO4J_PASSWORD": s.password,
+                       "NEO4J_DATABASE": s.database, "COLUMNS": "160"}.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("GRAPHMEM_NORTHWIND", raising=False)
+    return memory

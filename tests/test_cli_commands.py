@@ -15,20 +15,11 @@ from typer.testing import CliRunner
 from graphmem.cli import app
 from graphmem.client import Memory
 
-from .conftest import Neo4jUnderTest
 from .northwind import lines, load
 
 AT = "2026-09-15T12:00:00+00:00"
 
 
-@pytest.fixture()
-def cli(memory: Memory, neo4j_db: Neo4jUnderTest, monkeypatch: pytest.MonkeyPatch) -> Memory:
-    """An empty store the CLI connects to (through the NEO4J_* environment)."""
-    s = neo4j_db.settings
-    for key, value in {"NEO4J_URI": s.uri, "NEO4J_USER": s.user, "NEO4J_PASSWORD": s.password,
-                       "NEO4J_DATABASE": s.database, "COLUMNS": "160"}.items():
-        monkeypatch.setenv(key, value)
-    return memory
 
 
 def _run(*args: str) -> Any:

@@ -17,19 +17,6 @@ from graphmem.demo.load import load_into
 from graphmem.demo.scenario import load_scenario, packaged_northwind
 from graphmem.errors import RecordConflictError
 
-from .conftest import Neo4jUnderTest
-
-
-@pytest.fixture()
-def cli(memory: Memory, neo4j_db: Neo4jUnderTest, monkeypatch: pytest.MonkeyPatch) -> Memory:
-    """An empty store the CLI connects to (through the NEO4J_* environment)."""
-    s = neo4j_db.settings
-    for key, value in {"NEO4J_URI": s.uri, "NEO4J_USER": s.user, "NEO4J_PASSWORD": s.password,
-                       "NEO4J_DATABASE": s.database, "COLUMNS": "160"}.items():
-        monkeypatch.setenv(key, value)
-    monkeypatch.delenv("GRAPHMEM_NORTHWIND", raising=False)
-    return memory
-
 
 def _load(*extra: str) -> dict[str, Any]:
     result = CliRunner().invoke(app, ["scenario", "load", "northwind", "--json", *extra])
