@@ -181,7 +181,8 @@ def test_tombstones_are_content_free(northwind: Memory) -> None:
         assert set(p) <= {"id", "kind", "tenant", "scope_json", "sensitivity",
                           "sensitivity_rank", "retracted", "quarantined", "pending_recompute",
                           "erased", "erased_at", "erased_by_request", "erasure_reason",
-                          "rev", "created_at", "valid_from", "expires_at", "admitted"}
+                          "rev", "stamp", "created_at", "valid_from", "expires_at",
+                          "admitted"}
         # SPEC 4 rule 4: the times stay, so an erased successor keeps superseding
         assert p["created_at"] is not None and p["admitted"] is True
 
