@@ -14,12 +14,15 @@ Under ``CI=true`` a test that needs Neo4j fails (never skips) when none can be h
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
 from graphmem.client import Memory
+from graphmem.db import credentials, server
 from graphmem.db.settings import ConnectionSettings, open_driver
 
 NEO4J_IMAGE = "neo4j:5.26.30-community"
@@ -31,7 +34,8 @@ class Neo4jUnderTest:
     origin: str  # "env", "testcontainers" or "launcher"
 
 
-def _unavailable(message: str) -> None:
+def unavailable(message: str) -> None:
+    """Fail under ``CI=true``, else skip: what a test does when a real part it needs is missing."""
     if os.environ.get("CI", "").lower() == "true":
         pytest.fail(f"Neo4j is required under CI=true: {message}", pytrace=False)
     pytest.skip(f"no Neo4j available: {message}")
@@ -74,7 +78,7 @@ def neo4j_db() -> Iterator[Neo4jUnderTest]:
         try:
             count = _node_count(env)
         except Exception as exc:
-            _unavailable(f"NEO4J_URI={env.uri} does not answer ({type(exc).__name__})")
+            unavailable(f"NEO4J_URI={env.uri} does not answer ({type(exc).__name__})")
             raise
         if count:
             pytest.fail(
@@ -103,7 +107,7 @@ def neo4j_db() -> Iterator[Neo4jUnderTest]:
     try:
         server = EphemeralServer(heap="1g").start()
     except DatabaseUnavailableError as exc:
-        _unavailable(str(exc))
+        unavailable(str(exc))
         raise
     try:
         yield Neo4jUnderTest(server.settings, "launcher")
@@ -138,3 +142,38 @@ def cli(memory: Memory, neo4j_db: Neo4jUnderTest, monkeypatch: pytest.MonkeyPatc
         monkeypatch.setenv(key, value)
     monkeypatch.delenv("GRAPHMEM_NORTHWIND", raising=False)
     return memory
+
+
+def require_toolchain() -> None:
+    """The launcher's Java 17+ JDK and Maven are on PATH (else :func:`unavailable`)."""
+    missing = [tool for tool in ("java", "mvn") if shutil.which(tool) is None]
+    if missing:
+        unavailable(f"{' and '.join(missing)} not on PATH (need a Java 17+ JDK and Maven)")
+
+
+@pytest.fixture(scope="session")
+def shared_lib_dir() -> Path:
+    """The jar directory every test shares (fetched once, outside per-test data dirs)."""
+    require_toolchain()
+    return server.ensure_jars()
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """An empty GRAPHMEM_DATA_DIR and no NEO4J_* / GRAPHMEM_PASSWORD_FILE; any server
+    started in it is stopped after the test."""
+    monkeypatch.setenv("GRAPHMEM_DATA_DIR", str(tmp_path / "data"))
+    for var in ("NEO4J_URI", "NEO4J_USER", "NEO4J_PASSWORD", "NEO4J_DATABASE",
+                credentials.PASSWORD_FILE_ENV):
+        monkeypatch.delenv(var, raising=False)
+    yield tmp_path / "data"
+    server.stop(timeout_s=30)
+
+
+@pytest.fixture
+def data_dir_with_jars(data_dir: Path, shared_lib_dir: Path) -> Path:
+    """``data_dir`` whose default jar directory links to the shared one (no second fetch)."""
+    link = data_dir / f"neo4j-{server.NEO4J_VERSION}" / "lib"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(shared_lib_dir, target_is_directory=True)
+    return data_dir

@@ -7,11 +7,8 @@ Real servers, in a temporary ``GRAPHMEM_DATA_DIR`` (never the user's), stopped i
 
 from __future__ import annotations
 
-import os
-import shutil
 import socket
 import stat
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -25,42 +22,6 @@ from graphmem.client import Memory
 from graphmem.db import credentials, server
 from graphmem.db.settings import ConnectionSettings
 from graphmem.errors import DatabaseAuthError, DatabaseUnavailableError
-
-
-def _require_toolchain() -> None:
-    missing = [tool for tool in ("java", "mvn") if shutil.which(tool) is None]
-    if missing:
-        message = f"{' and '.join(missing)} not on PATH (need a Java 17+ JDK and Maven)"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-
-
-@pytest.fixture
-def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """An empty GRAPHMEM_DATA_DIR and no NEO4J_*/GRAPHMEM_PASSWORD_FILE; stops any server."""
-    monkeypatch.setenv("GRAPHMEM_DATA_DIR", str(tmp_path / "data"))
-    for var in ("NEO4J_URI", "NEO4J_USER", "NEO4J_PASSWORD", "NEO4J_DATABASE",
-                credentials.PASSWORD_FILE_ENV):
-        monkeypatch.delenv(var, raising=False)
-    yield tmp_path / "data"
-    server.stop(timeout_s=30)
-
-
-@pytest.fixture(scope="session")
-def shared_lib_dir() -> Path:
-    """The jar directory every test shares (session scope: resolved before ``data_dir``)."""
-    _require_toolchain()
-    return server.ensure_jars()
-
-
-@pytest.fixture
-def with_jars(data_dir: Path, shared_lib_dir: Path) -> Path:
-    """``data_dir`` whose jar directory links to the shared one (no second Maven fetch)."""
-    link = data_dir / f"neo4j-{server.NEO4J_VERSION}" / "lib"
-    link.parent.mkdir(parents=True)
-    link.symlink_to(shared_lib_dir, target_is_directory=True)
-    return data_dir
 
 
 def _plain_bind_ok(port: int) -> bool:
@@ -137,7 +98,7 @@ def test_the_throwaway_server_refuses_a_wrong_password(neo4j_db: object) -> None
 # --------------------------------------------------------------------------- real servers
 
 
-def test_restart_on_the_same_port_with_auth_on(with_jars: Path,
+def test_restart_on_the_same_port_with_auth_on(data_dir_with_jars: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     runner = CliRunner()
     port = server.free_port()
@@ -159,7 +120,7 @@ def test_restart_on_the_same_port_with_auth_on(with_jars: Path,
         assert info is not None and info.port == port
 
         # Credentials: generated, private, shown by status, used by connect().
-        secret = with_jars / "server" / "password"
+        secret = data_dir_with_jars / "server" / "password"
         assert info.password_file == secret
         assert stat.S_IMODE(secret.stat().st_mode) == 0o600
         assert stat.S_IMODE(secret.parent.stat().st_mode) == 0o700  # the store is in it too
@@ -202,7 +163,7 @@ def test_restart_on_the_same_port_with_auth_on(with_jars: Path,
         server.stop(timeout_s=30)
 
 
-def test_start_with_an_own_password_file(with_jars: Path, tmp_path: Path) -> None:
+def test_start_with_an_own_password_file(data_dir_with_jars: Path, tmp_path: Path) -> None:
     mine = tmp_path / "neo4j-password"
     mine.write_text("a-password-I-manage\n", encoding="utf-8")
     mine.chmod(0o600)
@@ -213,7 +174,7 @@ def test_start_with_an_own_password_file(with_jars: Path, tmp_path: Path) -> Non
         assert result.exit_code == 0, result.output
         info = server.status()
         assert info is not None and info.password_file == mine
-        assert not (with_jars / "server" / "password").exists()
+        assert not (data_dir_with_jars / "server" / "password").exists()
         assert server.resolve_settings(start_if_needed=False).password == "a-password-I-manage"
         with Memory.connect(ConnectionSettings(uri=info.uri, password="a-password-I-manage"),
                             start_if_needed=False) as memory:

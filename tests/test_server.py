@@ -7,7 +7,6 @@ under ``CI=true``.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import signal
@@ -16,7 +15,6 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -31,40 +29,16 @@ from graphmem.errors import DatabaseUnavailableError
 REPO = Path(__file__).resolve().parent.parent
 
 
-def _require_toolchain() -> None:
-    missing = [tool for tool in ("java", "mvn") if shutil.which(tool) is None]
-    if missing:
-        message = f"{' and '.join(missing)} not on PATH (need a Java 17+ JDK and Maven)"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(message)
-        pytest.skip(message)
 
 
-@pytest.fixture(scope="session")
-def shared_lib_dir() -> Path:
-    """The jar directory every test shares (fetched once, outside per-test data dirs)."""
-    _require_toolchain()
-    return server.ensure_jars()
 
 
-@pytest.fixture
-def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """An empty GRAPHMEM_DATA_DIR, no NEO4J_URI; any server started in it is stopped after."""
-    monkeypatch.setenv("GRAPHMEM_DATA_DIR", str(tmp_path))
-    for var in ("NEO4J_URI", "NEO4J_USER", "NEO4J_PASSWORD", "NEO4J_DATABASE",
-                "GRAPHMEM_PASSWORD_FILE"):
-        monkeypatch.delenv(var, raising=False)
-    yield tmp_path
-    server.stop(timeout_s=30)
 
 
-@pytest.fixture
-def data_dir_with_jars(data_dir: Path, shared_lib_dir: Path) -> Path:
-    """``data_dir`` whose default jar directory links to the shared one (no second fetch)."""
-    link = data_dir / f"neo4j-{server.NEO4J_VERSION}" / "lib"
-    link.parent.mkdir(parents=True)
-    link.symlink_to(shared_lib_dir, target_is_directory=True)
-    return data_dir
+
+
+
+
 
 
 def _port_open(port: int) -> bool:

@@ -21,6 +21,8 @@ from graphmem.db.server import EphemeralServer
 from graphmem.db.settings import ConnectionSettings, open_driver
 from graphmem.errors import DatabaseUnavailableError, GraphmemError, StoreError
 
+from .conftest import unavailable
+
 CLIENTS = 4
 ROUNDS = 3
 
@@ -31,7 +33,8 @@ def fresh_server() -> Iterator[EphemeralServer]:
     try:
         server = EphemeralServer(pagecache_mb=64, heap="768m").start()
     except DatabaseUnavailableError as exc:
-        pytest.skip(f"no launcher server: {exc}")
+        unavailable(f"no launcher server: {exc}")
+        raise
     try:
         yield server
     finally:
