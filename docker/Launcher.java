@@ -144,7 +144,11 @@ public class Launcher {
   private static void setInitialPassword(Path home, String password) {
     ExecutionContext ctx = new ExecutionContext(home, home.resolve("conf"), System.err,
         System.err, new DefaultFileSystemAbstraction());
-    int code = new CommandLine(new SetInitialPasswordCommand(ctx)).execute(password);
+    // The password is data, never an option or an @argument-file: "--" ends the options (a
+    // generated URL-safe password may begin with '-') and @-file expansion is off.
+    CommandLine command = new CommandLine(new SetInitialPasswordCommand(ctx));
+    command.setExpandAtFiles(false);
+    int code = command.execute("--", password);
     if (code != 0) {
       throw new IllegalStateException("setting the initial password failed (exit " + code + ")");
     }

@@ -163,9 +163,15 @@ def test_restart_on_the_same_port_with_auth_on(data_dir_with_jars: Path,
         server.stop(timeout_s=30)
 
 
-def test_start_with_an_own_password_file(data_dir_with_jars: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("password", [
+    "a-password-I-manage",
+    "-a-password-that-looks-like-an-option",  # token_urlsafe can begin with '-'
+    "@not-an-argument-file --help",
+])
+def test_start_with_an_own_password_file(data_dir_with_jars: Path, tmp_path: Path,
+                                         password: str) -> None:
     mine = tmp_path / "neo4j-password"
-    mine.write_text("a-password-I-manage\n", encoding="utf-8")
+    mine.write_text(password + "\n", encoding="utf-8")
     mine.chmod(0o600)
     port = server.free_port()
     try:
@@ -175,8 +181,8 @@ def test_start_with_an_own_password_file(data_dir_with_jars: Path, tmp_path: Pat
         info = server.status()
         assert info is not None and info.password_file == mine
         assert not (data_dir_with_jars / "server" / "password").exists()
-        assert server.resolve_settings(start_if_needed=False).password == "a-password-I-manage"
-        with Memory.connect(ConnectionSettings(uri=info.uri, password="a-password-I-manage"),
+        assert server.resolve_settings(start_if_needed=False).password == password
+        with Memory.connect(ConnectionSettings(uri=info.uri, password=password),
                             start_if_needed=False) as memory:
             assert memory.store.counts() == {}
     finally:
