@@ -1,6 +1,6 @@
 // Every string (or list-of-strings) property of the tenants' graph that holds a redaction term
 // (SPEC section 7, issue 12 item 1), one row per (node or relationship, property).
-// The tenants' graph: their Scopes; the Records and Intentions in them; the Transitions ON and
+// The tenants' graph: their Scopes, ScopeVersions and assertion groups; the Records and Intentions in them; the Transitions ON and
 // the WriteDecisions DECIDED on those (and decisions logged with the tenant, which discarded
 // proposals leave without an edge); their Retrievals and CandidateSets; the Exposures and
 // Uses OF those retrievals; the DeletionRequests naming a tenant; and every relationship that
@@ -19,6 +19,12 @@ CALL () {
   RETURN n
   UNION
   MATCH (s:Scope)<-[:IN_SCOPE]-()<-[:ON|DECIDED]-(n) WHERE s.tenant IN $tenants
+  RETURN n
+  UNION
+  MATCH (n:Assertion) WHERE n.tenant IN $tenants
+  RETURN n
+  UNION
+  MATCH (n:ScopeVersion) WHERE n.tenant IN $tenants
   RETURN n
   UNION
   MATCH (n:WriteDecision) WHERE n.tenant IN $tenants

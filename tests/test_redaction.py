@@ -250,3 +250,37 @@ def test_fault_redaction_leaves_free_text(memory: Memory) -> None:
     places = memory.store.read_values("eval_text_scan", prefix=ns.prefix,
                                       terms=["canary-7731"])[0]["places"]
     assert sorted(places) == ["Record.retracted_reason", "Transition.reason"]
+
+
+def test_a_term_in_an_asserted_key_leaves_every_assertion_group(memory: Memory) -> None:
+    """The asserted key is text as well (issue 12 item 1: the whole kind): after redaction no
+    record and no assertion group keeps it, whether the group's members survive (they move
+    to the redacted key's group and still conflict) or were all erased."""
+    door = f"door code of {TERM}"
+    memory.write(_rec("K1", "door code is 1234", asserts=door, asserted_value="1234"), now=NOW)
+    memory.write(_rec("K2", "door code is 9999", asserts=door, asserted_value="9999"), now=NOW)
+    memory.write(_rec("K3", "the lobby door code is 1234", asserts=door, asserted_value="1234"),
+                 now=NOW)
+    memory.write(_rec("G1", "the gate is blue", asserts=f"gate colour {TERM.lower()}",
+                      asserted_value="blue"), now=NOW)
+    memory.write(_rec("P1", "prefers tea", asserts="drink", asserted_value="tea"), now=NOW)
+    memory.write(_rec("P2", "prefers coffee", asserts="drink", asserted_value="coffee"), now=NOW)
+    assert {h[0] for h in _holders(memory, TERM)} >= {"Assertion", "Record"}
+    plan = plan_deletion(memory.store, roots=["K1", "G1"], redact_terms=[TERM],
+                         requested_by="dpo", reason="erase the badge holder")
+    report = apply_deletion(memory.store, plan)
+    assert report.verification.passed, report.verification.problems
+    assert not report.verification.identifiers_with_terms
+    assert _holders(memory, TERM) == []
+    assert memory.get("K2").asserts == "door code of [REDACTED]"
+    result = memory.retrieve({"memory_scope": T, "goal": "which door code and which drink",
+                              "needs_prior_context": True},
+                             principal=Principal(tenants=frozenset({"t1"})), now=NOW)
+    got = {c.key: set(c.record_ids) for c in result.conflicts}
+    assert got == {"door code of [REDACTED]": {"K2", "K3"}, "drink": {"P1", "P2"}}
+    # applying again changes nothing, and the groups left are exactly the live keys'
+    assert apply_deletion(memory.store, plan).verification.passed
+    rows, _, _ = memory.store.driver.execute_query(
+        "MATCH (a:Assertion {tenant: 't1'}) RETURN a.key AS key ORDER BY key",
+        database_=memory.store.database)
+    assert [r["key"] for r in rows] == ["door code of [REDACTED]", "drink"]

@@ -30,7 +30,7 @@ from typing import Any
 
 from neo4j import ManagedTransaction
 
-from graphmem.db.codec import coerce_record, record_from_props, record_props
+from graphmem.db.codec import assertion_group, coerce_record, record_from_props, record_props
 from graphmem.db.store import Neo4jStore
 from graphmem.deletion.plan import REDACTION
 from graphmem.models import MemoryRecord
@@ -51,18 +51,19 @@ STRUCTURAL_KEYS: frozenset[str] = frozenset({
     "authority", "clearance", "triggers",
     # digests, tokens and the request's own bookkeeping (ids and counts only)
     "digest", "candidate_digest", "fingerprint", "dedup_key", "epoch", "redact_term_digests",
-    "fire_token", "_lock", "counts_json", "dangling_json", "retrievals_json",
+    "fire_token", "_lock", "counts_json", "dangling_json", "retrievals_json", "gkey",
 })
 """Property keys that are never redacted: identifiers, references, tenant and scope, enum
 values and digests. Every other string property, present or future, is redacted and checked."""
 
 RECORD_TEXT_KEYS: frozenset[str] = frozenset({
-    "content", "asserted_value", "provenance_json", "metadata_json", "source"})
+    "content", "asserts", "asserted_value", "provenance_json", "metadata_json", "source",
+    "thread"})
 """The text of a live record that its fingerprints derive from: redacted through the record
 model (:func:`redact_record`) so fingerprints are recomputed."""
 
-_RECORD_DERIVED = ("content", "asserted_value", "provenance_json", "source", "metadata_json",
-                   "fingerprint", "dedup_key")
+_RECORD_DERIVED = ("content", "asserts", "asserted_value", "provenance_json", "source",
+                   "metadata_json", "thread", "fingerprint", "dedup_key")
 
 
 def term_pattern(terms: Sequence[str]) -> re.Pattern[str]:
@@ -96,12 +97,14 @@ def redact_json(value: Any, pattern: re.Pattern[str]) -> Any:
 
 def redact_record(record: MemoryRecord, terms: Sequence[str]) -> MemoryRecord:
     """``record`` with every term (case-insensitive) replaced by ``[REDACTED]`` in its content,
-    asserted value, provenance (keys and values) and metadata (keys and strings)."""
+    asserted key and value, thread, provenance (keys and values) and metadata (keys and
+    strings)."""
     pattern = term_pattern(terms)
     data = record.model_dump()
     data["content"] = redact_text(record.content, pattern)
-    if record.asserted_value is not None:
-        data["asserted_value"] = redact_text(record.asserted_value, pattern)
+    for field in ("asserts", "asserted_value", "thread"):
+        if data[field] is not None:
+            data[field] = redact_text(data[field], pattern)
     data["provenance"] = redact_json(record.provenance, pattern)
     data["metadata"] = redact_json(record.metadata, pattern)
     return coerce_record(data)
@@ -223,15 +226,17 @@ def redact_tenant_text(store: Neo4jStore, tx: ManagedTransaction, *, tenants: Se
                        terms: Sequence[str], request_id: str, at: datetime) -> int:
     """Redact ``terms`` from every non-structural text of the tenants' graph, inside ``tx``.
 
-    A live record's content, asserted value, provenance and metadata go through the record
-    model so its fingerprints follow; every other property is redacted where it is. Running
-    it again finds nothing to change.
+    A live record's content, asserted key and value, thread, provenance and metadata go
+    through the record model so its fingerprints follow, and a record whose asserted key
+    changed moves to that key's assertion group; every other property is redacted where it
+    is. Running it again finds nothing to change.
 
     Returns:
         How many nodes and relationships changed.
     """
     hits = scan_tenant_text(store, tenants, terms, skip=STRUCTURAL_KEYS, tx=tx)
     if not hits:
+        _regroup_assertions(store, tx, [], tenants, terms)
         return 0
     pattern = term_pattern(terms)
     changes: dict[str, dict[str, Any]] = {}
@@ -243,13 +248,28 @@ def redact_tenant_text(store: Neo4jStore, tx: ManagedTransaction, *, tenants: Se
             records.append(hit.eid)
             continue
         changes.setdefault(hit.eid, {})[hit.key] = redact_value(hit.key, hit.value, pattern)
+    regroup: list[dict[str, str]] = []
     if records:
         for row in store.run(tx, "deletion_records_by_element", eids=sorted(set(records))):
-            new = record_props(redact_record(record_from_props(row["record"]), terms))
+            old = record_from_props(row["record"])
+            redacted = redact_record(old, terms)
+            new = record_props(redacted)
             changes.setdefault(row["eid"], {}).update({k: new[k] for k in _RECORD_DERIVED})
+            if redacted.asserts is not None and redacted.asserts != old.asserts:
+                regroup.append({"eid": row["eid"], "key": redacted.asserts,
+                                "gkey": assertion_group(redacted.tenant, redacted.asserts)})
     rows = [{"eid": eid, "rel": kinds[eid], "props": props} for eid, props in changes.items()]
     store.run(tx, "deletion_redact_text", rows=rows, request_id=request_id, at=at)
+    _regroup_assertions(store, tx, regroup, tenants, terms)
     return len(rows)
+
+
+def _regroup_assertions(store: Neo4jStore, tx: ManagedTransaction, rows: list[dict[str, str]],
+                        tenants: Sequence[str], terms: Sequence[str]) -> None:
+    """Move redacted records to the group of their redacted key; drop emptied groups whose
+    key holds a term (an assertion group's key is the asserted key's text)."""
+    store.run(tx, "deletion_regroup_assertions", rows=rows, tenants=list(tenants),
+              terms=[t.lower() for t in terms])
 
 
 def text_problems(hits: Iterable[TextHit]) -> Mapping[str, tuple[str, ...]]:
