@@ -8,8 +8,10 @@ from graphmem.client import Memory, Retrieval
 from graphmem.db.settings import ConnectionSettings
 from graphmem.errors import (
     AuthorizationError,
+    ConstraintViolationError,
     ContentTooLargeError,
     DanglingReferenceError,
+    DatabaseAuthError,
     DatabaseUnavailableError,
     DeletionError,
     EvaluationError,
@@ -19,6 +21,7 @@ from graphmem.errors import (
     PolicyError,
     RecordConflictError,
     RecordNotFoundError,
+    StoreError,
     ValidationError,
 )
 from graphmem.models import (
@@ -43,8 +46,10 @@ __all__ = [
     "BM25Ranker",
     "ConflictResolution",
     "ConnectionSettings",
+    "ConstraintViolationError",
     "ContentTooLargeError",
     "DanglingReferenceError",
+    "DatabaseAuthError",
     "DatabaseUnavailableError",
     "DecisionState",
     "DeferredIntention",
@@ -72,6 +77,7 @@ __all__ = [
     "RetrievedMemory",
     "Sensitivity",
     "Status",
+    "StoreError",
     "ValidationError",
     "WriteDisposition",
     "WritePolicy",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import xml.etree.ElementTree as ET
 from datetime import UTC, datetime
 from pathlib import Path
@@ -233,3 +234,17 @@ def test_cli_lineage(cli_env: Memory, tmp_path: Path) -> None:
     result = runner.invoke(app, ["lineage", "fact-retry-bug", "--json"])
     assert result.exit_code == 0, result.output
     assert "sum-duplicate-charges" in {n["id"] for n in json.loads(result.stdout)["nodes"]}
+
+
+def test_pictures_without_matplotlib_are_a_typed_error(monkeypatch: pytest.MonkeyPatch
+                                                       ) -> None:
+    """Without the charts extra, png/svg raise ValidationError with the install hint, never
+    a raw ImportError; the other formats still work."""
+    graph = nx.DiGraph(root="r")
+    graph.add_node("r", kind="semantic")
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
+    for fmt in ("png", "svg"):
+        with pytest.raises(ValidationError, match=r"graphmem\[charts\]"):
+            export(graph, fmt)
+    assert str(export(graph, "dot")).startswith("digraph lineage {")

@@ -299,14 +299,17 @@ def render(graph: nx.DiGraph, fmt: Literal["png", "svg"] = "png", *, title: str 
     Needs matplotlib (``pip install graphmem[charts]``); it is imported here, not at import.
 
     Raises:
-        ValidationError: ``fmt`` is not png or svg.
-        ImportError: matplotlib is not installed.
+        ValidationError: ``fmt`` is not png or svg, or matplotlib is not installed.
     """
     if fmt not in ("png", "svg"):
         raise ValidationError(f"render writes png or svg, not {fmt!r}")
-    from matplotlib.figure import Figure
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Patch
+    try:
+        from matplotlib.figure import Figure
+        from matplotlib.lines import Line2D
+        from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Patch
+    except ImportError:
+        raise ValidationError("png and svg lineage pictures need matplotlib: "
+                              "pip install 'graphmem[charts]'") from None
 
     pos = _layers(graph)
     xs = [p[0] for p in pos.values()] or [0.0]
