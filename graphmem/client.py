@@ -6,7 +6,7 @@ the read path's pure steps and the attribution log. Section numbers refer to SPE
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
@@ -51,9 +51,10 @@ class Memory:
 
     def __init__(
         self, store: Neo4jStore, *, policy: WritePolicy | None = None,
-        owns_driver: bool = True,
+        owns_driver: bool = True, on_close: Callable[[], None] | None = None,
     ) -> None:
         self.store = store
+        self._on_close = on_close
         self.policy = policy or WritePolicy()
         self._owns_driver = owns_driver
         self._rankers: dict[str, Ranker] = {}
@@ -77,7 +78,9 @@ class Memory:
         Args:
             settings: explicit settings; else ``NEO4J_URI``/``NEO4J_USER``/
                 ``NEO4J_PASSWORD``/``NEO4J_DATABASE``; else the ``graphmem db start``
-                server, started now if ``start_if_needed``.
+                server; else, if ``start_if_needed``, the local server started now for as
+                long as a client uses it (:func:`graphmem.db.server.lease`: it stops when
+                the last client that needed it closes).
             policy: write-policy settings (SPEC section 6).
             clock: returns aware UTC now; used when a call's ``now``/``at`` is omitted.
             max_content_bytes: largest record content accepted, in UTF-8 bytes.
@@ -90,25 +93,38 @@ class Memory:
             DatabaseAuthError: the server refused the credentials.
             StoreError: Neo4j refused the schema set-up.
         """
+        release: Callable[[], None] | None = None
         if settings is None:
-            from graphmem.db.server import resolve_settings
+            settings = ConnectionSettings.from_env()
+        if settings is None:
+            from graphmem.db.server import lease
 
-            settings = resolve_settings(start_if_needed=start_if_needed)
-        driver = connect_driver(settings)
-        store = Neo4jStore(driver, database=settings.database, clock=clock,
-                           max_content_bytes=max_content_bytes)
-        if ensure_schema:
-            try:
-                store.ensure_schema()
-            except BaseException:
-                driver.close()
-                raise
-        return cls(store, policy=policy)
+            settings, release = lease(start_if_needed)
+        try:
+            driver = connect_driver(settings)
+            store = Neo4jStore(driver, database=settings.database, clock=clock,
+                               max_content_bytes=max_content_bytes)
+            if ensure_schema:
+                try:
+                    store.ensure_schema()
+                except BaseException:
+                    driver.close()
+                    raise
+        except BaseException:
+            if release is not None:
+                release()
+            raise
+        return cls(store, policy=policy, on_close=release)
 
     def close(self) -> None:
-        """Close the driver (if this client opened it)."""
-        if self._owns_driver:
-            self.store.driver.close()
+        """Close the driver (if this client opened it) and end this client's use of the local
+        server (a server :meth:`connect` started stops with its last client)."""
+        try:
+            if self._owns_driver:
+                self.store.driver.close()
+        finally:
+            if self._on_close is not None:
+                self._on_close()
 
     def __enter__(self) -> Memory:
         return self

@@ -78,6 +78,9 @@ class ServerInfo:
         port: the Bolt port.
         password_file: the file holding the ``neo4j`` user's password (issue 17 item 4);
             None for a server recorded by a graphmem that ran Neo4j without authentication.
+        kept: started (or adopted) by ``graphmem db start``, so it runs until ``graphmem db
+            stop``; False for a server a command or ``Memory.connect()`` started for itself,
+            which stops when the last client using it closes (:mod:`graphmem.db.server`).
     """
 
     uri: str
@@ -85,6 +88,7 @@ class ServerInfo:
     home: Path
     port: int
     password_file: Path | None = None
+    kept: bool = True
 
     @property
     def settings(self) -> ConnectionSettings:

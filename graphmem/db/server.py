@@ -5,6 +5,10 @@ Two ways to run one:
 * :func:`start` / :func:`status` / :func:`stop` manage the long-lived local server behind
   ``graphmem db start``. It runs detached (own session, survives the Python process), keeps its
   store under ``data_dir()/server/home`` and is recorded in ``data_dir()/server/state.json``.
+  When nothing started it, :func:`lease` starts it for a client (``Memory.connect()``, every
+  CLI command) and records a lease per client under ``data_dir()/server/leases``; the server
+  stops when the last lease is released (leases of dead processes do not count), so a command
+  never leaves a server running unless ``graphmem db start`` asked for one.
 * :class:`EphemeralServer` is a throwaway server for tests and demos: a fresh temporary store, a
   free port, and *attached* mode, where the Java process exits as soon as its stdin reaches EOF.
   The owning Python process holds the only write end of that pipe, so the server goes away with
@@ -14,11 +18,14 @@ Two ways to run one:
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import json
 import os
+import secrets
 import signal
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from graphmem.db.credentials import (
@@ -52,6 +59,7 @@ __all__ = [
     "ServerInfo",
     "ensure_jars",
     "launcher_dir",
+    "lease",
     "resolve_settings",
     "start",
     "status",
@@ -87,6 +95,7 @@ def _read_state() -> ServerInfo | None:
             home=Path(raw["home"]),
             port=int(raw["port"]),
             password_file=Path(raw["password_file"]) if raw.get("password_file") else None,
+            kept=bool(raw.get("kept", True)),
         )
     except FileNotFoundError:
         return None
@@ -103,6 +112,7 @@ def _write_state(info: ServerInfo) -> None:
         "port": info.port,
         "password_file": str(info.password_file) if info.password_file else None,
         "neo4j_version": NEO4J_VERSION,
+        "kept": info.kept,
     }
     tmp = _state_file().with_suffix(".tmp")
     tmp.write_text(json.dumps(state, indent=2) + "\n", encoding="utf-8")
@@ -172,54 +182,149 @@ def start(
         ValueError: ``heap`` is malformed.
     """
     with _state_lock():
-        running = status()
-        if running is not None:
-            return running
-        stale = _read_state()
-        if stale is not None:  # status() returned None but the process is alive
-            raise DatabaseUnavailableError(
-                f"A graphmem Neo4j server (pid {stale.pid}) is running but {stale.uri} does not "
-                "answer; run `graphmem db stop` first."
-            )
-        lib_dir = ensure_jars()
-        secret = resolve_password_file(password_file)
-        read_password(secret)  # fail here, clearly, rather than in Java
-        home = (home if home is not None else _server_dir() / "home").absolute()
-        home.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if port is None:
-            port = DEFAULT_PORT if port_free(DEFAULT_PORT) else free_port()
-        elif not port_free(port):
-            raise DatabaseUnavailableError(
-                f"Port {port} on {HOST} is already in use (another process listens on it).")
-        cmd = launcher_command(
-            lib_dir, home, port, pagecache_mb=pagecache_mb, heap=heap, detached=True,
-            password_file=secret,
+        return _start_locked(home, port, pagecache_mb=pagecache_mb, heap=heap,
+                             timeout_s=timeout_s, password_file=password_file, kept=True)
+
+
+def _start_locked(home: Path | None, port: int | None, *, pagecache_mb: int = 256,
+                  heap: str = "1g", timeout_s: float = 180, password_file: Path | None = None,
+                  kept: bool) -> ServerInfo:
+    """:func:`start`, with the state lock held; ``kept`` as in :class:`ServerInfo` (a running
+    server asked to be kept becomes kept)."""
+    running = status()
+    if running is not None:
+        if kept and not running.kept:
+            running = dataclasses.replace(running, kept=True)
+            _write_state(running)
+        return running
+    stale = _read_state()
+    if stale is not None:  # status() returned None but the process is alive
+        raise DatabaseUnavailableError(
+            f"A graphmem Neo4j server (pid {stale.pid}) is running but {stale.uri} does not "
+            "answer; run `graphmem db stop` first."
         )
-        log = home / "launcher.log"
-        # posix_spawn rather than Popen: a Popen object for a child that outlives it warns
-        # (ResourceWarning) when collected. setsid = Popen's start_new_session.
-        pid = os.posix_spawn(
-            cmd[0],
-            cmd,
-            dict(os.environ),
-            file_actions=[
-                (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
-                (os.POSIX_SPAWN_OPEN, 1, str(log), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644),
-                (os.POSIX_SPAWN_DUP2, 1, 2),
-            ],
-            setsid=True,
-            setsigdef=(signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT, signal.SIGTERM),
-        )
+    lib_dir = ensure_jars()
+    secret = resolve_password_file(password_file)
+    read_password(secret)  # fail here, clearly, rather than in Java
+    home = (home if home is not None else _server_dir() / "home").absolute()
+    home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if port is None:
+        port = DEFAULT_PORT if port_free(DEFAULT_PORT) else free_port()
+    elif not port_free(port):
+        raise DatabaseUnavailableError(
+            f"Port {port} on {HOST} is already in use (another process listens on it).")
+    cmd = launcher_command(
+        lib_dir, home, port, pagecache_mb=pagecache_mb, heap=heap, detached=True,
+        password_file=secret,
+    )
+    log = home / "launcher.log"
+    # posix_spawn rather than Popen: a Popen object for a child that outlives it warns
+    # (ResourceWarning) when collected. setsid = Popen's start_new_session.
+    pid = os.posix_spawn(
+        cmd[0],
+        cmd,
+        dict(os.environ),
+        file_actions=[
+            (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 1, str(log), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644),
+            (os.POSIX_SPAWN_DUP2, 1, 2),
+        ],
+        setsid=True,
+        setsigdef=(signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT, signal.SIGTERM),
+    )
+    try:
+        uri = wait_ready(log, lambda: child_exit_code(pid), timeout_s)
+    except BaseException as exc:
+        terminate(pid, 30)
+        if isinstance(exc, DatabaseUnavailableError):
+            raise DatabaseUnavailableError(f"{exc}.\n{logs_for(home)}") from None
+        raise
+    info = ServerInfo(uri=uri, pid=pid, home=home, port=port, password_file=secret,
+                      kept=kept)
+    _write_state(info)
+    return info
+
+
+def _leases_dir() -> Path:
+    return _server_dir() / "leases"
+
+
+def _process_start(pid: int) -> str | None:
+    """When process ``pid`` started (clock ticks since boot, from /proc), or None when it
+    does not exist; tells a live lease holder from a later process that reused its pid."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return None
+    fields = stat.rsplit(")", 1)[-1].split()
+    return fields[19] if len(fields) > 19 else None
+
+
+def _live_leases() -> list[Path]:
+    """The lease files whose process is alive; the others are removed."""
+    live: list[Path] = []
+    for path in sorted(_leases_dir().glob("*")):
         try:
-            uri = wait_ready(log, lambda: child_exit_code(pid), timeout_s)
-        except BaseException as exc:
-            terminate(pid, 30)
-            if isinstance(exc, DatabaseUnavailableError):
-                raise DatabaseUnavailableError(f"{exc}.\n{logs_for(home)}") from None
-            raise
-        info = ServerInfo(uri=uri, pid=pid, home=home, port=port, password_file=secret)
-        _write_state(info)
-        return info
+            pid = int(path.name.split("-", 1)[0])
+            started = path.read_text(encoding="ascii").strip()
+        except (ValueError, OSError):
+            pid, started = -1, ""
+        if pid > 0 and started and _process_start(pid) == started:
+            live.append(path)
+        else:
+            path.unlink(missing_ok=True)
+    return live
+
+
+def lease(start_if_needed: bool = True, *, timeout_s: float = 180
+          ) -> tuple[ConnectionSettings, Callable[[], None]]:
+    """Use the local server for one client: its settings, and the function that ends the use.
+
+    The server is the ``graphmem db start`` one if it runs; else, with ``start_if_needed``, it
+    is started now (store under ``data_dir()/server/home``, as :func:`start`) but not kept:
+    calling the returned function releases this client's lease, and the server stops when no
+    live process holds a lease, so a command or script that started it leaves nothing
+    running. A server started, or adopted, by ``graphmem db start`` is never stopped here.
+    Releasing twice does nothing.
+
+    Args:
+        start_if_needed: start the server when none runs. timeout_s: readiness timeout (s).
+
+    Returns:
+        ``(settings, release)``.
+
+    Raises:
+        DatabaseUnavailableError: none runs and ``start_if_needed`` is False, or starting
+            failed (see :func:`start`).
+    """
+    with _state_lock():
+        running = status()
+        if running is None:
+            if not start_if_needed:
+                raise DatabaseUnavailableError(
+                    "No Neo4j configured: set NEO4J_URI (and NEO4J_USER/NEO4J_PASSWORD), "
+                    "or run `graphmem db start`.")
+            running = _start_locked(None, None, timeout_s=timeout_s, kept=False)
+        settings = running.settings
+        _leases_dir().mkdir(mode=0o700, exist_ok=True)
+        path = _leases_dir() / f"{os.getpid()}-{secrets.token_hex(8)}"
+        path.write_text(f"{_process_start(os.getpid())}\n", encoding="ascii")
+    released = threading.Event()
+
+    def release() -> None:
+        if released.is_set():
+            return
+        released.set()
+        with _state_lock():
+            path.unlink(missing_ok=True)
+            info = _read_state()
+            if info is None or info.kept or _live_leases():
+                return
+            if pid_alive(info.pid):
+                terminate(info.pid, 60)
+            _state_file().unlink(missing_ok=True)
+
+    return settings, release
 
 
 def stop(timeout_s: float = 60) -> bool:
@@ -242,6 +347,8 @@ def stop(timeout_s: float = 60) -> bool:
         if alive:
             terminate(info.pid, timeout_s)
         _state_file().unlink(missing_ok=True)
+        for path in _leases_dir().glob("*"):
+            path.unlink(missing_ok=True)
         return alive
 
 

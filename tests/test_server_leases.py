@@ -1,0 +1,86 @@
+"""A command never leaves a server running (issue 11, project rule): the local server that
+``Memory.connect()`` or a CLI command starts for itself stops with its last client, while the
+one ``graphmem db start`` started (or adopted) keeps running until ``graphmem db stop``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from graphmem.cli import app
+from graphmem.client import Memory
+from graphmem.db import server
+
+
+def _state(data_dir: Path) -> dict[str, object]:
+    return dict(json.loads((data_dir / "server" / "state.json").read_text()))
+
+
+def test_the_last_client_stops_a_server_it_started(data_dir_with_jars: Path) -> None:
+    assert server.status() is None
+    first = Memory.connect()
+    info = server.status()
+    assert info is not None and not info.kept
+    assert _state(data_dir_with_jars)["kept"] is False
+    second = Memory.connect()  # shares it: no second server
+    assert server.status() == info
+    first.close()
+    assert server.pid_alive(info.pid)  # the second client still uses it
+    assert second.store.counts() == {}
+    second.close()
+    assert not server.pid_alive(info.pid)
+    assert server.status() is None
+    assert not (data_dir_with_jars / "server" / "state.json").exists()
+    second.close()  # closing again changes nothing
+
+
+def test_a_kept_server_outlives_its_clients(data_dir_with_jars: Path) -> None:
+    client = Memory.connect()  # started for this client ...
+    info = server.status()
+    assert info is not None and not info.kept
+    result = CliRunner().invoke(app, ["db", "start"])  # ... then adopted by db start
+    assert result.exit_code == 0, result.output
+    adopted = server.status()
+    assert adopted is not None and adopted.kept and adopted.pid == info.pid
+    client.close()
+    assert server.pid_alive(info.pid)
+    with Memory.connect(start_if_needed=False):
+        pass
+    assert server.pid_alive(info.pid)
+    assert server.stop() is True
+    assert not server.pid_alive(info.pid)
+
+
+def test_leases_of_dead_processes_do_not_count(data_dir_with_jars: Path) -> None:
+    """A client that died without closing (SIGKILL, crash) does not keep the server alive
+    for ever: the next release ignores its lease."""
+    env = dict(os.environ)
+    killed = subprocess.run(
+        [sys.executable, "-c",
+         "import os, signal\n"
+         "from graphmem.client import Memory\n"
+         "m = Memory.connect()\n"
+         "os.kill(os.getpid(), signal.SIGKILL)\n"],
+        env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert killed.returncode == -9, killed.stderr
+    info = server.status()
+    assert info is not None and not info.kept  # the dead client left it running ...
+    settings, release = server.lease(start_if_needed=False)
+    assert settings == info.settings
+    release()  # ... and the next client's release stops it
+    assert not server.pid_alive(info.pid)
+    assert server.status() is None
+
+
+def test_a_cli_command_leaves_no_server_running(data_dir_with_jars: Path) -> None:
+    result = CliRunner().invoke(app, ["stats", "--json"])
+    assert result.exit_code == 0, result.output
+    assert server.status() is None
+    assert not (data_dir_with_jars / "server" / "state.json").exists()
+    leases = data_dir_with_jars / "server" / "leases"
+    assert not leases.exists() or not any(leases.iterdir())
