@@ -169,6 +169,11 @@ def remember(
 ) -> WriteDecisionOut:
     """Propose a memory; the write policy persists, quarantines or discards it.
 
+    The policy mostly refuses (SPEC section 6): a `model_inferred` memory without
+    `evidence_ids` is quarantined (stored for audit, never retrieved); pass the ids of the
+    memories it rests on, or `authority="human_instruction"` for what the user told you.
+    A restatement of an active memory in the same scope is discarded.
+
     Raises:
         ToolError: a validation, authorization or conflict error; nothing is written.
     """
