@@ -168,8 +168,8 @@ def test_keys_stored_before_the_new_normalisation_are_migrated(memory: Memory) -
     assert after["old"]["rev"] == before["old"]["rev"] + 1
     assert after["same"]["rev"] == before["same"]["rev"]
     assert migrate(memory.store) == 0  # the version is recorded: later connections skip it
-    rows, _, _ = driver.execute_query("MATCH (m:GraphmemMigration) RETURN m.version AS v",
-                                      database_=db)
+    rows, _, _ = driver.execute_query(
+        "MATCH (m:GraphmemMigration {name: 'dedup_key'}) RETURN m.version AS v", database_=db)
     assert [r["v"] for r in rows] == [DEDUP_VERSION]
     dup = memory.write(_rec("new", "prefers dark mode"), now=T0)
     assert dup.disposition is WriteDisposition.DISCARD and dup.duplicate_of == "old"

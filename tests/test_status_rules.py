@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphmem.client import Memory
-from graphmem.models import MemoryRecord, Principal, Sensitivity, Status
+from graphmem.models import Authority, MemoryRecord, Principal, Sensitivity, Status
 from graphmem.write.policy import WriteDisposition
 
 from .conftest import wipe
@@ -125,6 +125,45 @@ def test_erasing_a_successor_does_not_resurrect_its_predecessor(memory: Memory) 
     assert again.disposition is WriteDisposition.PERSIST
     # ... and a successor created after now still does not count, erased or not
     assert status(memory, "ph1", JUNE_1 - timedelta(days=1))[0] is Status.NOT_YET_VALID
+
+
+def test_tombstones_from_before_rule_4_are_migrated(memory: Memory) -> None:
+    """Tombstones erased before they kept times and ``admitted`` (the whole kind: an admitted
+    successor written through the policy, one put without it, one promoted after quarantine,
+    and one still quarantined when erased) are completed by the migration on connect, so the
+    admitted ones keep superseding and the quarantined one never did."""
+    from graphmem.db.migrations import migrate
+
+    def untrusted(r: MemoryRecord) -> MemoryRecord:
+        return r.model_copy(update={"authority": Authority.UNTRUSTED})
+
+    pairs = {"a": "write", "b": "put", "c": "promoted", "d": "quarantined"}
+    for tag, how in pairs.items():
+        memory.put(rec(f"{tag}1", f"customer {tag} phone is 555-0100"))
+        succ = rec(f"{tag}2", f"customer {tag} phone is 555-0199", supersedes=(f"{tag}1",))
+        if how == "put":
+            memory.put(succ)
+            continue
+        decision = memory.write(succ if how == "write" else untrusted(succ), now=JUNE_15)
+        wanted = WriteDisposition.PERSIST if how == "write" else WriteDisposition.QUARANTINE
+        assert decision.disposition is wanted
+        if how == "promoted":
+            memory.promote(f"{tag}2", by="reviewer", reason="checked with the customer")
+    memory.apply_deletion(memory.plan_deletion([f"{t}2" for t in pairs], requested_by="p",
+                                               reason="erase the new numbers"))
+    later = datetime.now(UTC) + timedelta(days=1)  # after the erasure
+    driver, db = memory.store.driver, memory.store.database
+    # what an erasure wrote before rule 4 was revised: no times, no `admitted`
+    driver.execute_query("MATCH (r:Record) WHERE r.erased REMOVE r.admitted, r.created_at, "
+                         "r.valid_from, r.expires_at", database_=db)
+    driver.execute_query("MATCH (m:GraphmemMigration) DELETE m", database_=db)
+    assert status(memory, "a1", later) == (Status.ACTIVE, ())  # resurrected, before
+    assert migrate(memory.store) == 4
+    for tag in ("a", "b", "c"):
+        assert status(memory, f"{tag}1", later) == (Status.SUPERSEDED, (f"{tag}2",)), tag
+    assert status(memory, "d1", later) == (Status.ACTIVE, ())
+    assert active(memory, later) == {"d1"}
+    assert migrate(memory.store) == 0  # once
 
 
 def test_an_erased_successor_still_waits_for_its_own_times(memory: Memory) -> None:

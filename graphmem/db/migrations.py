@@ -7,6 +7,10 @@ migration recomputes every stored key with :func:`graphmem.db.codec.dedup_key`'s
 normalisation (keys of content the two versions normalise alike do not change and are not
 written), then records the version on a ``GraphmemMigration`` node, so later connections
 cost one lookup. An interrupted run starts again from the beginning next time.
+
+``tombstone_times`` (issue 12 item 2): tombstones erased before they kept their times and
+whether they were admitted stopped superseding, so their predecessors came back; the
+migration completes them (``cypher/migration_tombstone_times.cypher``).
 """
 
 from __future__ import annotations
@@ -23,14 +27,37 @@ __all__ = ["migrate"]
 PAGE = 5_000
 
 
+#: Version of the tombstone migration (``cypher/migration_tombstone_times.cypher``).
+TOMBSTONE_VERSION = 1
+
+
 def migrate(store: StoreBase) -> int:
     """Run the migrations this database has not reached yet.
 
     Returns:
-        The number of records whose stored dedup key changed.
+        The number of records changed (dedup keys recomputed, tombstones completed).
     """
-    rows = store.read("migration_version_get", migration="dedup_key")
-    if rows and (rows[0]["version"] or 0) >= DEDUP_VERSION:
+    return _tombstones(store) + _dedup_keys(store)
+
+
+def _reached(store: StoreBase, migration: str, version: int) -> bool:
+    rows = store.read("migration_version_get", migration=migration)
+    return bool(rows) and (rows[0]["version"] or 0) >= version
+
+
+def _tombstones(store: StoreBase) -> int:
+    """Old tombstones of successors get ``admitted`` and a creation time (see the Cypher)."""
+    if _reached(store, "tombstone_times", TOMBSTONE_VERSION):
+        return 0
+    updated = int(store.write("migration_tombstone_times")[0]["updated"])
+    store.write("migration_version_set", migration="tombstone_times",
+                version=TOMBSTONE_VERSION, at=store.clock())
+    return updated
+
+
+def _dedup_keys(store: StoreBase) -> int:
+    """Stored dedup keys of an older normalisation are recomputed."""
+    if _reached(store, "dedup_key", DEDUP_VERSION):
         return 0
     changed, after = 0, ""
     while True:
