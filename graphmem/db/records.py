@@ -152,8 +152,9 @@ class RecordWrites(WriteSlots):
         driver's own datetime packing costs more than the rest of a record.
         """
         scopes = {scope_key(r.scope): r for r in records}
-        self.merge_scopes_in_tx(
-            tx, [r for key, r in scopes.items() if "s" + key not in self.ensured])
+        self.merge_scopes_in_tx(tx, [r for key, r in scopes.items()
+                                     if "s" + key not in self.ensured
+                                     and "v" + key not in self.ensured])
         fps = fingerprints or {}
         ready = rows or {}
         table = [ready.get(r.id) or record_row(r, quarantined, fps.get(r.id)) for r in records]
@@ -182,7 +183,8 @@ class RecordWrites(WriteSlots):
     def merge_scopes_in_tx(self, tx: ManagedTransaction, records: Sequence[MemoryRecord]) -> None:
         """Create the Scope and ScopeVersion nodes of ``records`` inside ``tx`` if missing."""
         if records:
-            self.ensured.difference_update("s" + scope_key(r.scope) for r in records)
+            self.ensured.difference_update(
+                p + scope_key(r.scope) for r in records for p in ("s", "v"))
             self.run(tx, "scopes_merge", scopes=[
                 {"key": scope_key(r.scope), "tenant": r.tenant, "pairs": scope_pairs(r.scope)}
                 for r in records])
@@ -221,13 +223,14 @@ class RecordWrites(WriteSlots):
                                   fingerprints=prepared.fingerprints, rows=prepared.rows)
             return [r.id for r in todo]
 
-        self.ensure_write_nodes(prepared.records)
         try:
             created: list[str] = self.transaction("put_many", work)
         except ConstraintViolationError:
             # A concurrent writer created one of these ids first: decide again from what is
             # stored now (identical -> no-op, different -> RecordConflictError).
             created = self.transaction("put_many", work)
+        # committed: their Scope and ScopeVersion nodes exist (records_create MATCHes them)
+        self.ensured.update("v" + scope_key(r.scope) for r in prepared.records)
         return created
 
     def put_many(

@@ -11,7 +11,10 @@ Now:
 * :meth:`WriteSlots.ensure_write_nodes` creates the Scope, ScopeVersion, :data:`SLOTS`
   ``WriteSlot`` nodes of a scope and the Assertion groups a write needs in a short
   transaction of its own, once per store object (remembered in ``StoreBase.ensured``), so
-  write transactions MATCH them and take exclusive locks directly.
+  write transactions MATCH them and take exclusive locks directly. The policy write checks
+  the proposal first (:mod:`graphmem.write.admission`), so a refused one creates nothing.
+  Batches (``put_many``) create missing Scope and ScopeVersion nodes inside their own
+  transaction instead (``scopes_merge``) and remember them once committed.
 * A write locks only its slots (:func:`slot_keys`): the hash bucket of its scope and dedup
   key (and of its thread), so identical proposals are serialised (the duplicate check stays
   exactly-once) and others rarely wait; the ScopeVersion lock comes last, from the rev bump
@@ -77,6 +80,14 @@ class WriteSlots(StoreBase):
                        pairs=scope_pairs(r.scope), slots=SLOTS, groups=list(groups.values()))
             self.ensured.add("s" + key)
             self.ensured.update("a" + g for g in groups)
+
+    def needs_write_nodes(self, records: Iterable[MemoryRecord]) -> bool:
+        """True if :meth:`ensure_write_nodes` would create or look for nodes."""
+        return any(
+            "s" + scope_key(r.scope) not in self.ensured
+            or (r.asserts is not None
+                and "a" + assertion_group(r.tenant, r.asserts) not in self.ensured)
+            for r in records)
 
     def forget_write_nodes(self, record: MemoryRecord) -> None:
         """Forget that ``record``'s nodes exist (one was found missing: deleted since)."""

@@ -45,7 +45,6 @@ def admit(store: Neo4jStore, policy: WritePolicy, proposal: MemoryRecord | dict[
     """
     record = coerce_record(proposal)
     store.check_record(record)
-    store.ensure_write_nodes([record])
     fingerprint = record_fingerprint(record)
     slots = slot_keys(record)
     params: dict[str, Any] = {
@@ -53,6 +52,18 @@ def admit(store: Neo4jStore, policy: WritePolicy, proposal: MemoryRecord | dict[
         "scope_key": scope_key(record.scope), "dedup_key": dedup_key(record), "now": at,
         "evidence_ids": list(record.evidence_ids),
     }
+
+    def check(tx: ManagedTransaction) -> None:
+        checked = store.run(tx, "write_check", **{**params, "slots": []})[0]
+        existing = {row["id"]: row for row in checked["existing"]}
+        store.check_thread_slots(tx, store.check_existing(
+            [record], {record.id: fingerprint}, existing))
+
+    if store.needs_write_nodes([record]):
+        # A refused proposal must leave nothing behind: check it before creating its scope's
+        # nodes (once per store object and scope; the write transaction checks again).
+        store.transaction("write_check", check)
+        store.ensure_write_nodes([record])
 
     def work(tx: ManagedTransaction) -> MemoryWriteDecision:
         checked = store.run(tx, "write_check", **params)[0]
