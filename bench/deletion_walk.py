@@ -125,8 +125,8 @@ def load(memory: Memory, layers: list[list[dict[str, Any]]], batch: int = 5000) 
     """
     records = [r for layer in layers for r in layer]
     scope = {"tenant": "bench"}
-    memory.store.write("scope_lock", scope_key=scope_key(scope), tenant="bench",
-                       scope_pairs=scope_pairs(scope))
+    memory.store.write("scopes_merge", scopes=[{"key": scope_key(scope), "tenant": "bench",
+                                                "pairs": scope_pairs(scope)}])
     started = time.perf_counter()
     with Progress("loading", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console, transient=True) as bar:

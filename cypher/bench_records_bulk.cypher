@@ -1,7 +1,7 @@
 // Benchmarks only (bench/deletion_walk.py): create many records fast, without the write path's
 // checks. $rows: {props (record_props of a validated record, without its datetimes), times
 // (created_at, valid_from, expires_at as ISO-8601 strings or null), parents}; every parent
-// must exist already or come earlier in $rows; $scope_key names an existing Scope node (scope_lock).
+// must exist already or come earlier in $rows; $scope_key names an existing Scope node (scopes_merge).
 MATCH (s:Scope {key: $scope_key})
 MERGE (sv:ScopeVersion {key: s.key})
   ON CREATE SET sv.epoch = randomUUID(), sv.tenant = s.tenant

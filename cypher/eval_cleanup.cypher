@@ -8,7 +8,7 @@ CALL () {
   SET sv.rev = coalesce(sv.rev, 0) + 1, sv.epoch = randomUUID()  // records vanish: no delta
 }
 CALL () {
-  MATCH (n:Record|Intention|Scope|ScopeVersion|Retrieval|CandidateSet|Assertion)
+  MATCH (n:Record|Intention|Scope|ScopeVersion|WriteSlot|Retrieval|CandidateSet|Assertion)
   WHERE n.tenant STARTS WITH $prefix
   RETURN n
   UNION

@@ -1,5 +1,5 @@
 // LangGraph store (graphmem.integrations.langgraph): write-lock each tenant's tenant-wide
-// scope (on its ScopeVersion node, never the dense Scope node: see scope_lock.cypher) and reserve $rows[i].count sequence numbers from it, in one step. The lock
+// scope (on its ScopeVersion node, never the dense Scope node: see graphmem.db.slots) and reserve $rows[i].count sequence numbers from it, in one step. The lock
 // serialises the store's writes in a tenant (so two puts of one key cannot both supersede
 // the same version); the sequence orders namespaces and keys as LangGraph's InMemoryStore
 // does (insertion order). Only the counter changes: no Record is written here.

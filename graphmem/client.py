@@ -219,7 +219,7 @@ class Memory:
 
         DISCARD stores nothing but the decision; QUARANTINE stores the record for audit,
         never eligible; PERSIST stores it. Concurrent identical writes into one scope are
-        serialised on the scope's lock, so only one of them persists.
+        serialised on their write slot, so only one of them persists.
 
         Raises:
             ValidationError and subclasses, RecordConflictError: nothing is written.

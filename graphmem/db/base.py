@@ -56,6 +56,9 @@ class StoreBase:
         self.database = database
         self.max_content_bytes = max_content_bytes
         self.clock = clock
+        #: Scopes ("s" + key) and assertion groups ("a" + gkey) whose nodes this object has
+        #: created or found (:mod:`graphmem.db.slots`); write transactions MATCH them.
+        self.ensured: set[str] = set()
 
     # -- plumbing -------------------------------------------------------------------
 

@@ -11,7 +11,6 @@ from typing import Any
 
 from neo4j import ManagedTransaction
 
-from graphmem.db.base import StoreBase
 from graphmem.db.codec import (
     END_OF_STREAM,
     assertion_group,
@@ -21,6 +20,7 @@ from graphmem.db.codec import (
     scope_key,
     scope_pairs,
 )
+from graphmem.db.slots import WriteSlots
 from graphmem.errors import (
     ConstraintViolationError,
     ContentTooLargeError,
@@ -32,7 +32,7 @@ from graphmem.errors import (
 from graphmem.models import MemoryRecord
 
 
-class RecordWrites(StoreBase):
+class RecordWrites(WriteSlots):
     """Writing records: checks and creation in one transaction, batches and streams."""
 
     def check_record(self, record: MemoryRecord) -> None:
@@ -90,8 +90,23 @@ class RecordWrites(StoreBase):
         """
         if fingerprints is None:
             fingerprints = {r.id: record_fingerprint(r) for r in records}
-        refs = {ref for r in records for ref in (*r.supersedes, *r.derived_from, *r.evidence_ids)}
-        existing = self._existing(tx, set(fingerprints) | refs)
+        existing = self._existing(tx, set(fingerprints) | batch_refs(records))
+        todo = self.check_existing(records, fingerprints, existing)
+        self.check_thread_slots(tx, todo)
+        return todo
+
+    @staticmethod
+    def check_existing(
+        records: Sequence[MemoryRecord], fingerprints: Mapping[str, str],
+        existing: Mapping[str, Mapping[str, Any]],
+    ) -> list[MemoryRecord]:
+        """The records of a batch still to create, given the stored ``existing`` rows
+        (``records_existing``: id, fingerprint, erased) of its ids and references.
+
+        Raises:
+            RecordConflictError, DanglingReferenceError: as :meth:`prepare_in_tx`.
+        """
+        refs = batch_refs(records)
         conflicting = sorted(
             rid for rid in fingerprints
             if rid in existing and existing[rid]["fingerprint"] != fingerprints[rid]
@@ -108,7 +123,10 @@ class RecordWrites(StoreBase):
                 "supersedes/derived_from/evidence_ids name ids not in the store",
                 record_ids=dangling,
             )
-        todo = [r for r in records if r.id not in existing]
+        return [r for r in records if r.id not in existing]
+
+    def check_thread_slots(self, tx: ManagedTransaction, todo: Sequence[MemoryRecord]) -> None:
+        """Raise ValidationError if a thread position of ``todo`` is held by a stored record."""
         slots = [{"tenant": r.tenant, "thread": r.thread, "position": r.position}
                  for r in todo if r.thread is not None]
         if slots:
@@ -119,7 +137,6 @@ class RecordWrites(StoreBase):
                         f"{row['thread']!r}@{row['position']} by {row['id']!r}"
                         for row in taken),
                     record_ids=sorted({r.id for r in todo if r.thread is not None}))
-        return todo
 
     def create_in_tx(
         self, tx: ManagedTransaction, records: Sequence[MemoryRecord], *,
@@ -135,14 +152,18 @@ class RecordWrites(StoreBase):
         driver's own datetime packing costs more than the rest of a record.
         """
         scopes = {scope_key(r.scope): r for r in records}
-        self.run(tx, "scopes_merge", scopes=[
-            {"key": key, "tenant": r.tenant, "pairs": scope_pairs(r.scope)}
-            for key, r in scopes.items()
-        ])
+        self.merge_scopes_in_tx(tx, [r for key, r in scopes.items()
+                                     if "s" + key not in self.ensured
+                                     and "v" + key not in self.ensured])
         fps = fingerprints or {}
         ready = rows or {}
-        self.run(tx, "records_create", rows=[
-            ready.get(r.id) or record_row(r, quarantined, fps.get(r.id)) for r in records])
+        table = [ready.get(r.id) or record_row(r, quarantined, fps.get(r.id)) for r in records]
+        made = set(self.run(tx, "records_create", rows=table)[0]["ids"])
+        if len(made) < len(table):  # a Scope or ScopeVersion was deleted since ensured
+            missing = [row for row in table if row["props"]["id"] not in made]
+            keys = {row["scope_key"] for row in missing}
+            self.merge_scopes_in_tx(tx, [r for key, r in scopes.items() if key in keys])
+            self.run(tx, "records_create", rows=missing)
         for name, field in (("edges_supersedes", "supersedes"),
                             ("edges_derived_from", "derived_from"),
                             ("edges_evidenced_by", "evidence_ids")):
@@ -158,6 +179,15 @@ class RecordWrites(StoreBase):
                    "key": r.asserts} for r in records if r.asserts is not None]
         if groups:
             self.run(tx, "assertions_link", rows=groups)
+
+    def merge_scopes_in_tx(self, tx: ManagedTransaction, records: Sequence[MemoryRecord]) -> None:
+        """Create the Scope and ScopeVersion nodes of ``records`` inside ``tx`` if missing."""
+        if records:
+            self.ensured.difference_update(
+                p + scope_key(r.scope) for r in records for p in ("s", "v"))
+            self.run(tx, "scopes_merge", scopes=[
+                {"key": scope_key(r.scope), "tenant": r.tenant, "pairs": scope_pairs(r.scope)}
+                for r in records])
 
     # -- writes ---------------------------------------------------------------------
 
@@ -199,6 +229,8 @@ class RecordWrites(StoreBase):
             # A concurrent writer created one of these ids first: decide again from what is
             # stored now (identical -> no-op, different -> RecordConflictError).
             created = self.transaction("put_many", work)
+        # committed: their Scope and ScopeVersion nodes exist (records_create MATCHes them)
+        self.ensured.update("v" + scope_key(r.scope) for r in prepared.records)
         return created
 
     def put_many(
@@ -264,6 +296,11 @@ class PreparedBatch:
     rows: dict[str, dict[str, Any]]
     quarantined: bool
 
+
+
+def batch_refs(records: Iterable[MemoryRecord]) -> set[str]:
+    """Every id that records of a batch reference (supersedes, derived_from, evidence_ids)."""
+    return {ref for r in records for ref in (*r.supersedes, *r.derived_from, *r.evidence_ids)}
 
 
 def _find_cycle(in_batch: dict[str, MemoryRecord], field: str) -> list[str]:

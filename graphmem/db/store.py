@@ -13,7 +13,8 @@ Graph model::
     (:Record)-[:EVIDENCED_BY]->(:Record)
     (:Record)-[:ASSERTS]->(:Assertion {gkey})  one group per (tenant, asserts key); members with
                                                other values conflict (found among candidates)
-    (:ScopeVersion {key, epoch, rev})          a scope's version and write lock (not dense)
+    (:ScopeVersion {key, epoch, rev})          a scope's version (not dense)
+    (:WriteSlot {key})                         write locks, SLOTS per scope (db.slots)
     (:Transition)-[:ON]->(:Record)             declared lifecycle transitions
     (:WriteDecision)-[:DECIDED]->(:Record)     write-policy decisions
 

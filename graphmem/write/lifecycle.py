@@ -13,15 +13,15 @@ from typing import Any
 
 from neo4j import ManagedTransaction
 
-from graphmem.db.codec import coerce_record, dedup_key, record_from_props, scope_key, scope_pairs
+from graphmem.db.codec import coerce_record
 from graphmem.db.store import Neo4jStore
 from graphmem.errors import PolicyError, ValidationError
 from graphmem.models import MemoryKind, MemoryRecord
+from graphmem.write.admission import admit
 from graphmem.write.policy import (
     MemoryWriteDecision,
     WriteDisposition,
     WritePolicy,
-    decide,
     verified_episodes,
 )
 
@@ -37,7 +37,7 @@ def write_record(store: Neo4jStore, policy: WritePolicy, proposal: Proposal, *, 
 
     DISCARD stores nothing but the decision; QUARANTINE stores the record for audit, never
     eligible; PERSIST stores it. Concurrent identical writes into one scope are serialised on
-    the scope's lock, so only one of them persists.
+    their write slot, so only one of them persists (:mod:`graphmem.write.admission`).
 
     Args:
         store: the store. policy: the write policy. proposal: a record or its dict.
@@ -46,38 +46,7 @@ def write_record(store: Neo4jStore, policy: WritePolicy, proposal: Proposal, *, 
     Raises:
         ValidationError and subclasses, RecordConflictError: nothing is written.
     """
-    record = coerce_record(proposal)
-    store.check_record(record)
-
-    def work(tx: ManagedTransaction) -> MemoryWriteDecision:
-        store.run(tx, "scope_lock", scope_key=scope_key(record.scope), tenant=record.tenant,
-                  scope_pairs=scope_pairs(record.scope))
-        todo = store.prepare_in_tx(tx, [record])
-        if not todo:
-            decision = MemoryWriteDecision(record.id, WriteDisposition.DISCARD,
-                                           "identical record already stored")
-            store.run(tx, "write_decision_log", record_id=record.id, tenant=record.tenant,
-                      disposition=decision.disposition.value,
-                      reason=decision.reason, at=at, by=by)
-            return decision
-        dup_rows = store.run(tx, "duplicates_active", scope_key=scope_key(record.scope),
-                             dedup_key=dedup_key(record), now=at)
-        evidence_rows = store.run(tx, "records_get", ids=list(record.evidence_ids))
-        evidence = {row["record"]["id"]: record_from_props(row["record"])
-                    for row in evidence_rows if not row["record"].get("erased")}
-        decision = decide(record, policy=policy,
-                          duplicate_ids=[row["id"] for row in dup_rows], evidence=evidence)
-        if decision.disposition is not WriteDisposition.DISCARD:
-            store.create_in_tx(
-                tx, [record],
-                quarantined=decision.disposition is WriteDisposition.QUARANTINE)
-        store.run(tx, "write_decision_log", record_id=record.id, tenant=record.tenant,
-                  disposition=decision.disposition.value, reason=decision.reason,
-                  at=at, by=by)
-        return decision
-
-    result: MemoryWriteDecision = store.transaction("write", work)
-    return result
+    return admit(store, policy, proposal, by=by, at=at)
 
 
 def promote(store: Neo4jStore, record_id: str, *, by: str, reason: str) -> None:

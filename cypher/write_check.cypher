@@ -1,0 +1,42 @@
+// The first statement of a policy write (issue 15): lock the write's slots, then read what
+// the policy decides on. $slots: sorted WriteSlot keys (graphmem.db.slots), locked in that
+// order, so two writers never wait on each other in a cycle. A slot is a hash bucket of the
+// scope and the proposal's dedup key (and thread): two identical proposals share a slot, so
+// the second reads duplicates only after the first committed (exactly one PERSIST), while
+// writers of different contents into one scope rarely share one and run side by side.
+// MATCH then SET takes the exclusive lock at once (no shared lock to upgrade).
+// $ids: the proposal's id and the ids it references (records_existing);
+// $scope_key, $dedup_key, $now: active records of the scope with that dedup key (SPEC
+// section 6; status rules 2 and 4 as in candidates.cypher);
+// $evidence_ids: records_get.
+CALL () {
+  UNWIND $slots AS key
+  MATCH (l:WriteSlot {key: key})
+  SET l.seq = coalesce(l.seq, 0) + 1
+  RETURN count(l) AS locked
+}
+CALL () {
+  UNWIND $ids AS id
+  MATCH (r:Record {id: id})
+  RETURN collect({id: r.id, fingerprint: r.fingerprint, erased: r.erased}) AS existing
+}
+CALL () {
+  MATCH (s:Scope {key: $scope_key})<-[:IN_SCOPE]-(r:Record {dedup_key: $dedup_key})
+  WHERE NOT r.quarantined AND NOT r.pending_recompute AND NOT r.erased AND NOT r.retracted
+    AND r.created_at <= $now
+    AND (r.valid_from IS NULL OR r.valid_from <= $now)
+    AND (r.expires_at IS NULL OR $now < r.expires_at)
+    AND NOT EXISTS {
+      MATCH (r)<-[:SUPERSEDES]-(succ:Record)
+      WHERE NOT succ.quarantined AND (NOT succ.erased OR coalesce(succ.admitted, false))
+        AND succ.created_at <= $now
+        AND (succ.valid_from IS NULL OR succ.valid_from <= $now)
+    }
+  RETURN collect(r.id) AS duplicates
+}
+CALL () {
+  UNWIND $evidence_ids AS id
+  MATCH (r:Record {id: id})
+  RETURN collect(r {.*}) AS evidence
+}
+RETURN locked, existing, duplicates, evidence

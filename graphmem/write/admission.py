@@ -1,0 +1,123 @@
+"""One proposal through the write policy and into the store, in one transaction (SPEC
+section 6; issue 15: writers into one scope run side by side, and a write is two statements).
+
+The transaction runs ``write_check.cypher`` (lock the write's slots, then read the stored
+ids, the active duplicates and the evidence the policy decides on), then either logs a
+DISCARD or stores the record with ``record_write.cypher`` (record, edges, assertion group,
+decision, and last the scope's version bump). The nodes both only MATCH are created ahead of
+the transaction (:mod:`graphmem.db.slots`). A threaded record takes the batch path
+(``create_in_tx``), which relinks its thread.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from neo4j import ManagedTransaction
+
+from graphmem.db.codec import (
+    assertion_group,
+    coerce_record,
+    dedup_key,
+    record_fingerprint,
+    record_from_props,
+    record_row,
+    scope_key,
+)
+from graphmem.db.records import batch_refs
+from graphmem.db.slots import slot_keys
+from graphmem.db.store import Neo4jStore
+from graphmem.errors import ConstraintViolationError
+from graphmem.models import MemoryRecord
+from graphmem.write.policy import MemoryWriteDecision, WriteDisposition, WritePolicy, decide
+
+__all__ = ["admit"]
+
+
+def admit(store: Neo4jStore, policy: WritePolicy, proposal: MemoryRecord | dict[str, Any], *,
+          by: str, at: datetime) -> MemoryWriteDecision:
+    """Decide ``proposal`` with the write policy and store it, atomically (see
+    :func:`graphmem.write.lifecycle.write_record`, which delegates here).
+
+    Raises:
+        ValidationError and subclasses, RecordConflictError: nothing is written.
+    """
+    record = coerce_record(proposal)
+    store.check_record(record)
+    fingerprint = record_fingerprint(record)
+    slots = slot_keys(record)
+    params: dict[str, Any] = {
+        "slots": slots, "ids": sorted({record.id} | batch_refs([record])),
+        "scope_key": scope_key(record.scope), "dedup_key": dedup_key(record), "now": at,
+        "evidence_ids": list(record.evidence_ids),
+    }
+
+    def check(tx: ManagedTransaction) -> None:
+        checked = store.run(tx, "write_check", **{**params, "slots": []})[0]
+        existing = {row["id"]: row for row in checked["existing"]}
+        store.check_thread_slots(tx, store.check_existing(
+            [record], {record.id: fingerprint}, existing))
+
+    if store.needs_write_nodes([record]):
+        # A refused proposal must leave nothing behind: check it before creating its scope's
+        # nodes (once per store object and scope; the write transaction checks again).
+        store.transaction("write_check", check)
+        store.ensure_write_nodes([record])
+
+    def work(tx: ManagedTransaction) -> MemoryWriteDecision:
+        checked = store.run(tx, "write_check", **params)[0]
+        if checked["locked"] < len(slots):  # lock nodes deleted since ensured
+            store.create_slots_in_tx(tx, record)
+            checked = store.run(tx, "write_check", **params)[0]
+        existing = {row["id"]: row for row in checked["existing"]}
+        todo = store.check_existing([record], {record.id: fingerprint}, existing)
+        if not todo:
+            return _log(tx, MemoryWriteDecision(
+                record.id, WriteDisposition.DISCARD, "identical record already stored"))
+        store.check_thread_slots(tx, todo)
+        evidence = {props["id"]: record_from_props(props) for props in checked["evidence"]
+                    if not props.get("erased")}
+        decision = decide(record, policy=policy, duplicate_ids=checked["duplicates"],
+                          evidence=evidence)
+        if decision.disposition is WriteDisposition.DISCARD:
+            return _log(tx, decision)
+        quarantined = decision.disposition is WriteDisposition.QUARANTINE
+        if record.thread is not None:
+            store.create_in_tx(tx, [record], quarantined=quarantined,
+                               fingerprints={record.id: fingerprint})
+            return _log(tx, decision)
+        _store(tx, record_row(record, quarantined, fingerprint), decision)
+        return decision
+
+    def _log(tx: ManagedTransaction, decision: MemoryWriteDecision) -> MemoryWriteDecision:
+        store.run(tx, "write_decision_log", record_id=record.id, tenant=record.tenant,
+                  disposition=decision.disposition.value, reason=decision.reason,
+                  at=at, by=by)
+        return decision
+
+    def _store(tx: ManagedTransaction, row: dict[str, Any],
+               decision: MemoryWriteDecision) -> None:
+        gkey = None if record.asserts is None else assertion_group(record.tenant, record.asserts)
+        write = {"row": row, "supersedes": list(record.supersedes),
+                 "derived_from": list(record.derived_from),
+                 "evidence_ids": list(record.evidence_ids), "gkey": gkey,
+                 "decision": {"tenant": record.tenant, "disposition": decision.disposition.value,
+                              "reason": decision.reason, "at": at, "by": by}}
+        rows = store.run(tx, "record_write", **write)
+        if not rows:  # its Scope or ScopeVersion was deleted since ensured: nothing written
+            store.forget_write_nodes(record)
+            store.merge_scopes_in_tx(tx, [record])
+            rows = store.run(tx, "record_write", **write)
+        if gkey is not None and not rows[0]["grouped"]:  # the group was deleted since ensured
+            store.forget_write_nodes(record)
+            store.run(tx, "assertions_link", rows=[
+                {"id": record.id, "gkey": gkey, "tenant": record.tenant, "key": record.asserts}])
+
+    try:
+        result: MemoryWriteDecision = store.transaction("write", work)
+    except ConstraintViolationError:
+        # A concurrent writer created this id first (with other content, or the same content
+        # in another scope): decide again from what is stored now.
+        result = store.transaction("write", work)
+    return result

@@ -1,0 +1,108 @@
+"""Writers into one scope (issue 15): no deadlocks, and nodes the write path only MATCHes
+may vanish (a wipe, an evaluation's cleanup) without losing a write or a version bump."""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from graphmem.client import Memory
+from graphmem.db import retries
+from graphmem.errors import RecordConflictError
+from graphmem.models import Principal
+from graphmem.write.policy import WriteDisposition
+from tests.conftest import Neo4jUnderTest
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+ACME = Principal(tenants=frozenset({"acme"}))
+SCOPE = {"tenant": "acme", "project": "busy"}
+
+
+def rec(rid: str, **over: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "id": rid, "kind": "episodic", "content": f"observation {rid} about the deploy",
+        "created_at": T0.isoformat(), "scope": SCOPE,
+        "provenance": {"source": "test"}, "authority": "verified_outcome",
+    }
+    base.update(over)
+    return base
+
+
+def visible(memory: Memory) -> set[str]:
+    return {r.id for r in memory.candidates(principal=ACME, scope=SCOPE, now=T0)}
+
+
+def test_eight_writers_into_one_new_scope_never_deadlock(
+        memory: Memory, neo4j_db: Neo4jUnderTest) -> None:
+    """Before: MERGE of the existing ScopeVersion took a shared lock that the rev bump then
+    upgraded; two writers holding it deadlocked (the driver retried, ~20 per 80 writes)."""
+    workers, each = 8, 6
+    clients = [Memory.connect(neo4j_db.settings, start_if_needed=False, ensure_schema=False)
+               for _ in range(workers)]
+    barrier = threading.Barrier(workers)
+    results: list[str] = []
+    lock = threading.Lock()
+
+    def write(w: int) -> None:
+        barrier.wait()
+        for i in range(each):
+            decision = clients[w].write(rec(f"w{w}-{i}"), by=f"worker-{w}", now=T0)
+            with lock:
+                results.append(decision.disposition.value)
+
+    before = retries.retry_count()
+    threads = [threading.Thread(target=write, args=(w,)) for w in range(workers)]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        for c in clients:
+            c.close()
+    assert retries.retry_count() - before == 0
+    assert results == ["PERSIST"] * (workers * each)
+    assert visible(memory) == {f"w{w}-{i}" for w in range(workers) for i in range(each)}
+    assert memory.store.counts()["Scope"] == 1
+
+
+def test_writes_after_the_scope_nodes_vanished(memory: Memory) -> None:
+    """The store object remembers which Scope, ScopeVersion, WriteSlot and Assertion nodes
+    exist; after a wipe it must create them again inside the write, and still bump the
+    version that cached answers depend on."""
+    assert memory.write(rec("a", asserts="owner", asserted_value="x"), now=T0
+                        ).disposition is WriteDisposition.PERSIST
+    memory.put_many([rec("b")])
+    assert visible(memory) == {"a", "b"}
+    while memory.store.write("wipe_batch", limit=10_000)[0]["deleted"]:
+        pass
+    assert visible(memory) == set()
+    assert memory.write(rec("c", asserts="owner", asserted_value="y"), now=T0
+                        ).disposition is WriteDisposition.PERSIST
+    assert visible(memory) == {"c"}  # the cached empty answer was invalidated
+    memory.put_many([rec("d")])
+    assert visible(memory) == {"c", "d"}
+    rows = memory.store.driver.execute_query(
+        "MATCH (r:Record {id: 'c'})-[:ASSERTS]->(a:Assertion) RETURN a.key AS key",
+        database_=memory.store.database)[0]
+    assert [row["key"] for row in rows] == ["owner"]
+    # identical content in the same scope is still a duplicate (the slot lock and check)
+    dup = memory.write(rec("c2", content="observation c about the deploy"), now=T0)
+    assert dup.disposition is WriteDisposition.DISCARD and dup.duplicate_of == "c"
+
+
+def test_a_refused_write_into_a_new_scope_creates_nothing(memory: Memory) -> None:
+    """The proposal is checked before its scope's nodes are created."""
+    memory.put_many([rec("a", scope={"tenant": "acme"})])
+    before = memory.store.counts()
+    with pytest.raises(RecordConflictError):
+        memory.write(rec("a", content="other content", scope={"tenant": "acme", "x": "1"}),
+                     now=T0)
+    assert memory.store.counts() == before
+    nodes = memory.store.driver.execute_query(
+        "MATCH (n:ScopeVersion|WriteSlot) RETURN count(n) AS n",
+        database_=memory.store.database)[0][0]["n"]
+    assert nodes == 1  # the ScopeVersion of {"tenant": "acme"}
