@@ -11,8 +11,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphmem.models import MemoryRecord
-from graphmem.read.index import IncrementalBM25
+from graphmem.models import Authority, MemoryKind, MemoryRecord
+from graphmem.read.index import IncrementalBM25, tie_order
 from graphmem.read.rankers import BM25_DEFAULTS, BM25Ranker, order_by_score
 from graphmem.read.threads import neighbours
 from graphmem.read.tokens import tokenize_many
@@ -58,12 +58,12 @@ def test_incremental_scores_equal_a_fresh_bm25s_build(
     want = fresh_bm25s([held[k] for k in keys], query, k1, b)
     assert np.allclose(got, want, rtol=0, atol=1e-9)
     again = IncrementalBM25(k1=k1, b=b)
-    again.sync(keys, held.__getitem__)
+    again.sync(keys, lambda k: (held[str(k)], None))
     assert again.scores(query, keys).tolist() == got.tolist()  # history does not matter
 
 
 def record(i: int, words: list[str], thread: int | None) -> MemoryRecord:
-    return MemoryRecord(id=f"r{i:03d}", kind="episodic", content=" ".join(words) or "x",
+    return MemoryRecord(id=f"r{i:03d}", kind=MemoryKind.EPISODIC, content=" ".join(words) or "x",
                         created_at=T0 + timedelta(minutes=i), scope={"tenant": "t"},
                         provenance={"source": "test"},
                         thread=None if thread is None else f"th{thread}",
@@ -85,9 +85,11 @@ def test_a_warm_ranker_ranks_as_a_fresh_one(
     """Candidate sets that grow, shrink and change under one ranker; each answer equals a
     fresh ranker's (scores and ranking), and a fresh ranker equals bm25s over the set."""
     records = [record(i, w, th) for i, (w, th) in enumerate(items)]
+    edited = [record(i, [*w[1:], "token"], th) for i, (w, th) in enumerate(items)]
     warm = BM25Ranker(**BM25_DEFAULTS)
-    for subset in subsets:
-        chosen = [records[i] for i in sorted(subset) if i < len(records)]
+    for n, subset in enumerate(subsets):  # an odd round sees some records edited
+        chosen = [(edited if n % 2 and i % 3 == 0 else records)[i] for i in sorted(subset)
+                  if i < len(records)]
         if not chosen:
             continue
         got = warm.score(query, chosen)
@@ -111,3 +113,22 @@ def reference(query: str, records: list[MemoryRecord]) -> Any:
         scores = scores + BM25_DEFAULTS["propagate"] * np.asarray(
             [max((scores[j] for j in n), default=0.0) for n in near])
     return scores
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 4),
+                          st.sampled_from([Authority.MODEL_INFERRED, Authority.VERIFIED_OUTCOME])),
+                min_size=1, max_size=40),
+       st.lists(st.sets(st.integers(0, 39)), min_size=1, max_size=5))
+def test_tie_order_updated_by_a_change_equals_a_full_sort(
+        items: list[tuple[int, int, Authority]], subsets: list[set[int]]) -> None:
+    records = [MemoryRecord(id=f"r{(i * 7) % 41:02d}", kind=MemoryKind.EPISODIC,
+                            content="x", created_at=T0 + timedelta(hours=h),
+                            scope={"tenant": "t"}, provenance={"source": "test"},
+                            authority=a) for i, (_, h, a) in enumerate(items)]
+    for subset in subsets:
+        chosen = [records[i] for i in sorted(subset) if i < len(records)]
+        want = sorted(range(len(chosen)), key=lambda i: chosen[i].id)
+        want.sort(key=lambda i: (chosen[i].authority.rank, chosen[i].created_at.timestamp()),
+                  reverse=True)
+        assert tie_order(chosen).tolist() == want

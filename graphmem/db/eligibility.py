@@ -103,6 +103,22 @@ def with_conflicts(records: Sequence[MemoryRecord]) -> tuple[Candidate, ...]:
     return tuple(Candidate(record=r, conflict_ids=partners.get(r.id, ())) for r in records)
 
 
+def conflicts_after(previous: Sequence[Candidate], records: Sequence[MemoryRecord],
+                    touched: set[str]) -> tuple[Candidate, ...]:
+    """:func:`with_conflicts` of ``records``, given ``previous`` (the same for the records
+    before ``touched`` changed): only the ``asserts`` groups a touched record was or is in
+    are computed again; a record in any other group keeps its candidate (issue 15)."""
+    before = {c.record.id: c for c in previous}
+    keys = {(r.tenant, r.asserts) for r in records if r.id in touched and r.asserts is not None}
+    keys |= {(c.record.tenant, c.record.asserts) for rid in touched
+             if (c := before.get(rid)) is not None and c.record.asserts is not None}
+    regrouped = {c.record.id: c for c in with_conflicts(
+        [r for r in records if (r.tenant, r.asserts) in keys])}
+    return tuple(regrouped.get(r.id) or (c if (c := before.get(r.id)) is not None
+                                         and c.record is r else Candidate(r, ()))
+                 for r in records)
+
+
 class Eligibility(StoreBase):
     """Candidates and explain for a caller at a time; exact answers reused while they hold."""
 
@@ -219,7 +235,7 @@ class Eligibility(StoreBase):
             return None  # changed again mid-read: compute in full
         kept = [c.record for c in answer.candidates if c.record.id not in touched]
         records = sorted([*kept, *(cache[rid][1] for rid in wanted)], key=lambda r: r.id)
-        found = with_conflicts(records)
+        found = conflicts_after(answer.candidates, records, touched)
         lo = _bound(max, answer.lo, row["lo_from"], row["lo_expiry"], row["lo_created"])
         hi = _bound(min, answer.hi, row["hi_from"], row["hi_expiry"], row["hi_created"])
         with self._answers_lock:

@@ -20,13 +20,20 @@ component; query terms counted as often as they occur), in float64;
 from __future__ import annotations
 
 import math
+import threading
+from bisect import insort
 from collections import Counter
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import dataclass
+from operator import is_
 from typing import Any
 
 import numpy as np
 
-__all__ = ["IncrementalBM25"]
+from graphmem.models import MemoryRecord
+from graphmem.read.threads import neighbours
+
+__all__ = ["CandidateIndexes", "IncrementalBM25", "Prepared", "tie_order"]
 
 
 class IncrementalBM25:
@@ -47,11 +54,14 @@ class IncrementalBM25:
         self.b = b
         self._slots: dict[Hashable, int] = {}
         self._counts: list[Counter[str] | None] = []  # per slot; None: free
+        self._owners: list[object] = []  # per slot: what the caller asked to keep alive
         self._free: list[int] = []
         self._lengths = np.zeros(0, dtype=np.float64)
         self._total_length = 0
         self._postings: dict[str, dict[int, int]] = {}  # term -> slot -> frequency
         self._arrays: dict[str, tuple[Any, Any]] = {}  # term -> (slots, frequencies)
+        #: bumped by every change (callers check that what they prepared still holds)
+        self.version = 0
 
     def __len__(self) -> int:
         return len(self._slots)
@@ -63,21 +73,26 @@ class IncrementalBM25:
         """The keys of the documents held."""
         return self._slots.keys()
 
-    def add(self, key: Hashable, tokens: Sequence[str]) -> None:
-        """Hold the document ``key`` with these tokens (a key already held is ignored)."""
+    def add(self, key: Hashable, tokens: Sequence[str], owner: object = None) -> None:
+        """Hold the document ``key`` with these tokens (a key already held is ignored),
+        keeping ``owner`` referenced while it is held (e.g. the object whose ``id`` is the
+        key, so that the identity cannot be reused)."""
         if key in self._slots:
             return
         slot = self._free.pop() if self._free else len(self._counts)
         counts = Counter(tokens)
         if slot == len(self._counts):
             self._counts.append(counts)
+            self._owners.append(owner)
             if slot >= len(self._lengths):
                 grown = np.zeros(max(16, 2 * len(self._lengths)), dtype=np.float64)
                 grown[:len(self._lengths)] = self._lengths
                 self._lengths = grown
         else:
             self._counts[slot] = counts
+            self._owners[slot] = owner
         self._slots[key] = slot
+        self.version += 1
         self._lengths[slot] = len(tokens)
         self._total_length += len(tokens)
         for term, tf in counts.items():
@@ -89,6 +104,7 @@ class IncrementalBM25:
         slot = self._slots.pop(key, None)
         if slot is None:
             return
+        self.version += 1
         counts = self._counts[slot]
         assert counts is not None
         for term in counts:
@@ -100,10 +116,13 @@ class IncrementalBM25:
         self._total_length -= int(self._lengths[slot])
         self._lengths[slot] = 0.0
         self._counts[slot] = None
+        self._owners[slot] = None
         self._free.append(slot)
 
-    def sync(self, keys: Sequence[Hashable], tokens: Any) -> int:
-        """Hold exactly the documents ``keys``; ``tokens(key)`` gives a new one's tokens.
+    def sync(self, keys: Sequence[Hashable],
+             document: Callable[[Hashable], tuple[Sequence[str], object]]) -> int:
+        """Hold exactly the documents ``keys``; ``document(key)`` gives a new one's tokens
+        and owner (see :meth:`add`).
 
         Returns:
             How many documents were added or removed.
@@ -114,7 +133,7 @@ class IncrementalBM25:
             self.remove(key)
         new = [k for k in keys if k not in self._slots]
         for key in new:
-            self.add(key, tokens(key))
+            self.add(key, *document(key))
         return len(gone) + len(new)
 
     def scores(self, query_tokens: Sequence[str], keys: Sequence[Hashable]) -> Any:
@@ -160,9 +179,10 @@ class CandidateIndexes:
             seen lately, e.g. per scope; the one sharing most documents with a new set is
             brought up to date, so a write to a scope costs its change, not a rebuild).
 
-    A document is a record's tokens keyed by ``(id, content)``; with ``window`` > 0 a second
-    index holds each record's tokens together with its thread neighbours' (issue 16), keyed
-    by the record's key and its neighbours' keys.
+    A document is a record's tokens, keyed by the record object (records are immutable; a
+    held key keeps its record alive, so identities are never reused); a second index holds
+    each record's tokens together with its thread neighbours' (issue 16), keyed by the
+    record and its neighbours. Not thread-safe: the ranker holds a lock.
     """
 
     SAMPLE = 32
@@ -172,40 +192,51 @@ class CandidateIndexes:
         self.b = b
         self.capacity = max(1, capacity)
         self._pairs: list[tuple[IncrementalBM25, IncrementalBM25]] = []  # most recent last
+        self._last: Prepared | None = None
 
-    def view(self, keys: Sequence[tuple[str, str]], near: Sequence[Sequence[int]],
-             tokens: Any, expand: bool) -> tuple[Any, Any]:
-        """Indexes held exactly at the candidate set ``keys`` (``(id, content)`` per record,
-        in order; ``near``: each record's neighbour indices; ``tokens(key)``: a record's
-        tokens). Returns ``(own, expanded)`` as score functions of the query tokens, each
-        giving an array aligned with ``keys``; ``expanded`` is None unless ``expand``."""
-        pair = self._closest(keys)
-        own, wide = pair
-        own.sync(keys, tokens)
+    def prepare(self, records: Sequence[MemoryRecord], tokens: Callable[[MemoryRecord], Any],
+                window: int, expand: bool) -> Prepared:
+        """Indexes held exactly at the candidate set ``records`` (``tokens(record)``: its
+        tokens; ``window``: thread neighbours on each side; ``expand``: whether to hold the
+        neighbour-expanded index too, when any record has neighbours)."""
+        last = self._last
+        if (last is not None and last.asked == expand and last.window == window
+                and len(last.records) == len(records) and all(map(is_, last.records, records))
+                and last.versions == (last.own.version, last.wide.version)):
+            return last  # the same candidate set as the last call, indexes untouched since
+        near = neighbours(records, window)
+        wanted = expand and any(near)
+        keys: list[Hashable] = list(map(id, records))
+        by_key = dict(zip(keys, records, strict=True))
+        own, wide = self._closest(keys)
+        own.sync(keys, lambda k: (tokens(by_key[k]), by_key[k]))
+
+        def wide_document(key: Hashable) -> tuple[list[str], object]:
+            members = [by_key[key[0]], *(by_key[k] for k in key[1])]  # type: ignore[index]
+            return [t for r in members for t in tokens(r)], members
+
         wide_keys: list[Hashable] = []
-        if expand:
+        if wanted:
             wide_keys = [(key, tuple(keys[j] for j in near[i])) for i, key in enumerate(keys)]
-            wide.sync(wide_keys, lambda wk: [t for k in (wk[0], *wk[1]) for t in tokens(k)])
-
-        def own_scores(query: Sequence[str]) -> Any:
-            return own.scores(query, keys)
-
-        def wide_scores(query: Sequence[str]) -> Any:
-            return wide.scores(query, wide_keys)
-
-        return own_scores, (wide_scores if expand else None)
+            wide.sync(wide_keys, wide_document)
+        width = max(map(len, near), default=0)
+        padded = np.full((len(records), width), len(records), dtype=np.intp)
+        for i, n in enumerate(near):
+            if n:
+                padded[i, :len(n)] = n
+        self._last = Prepared(list(records), window, expand, wanted, keys, wide_keys, padded,
+                              own, wide, (own.version, wide.version))
+        return self._last
 
     def _closest(self, keys: Sequence[Hashable]) -> tuple[IncrementalBM25, IncrementalBM25]:
         """The kept pair that shares most of a sample of ``keys`` (a new one if none shares
-        any and there is room), moved to most recent."""
+        any), moved to most recent."""
         step = max(1, len(keys) // self.SAMPLE)
         sample = keys[::step]
         best, best_hits = -1, 0
         for i, (own, _) in enumerate(self._pairs):
             hits = sum(1 for k in sample if k in own)
-            if hits > best_hits or (hits == best_hits and best >= 0 and hits
-                                    and abs(len(own) - len(keys))
-                                    < abs(len(self._pairs[best][0]) - len(keys))):
+            if hits > best_hits:
                 best, best_hits = i, hits
         if best < 0:
             if len(self._pairs) >= self.capacity:
@@ -215,3 +246,78 @@ class CandidateIndexes:
             pair = self._pairs.pop(best)
         self._pairs.append(pair)
         return pair
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A candidate set made ready for scoring: its records, the index keys of each record
+    (alone and with its neighbours), each record's neighbours (indices, as an n x width
+    array filled with n), and the indexes with the versions they had."""
+
+    records: list[MemoryRecord]
+    window: int
+    asked: bool  # whether the expanded index was asked for
+    expand: bool  # whether it is held (asked, and some record has neighbours)
+    keys: list[Hashable]
+    wide_keys: list[Hashable]
+    padded: Any
+    own: IncrementalBM25
+    wide: IncrementalBM25
+    versions: tuple[int, int]
+
+    def scores(self, query: Sequence[str], context_weight: float, propagate: float) -> Any:
+        """BM25 of each record for the query tokens, plus ``context_weight`` times the
+        neighbour-expanded BM25 (when held), plus ``propagate`` times the best neighbour's
+        score (scores are >= 0, so an absent neighbour counts as 0); float64, aligned."""
+        scores = self.own.scores(query, self.keys)
+        if self.expand:
+            scores = scores + context_weight * self.wide.scores(query, self.wide_keys)
+        if propagate > 0 and self.padded.shape[1]:
+            best = np.append(scores, 0.0)[self.padded].max(axis=1)
+            scores = scores + propagate * best
+        return scores
+
+
+_TIE_LOCK = threading.Lock()
+_TIE_ORDERS: list[tuple[list[MemoryRecord], list[int], Any]] = []  # most recent last
+
+
+def _tie_key(r: MemoryRecord) -> tuple[int, float, str]:
+    return (-r.authority.rank, -r.created_at.timestamp(), r.id)
+
+
+def tie_order(records: Sequence[MemoryRecord]) -> Any:
+    """Indices of ``records`` (distinct ids) by (authority desc, created_at desc, id asc),
+    as a numpy array.
+
+    The orders of the last few candidate sets are kept: an identical set (the same record
+    objects) reuses its order; a set that differs from the last one by a few records is
+    ordered from it, dropping the records that left and inserting the new ones by bisection
+    (issue 15), which gives exactly the order a full sort gives.
+    """
+    with _TIE_LOCK:
+        kept = list(_TIE_ORDERS)
+    for prev, _, ties in reversed(kept):
+        if len(prev) == len(records) and all(map(is_, prev, records)):
+            return ties
+    n = len(records)
+    order: list[int] | None = None
+    if kept:
+        prev, prev_order, _ = kept[-1]
+        where = {id(r): j for j, r in enumerate(records)}
+        order = [j for i in prev_order if (j := where.get(id(prev[i]))) is not None]
+        if 4 * (n - len(order)) > n:
+            order = None  # mostly new: a full sort is cheaper
+        else:
+            present = set(order)
+            for j in range(n):
+                if j not in present:
+                    insort(order, j, key=lambda i: _tie_key(records[i]))
+    if order is None:
+        order = sorted(range(n), key=lambda i: _tie_key(records[i]))
+    ties = np.asarray(order, dtype=np.intp)
+    with _TIE_LOCK:
+        _TIE_ORDERS.append((list(records), order, ties))
+        if len(_TIE_ORDERS) > 8:
+            _TIE_ORDERS.pop(0)
+    return ties

@@ -14,7 +14,6 @@ Snowball stemming, character bigrams for scripts written without spaces),
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any, Protocol, runtime_checkable
@@ -23,9 +22,8 @@ import numpy as np
 
 from graphmem.errors import ValidationError
 from graphmem.models import MemoryRecord
-from graphmem.read.index import CandidateIndexes
-from graphmem.read.threads import neighbours
-from graphmem.read.tokens import tokenize_many
+from graphmem.read.index import CandidateIndexes, tie_order
+from graphmem.read.tokens import tokenize, tokenize_many
 
 __all__ = [
     "BM25Ranker",
@@ -61,39 +59,17 @@ def order_by_score(
 
     Returns:
         ``(record, score)`` pairs, best first. The tie order depends only on the records,
-        so it is kept for the last few candidate sets (keyed by ids, checked by identity):
-        a query over an unchanged candidate set sorts by score alone, in numpy.
+        so it is kept for the last few candidate sets and updated by what changed
+        (:func:`graphmem.read.index.tie_order`): a query sorts by score alone, in numpy.
     """
     if len(records) != len(scores):
         raise ValueError("records and scores differ in length")
     if not records:
         return []
-    ties = _tie_order(records)
+    ties = tie_order(records)
     values = np.asarray(scores, dtype=float)
     perm = ties[np.argsort(-values[ties], kind="stable")]
     return [(records[i], scores[i]) for i in perm.tolist()]
-
-
-_TIE_LOCK = threading.Lock()
-_TIE_ORDERS: OrderedDict[tuple[str, ...], tuple[Sequence[MemoryRecord], Any]] = OrderedDict()
-
-
-def _tie_order(records: Sequence[MemoryRecord]) -> Any:
-    """Indices of ``records`` by (authority desc, created_at desc, id asc)."""
-    key = tuple(r.id for r in records)
-    with _TIE_LOCK:
-        hit = _TIE_ORDERS.get(key)
-    if hit is not None and all(a is b for a, b in zip(hit[0], records, strict=True)):
-        return hit[1]
-    order = sorted(range(len(records)), key=lambda i: records[i].id)
-    order.sort(key=lambda i: (records[i].authority.rank, records[i].created_at.timestamp()),
-               reverse=True)
-    ties = np.asarray(order, dtype=np.intp)
-    with _TIE_LOCK:
-        _TIE_ORDERS[key] = (list(records), ties)
-        if len(_TIE_ORDERS) > 8:
-            _TIE_ORDERS.popitem(last=False)
-    return ties
 
 
 class BM25Ranker:
@@ -135,26 +111,21 @@ class BM25Ranker:
         query_tokens = tokenize_many([query])[0]
         if not query_tokens:
             return [0.0] * len(records)
-        keys = [(r.id, r.content) for r in records]
-        near = neighbours(records, self.window)
         with self._lock:
-            missing = [k for k in keys if k not in self._tokens]
-            if len(self._tokens) + len(missing) > self.MAX_CACHED_TOKENS:
+            prepared = self._indexes.prepare(records, self._record_tokens, self.window,
+                                             expand=self.context_weight > 0)
+            scores = prepared.scores(query_tokens, self.context_weight, self.propagate)
+        return list(scores.tolist())
+
+    def _record_tokens(self, record: MemoryRecord) -> list[str]:
+        """A record's terms, cached by ``(id, content)``."""
+        key = (record.id, record.content)
+        tokens = self._tokens.get(key)
+        if tokens is None:
+            if len(self._tokens) >= self.MAX_CACHED_TOKENS:
                 self._tokens.clear()
-                missing = keys
-            for key, tokens in zip(missing, tokenize_many([c for _, c in missing]), strict=True):
-                self._tokens[key] = tokens
-            own, expanded = self._indexes.view(
-                keys, near, self._tokens.__getitem__,
-                expand=self.context_weight > 0 and any(near))
-            scores = own(query_tokens)
-            if expanded is not None:
-                scores = scores + self.context_weight * expanded(query_tokens)
-        if self.propagate > 0 and any(near):
-            from_neighbours = np.asarray([max((scores[j] for j in n), default=0.0)
-                                          for n in near])
-            scores = scores + self.propagate * from_neighbours
-        return [float(s) for s in scores]
+            tokens = self._tokens[key] = tokenize(record.content)
+        return tokens
 
 
 # The ranker as shipped (``get_ranker("bm25")``): thread neighbours' terms indexed beside a
