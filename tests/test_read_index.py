@@ -132,3 +132,18 @@ def test_tie_order_updated_by_a_change_equals_a_full_sort(
         want.sort(key=lambda i: (chosen[i].authority.rank, chosen[i].created_at.timestamp()),
                   reverse=True)
         assert tie_order(chosen).tolist() == want
+
+
+def test_tie_order_of_a_set_one_write_apart_is_bisected_exactly() -> None:
+    records = [MemoryRecord(id=f"r{i:02d}", kind=MemoryKind.EPISODIC, content="x",
+                            created_at=T0 + timedelta(hours=i % 3), scope={"tenant": "t"},
+                            provenance={"source": "test"},
+                            authority=(Authority.MODEL_INFERRED, Authority.VERIFIED_OUTCOME)[i % 2])
+               for i in range(30)]
+    tie_order(records[:20])
+    changed = [*records[:5], *records[6:20], records[25]]  # one left, one came
+    want = sorted(range(len(changed)), key=lambda i: (-changed[i].authority.rank,
+                                                      -changed[i].created_at.timestamp(),
+                                                      changed[i].id))
+    assert tie_order(changed).tolist() == want
+    assert tie_order(changed).tolist() == want  # reused

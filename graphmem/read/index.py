@@ -25,7 +25,8 @@ from bisect import insort
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from operator import is_
+from functools import partial
+from operator import is_, is_not
 from typing import Any
 
 import numpy as np
@@ -128,10 +129,10 @@ class IncrementalBM25:
             How many documents were added or removed.
         """
         wanted = set(keys)
-        gone = [k for k in self._slots if k not in wanted]
+        gone = self._slots.keys() - wanted
         for key in gone:
             self.remove(key)
-        new = [k for k in keys if k not in self._slots]
+        new = wanted - self._slots.keys()
         for key in new:
             self.add(key, *document(key))
         return len(gone) + len(new)
@@ -212,18 +213,22 @@ class CandidateIndexes:
         own.sync(keys, lambda k: (tokens(by_key[k]), by_key[k]))
 
         def wide_document(key: Hashable) -> tuple[list[str], object]:
-            members = [by_key[key[0]], *(by_key[k] for k in key[1])]  # type: ignore[index]
+            if not isinstance(key, tuple):
+                return tokens(by_key[key]), by_key[key]
+            members = [by_key[key[0]], *(by_key[k] for k in key[1])]
             return [t for r in members for t in tokens(r)], members
 
+        threaded = [i for i, n in enumerate(near) if n]
         wide_keys: list[Hashable] = []
-        if wanted:
-            wide_keys = [(key, tuple(keys[j] for j in near[i])) for i, key in enumerate(keys)]
+        if wanted:  # a record without neighbours is its own document, keyed as alone
+            wide_keys = list(keys)
+            for i in threaded:
+                wide_keys[i] = (keys[i], tuple(keys[j] for j in near[i]))
             wide.sync(wide_keys, wide_document)
-        width = max(map(len, near), default=0)
+        width = max((len(near[i]) for i in threaded), default=0)
         padded = np.full((len(records), width), len(records), dtype=np.intp)
-        for i, n in enumerate(near):
-            if n:
-                padded[i, :len(n)] = n
+        for i in threaded:
+            padded[i, :len(near[i])] = near[i]
         self._last = Prepared(list(records), window, expand, wanted, keys, wide_keys, padded,
                               own, wide, (own.version, wide.version))
         return self._last
@@ -279,6 +284,7 @@ class Prepared:
 
 
 _TIE_LOCK = threading.Lock()
+# (records, their identities in tie order, the order as indices) for the last few sets
 _TIE_ORDERS: list[tuple[list[MemoryRecord], list[int], Any]] = []  # most recent last
 
 
@@ -303,21 +309,20 @@ def tie_order(records: Sequence[MemoryRecord]) -> Any:
     n = len(records)
     order: list[int] | None = None
     if kept:
-        prev, prev_order, _ = kept[-1]
-        where = {id(r): j for j, r in enumerate(records)}
-        order = [j for i in prev_order if (j := where.get(id(prev[i]))) is not None]
+        where = dict(zip(map(id, records), range(n), strict=True))  # all alive: ids unique
+        found: Iterable[Any] = filter(partial(is_not, None), map(where.get, kept[-1][1]))
+        order = list(found)
         if 4 * (n - len(order)) > n:
             order = None  # mostly new: a full sort is cheaper
         else:
-            present = set(order)
-            for j in range(n):
-                if j not in present:
-                    insort(order, j, key=lambda i: _tie_key(records[i]))
+            for j in sorted(set(range(n)).difference(order)):
+                insort(order, j, key=lambda i: _tie_key(records[i]))
     if order is None:
         order = sorted(range(n), key=lambda i: _tie_key(records[i]))
     ties = np.asarray(order, dtype=np.intp)
     with _TIE_LOCK:
-        _TIE_ORDERS.append((list(records), order, ties))
+        _TIE_ORDERS.append((list(records), list(map(id, map(records.__getitem__, order))),
+                            ties))
         if len(_TIE_ORDERS) > 8:
             _TIE_ORDERS.pop(0)
     return ties
