@@ -5,6 +5,7 @@ its reused-answer cache, and ``explain``.
 from __future__ import annotations
 
 import threading
+from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -103,20 +104,58 @@ def with_conflicts(records: Sequence[MemoryRecord]) -> tuple[Candidate, ...]:
     return tuple(Candidate(record=r, conflict_ids=partners.get(r.id, ())) for r in records)
 
 
-def conflicts_after(previous: Sequence[Candidate], records: Sequence[MemoryRecord],
-                    touched: set[str]) -> tuple[Candidate, ...]:
-    """:func:`with_conflicts` of ``records``, given ``previous`` (the same for the records
-    before ``touched`` changed): only the ``asserts`` groups a touched record was or is in
-    are computed again; a record in any other group keeps its candidate (issue 15)."""
-    before = {c.record.id: c for c in previous}
-    keys = {(r.tenant, r.asserts) for r in records if r.id in touched and r.asserts is not None}
-    keys |= {(c.record.tenant, c.record.asserts) for rid in touched
-             if (c := before.get(rid)) is not None and c.record.asserts is not None}
-    regrouped = {c.record.id: c for c in with_conflicts(
-        [r for r in records if (r.tenant, r.asserts) in keys])}
-    return tuple(regrouped.get(r.id) or (c if (c := before.get(r.id)) is not None
-                                         and c.record is r else Candidate(r, ()))
-                 for r in records)
+@dataclass(frozen=True)
+class CandidateList:
+    """A candidates answer: candidates sorted by id, their ids (for bisection) and, per
+    (tenant, ``asserts`` key), the ids of the candidates asserting it; never mutated."""
+
+    candidates: list[Candidate]
+    ids: list[str]
+    groups: dict[tuple[str, str], frozenset[str]]
+
+    @classmethod
+    def of(cls, records: Sequence[MemoryRecord]) -> CandidateList:
+        """The answer for these candidate records (any order)."""
+        found = list(with_conflicts(sorted(records, key=lambda r: r.id)))
+        groups: dict[tuple[str, str], set[str]] = defaultdict(set)
+        for r in records:
+            if r.asserts is not None:
+                groups[(r.tenant, r.asserts)].add(r.id)
+        return cls(found, [c.record.id for c in found],
+                   {k: frozenset(v) for k, v in groups.items()})
+
+    def changed(self, touched: set[str], records: Sequence[MemoryRecord]) -> CandidateList:
+        """This answer after the records ``touched`` changed: those among them that are
+        candidates now are ``records``. Only the ``asserts`` groups a touched record was or
+        is in get their conflicts computed again (issue 15: a read after a write costs the
+        change, not the candidate set); the result equals :meth:`of` the new records."""
+        candidates, ids, groups = list(self.candidates), list(self.ids), dict(self.groups)
+        keys: set[tuple[str, str]] = set()
+        for rid in touched:
+            at = bisect_left(ids, rid)
+            if at < len(ids) and ids[at] == rid:
+                old = candidates.pop(at).record
+                del ids[at]
+                if old.asserts is not None:
+                    keys.add((old.tenant, old.asserts))
+                    groups[(old.tenant, old.asserts)] -= {rid}
+        for r in records:
+            at = bisect_left(ids, r.id)
+            ids.insert(at, r.id)
+            candidates.insert(at, Candidate(record=r, conflict_ids=()))
+            if r.asserts is not None:
+                keys.add((r.tenant, r.asserts))
+                groups[(r.tenant, r.asserts)] = groups.get((r.tenant, r.asserts),
+                                                           frozenset()) | {r.id}
+        for key in keys:
+            members = sorted(groups.get(key, ()))
+            where = [bisect_left(ids, rid) for rid in members]
+            for at, c in zip(where, with_conflicts([candidates[i].record for i in where]),
+                             strict=True):
+                candidates[at] = c
+            if not members:
+                groups.pop(key, None)
+        return CandidateList(candidates, ids, groups)
 
 
 class Eligibility(StoreBase):
@@ -175,7 +214,7 @@ class Eligibility(StoreBase):
                                    pairs=params["pairs"])[0]
             if _versions(row["versions"]) == answer.versions:
                 self.answer_stats["reused"] += 1
-                return list(answer.candidates)
+                return list(answer.candidates.candidates)
             updated = self._delta(key, answer, params)
             if updated is not None:
                 self.answer_stats["delta"] += 1
@@ -194,8 +233,8 @@ class Eligibility(StoreBase):
                 if not props.get("erased"):
                     version = (props["fingerprint"], int(props.get("rev") or 0))
                     cache[rid] = (version, record_from_props(props))
-        found = with_conflicts([cache[rid][1] for rid in ids if rid in cache])
-        if len(found) == len(ids):  # else a record changed mid-read: do not reuse this
+        found = CandidateList.of([cache[rid][1] for rid in ids if rid in cache])
+        if len(found.ids) == len(ids):  # else a record changed mid-read: do not reuse this
             with self._answers_lock:
                 while len(self._answers) >= self.MAX_CACHED_ANSWERS:
                     self._answers.pop(next(iter(self._answers)))
@@ -205,7 +244,7 @@ class Eligibility(StoreBase):
                     hi=_bound(min, row["hi_from"], row["hi_expiry"], row["hi_created"]),
                     candidates=found,
                 )
-        return list(found)
+        return list(found.candidates)
 
     def _delta(self, key: tuple[str, tuple[str, ...], int], answer: _Answer,
                params: dict[str, Any]) -> list[Candidate] | None:
@@ -233,14 +272,12 @@ class Eligibility(StoreBase):
                               record_from_props(props))
         if any(rid not in cache for rid in wanted):
             return None  # changed again mid-read: compute in full
-        kept = [c.record for c in answer.candidates if c.record.id not in touched]
-        records = sorted([*kept, *(cache[rid][1] for rid in wanted)], key=lambda r: r.id)
-        found = conflicts_after(answer.candidates, records, touched)
+        found = answer.candidates.changed(touched, [cache[rid][1] for rid in wanted])
         lo = _bound(max, answer.lo, row["lo_from"], row["lo_expiry"], row["lo_created"])
         hi = _bound(min, answer.hi, row["hi_from"], row["hi_expiry"], row["hi_created"])
         with self._answers_lock:
             self._answers[key] = _Answer(versions=versions, lo=lo, hi=hi, candidates=found)
-        return list(found)
+        return list(found.candidates)
 
     def forget_answers(self) -> None:
         """Drop every reused candidates answer (the next call of each computes it again, as
@@ -280,7 +317,7 @@ class _Answer:
     versions: tuple[tuple[str, str, int], ...]
     lo: datetime | None
     hi: datetime | None
-    candidates: tuple[Candidate, ...]
+    candidates: CandidateList
 
     def holds_at(self, now: datetime) -> bool:
         return (self.lo is None or self.lo <= now) and (self.hi is None or now < self.hi)
