@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphmem.models import Authority, MemoryKind, MemoryRecord
-from graphmem.read.index import IncrementalBM25, tie_order
+from graphmem.read.index import IncrementalBM25, thread_neighbours, tie_order
 from graphmem.read.rankers import BM25_DEFAULTS, BM25Ranker, order_by_score
 from graphmem.read.threads import neighbours
 from graphmem.read.tokens import tokenize_many
@@ -147,3 +147,12 @@ def test_tie_order_of_a_set_one_write_apart_is_bisected_exactly() -> None:
                                                       changed[i].id))
     assert tie_order(changed).tolist() == want
     assert tie_order(changed).tolist() == want  # reused
+
+
+@settings(max_examples=100, deadline=None)
+@given(pool, st.integers(0, 3))
+def test_thread_neighbours_are_those_of_threads_module(
+        items: list[tuple[list[str], int | None]], window: int) -> None:
+    records = [record(i, w, th) for i, (w, th) in enumerate(items)]
+    want = {i: sorted(n) for i, n in enumerate(neighbours(records, window)) if n}
+    assert {i: sorted(n) for i, n in thread_neighbours(records, window).items()} == want

@@ -26,15 +26,15 @@ from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
+from itertools import chain, repeat
 from operator import is_, is_not
 from typing import Any
 
 import numpy as np
 
 from graphmem.models import MemoryRecord
-from graphmem.read.threads import neighbours
 
-__all__ = ["CandidateIndexes", "IncrementalBM25", "Prepared", "tie_order"]
+__all__ = ["CandidateIndexes", "IncrementalBM25", "Prepared", "thread_neighbours", "tie_order"]
 
 
 class IncrementalBM25:
@@ -158,7 +158,7 @@ class IncrementalBM25:
                 norm = self.k1 * ((1 - self.b) + self.b * self._lengths[slots] / avg)
                 by_slot[slots] += times * idf * (tf / (norm + tf))
         slots = self._slots
-        return by_slot[np.fromiter((slots[k] for k in keys), dtype=np.intp, count=len(keys))]
+        return by_slot[np.fromiter(map(slots.__getitem__, keys), dtype=np.intp, count=len(keys))]
 
     def _postings_array(self, term: str) -> tuple[Any, Any] | None:
         arrays = self._arrays.get(term)
@@ -170,6 +170,27 @@ class IncrementalBM25:
                       np.fromiter(posting.values(), dtype=np.float64, count=len(posting)))
             self._arrays[term] = arrays
         return arrays
+
+
+def thread_neighbours(records: Sequence[MemoryRecord], window: int) -> dict[int, list[int]]:
+    """The neighbours :func:`graphmem.read.threads.neighbours` gives, for the records that
+    have any (index -> neighbour indices, earlier ones first: BM25 and the best-neighbour
+    score do not depend on the order), from one sort of tuples instead of a keyed sort per
+    thread (issue 15: computed again after every write)."""
+    threaded = sorted((r.tenant, r.thread, r.position or 0, r.id, i)
+                      for i, r in enumerate(records) if r.thread is not None)
+    found: dict[int, list[int]] = {}
+    start = 0
+    while start < len(threaded):
+        end = start + 1
+        while end < len(threaded) and threaded[end][:2] == threaded[start][:2]:
+            end += 1
+        members = [t[4] for t in threaded[start:end]]
+        if len(members) > 1 and window > 0:
+            for at, i in enumerate(members):
+                found[i] = members[max(0, at - window):at] + members[at + 1:at + 1 + window]
+        start = end
+    return found
 
 
 class CandidateIndexes:
@@ -205,8 +226,8 @@ class CandidateIndexes:
                 and len(last.records) == len(records) and all(map(is_, last.records, records))
                 and last.versions == (last.own.version, last.wide.version)):
             return last  # the same candidate set as the last call, indexes untouched since
-        near = neighbours(records, window)
-        wanted = expand and any(near)
+        near = thread_neighbours(records, window)
+        wanted = expand and bool(near)
         keys: list[Hashable] = list(map(id, records))
         by_key = dict(zip(keys, records, strict=True))
         own, wide = self._closest(keys)
@@ -218,18 +239,17 @@ class CandidateIndexes:
             members = [by_key[key[0]], *(by_key[k] for k in key[1])]
             return [t for r in members for t in tokens(r)], members
 
-        threaded = [i for i, n in enumerate(near) if n]
         wide_keys: list[Hashable] = []
         if wanted:  # a record without neighbours is its own document, keyed as alone
             wide_keys = list(keys)
-            for i in threaded:
-                wide_keys[i] = (keys[i], tuple(keys[j] for j in near[i]))
+            for i, n in near.items():
+                wide_keys[i] = (keys[i], tuple(map(keys.__getitem__, n)))
             wide.sync(wide_keys, wide_document)
-        width = max((len(near[i]) for i in threaded), default=0)
-        padded = np.full((len(records), width), len(records), dtype=np.intp)
-        for i in threaded:
-            padded[i, :len(near[i])] = near[i]
-        self._last = Prepared(list(records), window, expand, wanted, keys, wide_keys, padded,
+        owners = np.fromiter(chain.from_iterable(repeat(i, len(n)) for i, n in near.items()),
+                             dtype=np.intp)
+        members = np.fromiter(chain.from_iterable(near.values()), dtype=np.intp)
+        self._last = Prepared(list(records), window, expand, wanted, keys, wide_keys,
+                              (owners, members),
                               own, wide, (own.version, wide.version))
         return self._last
 
@@ -256,8 +276,8 @@ class CandidateIndexes:
 @dataclass(frozen=True)
 class Prepared:
     """A candidate set made ready for scoring: its records, the index keys of each record
-    (alone and with its neighbours), each record's neighbours (indices, as an n x width
-    array filled with n), and the indexes with the versions they had."""
+    (alone and with its neighbours), each record's neighbours (as index pairs), and the
+    indexes with the versions they had."""
 
     records: list[MemoryRecord]
     window: int
@@ -265,7 +285,7 @@ class Prepared:
     expand: bool  # whether it is held (asked, and some record has neighbours)
     keys: list[Hashable]
     wide_keys: list[Hashable]
-    padded: Any
+    pairs: tuple[Any, Any]  # (record, neighbour) index pairs, as two arrays
     own: IncrementalBM25
     wide: IncrementalBM25
     versions: tuple[int, int]
@@ -277,8 +297,10 @@ class Prepared:
         scores = self.own.scores(query, self.keys)
         if self.expand:
             scores = scores + context_weight * self.wide.scores(query, self.wide_keys)
-        if propagate > 0 and self.padded.shape[1]:
-            best = np.append(scores, 0.0)[self.padded].max(axis=1)
+        owners, members = self.pairs
+        if propagate > 0 and len(owners):
+            best = np.zeros(len(scores))
+            np.maximum.at(best, owners, scores[members])
             scores = scores + propagate * best
         return scores
 
