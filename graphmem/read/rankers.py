@@ -69,7 +69,8 @@ def order_by_score(
     ties = tie_order(records)
     values = np.asarray(scores, dtype=float)
     perm = ties[np.argsort(-values[ties], kind="stable")]
-    return [(records[i], scores[i]) for i in perm.tolist()]
+    at = perm.tolist()
+    return list(zip(map(records.__getitem__, at), map(scores.__getitem__, at), strict=True))
 
 
 class BM25Ranker:
