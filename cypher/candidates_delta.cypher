@@ -8,7 +8,8 @@
 // the record itself changing (rule 4). Each touched record is then decided with exactly the
 // rules of candidates.cypher (keep the two in step), and its times are returned as boundaries.
 // The caller drops the delta and computes the answer in full when an epoch moved or a known
-// scope vanished (versions are read first, as in candidates.cypher).
+// scope vanished, and reuses its answer when no version moved (then no record is read: this
+// query is also the cached answer's version check, one round trip either way).
 MATCH (s:Scope {tenant: $tenant})
 WHERE $tenant IN $tenants AND all(p IN s.pairs WHERE p IN $pairs)
 OPTIONAL MATCH (sv:ScopeVersion {key: s.key})

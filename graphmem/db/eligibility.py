@@ -194,7 +194,8 @@ class Eligibility(StoreBase):
         checks that), and ``now`` lies between the same two validity boundaries
         (``created_at``/``valid_from``/``expires_at`` of the records in those scopes: a record
         created after ``now`` is NOT_YET_VALID, SPEC section 4 rule 2). Checking costs one
-        index seek over the tenant's Scope nodes (``cypher/candidates_versions.cypher``).
+        index seek over the tenant's Scope nodes, in ``cypher/candidates_delta.cypher``,
+        which also reads what changed when a version moved (:meth:`_delta`).
 
         Args:
             principal: who asks (tenants and clearance).
@@ -210,14 +211,8 @@ class Eligibility(StoreBase):
         key = (params["tenant"], tuple(params["pairs"]), params["clearance"])
         answer = self._answers.get(key)
         if answer is not None and answer.holds_at(sq.now):
-            row = self.read_values("candidates_versions", tenant=params["tenant"],
-                                   pairs=params["pairs"])[0]
-            if _versions(row["versions"]) == answer.versions:
-                self.answer_stats["reused"] += 1
-                return list(answer.candidates.candidates)
             updated = self._delta(key, answer, params)
             if updated is not None:
-                self.answer_stats["delta"] += 1
                 return updated
         self.answer_stats["computed"] += 1
         row = self.read_values("candidates", **params)[0]
@@ -252,11 +247,16 @@ class Eligibility(StoreBase):
         (``cypher/candidates_delta.cypher``): the records the visible scopes stamped since
         its versions, and their predecessors, decided again in Cypher; the rest is kept.
 
-        Returns None (compute in full) when an epoch moved or a known scope vanished.
+        Returns None (compute in full) when an epoch moved or a known scope vanished; the
+        cached answer itself when no version moved (the query then reads no record: one
+        index seek over the tenant's Scope nodes, and one round trip either way).
         """
         known = [list(v) for v in answer.versions]
         row = self.read_values("candidates_delta", known=known, **params)[0]
         versions = _versions(row["versions"])
+        if versions == answer.versions:
+            self.answer_stats["reused"] += 1
+            return list(answer.candidates.candidates)
         epochs = {k: e for k, e, _ in versions}
         if any(epochs.get(k) != e for k, e, _ in answer.versions):
             return None
@@ -273,6 +273,7 @@ class Eligibility(StoreBase):
         if any(rid not in cache for rid in wanted):
             return None  # changed again mid-read: compute in full
         found = answer.candidates.changed(touched, [cache[rid][1] for rid in wanted])
+        self.answer_stats["delta"] += 1
         lo = _bound(max, answer.lo, row["lo_from"], row["lo_expiry"], row["lo_created"])
         hi = _bound(min, answer.hi, row["hi_from"], row["hi_expiry"], row["hi_created"])
         with self._answers_lock:
