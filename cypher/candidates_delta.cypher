@@ -46,8 +46,10 @@ CALL (scopes, touched) {
         AND succ.created_at <= $now
         AND (succ.valid_from IS NULL OR succ.valid_from <= $now)
     } AS active
-  // one list per record: collect() would drop a tombstone's missing fingerprint
-  RETURN collect([r.id, active, r.fingerprint, coalesce(r.rev, 0)]) AS decided,
+  // one list per record: collect() would drop a tombstone's missing fingerprint; an active
+  // record comes with its properties (no second round trip for what just changed)
+  RETURN collect([r.id, active, r.fingerprint, coalesce(r.rev, 0),
+                  CASE WHEN active THEN r {.*} END]) AS decided,
          max(CASE WHEN r.valid_from <= $now THEN r.valid_from END) AS lo_from,
          max(CASE WHEN r.expires_at <= $now THEN r.expires_at END) AS lo_expiry,
          max(CASE WHEN r.created_at <= $now THEN r.created_at END) AS lo_created,

@@ -261,17 +261,15 @@ class Eligibility(StoreBase):
         if any(epochs.get(k) != e for k, e, _ in answer.versions):
             return None
         cache = self._records
-        touched = {rid for rid, _, _, _ in row["decided"]}
-        wanted = {rid: (fp, int(rev)) for rid, active, fp, rev in row["decided"] if active}
-        stale = [rid for rid, v in wanted.items() if cache.get(rid, ((None, -1),))[0] != v]
+        touched = {d[0] for d in row["decided"]}
+        wanted = {rid: ((fp, int(rev)), props)
+                  for rid, active, fp, rev, props in row["decided"] if active}
+        stale = [(rid, v, props) for rid, (v, props) in wanted.items()
+                 if cache.get(rid, ((None, -1),))[0] != v]
         if len(cache) + len(stale) > self.MAX_CACHED_RECORDS:
             return None
-        for rid, props in self.get_props(stale).items():
-            if not props.get("erased"):
-                cache[rid] = ((props["fingerprint"], int(props.get("rev") or 0)),
-                              record_from_props(props))
-        if any(rid not in cache for rid in wanted):
-            return None  # changed again mid-read: compute in full
+        for rid, version, props in stale:  # read in the same query: consistent
+            cache[rid] = (version, record_from_props(props))
         found = answer.candidates.changed(touched, [cache[rid][1] for rid in wanted])
         self.answer_stats["delta"] += 1
         lo = _bound(max, answer.lo, row["lo_from"], row["lo_expiry"], row["lo_created"])
