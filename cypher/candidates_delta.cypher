@@ -8,7 +8,8 @@
 // the record itself changing (rule 4). Each touched record is then decided with exactly the
 // rules of candidates.cypher (keep the two in step), and its times are returned as boundaries.
 // The caller drops the delta and computes the answer in full when an epoch moved or a known
-// scope vanished (versions are read first, as in candidates.cypher).
+// scope vanished, and reuses its answer when no version moved (then no record is read: this
+// query is also the cached answer's version check, one round trip either way).
 MATCH (s:Scope {tenant: $tenant})
 WHERE $tenant IN $tenants AND all(p IN s.pairs WHERE p IN $pairs)
 OPTIONAL MATCH (sv:ScopeVersion {key: s.key})
@@ -45,8 +46,10 @@ CALL (scopes, touched) {
         AND succ.created_at <= $now
         AND (succ.valid_from IS NULL OR succ.valid_from <= $now)
     } AS active
-  // one list per record: collect() would drop a tombstone's missing fingerprint
-  RETURN collect([r.id, active, r.fingerprint, coalesce(r.rev, 0)]) AS decided,
+  // one list per record: collect() would drop a tombstone's missing fingerprint; an active
+  // record comes with its properties (no second round trip for what just changed)
+  RETURN collect([r.id, active, r.fingerprint, coalesce(r.rev, 0),
+                  CASE WHEN active THEN r {.*} END]) AS decided,
          max(CASE WHEN r.valid_from <= $now THEN r.valid_from END) AS lo_from,
          max(CASE WHEN r.expires_at <= $now THEN r.expires_at END) AS lo_expiry,
          max(CASE WHEN r.created_at <= $now THEN r.created_at END) AS lo_created,

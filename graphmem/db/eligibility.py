@@ -5,6 +5,7 @@ its reused-answer cache, and ``explain``.
 from __future__ import annotations
 
 import threading
+from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -103,6 +104,60 @@ def with_conflicts(records: Sequence[MemoryRecord]) -> tuple[Candidate, ...]:
     return tuple(Candidate(record=r, conflict_ids=partners.get(r.id, ())) for r in records)
 
 
+@dataclass(frozen=True)
+class CandidateList:
+    """A candidates answer: candidates sorted by id, their ids (for bisection) and, per
+    (tenant, ``asserts`` key), the ids of the candidates asserting it; never mutated."""
+
+    candidates: list[Candidate]
+    ids: list[str]
+    groups: dict[tuple[str, str], frozenset[str]]
+
+    @classmethod
+    def of(cls, records: Sequence[MemoryRecord]) -> CandidateList:
+        """The answer for these candidate records (any order)."""
+        found = list(with_conflicts(sorted(records, key=lambda r: r.id)))
+        groups: dict[tuple[str, str], set[str]] = defaultdict(set)
+        for r in records:
+            if r.asserts is not None:
+                groups[(r.tenant, r.asserts)].add(r.id)
+        return cls(found, [c.record.id for c in found],
+                   {k: frozenset(v) for k, v in groups.items()})
+
+    def changed(self, touched: set[str], records: Sequence[MemoryRecord]) -> CandidateList:
+        """This answer after the records ``touched`` changed: those among them that are
+        candidates now are ``records``. Only the ``asserts`` groups a touched record was or
+        is in get their conflicts computed again (issue 15: a read after a write costs the
+        change, not the candidate set); the result equals :meth:`of` the new records."""
+        candidates, ids, groups = list(self.candidates), list(self.ids), dict(self.groups)
+        keys: set[tuple[str, str]] = set()
+        for rid in touched:
+            at = bisect_left(ids, rid)
+            if at < len(ids) and ids[at] == rid:
+                old = candidates.pop(at).record
+                del ids[at]
+                if old.asserts is not None:
+                    keys.add((old.tenant, old.asserts))
+                    groups[(old.tenant, old.asserts)] -= {rid}
+        for r in records:
+            at = bisect_left(ids, r.id)
+            ids.insert(at, r.id)
+            candidates.insert(at, Candidate(record=r, conflict_ids=()))
+            if r.asserts is not None:
+                keys.add((r.tenant, r.asserts))
+                groups[(r.tenant, r.asserts)] = groups.get((r.tenant, r.asserts),
+                                                           frozenset()) | {r.id}
+        for key in keys:
+            members = sorted(groups.get(key, ()))
+            where = [bisect_left(ids, rid) for rid in members]
+            for at, c in zip(where, with_conflicts([candidates[i].record for i in where]),
+                             strict=True):
+                candidates[at] = c
+            if not members:
+                groups.pop(key, None)
+        return CandidateList(candidates, ids, groups)
+
+
 class Eligibility(StoreBase):
     """Candidates and explain for a caller at a time; exact answers reused while they hold."""
 
@@ -139,7 +194,8 @@ class Eligibility(StoreBase):
         checks that), and ``now`` lies between the same two validity boundaries
         (``created_at``/``valid_from``/``expires_at`` of the records in those scopes: a record
         created after ``now`` is NOT_YET_VALID, SPEC section 4 rule 2). Checking costs one
-        index seek over the tenant's Scope nodes (``cypher/candidates_versions.cypher``).
+        index seek over the tenant's Scope nodes, in ``cypher/candidates_delta.cypher``,
+        which also reads what changed when a version moved (:meth:`_delta`).
 
         Args:
             principal: who asks (tenants and clearance).
@@ -155,14 +211,8 @@ class Eligibility(StoreBase):
         key = (params["tenant"], tuple(params["pairs"]), params["clearance"])
         answer = self._answers.get(key)
         if answer is not None and answer.holds_at(sq.now):
-            row = self.read_values("candidates_versions", tenant=params["tenant"],
-                                   pairs=params["pairs"])[0]
-            if _versions(row["versions"]) == answer.versions:
-                self.answer_stats["reused"] += 1
-                return list(answer.candidates)
             updated = self._delta(key, answer, params)
             if updated is not None:
-                self.answer_stats["delta"] += 1
                 return updated
         self.answer_stats["computed"] += 1
         row = self.read_values("candidates", **params)[0]
@@ -178,8 +228,8 @@ class Eligibility(StoreBase):
                 if not props.get("erased"):
                     version = (props["fingerprint"], int(props.get("rev") or 0))
                     cache[rid] = (version, record_from_props(props))
-        found = with_conflicts([cache[rid][1] for rid in ids if rid in cache])
-        if len(found) == len(ids):  # else a record changed mid-read: do not reuse this
+        found = CandidateList.of([cache[rid][1] for rid in ids if rid in cache])
+        if len(found.ids) == len(ids):  # else a record changed mid-read: do not reuse this
             with self._answers_lock:
                 while len(self._answers) >= self.MAX_CACHED_ANSWERS:
                     self._answers.pop(next(iter(self._answers)))
@@ -189,7 +239,7 @@ class Eligibility(StoreBase):
                     hi=_bound(min, row["hi_from"], row["hi_expiry"], row["hi_created"]),
                     candidates=found,
                 )
-        return list(found)
+        return list(found.candidates)
 
     def _delta(self, key: tuple[str, tuple[str, ...], int], answer: _Answer,
                params: dict[str, Any]) -> list[Candidate] | None:
@@ -197,34 +247,36 @@ class Eligibility(StoreBase):
         (``cypher/candidates_delta.cypher``): the records the visible scopes stamped since
         its versions, and their predecessors, decided again in Cypher; the rest is kept.
 
-        Returns None (compute in full) when an epoch moved or a known scope vanished.
+        Returns None (compute in full) when an epoch moved or a known scope vanished; the
+        cached answer itself when no version moved (the query then reads no record: one
+        index seek over the tenant's Scope nodes, and one round trip either way).
         """
         known = [list(v) for v in answer.versions]
         row = self.read_values("candidates_delta", known=known, **params)[0]
         versions = _versions(row["versions"])
+        if versions == answer.versions:
+            self.answer_stats["reused"] += 1
+            return list(answer.candidates.candidates)
         epochs = {k: e for k, e, _ in versions}
         if any(epochs.get(k) != e for k, e, _ in answer.versions):
             return None
         cache = self._records
-        touched = {rid for rid, _, _, _ in row["decided"]}
-        wanted = {rid: (fp, int(rev)) for rid, active, fp, rev in row["decided"] if active}
-        stale = [rid for rid, v in wanted.items() if cache.get(rid, ((None, -1),))[0] != v]
+        touched = {d[0] for d in row["decided"]}
+        wanted = {rid: ((fp, int(rev)), props)
+                  for rid, active, fp, rev, props in row["decided"] if active}
+        stale = [(rid, v, props) for rid, (v, props) in wanted.items()
+                 if cache.get(rid, ((None, -1),))[0] != v]
         if len(cache) + len(stale) > self.MAX_CACHED_RECORDS:
             return None
-        for rid, props in self.get_props(stale).items():
-            if not props.get("erased"):
-                cache[rid] = ((props["fingerprint"], int(props.get("rev") or 0)),
-                              record_from_props(props))
-        if any(rid not in cache for rid in wanted):
-            return None  # changed again mid-read: compute in full
-        kept = [c.record for c in answer.candidates if c.record.id not in touched]
-        records = sorted([*kept, *(cache[rid][1] for rid in wanted)], key=lambda r: r.id)
-        found = with_conflicts(records)
+        for rid, version, props in stale:  # read in the same query: consistent
+            cache[rid] = (version, record_from_props(props))
+        found = answer.candidates.changed(touched, [cache[rid][1] for rid in wanted])
+        self.answer_stats["delta"] += 1
         lo = _bound(max, answer.lo, row["lo_from"], row["lo_expiry"], row["lo_created"])
         hi = _bound(min, answer.hi, row["hi_from"], row["hi_expiry"], row["hi_created"])
         with self._answers_lock:
             self._answers[key] = _Answer(versions=versions, lo=lo, hi=hi, candidates=found)
-        return list(found)
+        return list(found.candidates)
 
     def forget_answers(self) -> None:
         """Drop every reused candidates answer (the next call of each computes it again, as
@@ -264,7 +316,7 @@ class _Answer:
     versions: tuple[tuple[str, str, int], ...]
     lo: datetime | None
     hi: datetime | None
-    candidates: tuple[Candidate, ...]
+    candidates: CandidateList
 
     def holds_at(self, now: datetime) -> bool:
         return (self.lo is None or self.lo <= now) and (self.hi is None or now < self.hi)

@@ -11,6 +11,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from operator import attrgetter, itemgetter
 from typing import Any
 
 import pydantic
@@ -115,7 +116,7 @@ def retrieve(
         return result
 
     found: list[Candidate] = store.candidates(principal, state.memory_scope, at)
-    records = [c.record for c in found]
+    records = list(map(attrgetter("record"), found))
     conflicts = detect_conflicts(records, {c.record.id: c.conflict_ids
                                             for c in found if c.conflict_ids})
     scores = ranker.score(search_text(state), records)  # the logged query keeps labels
@@ -132,8 +133,9 @@ def retrieve(
     rendered = render_memories(chosen)
     trace = RetrievalTrace(
         retrieval_id, at, True, fired, query, ranker.name,
-        candidate_ids=tuple(sorted(r.id for r in records)),
-        ranked=tuple((r.id, s) for r, s in ordered),
+        candidate_ids=tuple(sorted(map(attrgetter("id"), records))),
+        ranked=tuple(zip(map(attrgetter("id"), map(itemgetter(0), ordered)),
+                         map(itemgetter(1), ordered), strict=True)),
         partner_ids=partner_ids, over_budget_ids=tuple(over),
         budget_chars=budget_chars, spent_chars=len(rendered),
     )

@@ -4,7 +4,8 @@ A :class:`Ranker` scores records against a query; ordering (with the tie-breaks 
 section 5: higher authority, then newer ``created_at``, then id) is done by
 :func:`order_by_score`, so every ranker breaks ties the same way.
 
-Rankers by name: ``bm25`` (default; bm25s over :mod:`graphmem.read.tokens`: English stop words and
+Rankers by name: ``bm25`` (default; Okapi BM25 as bm25s scores it, kept up to date by
+:mod:`graphmem.read.index`, over :mod:`graphmem.read.tokens`: English stop words and
 Snowball stemming, character bigrams for scripts written without spaces),
 ``embedding`` (sentence-transformers all-MiniLM-L6-v2, offline, from the optional
 ``embeddings`` extra) and ``hybrid`` (reciprocal-rank fusion of the two).
@@ -13,19 +14,16 @@ Snowball stemming, character bigrams for scripts written without spaces),
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import cache
 from typing import Any, Protocol, runtime_checkable
 
-import bm25s
 import numpy as np
 
 from graphmem.errors import ValidationError
 from graphmem.models import MemoryRecord
-from graphmem.read.threads import neighbours
-from graphmem.read.tokens import tokenize_many
+from graphmem.read.index import CandidateIndexes, tie_order
+from graphmem.read.tokens import tokenize, tokenize_many
 
 __all__ = [
     "BM25Ranker",
@@ -61,55 +59,35 @@ def order_by_score(
 
     Returns:
         ``(record, score)`` pairs, best first. The tie order depends only on the records,
-        so it is kept for the last few candidate sets (keyed by ids, checked by identity):
-        a query over an unchanged candidate set sorts by score alone, in numpy.
+        so it is kept for the last few candidate sets and updated by what changed
+        (:func:`graphmem.read.index.tie_order`): a query sorts by score alone, in numpy.
     """
     if len(records) != len(scores):
         raise ValueError("records and scores differ in length")
     if not records:
         return []
-    ties = _tie_order(records)
+    ties = tie_order(records)
     values = np.asarray(scores, dtype=float)
     perm = ties[np.argsort(-values[ties], kind="stable")]
-    return [(records[i], scores[i]) for i in perm.tolist()]
-
-
-_TIE_LOCK = threading.Lock()
-_TIE_ORDERS: OrderedDict[tuple[str, ...], tuple[Sequence[MemoryRecord], Any]] = OrderedDict()
-
-
-def _tie_order(records: Sequence[MemoryRecord]) -> Any:
-    """Indices of ``records`` by (authority desc, created_at desc, id asc)."""
-    key = tuple(r.id for r in records)
-    with _TIE_LOCK:
-        hit = _TIE_ORDERS.get(key)
-    if hit is not None and all(a is b for a, b in zip(hit[0], records, strict=True)):
-        return hit[1]
-    order = sorted(range(len(records)), key=lambda i: records[i].id)
-    order.sort(key=lambda i: (records[i].authority.rank, records[i].created_at.timestamp()),
-               reverse=True)
-    ties = np.asarray(order, dtype=np.intp)
-    with _TIE_LOCK:
-        _TIE_ORDERS[key] = (list(records), ties)
-        if len(_TIE_ORDERS) > 8:
-            _TIE_ORDERS.popitem(last=False)
-    return ties
+    at = perm.tolist()
+    return list(zip(map(records.__getitem__, at), map(scores.__getitem__, at), strict=True))
 
 
 class BM25Ranker:
-    """Okapi BM25 over record content, via the bm25s library (default ranker).
+    """Okapi BM25 over record content (default ranker).
 
     Terms come from :func:`graphmem.read.tokens.tokenize` for records and query alike.
 
     Args:
         k1, b: the usual BM25 parameters.
-        cached_indexes: how many candidate-set indexes to keep (LRU).
+        cached_indexes: how many candidate-set indexes to keep (e.g. one per scope).
 
-    The index is built over the candidate set of each call (the eligible records), so
-    scores never depend on records the caller may not see. Token lists are cached per
-    ``(id, content)`` and whole indexes per exact candidate set (ids and contents), so a
-    scope queried again before any write reuses its index; any change to the set (a new,
-    expired, redacted or superseded record) is a different key and builds a new one.
+    Scores are those of a BM25 index built over exactly the candidate set of each call
+    (the eligible records), so they never depend on records the caller may not see, nor on
+    the sets seen before. Token lists are cached per ``(id, content)``; the index
+    (:class:`graphmem.read.index.CandidateIndexes`) is updated by what changed in the
+    candidate set (a new, expired, redacted or superseded record) instead of being built
+    again (issue 15). Thread-safe.
     """
 
     name = "bm25"
@@ -124,38 +102,8 @@ class BM25Ranker:
         self.context_weight = context_weight
         self.propagate = propagate
         self._tokens: dict[tuple[str, str], list[str]] = {}
-        self._indexes: OrderedDict[tuple[str, ...], Any] = OrderedDict()
-        self._cached_indexes = cached_indexes
-
-    def _index(self, records: Sequence[MemoryRecord]) -> Any:
-        ids = tuple(r.id for r in records)
-        hit = self._indexes.get(ids)
-        if hit is not None and all(a is b or a.content == b.content
-                                   for a, b in zip(hit[0], records, strict=True)):
-            self._indexes.move_to_end(ids)
-            return hit[1]
-        keys = [(r.id, r.content) for r in records]
-        missing = [k for k in keys if k not in self._tokens]
-        if len(self._tokens) + len(missing) > self.MAX_CACHED_TOKENS:
-            self._tokens.clear()
-            missing = keys
-        if missing:
-            for key, tokens in zip(missing, tokenize_many([c for _, c in missing]), strict=True):
-                self._tokens[key] = tokens
-        own = [self._tokens[k] for k in keys]
-        near = neighbours(records, self.window)
-        retriever = bm25s.BM25(k1=self.k1, b=self.b)
-        retriever.index(own, show_progress=False)
-        expanded = None
-        if self.context_weight > 0 and any(near):
-            expanded = bm25s.BM25(k1=self.k1, b=self.b)
-            expanded.index([own[i] + [t for j in near[i] for t in own[j]]
-                            for i in range(len(own))], show_progress=False)
-        index = _Index(retriever, expanded, near)
-        self._indexes[ids] = (list(records), index)
-        if len(self._indexes) > self._cached_indexes:
-            self._indexes.popitem(last=False)
-        return index
+        self._indexes = CandidateIndexes(k1=k1, b=b, capacity=cached_indexes)
+        self._lock = threading.Lock()
 
     def score(self, query: str, records: Sequence[MemoryRecord]) -> list[float]:
         """BM25 score of each record's content for ``query``."""
@@ -164,33 +112,21 @@ class BM25Ranker:
         query_tokens = tokenize_many([query])[0]
         if not query_tokens:
             return [0.0] * len(records)
-        index: _Index = self._index(records)
-        scores = _bm25(index.own, query_tokens, len(records))
-        if index.expanded is not None:
-            scores = scores + self.context_weight * _bm25(index.expanded, query_tokens,
-                                                          len(records))
-        if self.propagate > 0 and any(index.near):
-            from_neighbours = np.asarray([max((scores[j] for j in near), default=0.0)
-                                          for near in index.near])
-            scores = scores + self.propagate * from_neighbours
-        return [float(s) for s in scores]
+        with self._lock:
+            prepared = self._indexes.prepare(records, self._record_tokens, self.window,
+                                             expand=self.context_weight > 0)
+            scores = prepared.scores(query_tokens, self.context_weight, self.propagate)
+        return list(scores.tolist())
 
-
-@dataclass(frozen=True)
-class _Index:
-    """BM25 over each record alone, over each record with its thread neighbours' terms
-    (None when unused), and the neighbours of each record (indices)."""
-
-    own: Any
-    expanded: Any
-    near: list[list[int]]
-
-
-def _bm25(retriever: Any, query_tokens: list[str], n: int) -> Any:
-    known = [t for t in query_tokens if t in retriever.vocab_dict]
-    if not known:
-        return np.zeros(n)
-    return np.asarray(retriever.get_scores(known), dtype=float)
+    def _record_tokens(self, record: MemoryRecord) -> list[str]:
+        """A record's terms, cached by ``(id, content)``."""
+        key = (record.id, record.content)
+        tokens = self._tokens.get(key)
+        if tokens is None:
+            if len(self._tokens) >= self.MAX_CACHED_TOKENS:
+                self._tokens.clear()
+            tokens = self._tokens[key] = tokenize(record.content)
+        return tokens
 
 
 # The ranker as shipped (``get_ranker("bm25")``): thread neighbours' terms indexed beside a

@@ -1,0 +1,158 @@
+"""The incremental BM25 index (issue 15): exactly the scores of a fresh bm25s build over the
+current documents, whatever the history of additions and removals."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import bm25s
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from graphmem.models import Authority, MemoryKind, MemoryRecord
+from graphmem.read.index import IncrementalBM25, thread_neighbours, tie_order
+from graphmem.read.rankers import BM25_DEFAULTS, BM25Ranker, order_by_score
+from graphmem.read.threads import neighbours
+from graphmem.read.tokens import tokenize_many
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+VOCAB = [f"w{i}" for i in range(12)]
+docs = st.lists(st.sampled_from(VOCAB), min_size=0, max_size=9)
+
+
+def fresh_bm25s(corpus: list[list[str]], query: list[str], k1: float = 1.5,
+                b: float = 0.75) -> Any:
+    """What a fresh bm25s (float64) build over ``corpus`` scores for ``query``."""
+    retriever = bm25s.BM25(k1=k1, b=b, dtype="float64")
+    retriever.index(corpus, show_progress=False)
+    known = [t for t in query if t in retriever.vocab_dict]
+    if not known:
+        return np.zeros(len(corpus))
+    return np.asarray(retriever.get_scores(known), dtype=float)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.integers(0, 14), docs), min_size=1, max_size=40),
+       st.lists(st.sampled_from([*VOCAB, "unknown"]), min_size=1, max_size=6),
+       st.floats(0.5, 2.0), st.floats(0.0, 1.0))
+def test_incremental_scores_equal_a_fresh_bm25s_build(
+        ops: list[tuple[bool, int, list[str]]], query: list[str], k1: float,
+        b: float) -> None:
+    index = IncrementalBM25(k1=k1, b=b)
+    held: dict[str, list[str]] = {}
+    for add, n, tokens in ops:  # documents come and go; a key's tokens never change
+        key = f"d{n}-{' '.join(tokens)}"
+        if add:
+            index.add(key, tokens)
+            held.setdefault(key, tokens)
+        else:
+            victim = sorted(held)[n % len(held)] if held else key
+            index.remove(victim)
+            held.pop(victim, None)
+    keys = sorted(held)
+    if not keys or not any(held.values()):
+        return  # bm25s cannot index a corpus without a single token
+    got = index.scores(query, keys)
+    want = fresh_bm25s([held[k] for k in keys], query, k1, b)
+    assert np.allclose(got, want, rtol=0, atol=1e-9)
+    again = IncrementalBM25(k1=k1, b=b)
+    again.sync(keys, lambda k: (held[str(k)], None))
+    assert again.scores(query, keys).tolist() == got.tolist()  # history does not matter
+
+
+def record(i: int, words: list[str], thread: int | None) -> MemoryRecord:
+    return MemoryRecord(id=f"r{i:03d}", kind=MemoryKind.EPISODIC, content=" ".join(words) or "x",
+                        created_at=T0 + timedelta(minutes=i), scope={"tenant": "t"},
+                        provenance={"source": "test"},
+                        thread=None if thread is None else f"th{thread}",
+                        position=None if thread is None else i)
+
+
+words = st.lists(st.sampled_from(["refund", "deploy", "token", "queue", "build", "cache"]),
+                 min_size=1, max_size=6)
+pool = st.lists(st.tuples(words, st.one_of(st.none(), st.integers(0, 2))), min_size=2,
+                max_size=30)
+
+
+@settings(max_examples=60, deadline=None)
+@given(pool, st.lists(st.sets(st.integers(0, 29), min_size=1), min_size=1, max_size=6),
+       st.sampled_from(["refund deploy", "token", "cache cache build", "queue refund token"]))
+def test_a_warm_ranker_ranks_as_a_fresh_one(
+        items: list[tuple[list[str], int | None]], subsets: list[set[int]],
+        query: str) -> None:
+    """Candidate sets that grow, shrink and change under one ranker; each answer equals a
+    fresh ranker's (scores and ranking), and a fresh ranker equals bm25s over the set."""
+    records = [record(i, w, th) for i, (w, th) in enumerate(items)]
+    edited = [record(i, [*w[1:], "token"], th) for i, (w, th) in enumerate(items)]
+    warm = BM25Ranker(**BM25_DEFAULTS)
+    for n, subset in enumerate(subsets):  # an odd round sees some records edited
+        chosen = [(edited if n % 2 and i % 3 == 0 else records)[i] for i in sorted(subset)
+                  if i < len(records)]
+        if not chosen:
+            continue
+        got = warm.score(query, chosen)
+        fresh = BM25Ranker(**BM25_DEFAULTS).score(query, chosen)
+        assert got == fresh
+        assert ([r.id for r, _ in order_by_score(chosen, got)]
+                == [r.id for r, _ in order_by_score(chosen, fresh)])
+        assert np.allclose(got, reference(query, chosen), rtol=0, atol=1e-9)
+
+
+def reference(query: str, records: list[MemoryRecord]) -> Any:
+    """The shipped ranker as it was, on bm25s alone (float64): own terms, neighbours' terms
+    weighted, part of the best neighbour's score passed on."""
+    own = tokenize_many([r.content for r in records])
+    q = tokenize_many([query])[0]
+    near = neighbours(records, BM25_DEFAULTS["window"])
+    scores = fresh_bm25s(own, q)
+    if any(near):
+        wide = [own[i] + [t for j in near[i] for t in own[j]] for i in range(len(own))]
+        scores = scores + BM25_DEFAULTS["context_weight"] * fresh_bm25s(wide, q)
+        scores = scores + BM25_DEFAULTS["propagate"] * np.asarray(
+            [max((scores[j] for j in n), default=0.0) for n in near])
+    return scores
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 4),
+                          st.sampled_from([Authority.MODEL_INFERRED, Authority.VERIFIED_OUTCOME])),
+                min_size=1, max_size=40),
+       st.lists(st.sets(st.integers(0, 39)), min_size=1, max_size=5))
+def test_tie_order_updated_by_a_change_equals_a_full_sort(
+        items: list[tuple[int, int, Authority]], subsets: list[set[int]]) -> None:
+    records = [MemoryRecord(id=f"r{(i * 7) % 41:02d}", kind=MemoryKind.EPISODIC,
+                            content="x", created_at=T0 + timedelta(hours=h),
+                            scope={"tenant": "t"}, provenance={"source": "test"},
+                            authority=a) for i, (_, h, a) in enumerate(items)]
+    for subset in subsets:
+        chosen = [records[i] for i in sorted(subset) if i < len(records)]
+        want = sorted(range(len(chosen)), key=lambda i: chosen[i].id)
+        want.sort(key=lambda i: (chosen[i].authority.rank, chosen[i].created_at.timestamp()),
+                  reverse=True)
+        assert tie_order(chosen).tolist() == want
+
+
+def test_tie_order_of_a_set_one_write_apart_is_bisected_exactly() -> None:
+    records = [MemoryRecord(id=f"r{i:02d}", kind=MemoryKind.EPISODIC, content="x",
+                            created_at=T0 + timedelta(hours=i % 3), scope={"tenant": "t"},
+                            provenance={"source": "test"},
+                            authority=(Authority.MODEL_INFERRED, Authority.VERIFIED_OUTCOME)[i % 2])
+               for i in range(30)]
+    tie_order(records[:20])
+    changed = [*records[:5], *records[6:20], records[25]]  # one left, one came
+    want = sorted(range(len(changed)), key=lambda i: (-changed[i].authority.rank,
+                                                      -changed[i].created_at.timestamp(),
+                                                      changed[i].id))
+    assert tie_order(changed).tolist() == want
+    assert tie_order(changed).tolist() == want  # reused
+
+
+@settings(max_examples=100, deadline=None)
+@given(pool, st.integers(0, 3))
+def test_thread_neighbours_are_those_of_threads_module(
+        items: list[tuple[list[str], int | None]], window: int) -> None:
+    records = [record(i, w, th) for i, (w, th) in enumerate(items)]
+    want = {i: sorted(n) for i, n in enumerate(neighbours(records, window)) if n}
+    assert {i: sorted(n) for i, n in thread_neighbours(records, window).items()} == want
