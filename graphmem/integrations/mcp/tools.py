@@ -255,7 +255,8 @@ def recall(
     budget_chars: Annotated[int, Field(ge=0, description="Most characters of rendered "
                                                          "memory to return.")] = 4000,
     ranker: Annotated[Literal["bm25", "embedding", "hybrid"] | None, Field(
-        description="Ranker (default bm25; embedding/hybrid need graphmem[embeddings]).")
+        description="Ranker (default hybrid with graphmem[embeddings] installed, else bm25; "
+                    "embedding/hybrid need that extra).")
     ] = None,
     scope: ScopeAdditions = None,
 ) -> RecallOut:
