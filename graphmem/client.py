@@ -261,6 +261,7 @@ class Memory:
         budget_chars: int = 4000,
         ranker: Ranker | str | None = None,
         k: int = 10,
+        context_window: int = 1,
     ) -> Retrieval:
         """Trigger, query, eligible candidates, conflicts, rank, partners, budget, render.
 
@@ -271,6 +272,8 @@ class Memory:
             ranker: a :class:`Ranker` or a name (``bm25``, ``embedding``, ``hybrid``);
                 default ``hybrid`` with the ``embeddings`` extra installed, else ``bm25``.
             k: how many ranked records (score > 0) to keep before partners and budget.
+            context_window: thread neighbours shown beside each chosen memory when the
+                budget allows (issue 16; 0: none).
 
         Raises:
             AuthorizationError: the state's scope names a tenant the principal may not read
@@ -284,7 +287,7 @@ class Memory:
 
         return pipeline.retrieve(self.store, self._log, state, principal=principal, at=at,
                                  budget_chars=budget_chars, ranker=self._ranker(ranker), k=k,
-                                 cue_due=cue_due)
+                                 cue_due=cue_due, context_window=context_window)
 
     def _ranker(self, ranker: Ranker | str | None) -> Ranker:
         """Rankers by name are kept per client, so their caches outlive one call."""
