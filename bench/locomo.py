@@ -61,11 +61,11 @@ from graphmem.db.settings import ConnectionSettings
 from graphmem.models import MemoryRecord, Principal
 from graphmem.read.rankers import (
     BM25_DEFAULTS,
+    DEFAULT_RANKER,
     BM25Ranker,
     EmbeddingRanker,
     HybridRanker,
     Ranker,
-    default_ranker_name,
 )
 from graphmem.read.steps import DecisionState
 
@@ -367,7 +367,7 @@ def run(args: argparse.Namespace, console: Console) -> dict[str, Any]:
 
     return {
         "benchmark": "locomo read-path evidence recall",
-        "default_ranker": default_ranker_name(),
+        "default_ranker": DEFAULT_RANKER,
         "dataset": {
             "path": str(data_path),
             "sha256": hashlib.sha256(data_path.read_bytes()).hexdigest(),

@@ -33,7 +33,7 @@ from graphmem.models import DeferredIntention, Explanation, MemoryRecord, Princi
 from graphmem.read import pipeline
 from graphmem.read.attribution import AttributionLog
 from graphmem.read.pipeline import Retrieval
-from graphmem.read.rankers import Ranker, default_ranker_name, get_ranker
+from graphmem.read.rankers import DEFAULT_RANKER, Ranker, get_ranker
 from graphmem.read.resolution import ConflictResolution, resolve_conflict
 from graphmem.read.steps import DecisionState, MemoryConflict
 from graphmem.write import lifecycle
@@ -269,8 +269,7 @@ class Memory:
             state: the decision state (or a dict for :class:`DecisionState`).
             principal: the caller. now: aware UTC (default: the clock).
             budget_chars: the context budget, in characters of rendered memory.
-            ranker: a :class:`Ranker` or a name (``bm25``, ``embedding``, ``hybrid``);
-                default ``hybrid`` with the ``embeddings`` extra installed, else ``bm25``.
+            ranker: a :class:`Ranker` or a name (``bm25``, ``embedding``, ``hybrid``).
             k: how many ranked records (score > 0) to keep before partners and budget.
             context_window: thread neighbours shown beside each chosen memory when the
                 budget allows (issue 16; 0: none).
@@ -293,7 +292,7 @@ class Memory:
         """Rankers by name are kept per client, so their caches outlive one call."""
         if ranker is not None and not isinstance(ranker, str):
             return ranker
-        name = ranker or default_ranker_name()
+        name = ranker or DEFAULT_RANKER
         if name not in self._rankers:
             self._rankers[name] = get_ranker(name)
         return self._rankers[name]

