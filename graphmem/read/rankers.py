@@ -338,10 +338,12 @@ class HybridRanker:
 
 DEFAULT_RANKER = "bm25"
 """The ranker used when none is named (issue 16, picked by measurement on LoCoMo: README
-"Read-path benchmark"). ``hybrid`` finds more (R@10 +0.036) but its per-query MiniLM
-encoding put ``retrieve`` p50 at 57 ms against the 50 ms target on the shared 2-core box,
-it needs the optional ``embeddings`` extra, and its first call per tenant encodes every
-candidate; ``bm25`` met the recall targets except multi-hop at 20 ms p50."""
+"Read-path benchmark"). ``bm25`` meets the recall@10 targets (0.720 all ten, 0.703
+held-out) at 15 ms p50. ``hybrid`` finds more (0.756 / 0.728) but misses the multi-hop
+target too (0.440), its per-query MiniLM encoding puts ``retrieve`` p50 at 38-57 ms on the
+shared 2-core box (the 50 ms target holds only when the machine is quiet), it needs the
+optional ``embeddings`` extra, and its first call per tenant encodes every candidate
+(about 12 ms per record). It is the choice for recall when those costs are acceptable."""
 
 
 def get_ranker(name: str | Ranker | None) -> Ranker:
