@@ -61,6 +61,7 @@ from graphmem.db.settings import ConnectionSettings
 from graphmem.models import MemoryRecord, Principal
 from graphmem.read.rankers import (
     BM25_DEFAULTS,
+    DEFAULT_RANKER,
     BM25Ranker,
     EmbeddingRanker,
     HybridRanker,
@@ -366,6 +367,7 @@ def run(args: argparse.Namespace, console: Console) -> dict[str, Any]:
 
     return {
         "benchmark": "locomo read-path evidence recall",
+        "default_ranker": DEFAULT_RANKER,
         "dataset": {
             "path": str(data_path),
             "sha256": hashlib.sha256(data_path.read_bytes()).hexdigest(),
@@ -393,6 +395,7 @@ def run(args: argparse.Namespace, console: Console) -> dict[str, Any]:
             "reference": "bm25s, stopwords='en', PyStemmer english, raw question, per "
                          "conversation, 'speaker: text' turns",
             "hybrid_config": hybrid_config,
+            "bm25_config": BM25_DEFAULTS,
         },
         "backend": backend,
         "rankers": {name: tally.summary() for name, tally in tallies.items()},
@@ -469,11 +472,24 @@ def latency_table(results: dict[str, Any]) -> Table:
 
 
 def markdown(results: dict[str, Any]) -> str:
-    """Recall@k per category and ranker, and latency, as a Markdown table."""
+    """Recall@k per category and ranker, and latency, as Markdown tables: all conversations,
+    then each split (held-out 5-9, tuned 0-4)."""
+    parts = [f"Default ranker: `{results.get('default_ranker', 'bm25')}`. "
+             f"Measured {results['machine'].get('date', '')}.\n", "## All conversations\n",
+             _markdown_table(results["rankers"])]
+    titles = {"held_out_5_9": "Held-out conversations 5-9", "tuned_0_4": "Tuned on 0-4"}
+    for split in ("held_out_5_9", "tuned_0_4"):
+        if results.get("splits", {}).get(split):
+            parts += [f"\n## {titles[split]}\n", _markdown_table(results["splits"][split])]
+    return "\n".join(parts)
+
+
+def _markdown_table(by_ranker: dict[str, Any]) -> str:
     lines = ["| category | ranker | n | R@1 | R@5 | R@10 | R@20 | p50 ms | p95 ms |",
              "|---|---|--:|--:|--:|--:|--:|--:|--:|"]
-    for group in _groups(results):
-        for name, summary in results["rankers"].items():
+    first = next(iter(by_ranker.values()))
+    for group in first["recall"]:
+        for name, summary in by_ranker.items():
             row, lat = summary["recall"][group], summary["latency"]
             timing = (f"{lat['p50_ms']:.1f} | {lat['p95_ms']:.1f}" if group == "overall"
                       else " | ")

@@ -3,9 +3,11 @@
 The read path ranks exactly the eligible candidates; for LoCoMo every turn of a
 conversation is eligible, so ranking the loader's records directly gives the ranked list
 that ``Memory.retrieve`` would give (the held-out figures come from ``bench.locomo``).
-Prints R@1/5/10/20 (categories 1-4) and multi-hop R@10 for each setting of a small grid.
+Prints R@1/5/10/20 (categories 1-4) and multi-hop R@10 for each setting of a small grid:
+the BM25 thread settings, dates on or off, and with ``--hybrid`` the weight of the
+embedding beside BM25 in score-normalised fusion (needs the ``embeddings`` extra).
 
-    python -m bench.locomo_tune [--conversations 0-4]
+    python -m bench.locomo_tune [--conversations 0-4] [--hybrid]
 """
 
 from __future__ import annotations
@@ -18,11 +20,18 @@ from collections.abc import Sequence
 import numpy as np
 
 from bench.locomo import DEFAULT_DATA, OVERALL_CATEGORIES, load_conversations, records_for
-from graphmem.read.rankers import BM25Ranker, order_by_score
+from graphmem.read.rankers import (
+    BM25_DEFAULTS,
+    BM25Ranker,
+    EmbeddingRanker,
+    HybridRanker,
+    Ranker,
+    order_by_score,
+)
 from graphmem.read.steps import DecisionState, search_text
 
 
-def evaluate(ranker: BM25Ranker, conversations: Sequence[int]) -> dict[str, float]:
+def evaluate(ranker: Ranker, conversations: Sequence[int]) -> dict[str, float]:
     """Mean evidence recall@k over categories 1-4, and multi-hop R@10."""
     convs = load_conversations(DEFAULT_DATA)
     rows: list[tuple[int, dict[int, float]]] = []
@@ -48,13 +57,29 @@ def evaluate(ranker: BM25Ranker, conversations: Sequence[int]) -> dict[str, floa
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.locomo_tune")
     parser.add_argument("--conversations", default="0-4")
+    parser.add_argument("--hybrid", action="store_true",
+                        help="tune the fusion weight of the hybrid ranker instead")
     args = parser.parse_args(argv)
     lo, hi = (int(x) for x in args.conversations.split("-"))
+    if args.hybrid:
+        semantic = EmbeddingRanker()  # shared: each turn is encoded once
+        lexical = BM25Ranker(**BM25_DEFAULTS)
+        for w_sem in (0.5, 0.75, 1.0, 1.25, 1.5, 2.0):
+            hybrid = HybridRanker(lexical, semantic, weights=(1.0, w_sem))
+            res = evaluate(hybrid, range(lo, hi + 1))
+            print(f"hybrid weights=(1.0, {w_sem}) "
+                  + " ".join(f"{k}={v:.3f}" for k, v in res.items()), flush=True)
+        return 0
+    for dates in (False, True):
+        res = evaluate(BM25Ranker(**(BM25_DEFAULTS | {"dates": dates})), range(lo, hi + 1))
+        print(f"defaults dates={dates} " + " ".join(f"{k}={v:.3f}" for k, v in res.items()),
+              flush=True)
     grid = itertools.product((1, 2), (0.0, 0.5, 1.0, 2.0), (0.0, 0.3, 0.6))
     for window, context_weight, propagate in grid:
         if context_weight == 0 and window > 1 and propagate == 0:
             continue
-        ranker = BM25Ranker(window=window, context_weight=context_weight, propagate=propagate)
+        ranker = BM25Ranker(window=window, context_weight=context_weight, propagate=propagate,
+                            dates=True)
         res = evaluate(ranker, range(lo, hi + 1))
         print(f"window={window} context_weight={context_weight} propagate={propagate} "
               + " ".join(f"{k}={v:.3f}" for k, v in res.items()), flush=True)

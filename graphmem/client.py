@@ -33,7 +33,7 @@ from graphmem.models import DeferredIntention, Explanation, MemoryRecord, Princi
 from graphmem.read import pipeline
 from graphmem.read.attribution import AttributionLog
 from graphmem.read.pipeline import Retrieval
-from graphmem.read.rankers import Ranker, get_ranker
+from graphmem.read.rankers import DEFAULT_RANKER, Ranker, get_ranker
 from graphmem.read.resolution import ConflictResolution, resolve_conflict
 from graphmem.read.steps import DecisionState, MemoryConflict
 from graphmem.write import lifecycle
@@ -277,6 +277,7 @@ class Memory:
         budget_chars: int = 4000,
         ranker: Ranker | str | None = None,
         k: int = 10,
+        context_window: int = 1,
     ) -> Retrieval:
         """Trigger, query, eligible candidates, conflicts, rank, partners, budget, render.
 
@@ -286,6 +287,8 @@ class Memory:
             budget_chars: the context budget, in characters of rendered memory.
             ranker: a :class:`Ranker` or a name (``bm25``, ``embedding``, ``hybrid``).
             k: how many ranked records (score > 0) to keep before partners and budget.
+            context_window: thread neighbours shown beside each chosen memory when the
+                budget allows (issue 16; 0: none).
 
         Raises:
             AuthorizationError: the state's scope names a tenant the principal may not read
@@ -299,13 +302,13 @@ class Memory:
 
         return pipeline.retrieve(self.store, self._log, state, principal=principal, at=at,
                                  budget_chars=budget_chars, ranker=self._ranker(ranker), k=k,
-                                 cue_due=cue_due)
+                                 cue_due=cue_due, context_window=context_window)
 
     def _ranker(self, ranker: Ranker | str | None) -> Ranker:
         """Rankers by name are kept per client, so their caches outlive one call."""
         if ranker is not None and not isinstance(ranker, str):
             return ranker
-        name = ranker or "bm25"
+        name = ranker or DEFAULT_RANKER
         if name not in self._rankers:
             self._rankers[name] = get_ranker(name)
         return self._rankers[name]

