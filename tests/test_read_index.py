@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphmem.models import Authority, MemoryKind, MemoryRecord
+from graphmem.read.dates import date_terms
 from graphmem.read.index import IncrementalBM25, thread_neighbours, tie_order
 from graphmem.read.rankers import BM25_DEFAULTS, BM25Ranker, order_by_score
 from graphmem.read.threads import neighbours
@@ -101,9 +102,11 @@ def test_a_warm_ranker_ranks_as_a_fresh_one(
 
 
 def reference(query: str, records: list[MemoryRecord]) -> Any:
-    """The shipped ranker as it was, on bm25s alone (float64): own terms, neighbours' terms
-    weighted, part of the best neighbour's score passed on."""
+    """The shipped ranker as it was, on bm25s alone (float64): own terms (and date terms),
+    neighbours' terms weighted, part of the best neighbour's score passed on."""
     own = tokenize_many([r.content for r in records])
+    if BM25_DEFAULTS.get("dates"):  # the record's date as people say it, beside its terms
+        own = [terms + date_terms(r.created_at) for terms, r in zip(own, records, strict=True)]
     q = tokenize_many([query])[0]
     near = neighbours(records, BM25_DEFAULTS["window"])
     scores = fresh_bm25s(own, q)
