@@ -13,7 +13,6 @@ from types import TracebackType
 from typing import Any
 
 from graphmem.db.codec import DEFAULT_MAX_CONTENT_BYTES, Clock, require_aware
-from graphmem.db.resilience import connect_driver
 from graphmem.db.settings import ConnectionSettings
 from graphmem.db.store import Neo4jStore
 from graphmem.deletion import (
@@ -93,27 +92,11 @@ class Memory:
             DatabaseAuthError: the server refused the credentials.
             StoreError: Neo4j refused the schema set-up.
         """
-        release: Callable[[], None] | None = None
-        if settings is None:
-            settings = ConnectionSettings.from_env()
-        if settings is None:
-            from graphmem.db.server import lease
+        from graphmem.db.server import open_store
 
-            settings, release = lease(start_if_needed)
-        try:
-            driver = connect_driver(settings)
-            store = Neo4jStore(driver, database=settings.database, clock=clock,
-                               max_content_bytes=max_content_bytes)
-            if ensure_schema:
-                try:
-                    store.ensure_schema()
-                except BaseException:
-                    driver.close()
-                    raise
-        except BaseException:
-            if release is not None:
-                release()
-            raise
+        store, release = open_store(settings, start_if_needed=start_if_needed, clock=clock,
+                                    max_content_bytes=max_content_bytes,
+                                    ensure_schema=ensure_schema)
         return cls(store, policy=policy, on_close=release)
 
     def close(self) -> None:

@@ -28,6 +28,7 @@ import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from graphmem.db.codec import Clock
 from graphmem.db.credentials import (
     read_password,
     resolve_password_file,
@@ -50,7 +51,9 @@ from graphmem.db.launcher import (
     terminate,
     wait_ready,
 )
+from graphmem.db.resilience import connect_driver
 from graphmem.db.settings import ConnectionSettings, data_dir
+from graphmem.db.store import Neo4jStore
 from graphmem.errors import DatabaseUnavailableError
 
 __all__ = [
@@ -60,6 +63,7 @@ __all__ = [
     "ensure_jars",
     "launcher_dir",
     "lease",
+    "open_store",
     "resolve_settings",
     "start",
     "status",
@@ -377,3 +381,38 @@ def resolve_settings(start_if_needed: bool = True) -> ConnectionSettings:
         "No Neo4j configured: set NEO4J_URI (and NEO4J_USER/NEO4J_PASSWORD), "
         "or run `graphmem db start`."
     )
+
+
+def open_store(settings: ConnectionSettings | None, *, start_if_needed: bool, clock: Clock,
+               max_content_bytes: int, ensure_schema: bool
+               ) -> tuple[Neo4jStore, Callable[[], None] | None]:
+    """The store behind :meth:`graphmem.Memory.connect`, and the release of its lease on the
+    local server (None when ``settings`` or ``NEO4J_*`` name the database).
+
+    Settings: ``settings``; else ``NEO4J_*``; else :func:`lease` (the running local server,
+    or one started now for as long as a client uses it). On any failure the driver is
+    closed and the lease released before the error propagates.
+
+    Raises:
+        DatabaseUnavailableError, DatabaseAuthError, StoreError: as ``Memory.connect``.
+    """
+    release: Callable[[], None] | None = None
+    if settings is None:
+        settings = ConnectionSettings.from_env()
+    if settings is None:
+        settings, release = lease(start_if_needed)
+    try:
+        driver = connect_driver(settings)
+        store = Neo4jStore(driver, database=settings.database, clock=clock,
+                           max_content_bytes=max_content_bytes)
+        if ensure_schema:
+            try:
+                store.ensure_schema()
+            except BaseException:
+                driver.close()
+                raise
+    except BaseException:
+        if release is not None:
+            release()
+        raise
+    return store, release
