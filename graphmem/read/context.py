@@ -47,6 +47,12 @@ def thread_context(
     """
     if window < 1 or not chosen:
         return []
+    threads = {(m.record.tenant, m.record.thread) for m in chosen if m.record.thread}
+    if not threads:
+        return []
+    # only the hits' threads matter: neighbours within a thread depend on its members alone
+    candidates = [r for r in candidates
+                  if r.thread is not None and (r.tenant, r.thread) in threads]
     index = {r.id: i for i, r in enumerate(candidates)}
     near = neighbours(candidates, window)
     taken = {m.record.id for m in chosen} | set(exclude)

@@ -16,6 +16,7 @@ from typing import Any
 
 import pydantic
 
+from graphmem.db.codec import paused_gc
 from graphmem.db.eligibility import Candidate, ScopeQuery
 from graphmem.db.store import Neo4jStore
 from graphmem.errors import ValidationError
@@ -102,6 +103,16 @@ def retrieve(
         AuthorizationError: the state's scope names a tenant the principal may not read
             (never an empty success). ValidationError: a malformed state or bad budget/k.
     """
+    with paused_gc():
+        return _retrieve(store, log, state, principal=principal, at=at, budget_chars=budget_chars,
+                         ranker=ranker, k=k, cue_due=cue_due, context_window=context_window)
+
+
+def _retrieve(
+    store: Neo4jStore, log: AttributionLog, state: DecisionState | dict[str, Any], *,
+    principal: Principal, at: datetime, budget_chars: int, ranker: Ranker, k: int,
+    cue_due: Callable[[DecisionState], bool], context_window: int,
+) -> Retrieval:
     state = coerce_state(state)
     if budget_chars < 0 or k < 1 or context_window < 0:
         raise ValidationError("budget_chars must be >= 0, k >= 1 and context_window >= 0")
@@ -122,8 +133,10 @@ def retrieve(
 
     found: list[Candidate] = store.candidates(principal, state.memory_scope, at)
     records = list(map(attrgetter("record"), found))
-    conflicts = detect_conflicts(records, {c.record.id: c.conflict_ids
-                                            for c in found if c.conflict_ids})
+    # conflicts and their partners involve only records that assert a key (SPEC 5 steps 4, 6)
+    asserting = [c.record for c in found if c.record.asserts is not None]
+    conflicts = detect_conflicts(asserting, {c.record.id: c.conflict_ids
+                                             for c in found if c.conflict_ids})
     scores = ranker.score(search_text(state), records)  # the logged query keeps labels
     ordered = order_by_score(records, scores)
     kept: list[RetrievedMemory] = []  # the first k with score > 0 (ordered is best first)
@@ -131,7 +144,7 @@ def retrieve(
         if s <= 0 or len(kept) == k:
             break
         kept.append(RetrievedMemory(r, s, f"{ranker.name} score {s:.3f}"))
-    with_partners = preserve_conflict_partners(kept, records, conflicts)
+    with_partners = preserve_conflict_partners(kept, asserting, conflicts)
     partner_ids = tuple(sorted({m.record.id for m in with_partners}
                                - {m.record.id for m in kept}))
     chosen, over = fit_to_budget(with_partners, budget_chars=budget_chars, conflicts=conflicts)
