@@ -1,7 +1,7 @@
 // The attribution log behind each funnel trial (SPEC section 9): per target {task_id,
 // record_id, retrieval_id}, whether the record exists, its write decisions, the logged
-// retrieval, whether the record was among its candidates, and the exposures and uses of
-// that retrieval that name the record.
+// retrieval with its candidate set (whole, or a delta with the sets of its chain: see
+// retrieval_log), and the exposures and uses of that retrieval that name the record.
 UNWIND $targets AS t
 OPTIONAL MATCH (r:Record {id: t.record_id})
 OPTIONAL MATCH (q:Retrieval {id: t.retrieval_id})
@@ -10,7 +10,9 @@ RETURN t.task_id AS task_id, t.record_id AS record_id, r IS NOT NULL AS record_e
   COLLECT { MATCH (w:WriteDecision {record_id: t.record_id}) RETURN w.disposition }
     AS dispositions,
   q {.*} AS retrieval,
-  t.record_id IN coalesce(q.candidate_ids, cs.ids, []) AS was_candidate,
+  cs {.digest, .ids, .base_digests, .added_ids, .removed_ids} AS candidate_set,
+  COLLECT { MATCH (b:CandidateSet) WHERE b.digest IN coalesce(cs.base_digests, [])
+            RETURN b {.digest, .ids, .base_digests, .added_ids, .removed_ids} } AS chain,
   COLLECT { MATCH (e:Exposure)-[:OF]->(q) WHERE t.record_id IN e.memory_ids
             RETURN e.action_id } AS exposures,
   COLLECT { MATCH (u:Use)-[:OF]->(q) WHERE t.record_id IN u.memory_ids

@@ -43,6 +43,7 @@ STRUCTURAL_KEYS: frozenset[str] = frozenset({
     # identifiers and references between nodes
     "id", "record_id", "intention_id", "retrieval_id", "derived_from", "evidence_ids",
     "supersedes", "selected_ids", "ids", "memory_ids", "candidate_ids", "erased_by_request",
+    "added_ids", "removed_ids", "base_digests",
     "redacted_by_request",
     # tenant and scope: how eligibility and deletion by subject find nodes
     "tenant", "tenants", "principal_tenants", "scope_json", "subject_json", "key", "pairs",

@@ -30,6 +30,7 @@ from typing import Any
 from graphmem.db.store import Neo4jStore
 from graphmem.errors import EvaluationError
 from graphmem.models import Principal, Status
+from graphmem.read.attribution import candidate_ids
 from graphmem.write.policy import WriteDisposition
 
 __all__ = [
@@ -244,7 +245,8 @@ def trials_from_log(store: Neo4jStore, targets: Sequence[TrialTarget]) -> list[M
         if retrieval is not None and written:
             retrieved = target.record_id in (retrieval.get("selected_ids") or [])
             if retrieval.get("triggered"):
-                eligible = bool(row["was_candidate"])
+                eligible = target.record_id in candidate_ids(
+                    retrieval, row["candidate_set"], row["chain"])
             elif row["record_exists"]:
                 eligible = _eligible_then(store, target.record_id, retrieval)
         helped_flags = [u["helped"] for u in row["uses"] if u["helped"] is not None]

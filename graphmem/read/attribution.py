@@ -3,7 +3,12 @@ candidate set, selection, scores and reasons, and the exposure and use of its me
 that exposure, use and help can be reconstructed later.
 
 A candidate set is stored once, as a ``CandidateSet`` keyed by a digest; its ids are sent
-again only when the server lacks them.
+again only when the server lacks them. An agent's loop writes between reads, so nearly every
+read after a write has a new candidate set that differs from the last one by a record or
+two: such a set is stored as a delta of the last set this client logged for the same caller
+and scope (``added_ids``/``removed_ids`` and the ``base_digests``, the digests back to a set stored
+whole, at most :data:`MAX_CHAIN` long), so logging costs the change, not the candidate set,
+in time and in storage (issue 15). :func:`candidate_ids` reads either form back.
 """
 
 from __future__ import annotations
@@ -17,13 +22,52 @@ from typing import Any
 from neo4j import ManagedTransaction
 
 from graphmem.db.store import Neo4jStore
-from graphmem.errors import RecordNotFoundError, ValidationError
+from graphmem.errors import RecordNotFoundError, StoreError, ValidationError
 from graphmem.models import Principal
 from graphmem.read.steps import DecisionState, MemoryConflict, RetrievalTrace, RetrievedMemory
 
-__all__ = ["AttributionLog"]
+__all__ = ["MAX_CHAIN", "AttributionLog", "candidate_ids"]
 
 MAX_KNOWN_SETS = 4096
+MAX_CHAIN = 16
+"""The longest chain of deltas before a candidate set is stored whole again."""
+MAX_DELTA_SHARE = 0.25
+"""A set is stored as a delta only when it differs from its base by at most this share of
+its size (else whole)."""
+
+_SetKey = tuple[str, tuple[str, ...], str]  # (query scope json, principal tenants, clearance)
+
+
+def candidate_ids(retrieval: dict[str, Any], candidate_set: dict[str, Any] | None,
+                  chain: Sequence[dict[str, Any]]) -> list[str]:
+    """The candidate ids of a logged retrieval, sorted.
+
+    Args:
+        retrieval: the Retrieval node's properties (old retrievals carry ``candidate_ids``).
+        candidate_set: its CandidateSet's ``digest``, ``ids``, ``base_digests``, ``added_ids`` and
+            ``removed_ids`` (None: no set was stored, e.g. no trigger fired).
+        chain: the same properties of every set in ``candidate_set["base_digests"]``.
+
+    Raises:
+        StoreError: a set of the chain is missing or stored neither whole nor as a delta.
+    """
+    if retrieval.get("candidate_ids") is not None:
+        return sorted(retrieval["candidate_ids"])
+    if candidate_set is None:
+        return []
+    by_digest = {c["digest"]: c for c in chain}
+    order = [candidate_set]
+    for digest in candidate_set.get("base_digests") or []:
+        if digest not in by_digest:
+            raise StoreError(f"candidate set {candidate_set['digest']} lost its base {digest}")
+        order.append(by_digest[digest])
+    if order[-1].get("ids") is None:
+        raise StoreError(f"candidate set {candidate_set['digest']} is stored incompletely")
+    ids = set(order[-1]["ids"])
+    for delta in reversed(order[:-1]):
+        ids.difference_update(delta.get("removed_ids") or ())
+        ids.update(delta.get("added_ids") or ())
+    return sorted(ids)
 
 
 class AttributionLog:
@@ -36,6 +80,8 @@ class AttributionLog:
     def __init__(self, store: Neo4jStore) -> None:
         self.store = store
         self._candidate_sets: set[str] = set()
+        # per caller and scope: the last set logged (digest, ids, chain length), a delta base
+        self._last: dict[_SetKey, tuple[str, frozenset[str], int]] = {}
 
     def log_retrieval(self, trace: RetrievalTrace, memories: Sequence[RetrievedMemory],
                       conflicts: Sequence[MemoryConflict], principal: Principal,
@@ -43,30 +89,48 @@ class AttributionLog:
         """Log one retrieval (triggered or not) in one transaction."""
         t = trace
         tenant = state.memory_scope["tenant"]
+        scope_json = json.dumps(state.memory_scope, sort_keys=True)
+        key: _SetKey = (scope_json, tuple(sorted(principal.tenants)), principal.clearance.value)
         digest = hashlib.sha256(json.dumps([tenant, *t.candidate_ids]).encode()).hexdigest()
+        ids = frozenset(t.candidate_ids)
         stored = digest in self._candidate_sets
+        base = None if stored else self._last.get(key)
+        added: list[str] = []
+        removed: list[str] = []
+        if base is not None:
+            added, removed = sorted(ids - base[1]), sorted(base[1] - ids)
+            if base[2] >= MAX_CHAIN or len(added) + len(removed) > MAX_DELTA_SHARE * len(ids):
+                base = None
         params = dict(
             id=t.retrieval_id, at=t.at, triggered=t.triggered,
             triggers=list(t.triggers), query=t.query, ranker=t.ranker, tenant=tenant,
-            scope_json=json.dumps(state.memory_scope, sort_keys=True),
+            scope_json=scope_json,
             tenants=sorted(principal.tenants), clearance=principal.clearance.value,
             candidate_digest=digest, candidate_count=len(t.candidate_ids),
-            candidate_ids=None if stored else list(t.candidate_ids),
+            candidate_ids=None if stored or base is not None else list(t.candidate_ids),
+            base_digest=None if base is None else base[0], added_ids=added,
+            removed_ids=removed, max_depth=MAX_CHAIN,
             selected_ids=[m.record.id for m in memories],
             conflict_keys=[c.key for c in conflicts], budget_chars=t.budget_chars,
             selected=[{"id": m.record.id, "score": m.score, "reason": m.reason, "rank": i}
                       for i, m in enumerate(memories)],
         )
 
-        def work(tx: ManagedTransaction) -> None:
-            if self.store.run(tx, "retrieval_log", **params)[0]["incomplete"]:
+        def work(tx: ManagedTransaction) -> int:
+            row = self.store.run(tx, "retrieval_log", **params)[0]
+            if row["incomplete"]:
                 self.store.run(tx, "candidate_set_fill", digest=digest,
                                ids=list(t.candidate_ids))
+                return 0
+            return int(row["depth"])
 
-        self.store.transaction("retrieval_log", work)
+        depth = self.store.transaction("retrieval_log", work)
         if len(self._candidate_sets) >= MAX_KNOWN_SETS:
             self._candidate_sets.clear()
+            self._last.clear()
         self._candidate_sets.add(digest)
+        if t.triggered:
+            self._last[key] = (digest, ids, depth)
 
     def log_attribution(self, name: str, retrieval_id: str, action_id: str,
                         memory_ids: Sequence[str], at: datetime, **extra: Any) -> None:
@@ -98,4 +162,7 @@ class AttributionLog:
         rows = self.store.read("retrieval_get", id=retrieval_id)
         if not rows:
             raise RecordNotFoundError(f"no retrieval {retrieval_id!r}")
-        return {"retrieval": rows[0]["retrieval"], "selected": rows[0]["selected"]}
+        row = rows[0]
+        retrieval = {**row["retrieval"], "candidate_ids": candidate_ids(
+            row["retrieval"], row["candidate_set"], row["chain"])}
+        return {"retrieval": retrieval, "selected": row["selected"]}
