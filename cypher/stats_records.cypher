@@ -1,7 +1,9 @@
 // Records by tenant, kind and lifecycle status at $now: SPEC section 4's order without a
-// caller (no authorization or scope step), so every record counts once. A record is
-// SUPERSEDED when a successor that is itself effective (not quarantined, pending recompute
-// or erased, and valid by $now) supersedes it, as in candidates.cypher.
+// caller (no authorization or scope step), so every record counts once. Rule 2: a record
+// created after $now, or valid only from later, is NOT_YET_VALID. Rule 4, as in
+// candidates.cypher and explain.cypher (keep them in step): a record is SUPERSEDED when a
+// successor that was admitted (never quarantined) is effective at $now (created and valid
+// by then), whatever happened to it since (retraction, expiry, pending recompute, erasure).
 // $tenant: one tenant, or null for every tenant.
 MATCH (r:Record)
 WHERE $tenant IS NULL OR r.tenant = $tenant
@@ -11,11 +13,13 @@ WITH r,
     WHEN r.pending_recompute THEN 'PENDING_RECOMPUTE'
     WHEN r.erased THEN 'ERASED'
     WHEN r.retracted THEN 'RETRACTED'
-    WHEN r.valid_from IS NOT NULL AND $now < r.valid_from THEN 'NOT_YET_VALID'
+    WHEN $now < r.created_at OR (r.valid_from IS NOT NULL AND $now < r.valid_from)
+      THEN 'NOT_YET_VALID'
     WHEN r.expires_at IS NOT NULL AND $now >= r.expires_at THEN 'EXPIRED'
     WHEN EXISTS {
       MATCH (r)<-[:SUPERSEDES]-(succ:Record)
-      WHERE NOT succ.quarantined AND NOT succ.pending_recompute AND NOT succ.erased
+      WHERE NOT succ.quarantined AND (NOT succ.erased OR coalesce(succ.admitted, false))
+        AND succ.created_at <= $now
         AND (succ.valid_from IS NULL OR succ.valid_from <= $now)
     } THEN 'SUPERSEDED'
     ELSE 'ACTIVE'

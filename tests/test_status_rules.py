@@ -17,6 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphmem.client import Memory
+from graphmem.db.stats import store_stats
+from graphmem.errors import RecordNotFoundError
 from graphmem.models import Authority, MemoryRecord, Principal, Sensitivity, Status
 from graphmem.write.policy import WriteDisposition
 
@@ -44,6 +46,23 @@ def active(memory: Memory, now: datetime) -> set[str]:
     return {r.id for r in memory.candidates(principal=READER, scope=U5, now=now)}
 
 
+IDS = ("ph1", "ph2", "ph3", "src", "src2", "late", "early", "succ", "old")
+
+
+def assert_stats_agree(memory: Memory, now: datetime) -> None:
+    """``graphmem stats`` counts each record under the status explain gives it (every record
+    here is in U5 and READER may see everything, so the caller changes nothing)."""
+    expected: dict[str, int] = {}
+    for rid in IDS:
+        try:
+            st_ = memory.explain(rid, principal=READER, scope=U5, now=now).status.value
+        except RecordNotFoundError:
+            continue
+        expected[st_] = expected.get(st_, 0) + 1
+    counted = store_stats(memory.store, now=now, tenant="acme")["records"]["by_status"]
+    assert {k: n for k, n in counted.items() if n} == expected
+
+
 # ------------------------------------------------------------------ item 3 (rule 2)
 
 
@@ -55,6 +74,8 @@ def test_a_record_created_after_now_is_not_yet_valid(memory: Memory) -> None:
     assert "created after now" in explained.detail and "valid_from" not in explained.detail
     assert status(memory, "late", SEP_1 - timedelta(microseconds=1))[0] is Status.NOT_YET_VALID
     assert status(memory, "late", SEP_1)[0] is Status.ACTIVE  # created_at <= now
+    assert_stats_agree(memory, JUNE_15)
+    assert_stats_agree(memory, SEP_1)
     assert "late" in active(memory, SEP_1)
     # the read path asks "as of" its now too
     state = {"memory_scope": U5, "goal": "warehouse freeze", "needs_prior_context": True}
@@ -91,6 +112,8 @@ def test_a_successor_created_after_now_does_not_supersede(memory: Memory) -> Non
     assert active(memory, JUNE_15) == {"ph1"}
     assert status(memory, "ph1", SEP_1) == (Status.SUPERSEDED, ("ph2",))
     assert active(memory, SEP_1) == {"ph2"}
+    assert_stats_agree(memory, JUNE_15)
+    assert_stats_agree(memory, SEP_1)
     lineage = memory.lineage("ph1", direction="down", now=JUNE_15)
     assert lineage.nodes["ph1"]["status"] == Status.ACTIVE
 
@@ -186,6 +209,7 @@ def test_a_quarantined_successor_never_supersedes_even_when_erased(memory: Memor
     assert status(memory, "ph2", JUNE_15)[0] is Status.ERASED
     assert status(memory, "ph1", JUNE_15) == (Status.ACTIVE, ())  # never admitted
     assert active(memory, JUNE_15) == {"ph1"}
+    assert_stats_agree(memory, JUNE_15)
 
 
 def _retract(memory: Memory) -> None:
@@ -242,6 +266,7 @@ def test_no_later_transition_of_a_successor_reactivates(memory: Memory,
         TRANSITIONS[step](memory)
         assert status(memory, "ph1", JUNE_15) == (Status.SUPERSEDED, ("ph2",)), steps
         assert "ph1" not in active(memory, JUNE_15)
+        assert_stats_agree(memory, JUNE_15)
         assert memory.lineage("ph1", direction="down", now=JUNE_15).nodes["ph1"][
             "status"] == Status.SUPERSEDED
 
