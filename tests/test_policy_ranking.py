@@ -11,9 +11,10 @@ from hypothesis import strategies as st
 
 from graphmem.client import Memory
 from graphmem.models import MemoryRecord
-from graphmem.read.rankers import BM25Ranker, HybridRanker, order_by_score
+from graphmem.read.rankers import BM25_DEFAULTS, BM25Ranker, HybridRanker, order_by_score
 from graphmem.read.resolution import resolve_conflict
 from graphmem.read.steps import MemoryConflict
+from graphmem.read.tokens import entity_terms
 from graphmem.write.policy import WriteDisposition, WritePolicy, decide
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -93,6 +94,26 @@ def test_bm25_stems_and_ignores_stop_words() -> None:
     scores = BM25Ranker().score("refund approvals", records)
     assert scores[0] > 0 and scores[1] == 0 and scores[2] == 0
     assert BM25Ranker().score("the of", records) == [0.0, 0.0, 0.0]
+
+
+def test_records_naming_or_produced_by_the_queried_entity_rank_first() -> None:
+    """Issue 16: a question about someone is answered by what they said and what names
+    them. Three records share the topic word equally; the one naming the entity, and most
+    the one it produced, come first; without a name in the query nothing is boosted."""
+    records = [rec("other", content="painted a sunset", provenance={"speaker": "Caroline"}),
+               rec("named", content="Melanie painted a sunset",
+                   provenance={"speaker": "Caroline"}),
+               rec("by", content="Melanie painted a sunset", provenance={"speaker": "Melanie"}),
+               rec("filler", content="went camping", provenance={"speaker": "Melanie"})]
+    ranker = BM25Ranker(**BM25_DEFAULTS)
+    plain = BM25Ranker(**(BM25_DEFAULTS | {"entity_boost": 0.0, "source_boost": 0.0}))
+    got = ranker.score("What did Melanie paint?", records)
+    base = plain.score("What did Melanie paint?", records)
+    assert got[2] > got[1] > got[0] > 0 and got[3] == 0
+    assert got[0] == base[0] and got[1] == base[1] * 1.5 and got[2] == base[2] * 2.0
+    assert ranker.score("what did melanie paint", records) == plain.score(
+        "what did melanie paint", records)
+    assert entity_terms("How many CRM tickets did Jon file?") == ["crm", "jon"]
 
 
 def test_hybrid_fuses_both_rankings() -> None:

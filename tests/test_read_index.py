@@ -16,7 +16,7 @@ from graphmem.read.dates import date_terms
 from graphmem.read.index import IncrementalBM25, thread_neighbours, tie_order
 from graphmem.read.rankers import BM25_DEFAULTS, BM25Ranker, order_by_score
 from graphmem.read.threads import neighbours
-from graphmem.read.tokens import tokenize_many
+from graphmem.read.tokens import entity_terms, tokenize, tokenize_many
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 VOCAB = [f"w{i}" for i in range(12)]
@@ -63,10 +63,13 @@ def test_incremental_scores_equal_a_fresh_bm25s_build(
     assert again.scores(query, keys).tolist() == got.tolist()  # history does not matter
 
 
+SPEAKERS = ("Ada", "Refund bot", "Grace")
+
+
 def record(i: int, words: list[str], thread: int | None) -> MemoryRecord:
     return MemoryRecord(id=f"r{i:03d}", kind=MemoryKind.EPISODIC, content=" ".join(words) or "x",
                         created_at=T0 + timedelta(minutes=i), scope={"tenant": "t"},
-                        provenance={"source": "test"},
+                        provenance={"source": "test", "speaker": SPEAKERS[i % 3]},
                         thread=None if thread is None else f"th{thread}",
                         position=None if thread is None else i)
 
@@ -79,7 +82,8 @@ pool = st.lists(st.tuples(words, st.one_of(st.none(), st.integers(0, 2))), min_s
 
 @settings(max_examples=60, deadline=None)
 @given(pool, st.lists(st.sets(st.integers(0, 29), min_size=1), min_size=1, max_size=6),
-       st.sampled_from(["refund deploy", "token", "cache cache build", "queue refund token"]))
+       st.sampled_from(["refund deploy", "token", "cache cache build", "queue refund token",
+                        "What did Ada deploy?", "Refund token Cache", "Grace queue"]))
 def test_a_warm_ranker_ranks_as_a_fresh_one(
         items: list[tuple[list[str], int | None]], subsets: list[set[int]],
         query: str) -> None:
@@ -103,7 +107,8 @@ def test_a_warm_ranker_ranks_as_a_fresh_one(
 
 def reference(query: str, records: list[MemoryRecord]) -> Any:
     """The shipped ranker as it was, on bm25s alone (float64): own terms (and date terms),
-    neighbours' terms weighted, part of the best neighbour's score passed on."""
+    neighbours' terms weighted, part of the best neighbour's score passed on, then records
+    mentioning the query's entities, or produced by them, ranked up."""
     own = tokenize_many([r.content for r in records])
     if BM25_DEFAULTS.get("dates"):  # the record's date as people say it, beside its terms
         own = [terms + date_terms(r.created_at) for terms, r in zip(own, records, strict=True)]
@@ -115,6 +120,13 @@ def reference(query: str, records: list[MemoryRecord]) -> Any:
         scores = scores + BM25_DEFAULTS["context_weight"] * fresh_bm25s(wide, q)
         scores = scores + BM25_DEFAULTS["propagate"] * np.asarray(
             [max((scores[j] for j in n), default=0.0) for n in near])
+    entities = set(entity_terms(query))
+    if entities:
+        sources = [set(tokenize(" ".join(r.provenance.values()))) for r in records]
+        scores = scores * np.asarray([
+            1 + BM25_DEFAULTS.get("entity_boost", 0.0) * len(entities & set(terms)) / len(entities)
+            + BM25_DEFAULTS.get("source_boost", 0.0) * len(entities & by) / len(entities)
+            for terms, by in zip(own, sources, strict=True)])
     return scores
 
 

@@ -166,6 +166,24 @@ class IncrementalBM25:
         slots = self._slots
         return by_slot[np.fromiter(map(slots.__getitem__, keys), dtype=np.intp, count=len(keys))]
 
+    def mentions(self, terms: Sequence[str], keys: Sequence[Hashable]) -> Any:
+        """For each document in ``keys`` (all held), the fraction of the distinct ``terms``
+        it contains (0 for none, 1 for all; 0 everywhere when ``terms`` is empty), as a
+        float64 numpy array aligned with ``keys``.
+
+        Raises:
+            KeyError: a key that is not held.
+        """
+        distinct = set(terms)
+        found = np.zeros(len(self._lengths), dtype=np.float64)
+        for term in distinct:
+            arrays = self._postings_array(term)
+            if arrays is not None:
+                found[arrays[0]] += 1.0
+        slots = self._slots
+        at = np.fromiter(map(slots.__getitem__, keys), dtype=np.intp, count=len(keys))
+        return found[at] / len(distinct) if distinct else found[at]
+
     def _postings_array(self, term: str) -> tuple[Any, Any] | None:
         arrays = self._arrays.get(term)
         if arrays is None:
@@ -199,6 +217,10 @@ def thread_neighbours(records: Sequence[MemoryRecord], window: int) -> dict[int,
     return found
 
 
+#: the indexes kept for one candidate set: own terms, with neighbours', provenance terms
+Indexes = tuple[IncrementalBM25, IncrementalBM25, IncrementalBM25]
+
+
 class CandidateIndexes:
     """The BM25 indexes of one ranker, brought to each candidate set it is asked about.
 
@@ -210,7 +232,9 @@ class CandidateIndexes:
     A document is a record's tokens, keyed by the record object (records are immutable; a
     held key keeps its record alive, so identities are never reused); a second index holds
     each record's tokens together with its thread neighbours' (issue 16), keyed by the
-    record and its neighbours. Not thread-safe: the ranker holds a lock.
+    record and its neighbours; a third, when asked, the terms of each record's provenance
+    (who or what produced it), keyed like the first, for :meth:`Prepared.scores` to see
+    which records a query's entities produced. Not thread-safe: the ranker holds a lock.
     """
 
     SAMPLE = 32
@@ -219,25 +243,30 @@ class CandidateIndexes:
         self.k1 = k1
         self.b = b
         self.capacity = max(1, capacity)
-        self._pairs: list[tuple[IncrementalBM25, IncrementalBM25]] = []  # most recent last
+        self._sets: list[Indexes] = []  # most recent last
         self._last: Prepared | None = None
 
     def prepare(self, records: Sequence[MemoryRecord], tokens: Callable[[MemoryRecord], Any],
-                window: int, expand: bool) -> Prepared:
+                window: int, expand: bool,
+                sources: Callable[[MemoryRecord], Any] | None = None) -> Prepared:
         """Indexes held exactly at the candidate set ``records`` (``tokens(record)``: its
         tokens; ``window``: thread neighbours on each side; ``expand``: whether to hold the
-        neighbour-expanded index too, when any record has neighbours)."""
+        neighbour-expanded index too, when any record has neighbours; ``sources(record)``:
+        the terms of its provenance, held when given)."""
         last = self._last
         if (last is not None and last.asked == expand and last.window == window
+                and last.sourced == (sources is not None)
                 and len(last.records) == len(records) and all(map(is_, last.records, records))
-                and last.versions == (last.own.version, last.wide.version)):
+                and last.versions == last.current()):
             return last  # the same candidate set as the last call, indexes untouched since
         near = thread_neighbours(records, window)
         wanted = expand and bool(near)
         keys: list[Hashable] = list(map(id, records))
         by_key = dict(zip(keys, records, strict=True))
-        own, wide = self._closest(keys)
+        own, wide, about = self._closest(keys)
         own.sync(keys, lambda k: (tokens(by_key[k]), by_key[k]))
+        if sources is not None:
+            about.sync(keys, lambda k: (sources(by_key[k]), by_key[k]))
 
         def wide_document(key: Hashable) -> tuple[list[str], object]:
             if not isinstance(key, tuple):
@@ -254,29 +283,30 @@ class CandidateIndexes:
         owners = np.fromiter(chain.from_iterable(repeat(i, len(n)) for i, n in near.items()),
                              dtype=np.intp)
         members = np.fromiter(chain.from_iterable(near.values()), dtype=np.intp)
-        self._last = Prepared(list(records), window, expand, wanted, keys, wide_keys,
-                              (owners, members),
-                              own, wide, (own.version, wide.version))
+        self._last = Prepared(list(records), window, expand, wanted, sources is not None, keys,
+                              wide_keys, (owners, members), own, wide, about,
+                              (own.version, wide.version, about.version))
         return self._last
 
-    def _closest(self, keys: Sequence[Hashable]) -> tuple[IncrementalBM25, IncrementalBM25]:
-        """The kept pair that shares most of a sample of ``keys`` (a new one if none shares
+    def _closest(self, keys: Sequence[Hashable]) -> Indexes:
+        """The kept indexes that share most of a sample of ``keys`` (new ones if none share
         any), moved to most recent."""
         step = max(1, len(keys) // self.SAMPLE)
         sample = keys[::step]
         best, best_hits = -1, 0
-        for i, (own, _) in enumerate(self._pairs):
+        for i, (own, _, _) in enumerate(self._sets):
             hits = sum(1 for k in sample if k in own)
             if hits > best_hits:
                 best, best_hits = i, hits
         if best < 0:
-            if len(self._pairs) >= self.capacity:
-                self._pairs.pop(0)
-            pair = (IncrementalBM25(k1=self.k1, b=self.b), IncrementalBM25(k1=self.k1, b=self.b))
+            if len(self._sets) >= self.capacity:
+                self._sets.pop(0)
+            new = (IncrementalBM25(k1=self.k1, b=self.b), IncrementalBM25(k1=self.k1, b=self.b),
+                   IncrementalBM25(k1=self.k1, b=self.b))
         else:
-            pair = self._pairs.pop(best)
-        self._pairs.append(pair)
-        return pair
+            new = self._sets.pop(best)
+        self._sets.append(new)
+        return new
 
 
 @dataclass(frozen=True)
@@ -289,17 +319,27 @@ class Prepared:
     window: int
     asked: bool  # whether the expanded index was asked for
     expand: bool  # whether it is held (asked, and some record has neighbours)
+    sourced: bool  # whether the provenance index is held
     keys: list[Hashable]
     wide_keys: list[Hashable]
     pairs: tuple[Any, Any]  # (record, neighbour) index pairs, as two arrays
     own: IncrementalBM25
     wide: IncrementalBM25
-    versions: tuple[int, int]
+    about: IncrementalBM25
+    versions: tuple[int, int, int]
 
-    def scores(self, query: Sequence[str], context_weight: float, propagate: float) -> Any:
+    def current(self) -> tuple[int, int, int]:
+        """The versions the indexes have now (equal to ``versions`` while untouched)."""
+        return (self.own.version, self.wide.version, self.about.version)
+
+    def scores(self, query: Sequence[str], context_weight: float, propagate: float,
+               entities: Sequence[str] = (), boosts: tuple[float, float] = (0.0, 0.0)) -> Any:
         """BM25 of each record for the query tokens, plus ``context_weight`` times the
         neighbour-expanded BM25 (when held), plus ``propagate`` times the best neighbour's
-        score (scores are >= 0, so an absent neighbour counts as 0); float64, aligned."""
+        score (scores are >= 0, so an absent neighbour counts as 0); then, for the query's
+        ``entities`` (terms), multiplied by ``1 + boosts[0] * m + boosts[1] * p``, where
+        ``m`` is the fraction of them the record's own terms mention and ``p`` the fraction
+        its provenance names (when held); float64, aligned."""
         scores = self.own.scores(query, self.keys)
         if self.expand:
             scores = scores + context_weight * self.wide.scores(query, self.wide_keys)
@@ -308,6 +348,12 @@ class Prepared:
             best = np.zeros(len(scores))
             np.maximum.at(best, owners, scores[members])
             scores = scores + propagate * best
+        mention, source = boosts
+        if entities and (mention > 0 or (source > 0 and self.sourced)):
+            factor = 1.0 + mention * self.own.mentions(entities, self.keys)
+            if source > 0 and self.sourced:
+                factor = factor + source * self.about.mentions(entities, self.keys)
+            scores = scores * factor
         return scores
 
 
