@@ -131,10 +131,15 @@ def canonical_value(value: str) -> str:
     return " ".join(unicodedata.normalize("NFC", value).split())
 
 
-# A trailing run of sentence-final punctuation (the Unicode Sentence_Terminal property, which
-# covers . ! ? and their CJK, fullwidth, Arabic, Devanagari, Ethiopic... forms) or ellipses
-# (U+2026, U+22EF midline, U+FE19 vertical), with any whitespace between them.
-_TRAILING_TERMINALS = regex.compile(r"[\s\p{Sentence_Terminal}\u2026\u22ef\ufe19]+\Z")
+# A trailing run of sentence punctuation, with any whitespace between: the Unicode properties
+# Sentence_Terminal (. ! ? and their CJK, fullwidth, Arabic, Devanagari, Ethiopic... forms)
+# and Terminal_Punctuation (what ends a sentence or clause in scripts whose full stop is not a
+# Sentence_Terminal: the Tibetan shad, the Greek question mark, which NFC turns into ";", the
+# Thai angkhankhu, the Hebrew sof pasuq...; also , : ; and their forms), and ellipses (U+2026,
+# U+22EF midline, U+FE19 vertical) and the Coptic full stop, the one full stop Unicode puts
+# in neither property. Unicode properties, not a list, so no script is left out.
+_TRAILING_TERMINALS = regex.compile(
+    r"[\s\p{Sentence_Terminal}\p{Terminal_Punctuation}\u2026\u22ef\ufe19\u2cfe]+\Z")
 
 
 def duplicate_text(content: str) -> str:
@@ -143,8 +148,9 @@ def duplicate_text(content: str) -> str:
     Unicode NFC, case-folded (and NFC again: folding can leave a sequence unnormalised),
     runs of whitespace collapsed to one space, leading/trailing whitespace and a trailing run
     of sentence punctuation removed ("Prefers dark mode." == "prefers  dark mode",
-    "好的。" == "好的", "Café" composed == decomposed). Text that is nothing but punctuation
-    keeps it, so "?" and "!" stay different. The empty string means blank content.
+    "好的。" == "好的", "བཀྲ་ཤིས།" == "བཀྲ་ཤིས", "Café" composed == decomposed). Text that is
+    nothing but punctuation keeps it, so "?" and "!" stay different. The empty string means
+    blank content.
     """
     folded = unicodedata.normalize("NFC", unicodedata.normalize("NFC", content).casefold())
     collapsed = " ".join(folded.split())
