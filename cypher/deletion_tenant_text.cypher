@@ -3,8 +3,11 @@
 // The tenants' graph: their Scopes, ScopeVersions and assertion groups; the Records and Intentions in them; the Transitions ON and
 // the WriteDecisions DECIDED on those (and decisions logged with the tenant, which discarded
 // proposals leave without an edge); their Retrievals and CandidateSets; the Exposures and
-// Uses OF those retrievals; the DeletionRequests naming a tenant; and every relationship that
-// starts at one of these nodes (every relationship the write queries create does).
+// Uses OF those retrievals; the DeletionRequests naming a tenant; every node of any other
+// label one relationship away from one of these, in either direction, unless it names another
+// tenant (`tenant`, `tenants`): a node kind added later (a note on a record, a feedback on a
+// retrieval) is the tenant's graph too; and every relationship that starts at one of these
+// nodes (every relationship the write queries create does).
 // Properties are found generically, with keys(n) and n[key], so a field added later is
 // scanned too. $terms: lower-cased terms and their JSON-escaped forms (JSON-encoded
 // properties escape quotes and backslashes); a '[REDACTED]' marker never counts as text.
@@ -42,7 +45,18 @@ CALL () {
   MATCH (n:DeletionRequest) WHERE any(t IN coalesce(n.tenants, []) WHERE t IN $tenants)
   RETURN n
 }
-WITH n
+CALL (n) {
+  RETURN n AS node
+  UNION
+  MATCH (n)--(m)
+  WHERE NOT (m:Record OR m:Intention OR m:Scope OR m:ScopeVersion OR m:Assertion
+             OR m:WriteDecision OR m:Transition OR m:Retrieval OR m:CandidateSet OR m:Exposure
+             OR m:Use OR m:DeletionRequest)
+    AND coalesce(m.tenant IN $tenants, true)
+    AND NOT (m.tenants IS :: LIST<ANY> NOT NULL AND none(t IN m.tenants WHERE t IN $tenants))
+  RETURN m AS node
+}
+WITH DISTINCT node AS n
 WHERE $after IS NULL
    OR NOT (n:Transition OR n:WriteDecision OR n:Retrieval OR n:Exposure OR n:Use
            OR n:DeletionRequest)

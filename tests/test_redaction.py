@@ -15,6 +15,7 @@ from graphmem.deletion.redaction import (
     STRUCTURAL_KEYS,
     holds_term,
     redact_value,
+    scan_tenant_text,
     term_pattern,
 )
 from graphmem.evaluation.faults import run_faults
@@ -284,3 +285,38 @@ def test_a_term_in_an_asserted_key_leaves_every_assertion_group(memory: Memory) 
         "MATCH (a:Assertion {tenant: 't1'}) RETURN a.key AS key ORDER BY key",
         database_=memory.store.database)
     assert [r["key"] for r in rows] == ["door code of [REDACTED]", "drink"]
+
+
+def test_a_node_kind_added_later_is_the_tenants_graph_too(memory: Memory) -> None:
+    """Free text on nodes of a label no graphmem code knows (linked to a record of the tenant,
+    in either direction, or to its retrieval), and on their relationships, is redacted and
+    verified like the rest; such nodes of another tenant, or linked only to its records, are
+    left alone (SPEC section 7: a new free-text field cannot escape)."""
+    _issue_input(memory)
+    memory.write(_rec("X1", "another tenant's note", OTHER), now=NOW)
+    db = memory.store.database
+    memory.store.driver.execute_query(
+        "MATCH (c2:Record {id: 'C2'}), (x1:Record {id: 'X1'}) "
+        "CREATE (:Note {text: 'called canary-7731 back', tags: ['x', 'CANARY-7731']})"
+        "-[:ABOUT {why: 'canary-7731 asked'}]->(c2) "
+        "CREATE (c2)-[:FLAGGED]->(:Flag {label: 'vip CANARY-7731'}) "
+        "CREATE (:Note {tenant: 't2', text: 'CANARY-7731 seen in t2'})-[:ABOUT]->(c2) "
+        "CREATE (:Note {text: 'CANARY-7731 of the other tenant'})-[:ABOUT]->(x1)",
+        database_=db)
+    plan = plan_deletion(memory.store, roots=["C1"], redact_terms=[TERM], requested_by="dpo",
+                         reason="erase the badge")
+    # before anything is applied, the verification scan sees them (and only the tenant's)
+    hits = {(h.labels, h.key) for h in scan_tenant_text(memory.store, ["t1"], [TERM])}
+    assert {(("Note",), "text"), (("Note",), "tags"), (("ABOUT",), "why"),
+            (("Flag",), "label")} <= hits, hits
+    assert sum(1 for labels, key in hits if labels == ("Note",) and key == "text") == 1
+    report = apply_deletion(memory.store, plan)
+    assert report.verification.passed, report.verification.problems
+    left = _holders(memory, TERM)
+    assert sorted(key for _, _, key in left) == ["text", "text"], left  # the two others'
+    rows, _, _ = memory.store.driver.execute_query(
+        "MATCH (n:Note) WHERE n.tenant IS NULL AND EXISTS { (n)-[:ABOUT]->(:Record {id: 'C2'}) }"
+        " MATCH (n)-[a:ABOUT]->() RETURN n.text AS text, n.tags AS tags, a.why AS why",
+        database_=db)
+    assert [dict(r) for r in rows] == [{"text": "called [REDACTED] back",
+                                        "tags": ["x", "[REDACTED]"], "why": "[REDACTED] asked"}]

@@ -7,7 +7,8 @@ exposure and use action ids, the reasons of earlier deletion requests, provenanc
 metadata (values and keys) and any property somebody adds next year can hold the same name.
 So both the redaction and the verification go over the tenant's graph generically
 (``cypher/deletion_tenant_text.cypher``: every string and list-of-strings property of every
-node and relationship, found with ``keys(n)`` and ``n[key]``), and one rule decides what is
+node and relationship, found with ``keys(n)`` and ``n[key]``; nodes of a label added later
+count when they hang off the tenant's nodes), and one rule decides what is
 left alone: :data:`STRUCTURAL_KEYS`, the identifiers, references, enum values and digests the
 graph links and explains absence by (a tombstone keeps its id and scope: SPEC 7). A term found
 there is reported by the verification (``identifiers_with_terms``) but cannot be redacted:
