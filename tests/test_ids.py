@@ -109,3 +109,43 @@ def test_deletion_request_ids(memory: Memory) -> None:
         DeletionPlan.from_json(tampered)
     assert memory.store.counts().get("DeletionRequest") is None
     assert memory.get("r1").id == "r1"
+
+
+def _unvalidated(rid: str, how: str) -> MemoryRecord:
+    """A record instance carrying a bad id: pydantic builds these without validation."""
+    good = MemoryRecord.model_validate(record("good-template"))
+    if how == "copy":
+        return good.model_copy(update={"id": rid})
+    return MemoryRecord.model_construct(**{**dict(good), "id": rid})
+
+
+WRITE_PATHS = {
+    "put": lambda m, r: m.put(r),
+    "put_many": lambda m, r: m.put_many([r]),
+    "put_stream": lambda m, r: list(m.put_stream([[r]])),
+    "write": lambda m, r: m.write(r, now=T0),
+    "supersede": lambda m, r: m.supersede(["old"], r, by="a", reason="r"),
+    "consolidate": lambda m, r: m.consolidate(["old", "old2"], into=r, by="a", reason="r"),
+}
+
+
+@pytest.mark.parametrize("how", ["copy", "construct"])
+@pytest.mark.parametrize("path", sorted(WRITE_PATHS))
+def test_an_unvalidated_instance_cannot_bypass_the_id_rule(memory: Memory, path: str,
+                                                           how: str) -> None:
+    """Every write path validates a record instance again, so a bad id slipped in with
+    ``model_copy(update=...)`` or ``model_construct`` is refused and nothing is written; the
+    same for intentions."""
+    memory.put_many([record("old"), {**record("old2"), "content": "d"}])
+    before = memory.store.counts()
+    for rid, code in [*ISSUE_INPUTS, ("x" * (MAX_ID_CHARS + 1), "257 characters")]:
+        with pytest.raises(ValidationError, match=re.escape(code)):
+            WRITE_PATHS[path](memory, _unvalidated(rid, how))
+    assert memory.store.counts() == before
+    intention = DeferredIntention(id="i1", action="call back", trigger_kind="entity",
+                                  trigger_value="u1", scope={"tenant": "t"}, created_at=T0)
+    bad = (intention.model_copy(update={"id": "i\u200b1"}) if how == "copy" else
+           DeferredIntention.model_construct(**{**dict(intention), "id": "i\u200b1"}))
+    with pytest.raises(ValidationError, match="U\\+200B"):
+        memory.intend(bad)
+    assert memory.store.counts() == before

@@ -218,12 +218,16 @@ def state_from_props(props: dict[str, Any]) -> StoredState:
 def coerce_record(record: MemoryRecord | dict[str, Any]) -> MemoryRecord:
     """Validate a dict into a record, re-raising pydantic errors as graphmem's own.
 
+    A record instance is validated again, field by field: ``model_copy(update=...)`` and
+    ``model_construct`` build instances without validation, and every write path comes through
+    here, so none of them stores an id (or any field) that breaks SPEC section 2.
+
     Raises:
         NaiveDatetimeError: a datetime field had no timezone.
         ValidationError: any other rule of SPEC section 2 was broken.
     """
     if isinstance(record, MemoryRecord):
-        return record
+        record = dict(record)
     try:
         return MemoryRecord.model_validate(record)
     except pydantic.ValidationError as exc:
