@@ -137,3 +137,25 @@ def test_only_admitted_episodes_of_the_tenant_support(memory: Memory, state: str
     promoted = memory.promote_procedure([*ids, "e2"], rec("p4", content="do p4"), by="r",
                                         reason="three verified episodes")
     assert promoted.disposition is WriteDisposition.PERSIST
+
+
+@pytest.mark.parametrize("authority", list(Authority))
+def test_langgraph_puts_cannot_store_procedures_under_the_bar(memory: Memory,
+                                                              authority: Authority) -> None:
+    """A LangGraph put bypasses the write policy and names no episodes, so a store writing
+    procedures is only allowed with an exempt authority (SPEC 6)."""
+    from graphmem.errors import ValidationError
+    from graphmem.integrations.langgraph import GraphmemStore
+    from graphmem.models import MemoryKind
+
+    principal = Principal(tenants=frozenset({"t"}))
+    if authority in PROCEDURE_EXEMPT_AUTHORITIES:
+        store = GraphmemStore(memory, principal=principal, kind=MemoryKind.PROCEDURAL,
+                              authority=authority)
+        store.put(("t", "runbooks"), "deploy", {"text": "run make deploy"})
+        assert store.get(("t", "runbooks"), "deploy") is not None
+    else:
+        with pytest.raises(ValidationError, match="procedural"):
+            GraphmemStore(memory, principal=principal, kind=MemoryKind.PROCEDURAL,
+                          authority=authority)
+    GraphmemStore(memory, principal=principal, authority=authority)  # other kinds: as before
