@@ -65,7 +65,7 @@ CALL (n) {
   WITH n, [k IN keys(n) WHERE NOT k IN $skip AND any(s IN
       CASE WHEN n[k] IS :: STRING THEN [n[k]]
            WHEN n[k] IS :: LIST<STRING NOT NULL> THEN n[k] ELSE [] END
-      WHERE any(t IN $terms WHERE toLower(replace(s, '[REDACTED]', '\n')) CONTAINS t))]
+      WHERE any(t IN $terms WHERE toLower(normalize(replace(s, '[REDACTED]', '\n'))) CONTAINS t))]
     AS hits
   UNWIND hits AS key
   RETURN elementId(n) AS eid, false AS rel, labels(n) AS labels, key, n[key] AS value
@@ -74,7 +74,7 @@ CALL (n) {
   WITH e, [k IN keys(e) WHERE NOT k IN $skip AND any(s IN
       CASE WHEN e[k] IS :: STRING THEN [e[k]]
            WHEN e[k] IS :: LIST<STRING NOT NULL> THEN e[k] ELSE [] END
-      WHERE any(t IN $terms WHERE toLower(replace(s, '[REDACTED]', '\n')) CONTAINS t))]
+      WHERE any(t IN $terms WHERE toLower(normalize(replace(s, '[REDACTED]', '\n'))) CONTAINS t))]
     AS hits
   UNWIND hits AS key
   RETURN elementId(e) AS eid, true AS rel, [type(e)] AS labels, key, e[key] AS value
