@@ -83,9 +83,13 @@ NonEmptyStr = Annotated[str, AfterValidator(_non_empty_str)]
 MAX_ID_CHARS = 256
 # Unicode categories never allowed in an id: space, line and paragraph separators, controls,
 # format characters (zero-width space and joiners, BOM, bidi marks and embeddings, soft
-# hyphen, ...), surrogates; and the Hangul fillers, letters that render as nothing.
+# hyphen, ...), surrogates; and every Default_Ignorable_Code_Point, Unicode's own list of what
+# renders as nothing: the Hangul fillers, the combining grapheme joiner, variation selectors,
+# the Khmer inherent vowels, Mongolian free variation selectors, and the code points reserved
+# for future invisible characters. "a" and "a" + U+FE0F would otherwise be two ids that look
+# the same.
 _ID_FORBIDDEN_CATEGORIES = frozenset({"Zs", "Zl", "Zp", "Cc", "Cf", "Cs"})
-_INVISIBLE_LETTERS = frozenset("\u115f\u1160\u3164\uffa0")
+_INVISIBLE = regex.compile(r"\p{Default_Ignorable_Code_Point}")
 
 
 def id_problem(value: str) -> str | None:
@@ -93,9 +97,9 @@ def id_problem(value: str) -> str | None:
 
     An id is non-empty, at most :data:`MAX_ID_CHARS` characters, and holds no whitespace,
     control or invisible format character (Unicode categories Zs, Zl, Zp, Cc, Cf, Cs, and
-    the Hangul fillers). The message names the id (``repr``: invisible characters show as
-    escapes) and the first bad character
-    as ``U+XXXX (NAME)``.
+    every Default_Ignorable_Code_Point: Hangul fillers, variation selectors, the combining
+    grapheme joiner, ...). The message names the id (``repr``: invisible characters show as
+    escapes) and the first bad character as ``U+XXXX (NAME)``.
     """
     if not value:
         return "an id must be a non-empty string"
@@ -104,7 +108,7 @@ def id_problem(value: str) -> str | None:
         return f"id {shown} has {len(value)} characters; at most {MAX_ID_CHARS} are allowed"
     for i, ch in enumerate(value):
         category = unicodedata.category(ch)
-        if category in _ID_FORBIDDEN_CATEGORIES or ch in _INVISIBLE_LETTERS:
+        if category in _ID_FORBIDDEN_CATEGORIES or _INVISIBLE.match(ch):
             name = unicodedata.name(ch, f"a {category} character")
             return (f"id {shown} contains U+{ord(ch):04X} ({name}) at index {i}: ids may not "
                     "hold whitespace, control or invisible format characters")

@@ -32,7 +32,8 @@ MORE = [("nb\u00a0sp", "U+00A0"), ("ideo\u3000", "U+3000"), ("line\u2028", "U+20
         ("zwj\u200d", "U+200D"), ("zwnj\u200c", "U+200C"), ("wj\u2060", "U+2060"),
         ("lrm\u200e", "U+200E"), ("rlm\u200f", "U+200F"), ("rlo\u202eevil", "U+202E"),
         ("iso\u2066x\u2069", "U+2066"), ("alm\u061c", "U+061C"), ("shy\u00ad", "U+00AD"),
-        ("fill\u3164", "U+3164"), ("mvs\u180e", "U+180E")]
+        ("fill\u3164", "U+3164"), ("mvs\u180e", "U+180E"), ("vs16\ufe0f", "U+FE0F"),
+        ("cgj\u034f", "U+034F")]
 
 
 def record(rid: str) -> dict[str, Any]:
@@ -70,8 +71,27 @@ def test_every_invisible_or_blank_character_is_refused(ch: str, head: str, tail:
     assert problem is not None and f"U+{ord(ch):04X}" in problem
 
 
+# Unicode's Default_Ignorable_Code_Point ranges (DerivedCoreProperties.txt), written out here
+# rather than taken from the property the code uses: what renders as nothing
+DEFAULT_IGNORABLE = [(0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160),
+                     (0x17B4, 0x17B5), (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E),
+                     (0x2060, 0x206F), (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF),
+                     (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
+                     (0xE0000, 0xE0FFF)]
+IGNORABLE = [chr(c) for lo, hi in DEFAULT_IGNORABLE for c in range(lo, hi + 1)]
+
+
+@given(ch=st.sampled_from(IGNORABLE), head=st.text(st.characters(categories=["L", "N"]),
+                                                   max_size=5))
+def test_every_default_ignorable_character_is_refused(ch: str, head: str) -> None:
+    """Variation selectors, the combining grapheme joiner, Hangul fillers...: 'a' and 'a' with
+    an invisible character after it would be two ids that look the same."""
+    problem = id_problem(head + "a" + ch)
+    assert problem is not None and f"U+{ord(ch):04X}" in problem
+
+
 VISIBLE = st.text(st.characters(categories=["L", "M", "N", "P", "S"],
-                                exclude_characters="\u115f\u1160\u3164\uffa0"),
+                                exclude_characters="".join(IGNORABLE)),
                   min_size=1, max_size=MAX_ID_CHARS)
 
 
