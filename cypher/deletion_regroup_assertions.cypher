@@ -20,7 +20,7 @@ CALL () {
 CALL () {
   MATCH (a:Assertion)
   WHERE a.tenant IN $tenants AND NOT EXISTS { (a)<-[:ASSERTS]-() }
-    AND any(t IN $terms WHERE toLower(coalesce(a.key, '')) CONTAINS t)
+    AND any(t IN $terms WHERE toLower(normalize(coalesce(a.key, ''))) CONTAINS t)
   DELETE a
   RETURN count(*) AS dropped
 }

@@ -2,5 +2,5 @@
 // one row with a list. (Retrievals that selected a walked record come from the walk itself.)
 MATCH (q:Retrieval)
 WHERE q.tenant IN $tenants
-  AND any(t IN $terms WHERE toLower(coalesce(q.query, '')) CONTAINS t)
+  AND any(t IN $terms WHERE toLower(normalize(coalesce(q.query, ''))) CONTAINS t)
 RETURN collect(q.id) AS ids

@@ -3,8 +3,11 @@
 // The tenants' graph: their Scopes, ScopeVersions and assertion groups; the Records and Intentions in them; the Transitions ON and
 // the WriteDecisions DECIDED on those (and decisions logged with the tenant, which discarded
 // proposals leave without an edge); their Retrievals and CandidateSets; the Exposures and
-// Uses OF those retrievals; the DeletionRequests naming a tenant; and every relationship that
-// starts at one of these nodes (every relationship the write queries create does).
+// Uses OF those retrievals; the DeletionRequests naming a tenant; every node of any other
+// label one relationship away from one of these, in either direction, unless it names another
+// tenant (`tenant`, `tenants`): a node kind added later (a note on a record, a feedback on a
+// retrieval) is the tenant's graph too; and every relationship that starts at one of these
+// nodes (every relationship the write queries create does).
 // Properties are found generically, with keys(n) and n[key], so a field added later is
 // scanned too. $terms: lower-cased terms and their JSON-escaped forms (JSON-encoded
 // properties escape quotes and backslashes); a '[REDACTED]' marker never counts as text.
@@ -42,7 +45,18 @@ CALL () {
   MATCH (n:DeletionRequest) WHERE any(t IN coalesce(n.tenants, []) WHERE t IN $tenants)
   RETURN n
 }
-WITH n
+CALL (n) {
+  RETURN n AS node
+  UNION
+  MATCH (n)--(m)
+  WHERE NOT (m:Record OR m:Intention OR m:Scope OR m:ScopeVersion OR m:Assertion
+             OR m:WriteDecision OR m:Transition OR m:Retrieval OR m:CandidateSet OR m:Exposure
+             OR m:Use OR m:DeletionRequest)
+    AND coalesce(m.tenant IN $tenants, true)
+    AND NOT (m.tenants IS :: LIST<ANY> NOT NULL AND none(t IN m.tenants WHERE t IN $tenants))
+  RETURN m AS node
+}
+WITH DISTINCT node AS n
 WHERE $after IS NULL
    OR NOT (n:Transition OR n:WriteDecision OR n:Retrieval OR n:Exposure OR n:Use
            OR n:DeletionRequest)
@@ -51,7 +65,7 @@ CALL (n) {
   WITH n, [k IN keys(n) WHERE NOT k IN $skip AND any(s IN
       CASE WHEN n[k] IS :: STRING THEN [n[k]]
            WHEN n[k] IS :: LIST<STRING NOT NULL> THEN n[k] ELSE [] END
-      WHERE any(t IN $terms WHERE toLower(replace(s, '[REDACTED]', '\n')) CONTAINS t))]
+      WHERE any(t IN $terms WHERE toLower(normalize(replace(s, '[REDACTED]', '\n'))) CONTAINS t))]
     AS hits
   UNWIND hits AS key
   RETURN elementId(n) AS eid, false AS rel, labels(n) AS labels, key, n[key] AS value
@@ -60,7 +74,7 @@ CALL (n) {
   WITH e, [k IN keys(e) WHERE NOT k IN $skip AND any(s IN
       CASE WHEN e[k] IS :: STRING THEN [e[k]]
            WHEN e[k] IS :: LIST<STRING NOT NULL> THEN e[k] ELSE [] END
-      WHERE any(t IN $terms WHERE toLower(replace(s, '[REDACTED]', '\n')) CONTAINS t))]
+      WHERE any(t IN $terms WHERE toLower(normalize(replace(s, '[REDACTED]', '\n'))) CONTAINS t))]
     AS hits
   UNWIND hits AS key
   RETURN elementId(e) AS eid, true AS rel, [type(e)] AS labels, key, e[key] AS value

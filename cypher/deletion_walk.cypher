@@ -25,8 +25,8 @@ CALL (ds) {
   WITH ds
   WHERE size($terms) > 0
   UNWIND ds AS d
-  WITH d, toLower(coalesce(d.content, '') + '\n' + coalesce(d.asserted_value, '') + '\n' +
-                  coalesce(d.provenance_json, '') + '\n' + coalesce(d.metadata_json, '')) AS text
+  WITH d, toLower(normalize(coalesce(d.content, '') + '\n' + coalesce(d.asserted_value, '') + '\n' +
+                  coalesce(d.provenance_json, '') + '\n' + coalesce(d.metadata_json, ''))) AS text
   WITH d, [t IN $terms WHERE text CONTAINS t] AS found
   WHERE size(found) > 0
   RETURN collect(d.id) AS term_ids, collect(found) AS term_found

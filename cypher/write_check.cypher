@@ -7,7 +7,8 @@
 // MATCH then SET takes the exclusive lock at once (no shared lock to upgrade).
 // $ids: the proposal's id and the ids it references (records_existing);
 // $scope_key, $dedup_key, $now: active records of the scope with that dedup key (SPEC
-// section 6; status rules 2 and 4 as in candidates.cypher);
+// section 6; status rules 2 and 4 as in candidates.cypher, the scope itself as the query
+// scope: a successor in a narrower scope or another tenant does not supersede there);
 // $evidence_ids: records_get.
 CALL () {
   UNWIND $slots AS key
@@ -27,8 +28,9 @@ CALL () {
     AND (r.valid_from IS NULL OR r.valid_from <= $now)
     AND (r.expires_at IS NULL OR $now < r.expires_at)
     AND NOT EXISTS {
-      MATCH (r)<-[:SUPERSEDES]-(succ:Record)
-      WHERE NOT succ.quarantined AND (NOT succ.erased OR coalesce(succ.admitted, false))
+      MATCH (r)<-[:SUPERSEDES]-(succ:Record)-[:IN_SCOPE]->(ss:Scope {tenant: s.tenant})
+      WHERE all(p IN ss.pairs WHERE p IN s.pairs)
+        AND NOT succ.quarantined AND (NOT succ.erased OR coalesce(succ.admitted, false))
         AND succ.created_at <= $now
         AND (succ.valid_from IS NULL OR succ.valid_from <= $now)
     }

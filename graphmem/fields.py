@@ -83,9 +83,13 @@ NonEmptyStr = Annotated[str, AfterValidator(_non_empty_str)]
 MAX_ID_CHARS = 256
 # Unicode categories never allowed in an id: space, line and paragraph separators, controls,
 # format characters (zero-width space and joiners, BOM, bidi marks and embeddings, soft
-# hyphen, ...), surrogates; and the Hangul fillers, letters that render as nothing.
+# hyphen, ...), surrogates; and every Default_Ignorable_Code_Point, Unicode's own list of what
+# renders as nothing: the Hangul fillers, the combining grapheme joiner, variation selectors,
+# the Khmer inherent vowels, Mongolian free variation selectors, and the code points reserved
+# for future invisible characters. "a" and "a" + U+FE0F would otherwise be two ids that look
+# the same.
 _ID_FORBIDDEN_CATEGORIES = frozenset({"Zs", "Zl", "Zp", "Cc", "Cf", "Cs"})
-_INVISIBLE_LETTERS = frozenset("\u115f\u1160\u3164\uffa0")
+_INVISIBLE = regex.compile(r"\p{Default_Ignorable_Code_Point}")
 
 
 def id_problem(value: str) -> str | None:
@@ -93,9 +97,9 @@ def id_problem(value: str) -> str | None:
 
     An id is non-empty, at most :data:`MAX_ID_CHARS` characters, and holds no whitespace,
     control or invisible format character (Unicode categories Zs, Zl, Zp, Cc, Cf, Cs, and
-    the Hangul fillers). The message names the id (``repr``: invisible characters show as
-    escapes) and the first bad character
-    as ``U+XXXX (NAME)``.
+    every Default_Ignorable_Code_Point: Hangul fillers, variation selectors, the combining
+    grapheme joiner, ...). The message names the id (``repr``: invisible characters show as
+    escapes) and the first bad character as ``U+XXXX (NAME)``.
     """
     if not value:
         return "an id must be a non-empty string"
@@ -104,7 +108,7 @@ def id_problem(value: str) -> str | None:
         return f"id {shown} has {len(value)} characters; at most {MAX_ID_CHARS} are allowed"
     for i, ch in enumerate(value):
         category = unicodedata.category(ch)
-        if category in _ID_FORBIDDEN_CATEGORIES or ch in _INVISIBLE_LETTERS:
+        if category in _ID_FORBIDDEN_CATEGORIES or _INVISIBLE.match(ch):
             name = unicodedata.name(ch, f"a {category} character")
             return (f"id {shown} contains U+{ord(ch):04X} ({name}) at index {i}: ids may not "
                     "hold whitespace, control or invisible format characters")
@@ -131,10 +135,15 @@ def canonical_value(value: str) -> str:
     return " ".join(unicodedata.normalize("NFC", value).split())
 
 
-# A trailing run of sentence-final punctuation (the Unicode Sentence_Terminal property, which
-# covers . ! ? and their CJK, fullwidth, Arabic, Devanagari, Ethiopic... forms) or ellipses
-# (U+2026, U+22EF midline, U+FE19 vertical), with any whitespace between them.
-_TRAILING_TERMINALS = regex.compile(r"[\s\p{Sentence_Terminal}\u2026\u22ef\ufe19]+\Z")
+# A trailing run of sentence punctuation, with any whitespace between: the Unicode properties
+# Sentence_Terminal (. ! ? and their CJK, fullwidth, Arabic, Devanagari, Ethiopic... forms)
+# and Terminal_Punctuation (what ends a sentence or clause in scripts whose full stop is not a
+# Sentence_Terminal: the Tibetan shad, the Greek question mark, which NFC turns into ";", the
+# Thai angkhankhu, the Hebrew sof pasuq...; also , : ; and their forms), and ellipses (U+2026,
+# U+22EF midline, U+FE19 vertical) and the Coptic full stop, the one full stop Unicode puts
+# in neither property. Unicode properties, not a list, so no script is left out.
+_TRAILING_TERMINALS = regex.compile(
+    r"[\s\p{Sentence_Terminal}\p{Terminal_Punctuation}\u2026\u22ef\ufe19\u2cfe]+\Z")
 
 
 def duplicate_text(content: str) -> str:
@@ -143,8 +152,9 @@ def duplicate_text(content: str) -> str:
     Unicode NFC, case-folded (and NFC again: folding can leave a sequence unnormalised),
     runs of whitespace collapsed to one space, leading/trailing whitespace and a trailing run
     of sentence punctuation removed ("Prefers dark mode." == "prefers  dark mode",
-    "好的。" == "好的", "Café" composed == decomposed). Text that is nothing but punctuation
-    keeps it, so "?" and "!" stay different. The empty string means blank content.
+    "好的。" == "好的", "བཀྲ་ཤིས།" == "བཀྲ་ཤིས", "Café" composed == decomposed). Text that is
+    nothing but punctuation keeps it, so "?" and "!" stay different. The empty string means
+    blank content.
     """
     folded = unicodedata.normalize("NFC", unicodedata.normalize("NFC", content).casefold())
     collapsed = " ".join(folded.split())

@@ -62,8 +62,8 @@ def coerce_intention(intention: DeferredIntention | Mapping[str, Any]) -> Deferr
         NaiveDatetimeError: ``created_at``/``expires_at`` without a timezone.
         ValidationError: any other invalid field (empty id/action/cue, scope without tenant).
     """
-    if isinstance(intention, DeferredIntention):
-        return intention
+    if isinstance(intention, DeferredIntention):  # validated again: see coerce_record
+        intention = dict(intention)
     try:
         return DeferredIntention.model_validate(dict(intention))
     except pydantic.ValidationError as exc:

@@ -5,6 +5,7 @@ stored before it (the migration in graphmem.db.migrations)."""
 
 from __future__ import annotations
 
+import sys
 import threading
 import unicodedata
 from datetime import UTC, datetime
@@ -44,6 +45,11 @@ SAME = [
     ("ጨለማ ሁነታ", "ጨለማ ሁነታ።"),                                        # Ethiopic full stop
     ("Straße gesperrt", "STRASSE GESPERRT."),                          # full case folding
     ("ΣΟΦΟΣ ΑΝΘΡΩΠΟΣ", "σοφος ανθρωπος"),                              # final sigma folds
+    ("བཀྲ་ཤིས་བདེ་ལེགས", "བཀྲ་ཤིས་བདེ་ལེགས།"),                                # Tibetan shad
+    ("Τι κάνεις", "Τι κάνεις\u037e"),  # noqa: RUF001 (Greek)           # Greek question mark
+    ("ภาษาไทย", "ภาษาไทย\u0e5a"),                                      # Thai angkhankhu
+    ("שלום עולם", "שלום עולם\u05c3"),                                  # Hebrew sof pasuq
+    ("Ⲡⲉⲛⲓⲱⲧ", "Ⲡⲉⲛⲓⲱⲧ\u2cfe"),                                        # Coptic full stop
 ]
 # pairs that stay different
 DIFFERENT = [
@@ -72,6 +78,24 @@ def test_blank_is_empty_and_terminal_punctuation_is_listed() -> None:
     assert duplicate_text(" \t\u3000\n") == ""
     assert duplicate_text("ok。\uff01\uff1f…") == "ok"
     assert duplicate_text("Version 2.0.") == "version 2.0"  # ... and loses the final one
+
+
+# Every sentence-final mark Unicode names, in every script (from the character names, not
+# from the properties the normalisation uses): leading marks (inverted, Adlam initial),
+# Armenian marks (written over a vowel, not at the end) and Tibetan head marks (yig mgo) stay.
+FINAL_MARKS = [chr(cp) for cp in range(sys.maxunicode + 1)
+               if unicodedata.category(chr(cp)) == "Po"
+               and any(k in unicodedata.name(chr(cp), "") for k in (
+                   "FULL STOP", "QUESTION MARK", "EXCLAMATION MARK", "DANDA", "SHAD",
+                   "SOF PASUQ"))
+               and not any(k in unicodedata.name(chr(cp)) for k in (
+                   "INVERTED", "INITIAL", "ARMENIAN", "YIG MGO"))]
+
+
+@given(text=st.text(st.characters(categories=["L", "N"]), min_size=1, max_size=12),
+       mark=st.sampled_from(FINAL_MARKS))
+def test_every_scripts_final_mark_goes(text: str, mark: str) -> None:
+    assert duplicate_text(text + mark) == duplicate_text(text), hex(ord(mark))
 
 
 WORDS = st.text(st.characters(categories=["L", "N"]), min_size=1, max_size=8)

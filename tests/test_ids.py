@@ -32,7 +32,8 @@ MORE = [("nb\u00a0sp", "U+00A0"), ("ideo\u3000", "U+3000"), ("line\u2028", "U+20
         ("zwj\u200d", "U+200D"), ("zwnj\u200c", "U+200C"), ("wj\u2060", "U+2060"),
         ("lrm\u200e", "U+200E"), ("rlm\u200f", "U+200F"), ("rlo\u202eevil", "U+202E"),
         ("iso\u2066x\u2069", "U+2066"), ("alm\u061c", "U+061C"), ("shy\u00ad", "U+00AD"),
-        ("fill\u3164", "U+3164"), ("mvs\u180e", "U+180E")]
+        ("fill\u3164", "U+3164"), ("mvs\u180e", "U+180E"), ("vs16\ufe0f", "U+FE0F"),
+        ("cgj\u034f", "U+034F")]
 
 
 def record(rid: str) -> dict[str, Any]:
@@ -70,8 +71,27 @@ def test_every_invisible_or_blank_character_is_refused(ch: str, head: str, tail:
     assert problem is not None and f"U+{ord(ch):04X}" in problem
 
 
+# Unicode's Default_Ignorable_Code_Point ranges (DerivedCoreProperties.txt), written out here
+# rather than taken from the property the code uses: what renders as nothing
+DEFAULT_IGNORABLE = [(0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160),
+                     (0x17B4, 0x17B5), (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E),
+                     (0x2060, 0x206F), (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF),
+                     (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
+                     (0xE0000, 0xE0FFF)]
+IGNORABLE = [chr(c) for lo, hi in DEFAULT_IGNORABLE for c in range(lo, hi + 1)]
+
+
+@given(ch=st.sampled_from(IGNORABLE), head=st.text(st.characters(categories=["L", "N"]),
+                                                   max_size=5))
+def test_every_default_ignorable_character_is_refused(ch: str, head: str) -> None:
+    """Variation selectors, the combining grapheme joiner, Hangul fillers...: 'a' and 'a' with
+    an invisible character after it would be two ids that look the same."""
+    problem = id_problem(head + "a" + ch)
+    assert problem is not None and f"U+{ord(ch):04X}" in problem
+
+
 VISIBLE = st.text(st.characters(categories=["L", "M", "N", "P", "S"],
-                                exclude_characters="\u115f\u1160\u3164\uffa0"),
+                                exclude_characters="".join(IGNORABLE)),
                   min_size=1, max_size=MAX_ID_CHARS)
 
 
@@ -109,3 +129,43 @@ def test_deletion_request_ids(memory: Memory) -> None:
         DeletionPlan.from_json(tampered)
     assert memory.store.counts().get("DeletionRequest") is None
     assert memory.get("r1").id == "r1"
+
+
+def _unvalidated(rid: str, how: str) -> MemoryRecord:
+    """A record instance carrying a bad id: pydantic builds these without validation."""
+    good = MemoryRecord.model_validate(record("good-template"))
+    if how == "copy":
+        return good.model_copy(update={"id": rid})
+    return MemoryRecord.model_construct(**{**dict(good), "id": rid})
+
+
+WRITE_PATHS = {
+    "put": lambda m, r: m.put(r),
+    "put_many": lambda m, r: m.put_many([r]),
+    "put_stream": lambda m, r: list(m.put_stream([[r]])),
+    "write": lambda m, r: m.write(r, now=T0),
+    "supersede": lambda m, r: m.supersede(["old"], r, by="a", reason="r"),
+    "consolidate": lambda m, r: m.consolidate(["old", "old2"], into=r, by="a", reason="r"),
+}
+
+
+@pytest.mark.parametrize("how", ["copy", "construct"])
+@pytest.mark.parametrize("path", sorted(WRITE_PATHS))
+def test_an_unvalidated_instance_cannot_bypass_the_id_rule(memory: Memory, path: str,
+                                                           how: str) -> None:
+    """Every write path validates a record instance again, so a bad id slipped in with
+    ``model_copy(update=...)`` or ``model_construct`` is refused and nothing is written; the
+    same for intentions."""
+    memory.put_many([record("old"), {**record("old2"), "content": "d"}])
+    before = memory.store.counts()
+    for rid, code in [*ISSUE_INPUTS, ("x" * (MAX_ID_CHARS + 1), "257 characters")]:
+        with pytest.raises(ValidationError, match=re.escape(code)):
+            WRITE_PATHS[path](memory, _unvalidated(rid, how))
+    assert memory.store.counts() == before
+    intention = DeferredIntention(id="i1", action="call back", trigger_kind="entity",
+                                  trigger_value="u1", scope={"tenant": "t"}, created_at=T0)
+    bad = (intention.model_copy(update={"id": "i\u200b1"}) if how == "copy" else
+           DeferredIntention.model_construct(**{**dict(intention), "id": "i\u200b1"}))
+    with pytest.raises(ValidationError, match="U\\+200B"):
+        memory.intend(bad)
+    assert memory.store.counts() == before

@@ -15,6 +15,17 @@ from graphmem.write.policy import WriteDisposition
 from .northwind import lines, load
 
 QUERIES = {q["id"]: q for q in lines("queries.jsonl")}
+# the kinds of expectation queries.jsonl holds, each checked by one test below
+RETRIEVAL_EXPECT = {"must_include", "must_exclude", "conflicts"}
+NO_TRIGGER_EXPECT = {"retrieved": False}
+CROSS_TENANT_EXPECT = {"error": "authorization"}
+
+
+def test_every_expectation_is_one_this_file_checks() -> None:
+    for qid, q in QUERIES.items():
+        expect = q["expect"]
+        assert set(expect) == RETRIEVAL_EXPECT or expect in (
+            NO_TRIGGER_EXPECT, CROSS_TENANT_EXPECT), (qid, expect)
 
 
 @pytest.fixture()
@@ -54,6 +65,11 @@ def test_query_expectations(northwind: Memory, qid: str) -> None:
         assert rid not in eligible
         explanation = northwind.explain(rid, principal=principal, scope=scope, now=now)
         assert explanation.status is Status(status), (qid, rid, explanation)
+        if explanation.status is Status.NOT_YET_VALID:  # says which half of rule 2 applies
+            record = northwind.get(rid)
+            assert ("created after now" in explanation.detail) == (now < record.created_at)
+            assert ("valid_from" in explanation.detail) == (
+                record.valid_from is not None and now < record.valid_from), explanation
     got = {c.key: set(c.values) for c in result.conflicts}
     assert got == {k: set(v) for k, v in expect["conflicts"].items()}
     # each memory is rendered with its id, kind, source and created time
@@ -83,8 +99,9 @@ def test_refund_conflict_is_shown_whole_and_resolves_on_authority(northwind: Mem
     assert len(tight.rendered) <= 300
 
 
-def test_no_trigger_retrieves_nothing_and_says_so(northwind: Memory) -> None:
-    q = QUERIES["q-no-trigger"]
+@pytest.mark.parametrize("qid", [q for q in QUERIES if QUERIES[q]["expect"] == NO_TRIGGER_EXPECT])
+def test_no_trigger_retrieves_nothing_and_says_so(northwind: Memory, qid: str) -> None:
+    q = QUERIES[qid]
     principal, _, now = _call(q)
     result = northwind.retrieve(q["state"], principal=principal, now=now)
     assert result.memories == () and not result.trace.triggered
@@ -93,8 +110,10 @@ def test_no_trigger_retrieves_nothing_and_says_so(northwind: Memory) -> None:
     assert logged["retrieval"]["triggered"] is False
 
 
-def test_cross_tenant_is_an_authorization_error(northwind: Memory) -> None:
-    q = QUERIES["q-cross-tenant"]
+@pytest.mark.parametrize("qid", [q for q in QUERIES
+                                 if QUERIES[q]["expect"] == CROSS_TENANT_EXPECT])
+def test_cross_tenant_is_an_authorization_error(northwind: Memory, qid: str) -> None:
+    q = QUERIES[qid]
     principal, scope, now = _call(q)
     with pytest.raises(AuthorizationError):
         northwind.retrieve(q["state"], principal=principal, now=now)

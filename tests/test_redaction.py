@@ -15,6 +15,7 @@ from graphmem.deletion.redaction import (
     STRUCTURAL_KEYS,
     holds_term,
     redact_value,
+    scan_tenant_text,
     term_pattern,
 )
 from graphmem.evaluation.faults import run_faults
@@ -284,3 +285,78 @@ def test_a_term_in_an_asserted_key_leaves_every_assertion_group(memory: Memory) 
         "MATCH (a:Assertion {tenant: 't1'}) RETURN a.key AS key ORDER BY key",
         database_=memory.store.database)
     assert [r["key"] for r in rows] == ["door code of [REDACTED]", "drink"]
+
+
+def test_a_node_kind_added_later_is_the_tenants_graph_too(memory: Memory) -> None:
+    """Free text on nodes of a label no graphmem code knows (linked to a record of the tenant,
+    in either direction, or to its retrieval), and on their relationships, is redacted and
+    verified like the rest; such nodes of another tenant, or linked only to its records, are
+    left alone (SPEC section 7: a new free-text field cannot escape)."""
+    _issue_input(memory)
+    memory.write(_rec("X1", "another tenant's note", OTHER), now=NOW)
+    db = memory.store.database
+    memory.store.driver.execute_query(
+        "MATCH (c2:Record {id: 'C2'}), (x1:Record {id: 'X1'}) "
+        "CREATE (:Note {text: 'called canary-7731 back', tags: ['x', 'CANARY-7731']})"
+        "-[:ABOUT {why: 'canary-7731 asked'}]->(c2) "
+        "CREATE (c2)-[:FLAGGED]->(:Flag {label: 'vip CANARY-7731'}) "
+        "CREATE (:Note {tenant: 't2', text: 'CANARY-7731 seen in t2'})-[:ABOUT]->(c2) "
+        "CREATE (:Note {text: 'CANARY-7731 of the other tenant'})-[:ABOUT]->(x1)",
+        database_=db)
+    plan = plan_deletion(memory.store, roots=["C1"], redact_terms=[TERM], requested_by="dpo",
+                         reason="erase the badge")
+    # before anything is applied, the verification scan sees them (and only the tenant's)
+    hits = {(h.labels, h.key) for h in scan_tenant_text(memory.store, ["t1"], [TERM])}
+    assert {(("Note",), "text"), (("Note",), "tags"), (("ABOUT",), "why"),
+            (("Flag",), "label")} <= hits, hits
+    assert sum(1 for labels, key in hits if labels == ("Note",) and key == "text") == 1
+    report = apply_deletion(memory.store, plan)
+    assert report.verification.passed, report.verification.problems
+    left = _holders(memory, TERM)
+    assert sorted(key for _, _, key in left) == ["text", "text"], left  # the two others'
+    rows, _, _ = memory.store.driver.execute_query(
+        "MATCH (n:Note) WHERE n.tenant IS NULL AND EXISTS { (n)-[:ABOUT]->(:Record {id: 'C2'}) }"
+        " MATCH (n)-[a:ABOUT]->() RETURN n.text AS text, n.tags AS tags, a.why AS why",
+        database_=db)
+    assert [dict(r) for r in rows] == [{"text": "called [REDACTED] back",
+                                        "tags": ["x", "[REDACTED]"], "why": "[REDACTED] asked"}]
+
+
+@pytest.mark.parametrize(("term_form", "text_form"), [("NFC", "NFD"), ("NFD", "NFC")])
+def test_a_term_in_another_unicode_form_is_the_same_term(memory: Memory, term_form: str,
+                                                         text_form: str) -> None:
+    """'René Dupont' written decomposed (e + U+0301) in a record, a retraction reason, a
+    derived record, an intention and a retrieval query is the same name as the composed
+    term: the plan finds it, redaction removes it and the verification checks it, whichever
+    form either side uses (SPEC section 7: every text)."""
+    import unicodedata
+
+    def form(text: str, kind: str) -> str:
+        return unicodedata.normalize(kind, text)  # type: ignore[arg-type]
+
+    name, term = form("René Dupont", text_form), form("RENÉ DUPONT", term_form)
+    memory.write(_rec("N1", f"call {name} about the refund"), now=NOW)
+    memory.write(_rec("N2", "prefers window seats"), now=NOW)
+    memory.write(_rec("ND", f"profile of {name}", derived_from=["N2"]), now=NOW)
+    memory.retract("N2", by="agent", reason=f"{name} asked")
+    memory.intend({"id": "NI", "action": f"phone {name}", "trigger_kind": "ticket",
+                   "trigger_value": "t-1", "scope": T, "created_at": "2026-09-01T09:00:00+00:00"})
+    memory.retrieve({"memory_scope": T, "goal": f"how to reach {name}",
+                     "needs_prior_context": True},
+                    principal=Principal(tenants=frozenset({"t1"})), now=NOW)
+    plan = plan_deletion(memory.store, roots=["N1"], redact_terms=[term], requested_by="dpo",
+                         reason="erase the customer")
+    assert {"ND", "NI"} <= {e.id for e in plan.entries if e.terms}
+    assert any(h.query_holds_terms for h in plan.retrievals)
+    assert scan_tenant_text(memory.store, ["t1"], [term])  # the verification's scan sees it
+    report = apply_deletion(memory.store, plan)
+    assert report.verification.passed, report.verification.problems
+    nfc_name = form("rené dupont", "NFC")
+    assert [h for h in _holders(memory, "dupont")
+            if nfc_name in form(str(h), "NFC").lower()] == []
+    rows, _, _ = memory.store.driver.execute_query(
+        "MATCH (n) UNWIND keys(n) AS k WITH n[k] AS v WHERE v IS :: STRING "
+        "AND toLower(normalize(v)) CONTAINS 'dupont' RETURN count(*) AS n",
+        database_=memory.store.database)
+    assert rows[0]["n"] == 0
+    assert memory.get("ND").content == "profile of [REDACTED]"

@@ -16,7 +16,11 @@ from graphmem.client import Memory
 from graphmem.db.server import EphemeralServer
 from graphmem.demo.scenario import load_scenario, packaged_northwind
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "scenarios" / "northwind"
+# the shared scenario in the nearest ancestor that has one: beside the main checkout
+# (/work/shared next to /work/main) and beside a worktree further down (/work/wt/<name>)
+SHARED = next((found for parent in Path(__file__).resolve().parents
+               if (found := parent / "shared" / "scenarios" / "northwind").is_dir()),
+              Path(__file__).resolve().parents[2] / "shared" / "scenarios" / "northwind")
 FILES = ("records.jsonl", "operations.jsonl", "intentions.jsonl", "queries.jsonl", "README.md")
 
 
@@ -24,6 +28,7 @@ def test_packaged_copy_matches_the_shared_scenario() -> None:
     if not SHARED.is_dir():
         pytest.skip(f"no {SHARED} beside this checkout")
     packaged = packaged_northwind()
+    assert sorted(p.name for p in SHARED.iterdir() if p.is_file()) == sorted(FILES)
     for name in FILES:
         assert (packaged / name).read_bytes() == (SHARED / name).read_bytes(), (
             f"graphmem/demo/northwind/{name} differs from {SHARED / name}: copy it over")

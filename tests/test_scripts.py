@@ -3,9 +3,13 @@ spaces between words is segmented, in the index and the query alike."""
 
 from __future__ import annotations
 
+import sys
+import unicodedata
 from datetime import UTC, datetime
+from functools import cache
 
-from hypothesis import given, settings
+import regex
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from graphmem.client import Memory
@@ -93,3 +97,35 @@ def test_a_shared_substring_always_scores(text: str, others: list[str],
     scores = BM25Ranker().score(query, records)
     assert scores[0] > 0
     assert tokenize(query) and set(tokenize(query)) <= set(tokenize(text))
+
+
+# Scripts written without spaces between words (scriptio continua), from the writing-system
+# literature rather than from the tokenizer's own tables: each one must be segmented.
+NO_SPACE_SCRIPTS = ["Han", "Hiragana", "Katakana", "Hangul", "Bopomofo", "Yi", "Thai", "Lao",
+                    "Khmer", "Myanmar", "Tai_Le", "New_Tai_Lue", "Tai_Tham", "Tai_Viet", "Ahom",
+                    "Tangut", "Nushu", "Khitan_Small_Script", "Balinese", "Javanese",
+                    "Buginese", "Makasar", "Batak"]
+
+
+@cache
+def script_letters(script: str) -> list[str]:
+    """The letters (category L) of ``script`` that NFKC leaves alone, as Unicode assigns them."""
+    pattern = regex.compile(rf"\p{{Script={script}}}")
+    return [chr(cp) for cp in range(sys.maxunicode + 1)
+            if unicodedata.category(chr(cp))[0] == "L" and pattern.match(chr(cp))
+            and unicodedata.normalize("NFKC", chr(cp)) == chr(cp)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(script=st.sampled_from(NO_SPACE_SCRIPTS), data=st.data())
+def test_no_script_written_without_spaces_scores_zero(script: str, data: st.DataObject) -> None:
+    """In every script written without spaces, a query sharing any run of characters with a
+    record (one character or more) scores it above zero, and its terms are the record's."""
+    letters = st.sampled_from(script_letters(script))
+    text = "".join(data.draw(st.lists(letters, min_size=1, max_size=20)))
+    start = data.draw(st.integers(0, len(text) - 1))
+    query = text[start:data.draw(st.integers(start + 1, len(text)))]
+    assume(unicodedata.normalize("NFKC", text) == text)
+    assume(unicodedata.normalize("NFKC", query) == query)
+    assert tokenize(query) and set(tokenize(query)) <= set(tokenize(text)), (script, query)
+    assert BM25Ranker().score(query, [rec("hit", text), rec("other", "unrelated words")])[0] > 0

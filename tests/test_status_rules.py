@@ -280,3 +280,24 @@ def test_promoting_a_quarantined_successor_makes_it_supersede(memory: Memory) ->
     assert status(memory, "ph1", JUNE_15) == (Status.SUPERSEDED, ("ph2",))
     memory.apply_deletion(memory.plan_deletion(["ph2"], requested_by="p", reason="r"))
     assert status(memory, "ph1", JUNE_15) == (Status.SUPERSEDED, ("ph2",))
+
+
+def test_only_a_successor_in_scope_makes_a_record_no_duplicate(memory: Memory) -> None:
+    """The write policy's duplicate check sees the scope as a caller querying that scope does
+    (rule 4: the successor must pass rule 3): a tenant-wide record superseded only inside one
+    user's scope is still active tenant-wide, so restating it there is a duplicate."""
+    wide = {"tenant": "acme"}
+    memory.put(MemoryRecord(id="w1", kind="semantic", content="office opens at 9",
+                            created_at=JUNE_1, scope=wide, authority="human_instruction"))
+    memory.put(rec("w2", "office opens at 10 for u5", supersedes=("w1",)))
+    tenant_reader = Principal(tenants=frozenset({"acme"}))
+    assert memory.explain("w1", principal=tenant_reader, scope=wide, now=JUNE_15
+                          ).status is Status.ACTIVE
+    assert status(memory, "w1", JUNE_15) == (Status.SUPERSEDED, ("w2",))
+    again = memory.write(MemoryRecord(id="w3", kind="semantic", content="Office opens at 9.",
+                                      created_at=JUNE_1, scope=wide,
+                                      authority="human_instruction"), now=JUNE_15)
+    assert again.disposition is WriteDisposition.DISCARD and again.duplicate_of == "w1"
+    # u5's scope is another scope (and w1 is superseded there): no duplicate
+    mine = memory.write(rec("w4", "office opens at 9"), now=JUNE_15)
+    assert mine.disposition is WriteDisposition.PERSIST

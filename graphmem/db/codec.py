@@ -53,7 +53,7 @@ def _scope_encoded(items: tuple[tuple[str, str], ...]) -> tuple[str, tuple[str, 
 
 #: Version of :func:`dedup_key`'s normalisation; stored keys of an older version are
 #: recomputed by :meth:`graphmem.db.base.StoreBase.ensure_schema` (graphmem.db.migrations).
-DEDUP_VERSION = 2
+DEDUP_VERSION = 3  # 3: trailing Terminal_Punctuation goes too (Tibetan shad, Greek ;)
 
 
 def assertion_group(tenant: str, key: str) -> str:
@@ -235,12 +235,16 @@ def state_from_props(props: dict[str, Any]) -> StoredState:
 def coerce_record(record: MemoryRecord | dict[str, Any]) -> MemoryRecord:
     """Validate a dict into a record, re-raising pydantic errors as graphmem's own.
 
+    A record instance is validated again, field by field: ``model_copy(update=...)`` and
+    ``model_construct`` build instances without validation, and every write path comes through
+    here, so none of them stores an id (or any field) that breaks SPEC section 2.
+
     Raises:
         NaiveDatetimeError: a datetime field had no timezone.
         ValidationError: any other rule of SPEC section 2 was broken.
     """
     if isinstance(record, MemoryRecord):
-        return record
+        record = dict(record)
     try:
         return MemoryRecord.model_validate(record)
     except pydantic.ValidationError as exc:

@@ -3,6 +3,7 @@ scope, and a disposition for every node it reaches (see :mod:`graphmem.deletion`
 
 from __future__ import annotations
 
+import unicodedata
 import uuid
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -44,11 +45,17 @@ ProgressCallback = Callable[[int, int], None]
 
 
 def clean_terms(terms: Iterable[str]) -> tuple[str, ...]:
+    """Redaction terms as every matcher compares them: trimmed, NFC, lower-cased (the Cypher
+    scans compare with ``toLower(normalize(text))``), without repeats.
+
+    Raises:
+        ValidationError: a term is not a non-empty string.
+    """
     out: list[str] = []
     for term in terms:
         if not isinstance(term, str) or not term.strip():
             raise ValidationError("redaction terms must be non-empty strings")
-        low = term.strip().lower()
+        low = unicodedata.normalize("NFC", term.strip()).lower()
         if low not in out:
             out.append(low)
     return tuple(out)

@@ -7,15 +7,18 @@ exposure and use action ids, the reasons of earlier deletion requests, provenanc
 metadata (values and keys) and any property somebody adds next year can hold the same name.
 So both the redaction and the verification go over the tenant's graph generically
 (``cypher/deletion_tenant_text.cypher``: every string and list-of-strings property of every
-node and relationship, found with ``keys(n)`` and ``n[key]``), and one rule decides what is
+node and relationship, found with ``keys(n)`` and ``n[key]``; nodes of a label added later
+count when they hang off the tenant's nodes), and one rule decides what is
 left alone: :data:`STRUCTURAL_KEYS`, the identifiers, references, enum values and digests the
 graph links and explains absence by (a tombstone keeps its id and scope: SPEC 7). A term found
 there is reported by the verification (``identifiers_with_terms``) but cannot be redacted:
 choose ids and scopes that carry no personal data.
 
-Matching is the one used for record content: case-insensitive, on the Python side
-(:func:`term_pattern`), after a case-insensitive Cypher pre-filter; ``[REDACTED]`` markers are
-never matched again, so redaction is idempotent. JSON-encoded properties (``*_json``) are
+Matching is the one used for record content: case-insensitive and on the NFC form of both
+text and term (a name stored decomposed, "Rene\u0301", is the same text as "René"), on the
+Python side (:func:`term_pattern`), after a Cypher pre-filter that compares the same way
+(``toLower(normalize(...))``); ``[REDACTED]`` markers are never matched again, so redaction is
+idempotent. JSON-encoded properties (``*_json``) are
 decoded, redacted in keys and values, and encoded again, so they stay valid JSON.
 """
 
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -70,7 +74,8 @@ _RECORD_DERIVED = ("content", "asserts", "asserted_value", "provenance_json", "s
 def term_pattern(terms: Sequence[str]) -> re.Pattern[str]:
     """A case-insensitive pattern for ``terms`` (longest first) that also matches existing
     ``[REDACTED]`` markers (group ``keep``), so they are skipped rather than redacted again."""
-    alternatives = sorted(terms, key=len, reverse=True)
+    alternatives = sorted({unicodedata.normalize("NFC", t) for t in terms}, key=len,
+                          reverse=True)
     body = "|".join(re.escape(t) for t in alternatives)
     return re.compile(rf"(?P<keep>{re.escape(REDACTION)})|(?:{body})", re.IGNORECASE)
 
@@ -81,8 +86,12 @@ def _sub(match: re.Match[str]) -> str:
 
 def redact_text(text: str, pattern: re.Pattern[str]) -> str:
     """``text`` with every term of ``pattern`` (:func:`term_pattern`) replaced by
-    ``[REDACTED]``."""
-    return pattern.sub(_sub, text)
+    ``[REDACTED]``, matched on its NFC form; a text without a term comes back unchanged (a
+    text with one comes back in NFC)."""
+    nfc = unicodedata.normalize("NFC", text)
+    if not any(m.group("keep") is None for m in pattern.finditer(nfc)):
+        return text
+    return pattern.sub(_sub, nfc)
 
 
 def redact_json(value: Any, pattern: re.Pattern[str]) -> Any:
@@ -141,7 +150,7 @@ def _texts(key: str, value: Any) -> list[str]:
 def holds_term(key: str, value: Any, pattern: re.Pattern[str]) -> bool:
     """Whether property ``key`` = ``value`` holds a term outside ``[REDACTED]`` markers."""
     return any(m.group("keep") is None for text in _texts(key, value)
-               for m in pattern.finditer(text))
+               for m in pattern.finditer(unicodedata.normalize("NFC", text)))
 
 
 def redact_value(key: str, value: Any, pattern: re.Pattern[str]) -> Any:
@@ -162,10 +171,11 @@ def redact_value(key: str, value: Any, pattern: re.Pattern[str]) -> Any:
 
 
 def _scan_terms(terms: Sequence[str]) -> list[str]:
-    """Lower-cased terms plus their JSON-escaped forms, for the Cypher pre-filter."""
+    """Lower-cased NFC terms plus their JSON-escaped forms, for the Cypher pre-filter."""
     out: list[str] = []
     for term in terms:
-        for form in (term.lower(), json.dumps(term.lower(), ensure_ascii=False)[1:-1]):
+        low = unicodedata.normalize("NFC", term).lower()
+        for form in (low, json.dumps(low, ensure_ascii=False)[1:-1]):
             if form not in out:
                 out.append(form)
     return out

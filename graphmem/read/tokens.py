@@ -10,13 +10,19 @@ is split into, a query in the same language is split the same way:
   "हिन्दी" or "ภาษาไทย" into single letters that BM25 then drops; keeping the marks
   inside words keeps those scripts searchable.
 * Runs of scripts written without spaces between words (Han, Hiragana, Katakana, Hangul,
-  Thai, Lao, Khmer, Myanmar, Javanese, Balinese, ...) become overlapping character
-  bigrams plus single characters, the scheme of Lucene's ``CJKBigramFilter`` with
+  Thai, Lao, Khmer, Myanmar, Yi, Tangut, Tai Tham, Javanese, Balinese, ...) become overlapping
+  character bigrams plus single characters, the scheme of Lucene's ``CJKBigramFilter`` with
   unigrams on. It needs no dictionary, treats every such script alike, and guarantees
   that a query sharing any two adjacent characters (or one character) with a record
   gives it a score above zero. A dictionary segmenter (jieba for Chinese only, MeCab for
   Japanese only) would cover one language each and bring its own data; bigrams are the
-  standard dictionary-free choice for mixed CJK and South-East Asian text.
+  standard dictionary-free choice for mixed CJK and South-East Asian text. Which characters
+  those are comes from Unicode itself, not a hand-kept list of scripts: the line-breaking
+  classes (UAX #14) of characters between which a line may break with no space, ideographic
+  ``ID`` and ``CJ``, South-East Asian ``SA``, the Hangul ``H2``/``H3``/``JL``/``JV``/``JT`` and
+  the aksara classes ``AK``/``AP``/``AS``/``VI``/``VF`` (via the ``regex`` module), plus
+  :data:`NO_SPACE_RANGES`. A script missing from a list would put a whole sentence into one
+  term that no query matches (issue: Yi, Tangut, Tai Le, Bopomofo... scored zero).
 * Every other word of two or more characters is kept unless it is a stop word, and is
   stemmed with the Snowball English stemmer (PyStemmer), as
   ``bm25s.tokenize(stopwords="en", stemmer=...)`` does. The stop words are bm25s's English
@@ -39,13 +45,16 @@ from collections.abc import Iterable
 from functools import cache
 from typing import Any
 
+import regex
 import Stemmer
 from bm25s.stopwords import STOPWORDS_EN
 
-__all__ = ["NO_SPACE_RANGES", "QUESTION_WORDS", "entity_terms", "is_no_space_char", "tokenize",
+__all__ = ["NO_SPACE_LINE_BREAK", "NO_SPACE_RANGES", "QUESTION_WORDS", "entity_terms",
+           "is_no_space_char", "tokenize",
            "tokenize_many"]
 
-# Scripts written without spaces between words (code point ranges, inclusive).
+# Scripts written without spaces between words (code point ranges, inclusive), beside the
+# line-breaking classes of NO_SPACE_LINE_BREAK (most of these ranges are in them too).
 NO_SPACE_RANGES: tuple[tuple[int, int], ...] = (
     (0x0E00, 0x0E7F),    # Thai
     (0x0E80, 0x0EFF),    # Lao
@@ -53,6 +62,7 @@ NO_SPACE_RANGES: tuple[tuple[int, int], ...] = (
     (0x1100, 0x11FF),    # Hangul Jamo
     (0x1780, 0x17FF),    # Khmer
     (0x19E0, 0x19FF),    # Khmer symbols
+    (0x1A00, 0x1A1F),    # Buginese (no line-breaking class of its own)
     (0x1B00, 0x1B7F),    # Balinese
     (0x2E80, 0x2FDF),    # CJK radicals, Kangxi radicals
     (0x3005, 0x3007),    # ideographic iteration mark, closing mark, number zero
@@ -68,15 +78,37 @@ NO_SPACE_RANGES: tuple[tuple[int, int], ...] = (
     (0xAC00, 0xD7FF),    # Hangul syllables, Jamo extended B
     (0xF900, 0xFAFF),    # CJK compatibility ideographs
     (0xFF66, 0xFF9F),    # half-width Katakana (NFKC folds most of these)
+    (0x11EE0, 0x11EFF),  # Makasar
+    (0x18B00, 0x18CFF),  # Khitan small script (no line-breaking class of its own)
+    (0x1AFF0, 0x1AFFF),  # Kana extended B
     (0x1B000, 0x1B16F),  # Kana supplement / extended
-    (0x20000, 0x3134F),  # CJK extensions B-H
+    (0x20000, 0x3134F),  # CJK extensions B-G, I (H and later: line-breaking class ID)
 )
 
 
+#: Unicode line-breaking classes (UAX #14) of characters that need no space to end a word.
+#: ``NS`` brings the iteration marks (々, ゝ, the Yi, Tangut and Nushu ones): the only word
+#: characters of that class.
+NO_SPACE_LINE_BREAK = ("ID", "CJ", "NS", "SA", "H2", "H3", "JL", "JV", "JT", "AK", "AP", "AS",
+                       "VI", "VF")
+
+
+def _no_space_class() -> str:
+    """The body of a ``regex`` character class of :func:`is_no_space_char`."""
+    return _char_class(NO_SPACE_RANGES) + "".join(
+        rf"\p{{Line_Break={name}}}" for name in NO_SPACE_LINE_BREAK)
+
+
+@cache
+def _no_space_char() -> regex.Pattern[str]:
+    return regex.compile(f"[{_no_space_class()}]")
+
+
 def is_no_space_char(ch: str) -> bool:
-    """Whether ``ch`` belongs to a script written without spaces between words."""
-    cp = ord(ch)
-    return any(lo <= cp <= hi for lo, hi in NO_SPACE_RANGES)
+    """Whether ``ch`` belongs to a script written without spaces between words (its
+    line-breaking class is one of :data:`NO_SPACE_LINE_BREAK`, or it is in
+    :data:`NO_SPACE_RANGES`)."""
+    return _no_space_char().fullmatch(ch) is not None
 
 
 def _char_class(ranges: Iterable[tuple[int, int]]) -> str:
@@ -101,12 +133,12 @@ def _mark_ranges() -> tuple[tuple[int, int], ...]:
 
 
 @cache
-def _patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+def _patterns() -> tuple[re.Pattern[str], regex.Pattern[str]]:
     """(word pattern, pattern of no-space runs inside a word)."""
     marks = _char_class(_mark_ranges())
     word = re.compile(rf"[\w{marks}]+")
-    scripts = _char_class(NO_SPACE_RANGES)
-    no_space = re.compile(f"[{scripts}][{scripts}{marks}]*")
+    scripts = _no_space_class()
+    no_space = regex.compile(rf"[{scripts}][{scripts}\p{{M}}]*")
     return word, no_space
 
 
@@ -150,6 +182,9 @@ def tokenize(text: str) -> list[str]:
     grams: list[str] = []
     normalised = unicodedata.normalize("NFKC", text).lower()
     for w in word.findall(normalised):
+        if w.isascii():  # no script written without spaces is ASCII
+            plain.append(w)
+            continue
         pos = 0
         for m in no_space.finditer(w):
             if m.start() > pos:

@@ -11,6 +11,7 @@ the transaction (:mod:`graphmem.db.slots`). A threaded record takes the batch pa
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
@@ -32,7 +33,23 @@ from graphmem.errors import ConstraintViolationError
 from graphmem.models import MemoryRecord
 from graphmem.write.policy import MemoryWriteDecision, WriteDisposition, WritePolicy, decide
 
-__all__ = ["admit"]
+__all__ = ["admit", "admitted_evidence"]
+
+
+def admitted_evidence(rows: Iterable[dict[str, Any]], tenant: str) -> dict[str, MemoryRecord]:
+    """The stored records that may support a proposal of ``tenant`` (SPEC section 6), by id.
+
+    Args:
+        rows: stored properties (``records_get`` rows) of the ids a proposal names.
+        tenant: the proposal's tenant.
+
+    Only admitted evidence counts: not quarantined (a quarantined episode is stored for audit,
+    never eligible, so three poisoned "verified" episodes must not lift a procedure over the
+    bar), not pending recompute, not erased, and of the proposal's own tenant.
+    """
+    return {props["id"]: record_from_props(props) for props in rows
+            if not props.get("erased") and not props.get("quarantined")
+            and not props.get("pending_recompute") and props.get("tenant") == tenant}
 
 
 def admit(store: Neo4jStore, policy: WritePolicy, proposal: MemoryRecord | dict[str, Any], *,
@@ -76,8 +93,7 @@ def admit(store: Neo4jStore, policy: WritePolicy, proposal: MemoryRecord | dict[
             return _log(tx, MemoryWriteDecision(
                 record.id, WriteDisposition.DISCARD, "identical record already stored"))
         store.check_thread_slots(tx, todo)
-        evidence = {props["id"]: record_from_props(props) for props in checked["evidence"]
-                    if not props.get("erased")}
+        evidence = admitted_evidence(checked["evidence"], record.tenant)
         decision = decide(record, policy=policy, duplicate_ids=checked["duplicates"],
                           evidence=evidence)
         if decision.disposition is WriteDisposition.DISCARD:

@@ -17,7 +17,7 @@ from graphmem.db.codec import coerce_record
 from graphmem.db.store import Neo4jStore
 from graphmem.errors import PolicyError, ValidationError
 from graphmem.models import MemoryKind, MemoryRecord
-from graphmem.write.admission import admit
+from graphmem.write.admission import admit, admitted_evidence
 from graphmem.write.policy import (
     MemoryWriteDecision,
     WriteDisposition,
@@ -112,14 +112,16 @@ def promote_procedure(store: Neo4jStore, policy: WritePolicy, episode_ids: Seque
     """Promote episodes into a procedure once the bar is met (SPEC section 6).
 
     Raises:
-        PolicyError: fewer than ``policy.min_verified_episodes`` verified episodes, or the
-            policy does not persist the procedure. ValidationError: not procedural.
+        PolicyError: fewer than ``policy.min_verified_episodes`` verified episodes (admitted
+            ones of the procedure's tenant: :func:`graphmem.write.admission.
+            admitted_evidence`), or the policy does not persist the procedure.
+        ValidationError: not procedural.
     """
     record = coerce_record(procedure)
     if record.kind is not MemoryKind.PROCEDURAL:
         raise ValidationError("promote_procedure writes a procedural record",
                               record_ids=[record.id])
-    episodes = store.get_many(list(episode_ids))
+    episodes = admitted_evidence(store.get_props(list(episode_ids)).values(), record.tenant)
     verified = verified_episodes(list(episodes.values()))
     if len(verified) < policy.min_verified_episodes:
         raise PolicyError(

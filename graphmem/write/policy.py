@@ -103,7 +103,8 @@ def decide(
         policy: the policy settings.
         duplicate_ids: active records in the same scope with the same normalised content
             (:func:`graphmem.models.duplicate_text`, via the stored ``dedup_key``).
-        evidence: the stored records named by ``proposal.evidence_ids``.
+        evidence: the admitted stored records named by ``proposal.evidence_ids``
+            (:func:`graphmem.write.admission.admitted_evidence`).
     """
     evidence = evidence or {}
     rid = proposal.id

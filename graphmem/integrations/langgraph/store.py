@@ -39,6 +39,7 @@ from graphmem.db.codec import record_from_props, scope_key, scope_pairs
 from graphmem.errors import AuthorizationError, ValidationError
 from graphmem.models import Authority, MemoryKind, MemoryRecord, Principal, Sensitivity
 from graphmem.read.rankers import BM25Ranker, Ranker, order_by_score
+from graphmem.write.policy import PROCEDURE_EXEMPT_AUTHORITIES
 
 from . import filters
 from .namespaces import (
@@ -115,8 +116,8 @@ class GraphmemStore(BaseStore):
         ttl_config: LangGraph's TTL settings (``default_ttl`` is used).
 
     Raises:
-        ValidationError: ``sensitivity`` above the principal's clearance (its own writes
-            would be invisible to it), or an empty ``actor``.
+        ValidationError: ``sensitivity`` above the principal's clearance, an empty ``actor``,
+            or procedural ``kind`` with an authority the procedure bar does not exempt.
         AuthorizationError: ``tenant`` is not one of the principal's tenants.
     """
 
@@ -140,6 +141,8 @@ class GraphmemStore(BaseStore):
             raise ValidationError("the store's sensitivity is above the principal's clearance")
         if not actor:
             raise ValidationError("actor must be non-empty")
+        if kind is MemoryKind.PROCEDURAL and authority not in PROCEDURE_EXEMPT_AUTHORITIES:
+            raise ValidationError("procedural puts need human_instruction/authoritative_source")
         if tenant is not None and tenant not in principal.tenants:
             raise AuthorizationError(f"principal may not use tenant {tenant!r}")
         self.memory = memory
