@@ -9,5 +9,9 @@ MERGE (s:Scope {key: row.key})
   ON CREATE SET s.tenant = row.tenant, s.pairs = row.pairs, s.epoch = randomUUID()
 MERGE (sv:ScopeVersion {key: row.key})
   ON CREATE SET sv.epoch = randomUUID(), sv.tenant = row.tenant
-SET sv.langgraph_seq = coalesce(sv.langgraph_seq, 0) + row.count
-RETURN row.tenant AS tenant, sv.langgraph_seq - row.count AS base
+// lock, then read (graphmem.db.slots), as the rev bumps do
+SET sv.locked = true
+WITH row, sv, coalesce(sv.langgraph_seq, 0) AS base
+SET sv.langgraph_seq = base + row.count
+REMOVE sv.locked
+RETURN row.tenant AS tenant, base

@@ -39,7 +39,10 @@ CALL (r, a) {
   WITH r, a WHERE a IS NOT NULL
   CREATE (r)-[:ASSERTS]->(a)
 }
-// answers cached by candidates see the new record; its stamp serves delta reads
-SET sv.rev = coalesce(sv.rev, 0) + 1
-SET r.stamp = sv.rev
+// answers cached by candidates see the new record; its stamp serves delta reads (lock,
+// then read: graphmem.db.slots)
+SET sv.locked = true
+WITH sv, a, r, coalesce(sv.rev, 0) + 1 AS rev
+SET sv.rev = rev, r.stamp = rev
+REMOVE sv.locked
 RETURN r.id AS id, a IS NOT NULL AS grouped

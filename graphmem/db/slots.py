@@ -20,6 +20,17 @@ Now:
   exactly-once) and others rarely wait; the ScopeVersion lock comes last, from the rev bump
   to the commit. Lock order everywhere in the write: slots (sorted), Scope, records and
   Assertion groups, ScopeVersion.
+
+Every ScopeVersion bump (writes, retract, expire, quarantine, recompute, deletion, migrations,
+the LangGraph store's sequence) locks before it reads: ``SET sv.locked = true``, then
+``WITH ..., coalesce(sv.rev, 0) + 1 AS rev SET sv.rev = rev``, then ``REMOVE sv.locked``. On
+Neo4j 5.26 a ``SET sv.rev = coalesce(sv.rev, 0) + 1`` in a later statement of a transaction
+that holds the node's lock already (a deletion's erase, then its mark statement; a LangGraph
+batch's create, then its retract) is reported as a deadlock with a transaction waiting for
+that lock, and the driver retries the waiter; the plain write followed by a read is not
+(tests/test_lifecycle_concurrency.py, tests/test_cypher_catalogue.py). MERGE of an existing
+ScopeVersion (lifecycle queries keep it for scopes written before ScopeVersion nodes existed)
+holds no lock that blocks another transaction's bump.
 """
 
 from __future__ import annotations
