@@ -6,8 +6,8 @@
 // new set after every write): $base_digest names that base, $added_ids / $removed_ids the
 // difference, and `base_digests` lists the digests back to a set stored whole (at most
 // $max_depth). $candidate_ids is null when the client sends a delta or believes the set is
-// stored already; `incomplete` says the set is stored neither whole nor as a delta of a
-// stored base (the client then runs candidate_set_fill in the same transaction).
+// stored already; `incomplete` says the set cannot be read back: stored neither whole nor as a
+// delta of a readable base (the client then runs candidate_set_fill in the same transaction).
 OPTIONAL MATCH (base:CandidateSet {digest: $base_digest})
   WHERE base.tenant = $tenant AND size(coalesce(base.base_digests, [])) < $max_depth
     AND (base.ids IS NOT NULL OR base.base_digests IS NOT NULL)
@@ -30,5 +30,16 @@ CALL (q) {
   MATCH (r:Record {id: s.id})
   CREATE (q)-[:SELECTED {score: s.score, reason: s.reason, rank: s.rank}]->(r)
 }
-RETURN q.id AS id, cs.ids IS NULL AND cs.base_digests IS NULL AS incomplete,
+// Readable: following each set's own base from cs along `base_digests` reaches a set stored
+// whole (candidate_ids reads it so). A set of the chain lost (an evaluation cleanup cut short,
+// a crash) or stored again on another base breaks that: the set is then incomplete.
+WITH q, cs, [cs.digest] + coalesce(cs.base_digests, []) AS path
+WITH q, cs, path, COLLECT {
+    MATCH (b:CandidateSet) WHERE b.digest IN path
+    RETURN b {.digest, whole: b.ids IS NOT NULL, base: b.base_digests[0]} } AS members
+WITH q, cs, path, [d IN path | head([m IN members WHERE m.digest = d])] AS links
+WITH q, cs, links, head([i IN range(0, size(path) - 1) WHERE links[i] IS NULL
+    OR links[i].whole OR i = size(path) - 1 OR coalesce(links[i].base <> path[i + 1], true)])
+  AS stop
+RETURN q.id AS id, links[stop] IS NULL OR NOT links[stop].whole AS incomplete,
   size(coalesce(cs.base_digests, [])) AS depth

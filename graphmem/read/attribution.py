@@ -49,20 +49,29 @@ def candidate_ids(retrieval: dict[str, Any], candidate_set: dict[str, Any] | Non
         chain: the same properties of every set in ``candidate_set["base_digests"]``.
 
     Raises:
-        StoreError: a set of the chain is missing or stored neither whole nor as a delta.
+        StoreError: the set or a set of its chain is missing, or the deltas from it do not
+            lead, each from its own base, to a set stored whole.
     """
     if retrieval.get("candidate_ids") is not None:
         return sorted(retrieval["candidate_ids"])
     if candidate_set is None:
+        if retrieval.get("candidate_count"):
+            raise StoreError(f"retrieval {retrieval.get('id')} lost its candidate set")
         return []
+    # Each delta is relative to its own base (base_digests[0]); follow those links along the
+    # chain to the first set stored whole. A set of the chain lost, or stored again on
+    # another base, breaks the chain: an error, never ids of some other set.
     by_digest = {c["digest"]: c for c in chain}
+    path = [candidate_set["digest"], *(candidate_set.get("base_digests") or [])]
     order = [candidate_set]
-    for digest in candidate_set.get("base_digests") or []:
-        if digest not in by_digest:
-            raise StoreError(f"candidate set {candidate_set['digest']} lost its base {digest}")
-        order.append(by_digest[digest])
-    if order[-1].get("ids") is None:
-        raise StoreError(f"candidate set {candidate_set['digest']} is stored incompletely")
+    while order[-1].get("ids") is None:
+        bases = order[-1].get("base_digests") or []
+        if len(order) == len(path) or not bases or bases[0] != path[len(order)]:
+            raise StoreError(f"candidate set {candidate_set['digest']} is stored incompletely")
+        if path[len(order)] not in by_digest:
+            raise StoreError(f"candidate set {candidate_set['digest']} lost its base "
+                             f"{path[len(order)]}")
+        order.append(by_digest[path[len(order)]])
     ids = set(order[-1]["ids"])
     for delta in reversed(order[:-1]):
         ids.difference_update(delta.get("removed_ids") or ())
