@@ -157,3 +157,28 @@ def test_candidate_ids_follows_each_delta_from_its_own_base() -> None:
     with pytest.raises(StoreError):  # triggered, with candidates, and its set is gone
         candidate_ids({"id": "q", "candidate_count": 3}, None, [])
     assert candidate_ids({"candidate_count": 0}, None, []) == []
+
+
+def test_a_deletion_between_reads_leaves_every_retrieval_readable_and_verified(
+        memory: Memory) -> None:
+    memory.put_many([note(f"m{i:03d}", "p") for i in range(20)])
+    memory.put(MemoryRecord(id="secret", kind="semantic", content="refund policy CANARY-1",
+                            created_at=T0, scope=scope("p")))
+    results = [memory.retrieve(state("p"), principal=HIGH, now=AT)]
+    memory.put(note("n1", "p"))
+    results.append(memory.retrieve({**state("p"), "goal": "refund CANARY-1"}, principal=HIGH,
+                                   now=AT))
+    plan = memory.plan_deletion(roots=["secret"], redact_terms=["CANARY-1"],
+                                requested_by="dpo", reason="erase")
+    report = memory.apply_deletion(plan)
+    assert report.verification.passed, report.verification.problems
+    for i in range(3):  # the erased record leaves the set: deltas on sets logged before
+        memory.put(note(f"n{i + 2}", "p"))
+        results.append(memory.retrieve(state("p"), principal=HIGH, now=AT))
+    assert "secret" in results[0].trace.candidate_ids
+    assert "secret" not in results[-1].trace.candidate_ids
+    assert_reads_back(memory, results[2:])
+    for r in results[:2]:  # logged before: still their ids (ids are kept in tombstones)
+        assert memory.get_retrieval(r.trace.retrieval_id)["retrieval"]["candidate_ids"] == \
+            list(r.trace.candidate_ids)
+    assert memory.verify_deletion(plan.request_id, redact_terms=["CANARY-1"]).verification.passed
