@@ -7,6 +7,8 @@ from __future__ import annotations
 import gc
 import threading
 
+import pytest
+
 from graphmem.db.codec import paused_gc
 
 
@@ -53,4 +55,40 @@ def test_an_error_inside_the_block_still_resumes_the_collector() -> None:
             raise KeyError("x")
     except KeyError:
         pass
+    assert gc.isenabled()
+
+
+def test_overlapping_blocks_still_collect_young_cycles(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A busy server whose retrieves always overlap never closes the last block: cycles
+    made meanwhile are still freed by the young collection a closing block runs."""
+    import weakref
+
+    from graphmem.db import codec
+
+    class Node:
+        def __init__(self) -> None:
+            self.me = self
+
+    holder_open, holder_done = threading.Event(), threading.Event()
+
+    def holder() -> None:
+        with paused_gc():
+            holder_open.set()
+            holder_done.wait(5)
+
+    t = threading.Thread(target=holder)
+    t.start()
+    holder_open.wait(5)
+    try:
+        monkeypatch.setattr(codec, "YOUNG_COLLECTION_EVERY_S", 0.0)
+        with paused_gc():
+            cycle = Node()
+            ref = weakref.ref(cycle)
+            del cycle
+            assert ref() is not None  # paused: the cycle survives
+        assert not gc.isenabled()  # the holder still pauses the collector
+        assert ref() is None  # but the closing block collected the young cycle
+    finally:
+        holder_done.set()
+        t.join(5)
     assert gc.isenabled()
