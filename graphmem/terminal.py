@@ -49,7 +49,7 @@ def fail(exc: GraphmemError, code: int | None = None) -> typer.Exit:
 
 def usage_error(message: str) -> typer.Exit:
     """Print a usage error on stderr; the exit (code 2) to raise."""
-    err_console.print(f"[red]error:[/red] {message}", markup=True, highlight=False)
+    err_console.print(f"[red]error:[/red] {escape(message)}", markup=True, highlight=False)
     return typer.Exit(code=EXIT_INPUT)
 
 
@@ -84,7 +84,8 @@ def parse_time(text: str | None, option: str = "--at") -> datetime | None:
     except ValueError:
         raise ValidationError(f"{option} takes an ISO-8601 time, got {text!r}") from None
     if value.tzinfo is None:
-        raise ValidationError(f"{option} needs a timezone, e.g. {text}+00:00")
+        raise ValidationError(f"{option} needs a timezone, e.g. "
+                              f"{value.isoformat(timespec='seconds')}+00:00")
     return value
 
 

@@ -229,6 +229,12 @@ def test_cli_lineage(cli_env: Memory, tmp_path: Path) -> None:
         assert out.stat().st_size > 100
     result = runner.invoke(app, ["lineage", "fact-retry-bug", "--format", "png"])
     assert result.exit_code == 2
+    for suffix, magic in ((".png", b"\x89PNG"), (".svg", b"<?xml"), (".dot", b"digraph"),
+                          (".txt", b"flowchart")):  # no --format: the file's extension says
+        out = tmp_path / f"inferred{suffix}"
+        result = runner.invoke(app, ["lineage", "fact-retry-bug", "-o", str(out)])
+        assert result.exit_code == 0, result.output
+        assert out.read_bytes().lstrip().startswith(magic), suffix
     result = runner.invoke(app, ["lineage", "nope", "--format", "dot"])
     assert result.exit_code == 2
     result = runner.invoke(app, ["lineage", "fact-retry-bug", "--json"])
@@ -248,3 +254,16 @@ def test_pictures_without_matplotlib_are_a_typed_error(monkeypatch: pytest.Monke
         with pytest.raises(ValidationError, match=r"graphmem\[charts\]"):
             export(graph, fmt)
     assert str(export(graph, "dot")).startswith("digraph lineage {")
+
+
+def test_cli_pictures_without_matplotlib_exit_2_with_the_hint(
+        cli_env: Memory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The command says what to install and exits 2, like a missing html extra: no
+    traceback, no file."""
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
+    out = tmp_path / "lineage.png"
+    result = CliRunner().invoke(app, ["lineage", "fact-retry-bug", "-o", str(out)])
+    assert result.exit_code == 2, result.output
+    assert "graphmem[charts]" in result.output and "Traceback" not in result.output
+    assert not out.exists()

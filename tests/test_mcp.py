@@ -459,3 +459,16 @@ def test_options_come_from_environment_variables() -> None:
     assert "'alpha'" in result.output and "beta, gamma" in result.output
     result = CliRunner().invoke(app, ["mcp", "--tenant", "a", "--scope", "user"])
     assert result.exit_code == 2 and "KEY=VALUE" in result.output
+
+
+def test_no_database_exits_3_like_every_command() -> None:
+    """README "Command line": exit 3 when the database is unavailable, for `graphmem mcp` as
+    for `graphmem stats` (it was 1)."""
+    from typer.testing import CliRunner
+
+    from graphmem.cli import app
+
+    result = CliRunner().invoke(app, ["mcp", "--tenant", "acme"], env={
+        "NEO4J_URI": "bolt://127.0.0.1:1", "NEO4J_USER": "neo4j", "NEO4J_PASSWORD": "x"})
+    assert result.exit_code == 3, result.output
+    assert "error:" in result.output and "Traceback" not in result.output

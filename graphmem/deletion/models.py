@@ -182,7 +182,8 @@ class DeletionPlan(BaseModel):
             first = exc.errors()[0]
             where = ".".join(str(x) for x in first["loc"]) or "plan"
             raise DeletionError(
-                f"malformed deletion plan ({exc.error_count()} problems; first at {where}: "
+                f"malformed deletion plan ({exc.error_count()} problem"
+                f"{'s' if exc.error_count() != 1 else ''}; first at {where}: "
                 f"{first['msg']})"
             ) from None
         if plan.digest != plan.compute_digest():

@@ -16,15 +16,19 @@ from graphmem.lineage.graph import FORMATS, export
 from graphmem.lineage.html import require_bokeh
 from graphmem.terminal import err_console, fail, usage_error
 
-__all__ = ["lineage_command"]
+__all__ = ["EXTENSIONS", "lineage_command"]
+
+EXTENSIONS = {**{f: f for f in FORMATS}, "htm": "html", "mmd": "mermaid", "gv": "dot"}
+"""File extensions of ``-o FILE`` that name a format when ``--format`` is not given."""
 
 
 def lineage_command(
     record_id: Annotated[str, typer.Argument(help="The record whose lineage to export.")],
-    fmt: Annotated[str, typer.Option(
+    fmt: Annotated[str | None, typer.Option(
         "--format", "-f",
         help="graphml, gexf, json (node-link), dot, mermaid, png, svg or html "
-             "(interactive page; pip install 'graphmem[html]').")] = "mermaid",
+             "(interactive page; pip install 'graphmem[html]'); default: from -o FILE's "
+             "extension, else mermaid.")] = None,
     output: Annotated[Path | None, typer.Option(
         "-o", "--output", help="Write to this file (required for png, svg and html).")] = None,
     direction: Annotated[str, typer.Option(help="up, down or both.")] = "both",
@@ -36,6 +40,9 @@ def lineage_command(
     Mermaid for docs, a PNG/SVG picture, or a self-contained interactive HTML page."""
     if as_json:
         fmt = "json"
+    if fmt is None:  # `-o lineage.png` means a picture, not Mermaid text in a .png file
+        suffix = output.suffix.lower().lstrip(".") if output is not None else ""
+        fmt = EXTENSIONS.get(suffix, "mermaid")
     if fmt not in FORMATS:
         raise usage_error(f"--format must be one of {', '.join(FORMATS)}")
     if fmt in ("png", "svg", "html") and output is None:
@@ -50,9 +57,9 @@ def lineage_command(
     try:
         with Memory.connect() as memory:
             graph = memory.lineage(record_id, direction, depth)  # type: ignore[arg-type]
+        data = export(graph, fmt)  # png/svg without matplotlib: a typed error, exit 2
     except GraphmemError as exc:
         raise fail(exc) from None
-    data = export(graph, fmt)
     if output is not None:
         if isinstance(data, bytes):
             output.write_bytes(data)

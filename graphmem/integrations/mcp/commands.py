@@ -10,8 +10,9 @@ each option's help; list-valued ones are space-separated). The database comes fr
 ``NEO4J_URI``/``NEO4J_USER``/``NEO4J_PASSWORD``/``NEO4J_DATABASE`` or the ``graphmem db
 start`` server. Nothing is printed on stdout: over stdio it carries the protocol.
 
-Exit codes: 2 for a usage error (the ``mcp`` extra is missing, a bad option), 1 when the
-database cannot be reached. ``mcp`` is imported only inside the command.
+Exit codes as for every command (:mod:`graphmem.terminal`): 2 for a usage error (the ``mcp``
+extra is missing, a bad option), 3 when the database cannot be reached. ``mcp`` is imported
+only inside the command.
 """
 
 from __future__ import annotations
@@ -19,24 +20,15 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
 from graphmem.errors import GraphmemError
+from graphmem.terminal import err_console, fail, usage_error
 
 from .config import DEFAULT_AGENT, ServerConfig, parse_pairs
 
 __all__ = ["INSTALL_HINT", "mcp_command"]
 
 INSTALL_HINT = "pip install 'graphmem[mcp]'"
-
-err_console = Console(stderr=True)
-
-
-def _error(message: str, code: int) -> typer.Exit:
-    err_console.print(f"[red]error:[/red] {escape(message)}", markup=True, highlight=False)
-    return typer.Exit(code=code)
-
 
 def mcp_command(
     tenant: Annotated[list[str] | None, typer.Option(
@@ -73,21 +65,21 @@ def mcp_command(
         from graphmem.integrations.mcp.server import build_server
     except ModuleNotFoundError as exc:
         if exc.name and (exc.name == "mcp" or exc.name.startswith("mcp.")):
-            raise _error(f"`graphmem mcp` needs the MCP SDK: {INSTALL_HINT}", 2) from None
+            raise usage_error(f"`graphmem mcp` needs the MCP SDK: {INSTALL_HINT}") from None
         raise
     try:
         config = ServerConfig.build(
             tenants=tenant or (), clearance=clearance,
             scope=parse_pairs(scope or ()), allow_deletion=allow_deletion, agent=agent)
     except GraphmemError as exc:
-        raise _error(str(exc), 2) from None
+        raise fail(exc) from None
 
     from graphmem.client import Memory
 
     try:
         memory = Memory.connect()
     except GraphmemError as exc:
-        raise _error(str(exc), 1) from None
+        raise fail(exc) from None  # 3: no database
     server = build_server(config, connect=lambda: memory)
     try:
         if http:
