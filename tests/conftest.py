@@ -15,14 +15,15 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from graphmem.client import Memory
-from graphmem.db import credentials, server
+from graphmem.db import credentials, retries, server
 from graphmem.db.settings import ConnectionSettings, open_driver
 
 NEO4J_IMAGE = "neo4j:5.26.30-community"
@@ -177,3 +178,19 @@ def data_dir_with_jars(data_dir: Path, shared_lib_dir: Path) -> Path:
     link.parent.mkdir(parents=True)
     link.symlink_to(shared_lib_dir, target_is_directory=True)
     return data_dir
+
+
+def race(work: Callable[[int], None], clients: Sequence[Memory]) -> int:
+    """Run ``work(w)`` in one thread per client at once, close the clients, and return how
+    many driver retries (deadlocks, transient errors) happened meanwhile."""
+    before = retries.retry_count()
+    threads = [threading.Thread(target=work, args=(w,)) for w in range(len(clients))]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        for c in clients:
+            c.close()
+    return retries.retry_count() - before

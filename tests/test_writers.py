@@ -10,11 +10,10 @@ from typing import Any
 import pytest
 
 from graphmem.client import Memory
-from graphmem.db import retries
 from graphmem.errors import RecordConflictError
 from graphmem.models import Principal
 from graphmem.write.policy import WriteDisposition
-from tests.conftest import Neo4jUnderTest
+from tests.conftest import Neo4jUnderTest, race
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 ACME = Principal(tenants=frozenset({"acme"}))
@@ -53,17 +52,7 @@ def test_eight_writers_into_one_new_scope_never_deadlock(
             with lock:
                 results.append(decision.disposition.value)
 
-    before = retries.retry_count()
-    threads = [threading.Thread(target=write, args=(w,)) for w in range(workers)]
-    try:
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        for c in clients:
-            c.close()
-    assert retries.retry_count() - before == 0
+    assert race(write, clients) == 0
     assert results == ["PERSIST"] * (workers * each)
     assert visible(memory) == {f"w{w}-{i}" for w in range(workers) for i in range(each)}
     assert memory.store.counts()["Scope"] == 1
