@@ -33,18 +33,12 @@ CALL (scopes, touched) {
   UNWIND touched AS r
   WITH r, EXISTS { MATCH (r)-[:IN_SCOPE]->(rs:Scope) WHERE rs IN scopes } AS visible
   WITH r, visible AND r.sensitivity_rank <= $clearance
-    AND NOT r.quarantined AND NOT r.pending_recompute AND NOT r.erased
-    AND NOT r.retracted
-    AND r.created_at <= $now
-    AND (r.valid_from IS NULL OR r.valid_from <= $now)
-    AND (r.expires_at IS NULL OR $now < r.expires_at)
+    AND {{record_live}}
     AND NOT EXISTS {
       MATCH (r)<-[:SUPERSEDES]-(succ:Record)-[:IN_SCOPE]->(ss:Scope)
       WHERE ss IN scopes
         AND succ.sensitivity_rank <= $clearance
-        AND NOT succ.quarantined AND (NOT succ.erased OR coalesce(succ.admitted, false))
-        AND succ.created_at <= $now
-        AND (succ.valid_from IS NULL OR succ.valid_from <= $now)
+        AND {{successor_effective}}
     } AS active
   // one list per record: collect() would drop a tombstone's missing fingerprint; an active
   // record comes with its properties (no second round trip for what just changed)

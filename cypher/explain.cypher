@@ -7,9 +7,7 @@ WITH r, s,
   [(r)<-[:SUPERSEDES]-(succ:Record)-[:IN_SCOPE]->(ss:Scope {tenant: $tenant})
      WHERE all(p IN ss.pairs WHERE p IN $pairs)
        AND succ.sensitivity_rank <= $clearance
-       AND NOT succ.quarantined AND (NOT succ.erased OR coalesce(succ.admitted, false))
-       AND succ.created_at <= $now
-       AND (succ.valid_from IS NULL OR succ.valid_from <= $now)
+       AND {{successor_effective}}
      | succ.id] AS successors,
   [why IN [CASE WHEN $now < r.created_at THEN 'created' END,
            CASE WHEN $now < r.valid_from THEN 'valid_from' END] WHERE why IS NOT NULL]

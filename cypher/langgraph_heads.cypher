@@ -12,8 +12,4 @@ CALL (prefix) {
 }
 RETURN prefix, r.id AS id, r.metadata_json AS metadata_json,
        coalesce(r.retracted, false) OR coalesce(r.erased, false) AS ended,
-       r.sensitivity_rank <= $clearance
-         AND NOT r.quarantined AND NOT r.pending_recompute AND NOT r.erased
-         AND NOT r.retracted
-         AND r.created_at <= $now AND (r.valid_from IS NULL OR r.valid_from <= $now)
-         AND (r.expires_at IS NULL OR $now < r.expires_at) AS live
+       r.sensitivity_rank <= $clearance AND {{record_live}} AS live

@@ -7,18 +7,12 @@ WHERE tenant IN $tenants AND all(p IN $pairs WHERE p IN s.pairs)
   AND EXISTS {
     MATCH (s)<-[:IN_SCOPE]-(r:Record)
     WHERE r.sensitivity_rank <= $clearance
-      AND NOT r.quarantined AND NOT r.pending_recompute AND NOT r.erased
-      AND NOT r.retracted
-      AND r.created_at <= $now
-      AND (r.valid_from IS NULL OR r.valid_from <= $now)
-      AND (r.expires_at IS NULL OR $now < r.expires_at)
+      AND {{record_live}}
       AND NOT EXISTS {
         MATCH (r)<-[:SUPERSEDES]-(succ:Record)-[:IN_SCOPE]->(ss:Scope {tenant: tenant})
         WHERE all(p IN ss.pairs WHERE p IN s.pairs)
           AND succ.sensitivity_rank <= $clearance
-          AND NOT succ.quarantined AND (NOT succ.erased OR coalesce(succ.admitted, false))
-          AND succ.created_at <= $now
-          AND (succ.valid_from IS NULL OR succ.valid_from <= $now)
+          AND {{successor_effective}}
       }
   }
 RETURN s.pairs AS pairs

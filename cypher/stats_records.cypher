@@ -18,9 +18,7 @@ WITH r,
     WHEN r.expires_at IS NOT NULL AND $now >= r.expires_at THEN 'EXPIRED'
     WHEN EXISTS {
       MATCH (r)<-[:SUPERSEDES]-(succ:Record)
-      WHERE NOT succ.quarantined AND (NOT succ.erased OR coalesce(succ.admitted, false))
-        AND succ.created_at <= $now
-        AND (succ.valid_from IS NULL OR succ.valid_from <= $now)
+      WHERE {{successor_effective}}
     } THEN 'SUPERSEDED'
     ELSE 'ACTIVE'
   END AS status

@@ -23,16 +23,11 @@ CALL () {
 }
 CALL () {
   MATCH (s:Scope {key: $scope_key})<-[:IN_SCOPE]-(r:Record {dedup_key: $dedup_key})
-  WHERE NOT r.quarantined AND NOT r.pending_recompute AND NOT r.erased AND NOT r.retracted
-    AND r.created_at <= $now
-    AND (r.valid_from IS NULL OR r.valid_from <= $now)
-    AND (r.expires_at IS NULL OR $now < r.expires_at)
+  WHERE {{record_live}}
     AND NOT EXISTS {
       MATCH (r)<-[:SUPERSEDES]-(succ:Record)-[:IN_SCOPE]->(ss:Scope {tenant: s.tenant})
       WHERE all(p IN ss.pairs WHERE p IN s.pairs)
-        AND NOT succ.quarantined AND (NOT succ.erased OR coalesce(succ.admitted, false))
-        AND succ.created_at <= $now
-        AND (succ.valid_from IS NULL OR succ.valid_from <= $now)
+        AND {{successor_effective}}
     }
   RETURN collect(r.id) AS duplicates
 }

@@ -177,3 +177,21 @@ def test_every_version_bump_stamps_the_record_or_starts_an_epoch() -> None:
         if not stamps and "sv.epoch = randomUUID()  //" not in body:
             offenders.append(name)
     assert not offenders, offenders
+
+
+def test_every_part_named_by_a_query_exists_and_every_part_is_used() -> None:
+    """Shared conditions (cypher/parts/, catalogue.part) are put into the queries that name
+    them as {{name}}; none is left unexpanded, none is missing or unused."""
+    raw = {n: (cypher.cypher_dir() / f"{n}.cypher").read_text(encoding="utf-8")
+           for n in cypher.names()}
+    named = {m for text in raw.values() for m in re.findall(r"\{\{([a-z0-9_]+)\}\}", text)}
+    files = {p.stem for p in (cypher.cypher_dir() / "parts").glob("*.cypher")}
+    assert named == files and {"record_live", "successor_effective"} <= files
+    for name in cypher.names():
+        assert "{{" not in cypher.text(name), name
+    with pytest.raises(KeyError):
+        cypher.part("no_such_part")
+    # the conditions of SPEC section 4 are stated once: no query spells them out again
+    for name, text in raw.items():
+        assert "coalesce(succ.admitted, false)" not in text, name
+        assert "NOT r.pending_recompute AND NOT r.erased" not in text or name == "explain", name

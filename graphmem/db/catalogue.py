@@ -6,17 +6,25 @@ metadata, so ``SHOW TRANSACTIONS`` and the query log say which file is running.
 
 The folder is found in a checkout (``<repo>/cypher``) and in an installed wheel
 (``graphmem/_cypher``, force-included by the build).
+
+A condition that several queries must state identically (what makes a record live, when a
+successor supersedes: SPEC section 4) is written once, in ``cypher/parts/<name>.cypher``, and
+a query names it as ``{{name}}``; :func:`text` puts it in, in parentheses. Parts are file
+text like the queries, never built from values.
 """
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from pathlib import Path
 from typing import LiteralString, cast
 
 from neo4j import Query
 
-__all__ = ["cypher_dir", "names", "query", "statements", "text"]
+__all__ = ["cypher_dir", "names", "part", "query", "statements", "text"]
+
+_PART = re.compile(r"\{\{([a-z][a-z0-9_]*)\}\}")
 
 
 def cypher_dir() -> Path:
@@ -43,9 +51,28 @@ def text(name: str) -> LiteralString:
     """
     if name not in names():
         raise KeyError(f"no Cypher query named {name!r}")
-    raw = (cypher_dir() / f"{name}.cypher").read_text(encoding="utf-8")
+    body = _strip((cypher_dir() / f"{name}.cypher").read_text(encoding="utf-8"))
+    return _literal(_PART.sub(lambda m: f"({part(m.group(1))})", body))
+
+
+@cache
+def part(name: str) -> str:
+    """The text of ``cypher/parts/<name>.cypher`` (a condition shared by queries), comments
+    stripped.
+
+    Raises:
+        KeyError: no such part.
+    """
+    path = cypher_dir() / "parts" / f"{name}.cypher"
+    if not path.is_file():
+        raise KeyError(f"no Cypher part named {name!r}")
+    return _strip(path.read_text(encoding="utf-8"))
+
+
+def _strip(raw: str) -> str:
+    """File text without its comment lines."""
     lines = [line for line in raw.splitlines() if not line.lstrip().startswith("//")]
-    return _literal("\n".join(lines).strip())
+    return "\n".join(lines).strip()
 
 
 def statements(name: str) -> list[LiteralString]:
