@@ -198,3 +198,58 @@ def test_retrievals_share_one_stored_candidate_set(memory: Memory) -> None:
     third = memory.retrieve(state, principal=READER, now=at)
     logged = memory.get_retrieval(third.trace.retrieval_id)["retrieval"]
     assert sorted(logged["candidate_ids"]) == [f"m{i}" for i in range(5)]
+
+
+def test_a_record_changed_between_the_decision_and_its_read_is_never_returned(
+        memory: Memory) -> None:
+    """candidates.cypher decides on ids and versions; the records the client lacks are read
+    in a second query. A retraction that commits in between (the soak saw one) must not
+    return the retracted record as a candidate: the answer is read again."""
+    scope = {"tenant": "a"}
+    memory.put_many([MemoryRecord(id=f"r{i}", kind="semantic", content=f"note {i}",
+                                  created_at=T0, scope=scope) for i in range(3)])
+    other = Memory(Neo4jStore(memory.store.driver, database=memory.store.database))
+    read_props = memory.store.get_props
+    calls: list[list[str]] = []
+
+    def racing(ids: Any) -> dict[str, dict[str, Any]]:
+        calls.append(list(ids))
+        if len(calls) == 1:  # another client retracts right after the decision
+            other.retract("r1", by="other", reason="wrong")
+        return read_props(ids)
+
+    memory.store.get_props = racing  # type: ignore[method-assign]
+    at = T0 + timedelta(days=1)
+    before = memory.store.answer_stats["computed"]
+    found = memory.store.candidates(READER, scope, at)
+    assert sorted(c.record.id for c in found) == ["r0", "r2"]
+    assert not any(c.record.retracted for c in found)
+    assert memory.store.answer_stats["computed"] == before + 2  # read again after the race
+
+
+def test_a_delta_row_read_across_a_change_falls_back_to_a_full_read(memory: Memory) -> None:
+    """Within candidates_delta.cypher a record's decision and its properties are read in one
+    row; if they disagree on the version (a commit in between), the delta is not used."""
+    scope = {"tenant": "a"}
+    at = T0 + timedelta(days=1)
+    memory.put(MemoryRecord(id="d0", kind="semantic", content="note", created_at=T0,
+                            scope=scope))
+    memory.store.candidates(READER, scope, at)
+    memory.put(MemoryRecord(id="d1", kind="semantic", content="note 1", created_at=T0,
+                            scope=scope))
+    read_values = memory.store.read_values
+
+    def skewed(name: str, **params: Any) -> list[dict[str, Any]]:
+        rows = read_values(name, **params)
+        if name == "candidates_delta":
+            for d in rows[0]["decided"]:
+                if d[4] is not None:  # properties of a later version than the decision
+                    d[4] = {**d[4], "rev": int(d[3]) + 1, "retracted": True}
+        return rows
+
+    memory.store.read_values = skewed  # type: ignore[method-assign]
+    before = memory.store.answer_stats["computed"]
+    found = memory.store.candidates(READER, scope, at)
+    assert sorted(c.record.id for c in found) == ["d0", "d1"]
+    assert not any(c.record.retracted for c in found)
+    assert memory.store.answer_stats["computed"] == before + 1

@@ -26,6 +26,7 @@ from graphmem.db.codec import (
 from graphmem.errors import (
     AuthorizationError,
     RecordNotFoundError,
+    StoreError,
     ValidationError,
 )
 from graphmem.fields import utc_now
@@ -163,6 +164,8 @@ class Eligibility(StoreBase):
 
     MAX_CACHED_RECORDS = 500_000
     MAX_CACHED_ANSWERS = 256
+    MAX_READS = 8
+    """How often a candidates answer is read again when records changed while it was read."""
 
     def __init__(
         self,
@@ -205,6 +208,8 @@ class Eligibility(StoreBase):
         Raises:
             AuthorizationError: the query scope's tenant is not readable by ``principal``.
             ValidationError, NaiveDatetimeError: malformed scope or ``now``.
+            StoreError: the scope's records changed during each of :attr:`MAX_READS` reads
+                (a record is returned only in the state its eligibility was decided on).
         """
         sq = ScopeQuery.build(principal, scope, now)
         params = sq.params()
@@ -214,20 +219,16 @@ class Eligibility(StoreBase):
             updated = self._delta(key, answer, params)
             if updated is not None:
                 return updated
-        self.answer_stats["computed"] += 1
-        row = self.read_values("candidates", **params)[0]
+        for _ in range(self.MAX_READS):
+            self.answer_stats["computed"] += 1
+            row = self.read_values("candidates", **params)[0]
+            ids = row["ids"]
+            if self._fetch_decided(ids, row["fingerprints"], row["revs"]):
+                break
+        else:
+            raise StoreError(f"the records of scope {scope!r} changed during each of "
+                             f"{self.MAX_READS} reads; try again")
         cache = self._records
-        ids, fingerprints, revs = row["ids"], row["fingerprints"], row["revs"]
-        stale = [rid for rid, fp, rev in zip(ids, fingerprints, revs, strict=True)
-                 if cache.get(rid, ((None, -1),))[0] != (fp, rev)]
-        if stale:
-            if len(cache) + len(stale) > self.MAX_CACHED_RECORDS:
-                cache.clear()
-                stale = list(ids)  # every candidate must be rebuilt after a clear
-            for rid, props in self.get_props(stale).items():
-                if not props.get("erased"):
-                    version = (props["fingerprint"], int(props.get("rev") or 0))
-                    cache[rid] = (version, record_from_props(props))
         found = CandidateList.of([cache[rid][1] for rid in ids if rid in cache])
         if len(found.ids) == len(ids):  # else a record changed mid-read: do not reuse this
             with self._answers_lock:
@@ -240,6 +241,35 @@ class Eligibility(StoreBase):
                     candidates=found,
                 )
         return list(found.candidates)
+
+    def _fetch_decided(self, ids: list[str], fingerprints: list[str], revs: list[int]
+                       ) -> bool:
+        """Cache the records ``candidates.cypher`` decided on, at the versions it decided on.
+
+        Records the cache lacks at that (fingerprint, rev) are read in a second query; one
+        that changed in between (a retraction or write by another client committed after the
+        eligibility decision, so its properties are no longer the ones decided on) makes the
+        answer unusable: False, and the caller reads again. Every query that changes a
+        record bumps its ``rev``, so an equal version is the state that was decided on.
+        """
+        cache = self._records
+        decided = {rid: (fp, int(rev)) for rid, fp, rev in zip(ids, fingerprints, revs,
+                                                                 strict=True)}
+        stale = [rid for rid, v in decided.items() if cache.get(rid, ((None, -1),))[0] != v]
+        if not stale:
+            return True
+        if len(cache) + len(stale) > self.MAX_CACHED_RECORDS:
+            cache.clear()
+            stale = list(ids)  # every candidate must be rebuilt after a clear
+        fetched = self.get_props(stale)
+        consistent = len(fetched) == len(stale)
+        for rid, props in fetched.items():
+            version = (props["fingerprint"], int(props.get("rev") or 0))
+            if version != decided[rid]:
+                consistent = False
+            elif not props.get("erased"):
+                cache[rid] = (version, record_from_props(props))
+        return consistent
 
     def _delta(self, key: tuple[str, tuple[str, ...], int], answer: _Answer,
                params: dict[str, Any]) -> list[Candidate] | None:
@@ -264,6 +294,8 @@ class Eligibility(StoreBase):
         touched = {d[0] for d in row["decided"]}
         wanted = {rid: ((fp, int(rev)), props)
                   for rid, active, fp, rev, props in row["decided"] if active}
+        if any((p.get("fingerprint"), int(p.get("rev") or 0)) != v for v, p in wanted.values()):
+            return None  # a record changed while this query read it: compute in full
         stale = [(rid, v, props) for rid, (v, props) in wanted.items()
                  if cache.get(rid, ((None, -1),))[0] != v]
         if len(cache) + len(stale) > self.MAX_CACHED_RECORDS:
