@@ -7,6 +7,7 @@ from contextlib import suppress
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -200,8 +201,9 @@ def test_retrievals_share_one_stored_candidate_set(memory: Memory) -> None:
     assert sorted(logged["candidate_ids"]) == [f"m{i}" for i in range(5)]
 
 
+@pytest.mark.parametrize("change", ["retract", "erase"])
 def test_a_record_changed_between_the_decision_and_its_read_is_never_returned(
-        memory: Memory) -> None:
+        memory: Memory, change: str) -> None:
     """candidates.cypher decides on ids and versions; the records the client lacks are read
     in a second query. A retraction that commits in between (the soak saw one) must not
     return the retracted record as a candidate: the answer is read again."""
@@ -214,8 +216,12 @@ def test_a_record_changed_between_the_decision_and_its_read_is_never_returned(
 
     def racing(ids: Any) -> dict[str, dict[str, Any]]:
         calls.append(list(ids))
-        if len(calls) == 1:  # another client retracts right after the decision
-            other.retract("r1", by="other", reason="wrong")
+        if len(calls) == 1:  # another client changes r1 right after the decision
+            if change == "retract":
+                other.retract("r1", by="other", reason="wrong")
+            else:  # a deletion walk leaves a tombstone without content or fingerprint
+                other.apply_deletion(other.plan_deletion(["r1"], requested_by="p",
+                                                         reason="r"))
         return read_props(ids)
 
     memory.store.get_props = racing  # type: ignore[method-assign]

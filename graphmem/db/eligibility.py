@@ -264,11 +264,12 @@ class Eligibility(StoreBase):
         fetched = self.get_props(stale)
         consistent = len(fetched) == len(stale)
         for rid, props in fetched.items():
-            version = (props["fingerprint"], int(props.get("rev") or 0))
+            # a tombstone (erased in between) has no fingerprint, and a new rev
+            version = (props.get("fingerprint"), int(props.get("rev") or 0))
             if version != decided[rid]:
                 consistent = False
             elif not props.get("erased"):
-                cache[rid] = (version, record_from_props(props))
+                cache[rid] = (decided[rid], record_from_props(props))
         return consistent
 
     def _delta(self, key: tuple[str, tuple[str, ...], int], answer: _Answer,
