@@ -101,9 +101,11 @@ class AttributionLog:
         scope_json = json.dumps(state.memory_scope, sort_keys=True)
         key: _SetKey = (scope_json, tuple(sorted(principal.tenants)), principal.clearance.value)
         digest = hashlib.sha256(json.dumps([tenant, *t.candidate_ids]).encode()).hexdigest()
-        ids = frozenset(t.candidate_ids)
+        last = self._last.get(key)
+        current = last is not None and last[0] == digest  # the usual reused read: no set work
+        ids = frozenset() if current else frozenset(t.candidate_ids)
         stored = digest in self._candidate_sets
-        base = None if stored else self._last.get(key)
+        base = None if stored else last
         added: list[str] = []
         removed: list[str] = []
         if base is not None:
@@ -138,7 +140,7 @@ class AttributionLog:
             self._candidate_sets.clear()
             self._last.clear()
         self._candidate_sets.add(digest)
-        if t.triggered:
+        if t.triggered and not current:
             self._last[key] = (digest, ids, depth)
 
     def log_attribution(self, name: str, retrieval_id: str, action_id: str,
