@@ -5,8 +5,10 @@
 // decodes far faster than one Bolt record per candidate. The client rebuilds only records
 // it has not cached at that version (every query that changes a record bumps r.rev).
 // Also returns what the client needs to reuse this answer exactly (Neo4jStore.candidates):
-// versions: [key, epoch, rev] of every visible Scope, read before any record (every query
-// that changes a record, or creates or erases one, bumps the rev of the record's Scope);
+// versions: [key, epoch, rev, wslots] of every visible Scope, read before any record (every
+// query that changes a record, or creates or erases one, bumps the rev of the record's
+// ScopeVersion, except a policy write, which bumps its write slot's seq: wslots, from
+// parts/write_slot_versions.cypher; $slots: graphmem.db.slots.SLOTS);
 // lo_* / hi_*: the latest validity boundary (created_at, valid_from or expires_at of any
 // record in the visible scopes) at or before $now, and the earliest after it. Between two
 // boundaries, and while no version moves, the answer cannot change.
@@ -17,8 +19,10 @@
 MATCH (s:Scope {tenant: $tenant})
 WHERE $tenant IN $tenants AND all(p IN s.pairs WHERE p IN $pairs)
 OPTIONAL MATCH (sv:ScopeVersion {key: s.key})
+{{write_slot_versions}}
 WITH collect(s) AS scopes,
-     collect([s.key, coalesce(sv.epoch, s.epoch, ''), coalesce(sv.rev, s.rev, 0)]) AS versions
+     collect([s.key, coalesce(sv.epoch, s.epoch, ''), coalesce(sv.rev, s.rev, 0), wslots])
+       AS versions
 CALL (scopes) {
   UNWIND scopes AS s
   MATCH (s)<-[:IN_SCOPE]-(r:Record)

@@ -1,9 +1,11 @@
 // What changed in a cached candidates answer (candidates.cypher), read without reading the
 // records that did not change (issue 15: the read right after a write). Same parameters as
-// candidates.cypher, and $known: the [key, epoch, rev] versions the cached answer was computed
-// at. Every query that changes a record bumps its ScopeVersion's rev and stamps the record
-// with it (r.stamp), so the records a visible scope changed since rev k are those with
-// stamp > k (all of a scope the answer did not know). Their predecessors (SUPERSEDES) are
+// candidates.cypher, and $known: the [key, epoch, rev, wslots] versions the cached answer was
+// computed at. Every query that changes a record bumps its ScopeVersion's rev and stamps the
+// record with it (r.stamp), except a policy write, which stamps its new record with its write
+// slot's index and seq (r.wslot, r.wseq: record_write.cypher). So the records a visible scope
+// changed since version (k, seqs) are those with stamp > k or wseq > seqs[wslot] (all of a
+// scope the answer did not know). Their predecessors (SUPERSEDES) are
 // looked at too: a new or changed successor is the only way a record's status changes without
 // the record itself changing (rule 4). Each touched record is then decided with exactly the
 // rules of candidates.cypher (keep the two in step), and its times are returned as boundaries.
@@ -13,17 +15,29 @@
 MATCH (s:Scope {tenant: $tenant})
 WHERE $tenant IN $tenants AND all(p IN s.pairs WHERE p IN $pairs)
 OPTIONAL MATCH (sv:ScopeVersion {key: s.key})
-WITH s, [s.key, coalesce(sv.epoch, s.epoch, ''), coalesce(sv.rev, s.rev, 0)] AS version
+{{write_slot_versions}}
+WITH s, [s.key, coalesce(sv.epoch, s.epoch, ''), coalesce(sv.rev, s.rev, 0), wslots] AS version
 WITH collect(s) AS scopes, collect(version) AS versions,
-     collect([s, [k IN $known WHERE k[0] = version[0] AND k[1] = version[1] | k[2]],
-              version[2]]) AS plan
+     collect([s, [k IN $known WHERE k[0] = version[0] AND k[1] = version[1]], version])
+       AS plan
 CALL (plan) {
   UNWIND plan AS step
-  WITH step[0] AS s, step[2] AS rev,
-       CASE WHEN size(step[1]) = 0 THEN -1 ELSE step[1][0] END AS since
-  WITH s, since WHERE since < rev  // an unchanged scope is not read
+  WITH step[0] AS s, step[2] AS version,
+       CASE WHEN size(step[1]) = 0 THEN null ELSE step[1][0] END AS known
+  // since: the rev the answer knew (-1: the scope is new to it, read all of it); seqs[i]:
+  // the seq it knew of slot i (0 when the slot did not exist then; -1 when the slot was
+  // created again since, then the caller computes in full anyway)
+  WITH s, version[2] AS rev, version[3] AS now_slots,
+       CASE WHEN known IS NULL THEN -1 ELSE known[2] END AS since,
+       [i IN range(0, $slots - 1) |
+        CASE WHEN known IS NULL THEN -1
+             ELSE head([k IN known[3] WHERE k[0] = i |
+                        CASE WHEN k[1] = head([w IN version[3] WHERE w[0] = i | w[1]])
+                             THEN k[2] WHEN k[1] = '' THEN 0 ELSE -1 END] + [-1]) END] AS seqs
+  WITH s, since, seqs WHERE since < rev  // an unchanged scope is not read
+    OR any(w IN now_slots WHERE w[2] > seqs[w[0]])
   MATCH (s)<-[:IN_SCOPE]-(r:Record)
-  WHERE coalesce(r.stamp, 0) > since
+  WHERE coalesce(r.stamp, 0) > since OR (r.wslot IS NOT NULL AND r.wseq > seqs[r.wslot])
   OPTIONAL MATCH (r)-[:SUPERSEDES]->(p:Record)
   WITH collect(r) + collect(p) AS both
   UNWIND both AS t

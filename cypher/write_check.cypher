@@ -1,36 +1,7 @@
-// The first statement of a policy write (issue 15): lock the write's slots, then read what
-// the policy decides on. $slots: sorted WriteSlot keys (graphmem.db.slots), locked in that
-// order, so two writers never wait on each other in a cycle. A slot is a hash bucket of the
-// scope and the proposal's dedup key (and thread): two identical proposals share a slot, so
-// the second reads duplicates only after the first committed (exactly one PERSIST), while
-// writers of different contents into one scope rarely share one and run side by side.
-// MATCH then SET takes the exclusive lock at once (no shared lock to upgrade).
-// $ids: the proposal's id and the ids it references (records_existing);
-// $scope_key, $dedup_key, $now: active records of the scope with that dedup key (SPEC
-// section 6; status rules 2 and 4 as in candidates.cypher, the scope itself as the query
-// scope: a successor in a narrower scope or another tenant does not supersede there);
-// $evidence_ids: records_get.
-CALL () {
-  UNWIND $slots AS key
-  MATCH (l:WriteSlot {key: key})
-  SET l.seq = coalesce(l.seq, 0) + 1
-  RETURN count(l) AS locked
-}
-CALL () {
-  UNWIND $ids AS id
-  MATCH (r:Record {id: id})
-  RETURN collect({id: r.id, fingerprint: r.fingerprint, erased: r.erased}) AS existing
-}
-CALL () {
-  MATCH (s:Scope {key: $scope_key})<-[:IN_SCOPE]-(r:Record {dedup_key: $dedup_key})
-  WHERE {{record_live}}
-    AND NOT EXISTS {
-      MATCH (r)<-[:SUPERSEDES]-(succ:Record)-[:IN_SCOPE]->(ss:Scope {tenant: s.tenant})
-      WHERE all(p IN ss.pairs WHERE p IN s.pairs)
-        AND {{successor_effective}}
-    }
-  RETURN collect(r.id) AS duplicates
-}
+// The first statement of a policy write (issue 15): {{write_probe}} locks the write's slots
+// and reads the stored ids and the active duplicates; $evidence_ids: records_get. The
+// transaction then stores the record with record_write.cypher, or logs a DISCARD.
+{{write_probe}}
 CALL () {
   UNWIND $evidence_ids AS id
   MATCH (r:Record {id: id})

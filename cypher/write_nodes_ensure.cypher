@@ -12,7 +12,7 @@ WITH s
 CALL () {
   UNWIND range(0, $slots - 1) AS i
   MERGE (l:WriteSlot {key: $key + '#' + toString(i)})
-    ON CREATE SET l.tenant = $tenant
+    ON CREATE SET l.tenant = $tenant, l.epoch = randomUUID()
 }
 CALL () {
   UNWIND $groups AS g

@@ -2,5 +2,5 @@
 // this client created them with write_nodes_ensure.cypher). $keys: slot keys; $tenant.
 UNWIND $keys AS key
 MERGE (l:WriteSlot {key: key})
-  ON CREATE SET l.tenant = $tenant
+  ON CREATE SET l.tenant = $tenant, l.epoch = randomUUID()
 RETURN count(l) AS slots

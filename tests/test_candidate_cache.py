@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from graphmem.client import Memory
 from graphmem.db.store import Neo4jStore
 from graphmem.errors import PolicyError
-from graphmem.models import MemoryRecord, Principal, Sensitivity
+from graphmem.models import Authority, MemoryRecord, Principal, Sensitivity
+from graphmem.write.policy import WriteDisposition
 
 from .conftest import wipe
 from .oracle import Stored
@@ -37,6 +38,12 @@ ops = st.one_of(
     st.tuples(st.just("successor"), st.integers(0, 20), st.sampled_from([None, *TIMES]),
               st.booleans(), st.sampled_from(TIMES)),
     st.tuples(st.just("delete"), st.integers(0, 20)),
+    # policy writes (issue 15: stamped with their write slot's seq, not the ScopeVersion's
+    # rev): a successor, or a new observation (sometimes a duplicate, discarded)
+    st.tuples(st.just("write"), st.integers(0, 20), st.sampled_from([None, *TIMES]),
+              st.booleans(), st.sampled_from(TIMES)),
+    st.tuples(st.just("observe"), st.integers(0, 20), st.integers(0, 2),
+              st.sampled_from(TIMES)),
 )
 
 
@@ -57,6 +64,22 @@ def apply(writer: Memory, ids: list[str], op: tuple[Any, ...], serial: int) -> N
             asserts="k" if op[3] else None, asserted_value=f"v{serial}" if op[3] else None)
         writer.put(new)
         ids.append(new.id)
+    elif op[0] == "write":
+        old = writer.get(target)
+        writer.write(MemoryRecord(
+            id=f"w{serial}", kind="semantic", content=f"written successor {serial}",
+            created_at=op[4], scope=old.scope, valid_from=op[2], supersedes=(target,),
+            authority=Authority.VERIFIED_OUTCOME, asserts="k" if op[3] else None,
+            asserted_value=f"v{serial}" if op[3] else None), by="test", now=op[4])
+        ids.append(f"w{serial}")
+    elif op[0] == "observe":
+        old = writer.get(target)
+        decision = writer.write(MemoryRecord(
+            id=f"o{serial}", kind="episodic", content=f"observation number {op[2]}",
+            created_at=op[3], scope=old.scope, authority=Authority.VERIFIED_OUTCOME),
+            by="test", now=op[3])
+        if decision.disposition is WriteDisposition.PERSIST:
+            ids.append(f"o{serial}")
     else:
         plan = writer.plan_deletion([target], requested_by="test", reason="cache test")
         writer.apply_deletion(plan)

@@ -135,11 +135,24 @@ def test_every_query_that_changes_a_record_bumps_its_rev() -> None:
     assert not offenders, offenders
 
 
+def _slot_stamped(body: str) -> bool:
+    """``body`` creates its Record ``r`` stamped with WriteSlot ``l``'s index and seq, and sets
+    no property of a record it matched (a slot stamp marks new records only)."""
+    # (write_new's probe also matches records as `r`, inside subqueries of their own)
+    matched = set(re.findall(r"MATCH \((\w+):Record\b", body)) - {"r"}
+    return ("MATCH (l:WriteSlot {key: $slot})" in body and "r.wseq = l.seq" in body
+            and "r.wslot = $slot_index" in body and "CREATE (r:Record)" in body
+            and not any(re.search(rf"\b{v}\.\w+\s*=(?!=)", body) for v in matched))
+
+
 def test_every_query_that_changes_a_record_bumps_its_scope() -> None:
     """Neo4jStore.candidates reuses an answer while the visible Scopes keep their versions:
     a query that sets, creates or deletes a Record must bump the rev of its ScopeVersion node
-    (the record's own). Queries that only add edges (edges_*, assertions_link) run in the same
-    transaction as records_create or record_recompute, which bump it."""
+    (the record's own), or, a policy write (issue 15), create its record stamped with the
+    sequence of a write slot that the transaction locked and bumped (write_check.cypher);
+    candidates reads those slots' versions too. Queries that only add edges (edges_*,
+    assertions_link) run in the same transaction as records_create or record_recompute,
+    which bump it."""
     clause = re.compile(r"\bSET\b(.*?)(?=\b(?:MATCH|WITH|RETURN|CALL|UNWIND|CREATE|MERGE|WHERE|"
                         r"OPTIONAL|DELETE|DETACH|FOREACH|REMOVE)\b|\}|$)", re.S)
     offenders, checked = [], []
@@ -155,9 +168,19 @@ def test_every_query_that_changes_a_record_bumps_its_scope() -> None:
             continue
         checked.append(name)
         scopes = set(re.findall(r"\((\w+):ScopeVersion\b", body))
-        if not any(_bumps(body, v) for v in scopes):
+        if not any(_bumps(body, v) for v in scopes) and not _slot_stamped(body):
             offenders.append(name)
     assert not offenders, offenders
+    assert [n for n in checked if _slot_stamped(cypher.text(n))] == ["record_write",
+                                                                      "write_new"]
+    # the slot is locked and its seq bumped first: by write_check in record_write's
+    # transaction, by write_new itself
+    for name in ("write_check", "write_new"):
+        body = cypher.text(name)
+        assert 0 <= body.find("SET l.seq = coalesce(l.seq, 0) + 1") < body.find(
+            "RETURN count(l) AS locked"), name
+    for name in ("candidates", "candidates_delta"):
+        assert cypher.part("write_slot_versions") in cypher.text(name), name
     # the rule did look at the queries it is about
     assert {"records_create", "record_retract", "record_expire", "record_set_quarantine",
             "record_recompute", "deletion_erase_records", "deletion_redact_records",

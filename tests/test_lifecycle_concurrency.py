@@ -23,9 +23,11 @@ LATER = T0 + timedelta(days=10)
 ACME = Principal(tenants=frozenset({"acme"}))
 SCOPE = {"tenant": "acme"}  # also the LangGraph store's tenant-wide lock scope
 WORKERS, ROUNDS = 6, 4
-#: version bumps per round: write, retract, expire, supersede (its successor's write),
-#: promote, erase (deletion_erase_records), mark the derived child (deletion_mark), recompute
-BUMPS = 8
+#: ScopeVersion bumps per round: retract, expire, promote, erase (deletion_erase_records),
+#: mark the derived child (deletion_mark), recompute; and write slot stamps per round (a
+#: policy write stamps its record with its slot's seq, record_write.cypher): the write, and
+#: supersede's successor
+BUMPS, SLOT_STAMPS = 6, 2
 
 
 def rec(rid: str, **over: Any) -> dict[str, Any]:
@@ -51,6 +53,19 @@ def stamps(memory: Memory) -> list[int]:
         "MATCH (:Scope {key: $key})<-[:IN_SCOPE]-(r:Record) RETURN r.stamp AS stamp",
         key=scope_key(SCOPE), database_=memory.store.database)[0]
     return [row["stamp"] for row in rows]
+
+
+def slot_stamps(memory: Memory) -> tuple[list[tuple[int, int]], dict[int, int]]:
+    """The (wslot, wseq) stamps of the scope's records, and each write slot's seq by index."""
+    key = scope_key(SCOPE)
+    rows = memory.store.driver.execute_query(
+        "MATCH (:Scope {key: $key})<-[:IN_SCOPE]-(r:Record) WHERE r.wseq IS NOT NULL "
+        "RETURN r.wslot AS slot, r.wseq AS seq", key=key, database_=memory.store.database)[0]
+    slots = memory.store.driver.execute_query(
+        "MATCH (l:WriteSlot) WHERE l.key STARTS WITH $prefix RETURN l.key AS key, l.seq AS seq",
+        prefix=key + "#", database_=memory.store.database)[0]
+    return ([(row["slot"], row["seq"]) for row in rows],
+            {int(row["key"].rsplit("#", 1)[1]): row["seq"] or 0 for row in slots})
 
 
 def test_lifecycle_transitions_and_writes_in_one_scope_never_retry(
@@ -119,8 +134,12 @@ def test_lifecycle_transitions_and_writes_in_one_scope_never_retry(
     end = scope_version(memory)
     assert end["epoch"] == start["epoch"]
     assert end["rev"] == start["rev"] + WORKERS * ROUNDS * BUMPS
-    moved = [s for s in stamps(memory) if s > start["rev"]]
+    moved = [s for s in stamps(memory) if s is not None and s > start["rev"]]
     assert len(moved) == len(set(moved)) == WORKERS * ROUNDS * (BUMPS - 1)
+    # every policy write stamped its record with a seq of its slot of its own, none lost
+    written, seqs = slot_stamps(memory)
+    assert len(written) == len(set(written)) == WORKERS * ROUNDS * SLOT_STAMPS
+    assert all(0 < seq <= seqs[slot] for slot, seq in written)
     kv = GraphmemStore(memory, principal=ACME, tenant="acme")
     for w in range(WORKERS):
         items = {k: kv.get(("notes", f"w{w}"), k) for k in (f"k{i}" for i in range(ROUNDS))}

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from graphmem.client import Memory
-from graphmem.errors import RecordConflictError
+from graphmem.errors import DanglingReferenceError, RecordConflictError
 from graphmem.models import Principal
 from graphmem.write.policy import WriteDisposition
 from tests.conftest import Neo4jUnderTest, race
@@ -95,3 +95,64 @@ def test_a_refused_write_into_a_new_scope_creates_nothing(memory: Memory) -> Non
         "MATCH (n:ScopeVersion|WriteSlot) RETURN count(n) AS n",
         database_=memory.store.database)[0][0]["n"]
     assert nodes == 1  # the ScopeVersion of {"tenant": "acme"}
+
+
+class Spy:
+    """Records the names of the statements and transactions a store runs (its own methods,
+    wrapped: the store underneath is the real one)."""
+
+    def __init__(self, memory: Memory) -> None:
+        self.names: list[str] = []
+        store = memory.store
+        write, transaction = store.write, store.transaction
+
+        def spy_write(name: str, **params: Any) -> list[dict[str, Any]]:
+            self.names.append(name)
+            return write(name, **params)
+
+        def spy_transaction(name: str, work: Any) -> Any:
+            self.names.append("tx:" + name)
+            return transaction(name, work)
+
+        store.write = spy_write  # type: ignore[method-assign]
+        store.transaction = spy_transaction  # type: ignore[method-assign]
+
+
+def test_a_new_record_is_one_statement_and_everything_else_is_decided_in_full(
+        memory: Memory) -> None:
+    """Issue 15: the agent loop's write (a new record, no duplicate) is write_new.cypher
+    alone; a duplicate, a stored id, a missing or erased reference and a threaded record
+    write nothing there and are decided by the full transaction, with the same outcomes."""
+    memory.write(rec("seed"), now=T0)  # the scope's nodes exist from here on
+    spy = Spy(memory)
+
+    def outcome(proposal: dict[str, Any]) -> tuple[list[str], str]:
+        spy.names.clear()
+        decision = memory.write(proposal, now=T0)
+        return list(spy.names), decision.disposition.value
+
+    assert outcome(rec("a")) == (["write_new"], "PERSIST")
+    assert outcome(rec("q", authority="model_inferred")) == (["write_new"], "QUARANTINE")
+    assert outcome(rec("b", supersedes=["a"], content="newer deploy note")) == (
+        ["write_new"], "PERSIST")
+    # a's content again: b superseded a, and only an active record is a duplicate
+    assert outcome(rec("c", content="observation a about the deploy")) == (
+        ["write_new"], "PERSIST")
+    assert outcome(rec("d", content="newer deploy note")) == (
+        ["write_new", "tx:write"], "DISCARD")  # b's content, b is active
+    assert outcome(rec("a")) == (["write_new", "tx:write"], "DISCARD")  # identical, stored
+    before = memory.store.counts()
+    with pytest.raises(RecordConflictError):
+        memory.write(rec("a", content="other content"), now=T0)
+    with pytest.raises(DanglingReferenceError):
+        memory.write(rec("e", supersedes=["nowhere"]), now=T0)
+    plan = memory.plan_deletion(["q"], requested_by="test", reason="forget")
+    memory.apply_deletion(plan)
+    after_erase = memory.store.counts()
+    with pytest.raises(DanglingReferenceError):
+        memory.write(rec("f", derived_from=["q"]), now=T0)
+    assert memory.store.counts() == after_erase and after_erase["Record"] == before["Record"]
+    assert outcome(rec("t", thread="conv", position=0)) == (["tx:write"], "PERSIST")
+    assert outcome(rec("proc", kind="procedural", authority="model_inferred",
+                       evidence_ids=["a"])) == (["tx:write"], "QUARANTINE")
+    assert visible(memory) == {"seed", "b", "c", "t"}

@@ -9,7 +9,8 @@ The folder is found in a checkout (``<repo>/cypher``) and in an installed wheel
 
 A condition that several queries must state identically (what makes a record live, when a
 successor supersedes: SPEC section 4) is written once, in ``cypher/parts/<name>.cypher``, and
-a query names it as ``{{name}}``; :func:`text` puts it in, in parentheses. Parts are file
+a query names it as ``{{name}}``; :func:`text` puts it in, in parentheses (a part made of
+clauses, such as a subquery, goes in as it is; a part may name other parts). Parts are file
 text like the queries, never built from values.
 """
 
@@ -52,7 +53,15 @@ def text(name: str) -> LiteralString:
     if name not in names():
         raise KeyError(f"no Cypher query named {name!r}")
     body = _strip((cypher_dir() / f"{name}.cypher").read_text(encoding="utf-8"))
-    return _literal(_PART.sub(lambda m: f"({part(m.group(1))})", body))
+    return _literal(_PART.sub(lambda m: _inserted(part(m.group(1))), body))
+
+
+def _inserted(part_text: str) -> str:
+    return part_text if part_text.startswith(_CLAUSES) else f"({part_text})"
+
+
+#: A part that starts with one of these is clauses, put in as it is; any other is a condition.
+_CLAUSES = ("CALL", "MATCH", "OPTIONAL", "WITH", "UNWIND")
 
 
 @cache
@@ -66,7 +75,9 @@ def part(name: str) -> str:
     path = cypher_dir() / "parts" / f"{name}.cypher"
     if not path.is_file():
         raise KeyError(f"no Cypher part named {name!r}")
-    return _strip(path.read_text(encoding="utf-8"))
+    # a part may name other parts (write_probe names record_live)
+    return _PART.sub(lambda m: _inserted(part(m.group(1))),
+                     _strip(path.read_text(encoding="utf-8")))
 
 
 def _strip(raw: str) -> str:

@@ -23,6 +23,7 @@ from graphmem.db.codec import (
     scope_pairs,
     to_native,
 )
+from graphmem.db.slots import SLOTS
 from graphmem.errors import (
     AuthorizationError,
     RecordNotFoundError,
@@ -192,12 +193,14 @@ class Eligibility(StoreBase):
 
         The answer of ``cypher/candidates.cypher`` is reused, without reading a record, while
         it is provably the same: every Scope the query scope sees still has the version
-        (``epoch``, ``rev``) it had when the answer was computed (every query that changes,
-        creates or erases a record bumps its Scope's ``rev``; ``tests/test_cypher_catalogue.py``
-        checks that), and ``now`` lies between the same two validity boundaries
-        (``created_at``/``valid_from``/``expires_at`` of the records in those scopes: a record
-        created after ``now`` is NOT_YET_VALID, SPEC section 4 rule 2). Checking costs one
-        index seek over the tenant's Scope nodes, in ``cypher/candidates_delta.cypher``,
+        (``epoch``, ``rev``, and the ``epoch`` and ``seq`` of each of its write slots) it had
+        when the answer was computed (every query that changes, creates or erases a record
+        bumps its ScopeVersion's ``rev``, or, a policy write, its write slot's ``seq``;
+        ``tests/test_cypher_catalogue.py`` checks that), and ``now`` lies between the same two
+        validity boundaries (``created_at``/``valid_from``/``expires_at`` of the records in
+        those scopes: a record created after ``now`` is NOT_YET_VALID, SPEC section 4 rule 2).
+        Checking costs an index seek over the tenant's Scope nodes and their write slots, in
+        ``cypher/candidates_delta.cypher``,
         which also reads what changed when a version moved (:meth:`_delta`).
 
         Args:
@@ -221,7 +224,7 @@ class Eligibility(StoreBase):
                 return updated
         for _ in range(self.MAX_READS):
             self.answer_stats["computed"] += 1
-            row = self.read_values("candidates", **params)[0]
+            row = self.read_values("candidates", slots=SLOTS, **params)[0]
             ids = row["ids"]
             if self._fetch_decided(ids, row["fingerprints"], row["revs"]):
                 break
@@ -282,14 +285,13 @@ class Eligibility(StoreBase):
         cached answer itself when no version moved (the query then reads no record: one
         index seek over the tenant's Scope nodes, and one round trip either way).
         """
-        known = [list(v) for v in answer.versions]
-        row = self.read_values("candidates_delta", known=known, **params)[0]
+        known = [[k, e, r, [list(w) for w in ws]] for k, e, r, ws in answer.versions]
+        row = self.read_values("candidates_delta", known=known, slots=SLOTS, **params)[0]
         versions = _versions(row["versions"])
         if versions == answer.versions:
             self.answer_stats["reused"] += 1
             return list(answer.candidates.candidates)
-        epochs = {k: e for k, e, _ in versions}
-        if any(epochs.get(k) != e for k, e, _ in answer.versions):
+        if not _same_epochs(answer.versions, versions):
             return None
         cache = self._records
         touched = {d[0] for d in row["decided"]}
@@ -346,7 +348,7 @@ class _Answer:
     """A candidates answer and the conditions under which it is still exact: the visible
     Scopes' versions are unchanged and ``lo <= now < hi`` (None: unbounded)."""
 
-    versions: tuple[tuple[str, str, int], ...]
+    versions: tuple[Version, ...]
     lo: datetime | None
     hi: datetime | None
     candidates: CandidateList
@@ -355,8 +357,29 @@ class _Answer:
         return (self.lo is None or self.lo <= now) and (self.hi is None or now < self.hi)
 
 
-def _versions(rows: list[list[Any]]) -> tuple[tuple[str, str, int], ...]:
-    return tuple(sorted((str(k), str(e), int(r)) for k, e, r in rows))
+#: A visible Scope's version: (key, epoch, rev, write slots as (index, epoch, seq) in index
+#: order), from candidates.cypher (see its header).
+Version = tuple[str, str, int, tuple[tuple[int, str, int], ...]]
+
+
+def _versions(rows: list[list[Any]]) -> tuple[Version, ...]:
+    return tuple(sorted(
+        (str(k), str(e), int(r), tuple(sorted((int(i), str(se), int(q)) for i, se, q in w)))
+        for k, e, r, w in rows))
+
+
+def _same_epochs(known: tuple[Version, ...], now: tuple[Version, ...]) -> bool:
+    """True if every scope and write slot ``known`` has is the same node now: its epoch has not
+    changed (a slot that did not exist then, epoch '', may have been created since)."""
+    scopes = {v[0]: v for v in now}
+    for key, epoch, _, wslots in known:
+        current = scopes.get(key)
+        if current is None or current[1] != epoch:
+            return False
+        epochs = {i: e for i, e, _ in current[3]}
+        if any(e and epochs.get(i) != e for i, e, _ in wslots):
+            return False
+    return True
 
 
 def _bound(pick: Callable[[list[datetime]], datetime], *values: Any) -> datetime | None:

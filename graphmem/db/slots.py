@@ -17,9 +17,14 @@ Now:
   transaction instead (``scopes_merge``) and remember them once committed.
 * A write locks only its slots (:func:`slot_keys`): the hash bucket of its scope and dedup
   key (and of its thread), so identical proposals are serialised (the duplicate check stays
-  exactly-once) and others rarely wait; the ScopeVersion lock comes last, from the rev bump
-  to the commit. Lock order everywhere in the write: slots (sorted), Scope, records and
-  Assertion groups, ScopeVersion.
+  exactly-once) and others rarely wait. The write stamps its new record with its slot's
+  sequence (``r.wslot``, ``r.wseq``), bumped when the slot was locked, and does not touch the
+  scope's ScopeVersion: with one version node per scope, writers into one scope committed one
+  at a time (the lock is held to the commit), 1.2x one writer's throughput with 8 writers.
+  Cached eligibility answers read every slot's version beside the ScopeVersion
+  (``cypher/parts/write_slot_versions.cypher``); a slot's ``epoch`` is new whenever its node
+  is created. Lock order everywhere in the write: slots (sorted), Scope, records and
+  Assertion groups (a threaded record, which takes the batch path, then its ScopeVersion).
 
 Every ScopeVersion bump (writes, retract, expire, quarantine, recompute, deletion, migrations,
 the LangGraph store's sequence) locks before it reads: ``SET sv.locked = true``, then
@@ -44,15 +49,27 @@ from graphmem.db.base import StoreBase
 from graphmem.db.codec import assertion_group, dedup_key, scope_key, scope_pairs
 from graphmem.models import MemoryRecord
 
-__all__ = ["SLOTS", "WriteSlots", "slot_keys"]
+__all__ = ["SLOTS", "WriteSlots", "slot_keys", "stamp_slot"]
 
 #: WriteSlot lock nodes per scope: two writers of different contents into one scope wait on
 #: each other with probability about 1/SLOTS.
 SLOTS = 32
 
 
+def _index(text: str) -> int:
+    return zlib.crc32(text.encode("utf-8")) % SLOTS
+
+
 def _slot(key: str, text: str) -> str:
-    return f"{key}#{zlib.crc32(text.encode('utf-8')) % SLOTS}"
+    return f"{key}#{_index(text)}"
+
+
+def stamp_slot(record: MemoryRecord) -> tuple[str, int]:
+    """The key and index (0 to :data:`SLOTS` - 1) of the slot whose sequence stamps a policy
+    write of ``record`` (its dedup slot, one of :func:`slot_keys`): ``record_write.cypher``
+    sets ``r.wslot`` to the index and ``r.wseq`` to the slot's sequence."""
+    index = _index(dedup_key(record))
+    return f"{scope_key(record.scope)}#{index}", index
 
 
 def slot_keys(record: MemoryRecord) -> list[str]:

@@ -1,10 +1,18 @@
 """One proposal through the write policy and into the store, in one transaction (SPEC
 section 6; issue 15: writers into one scope run side by side, and a write is two statements).
 
+A new record that no stored state can refuse (no duplicate, its references stored; the decision
+then depends on the proposal alone) is stored in one statement, ``write_new.cypher``: one round
+trip and one commit, where the transaction below takes four round trips. Anything else that
+statement finds (a stored id, a duplicate, a missing node) writes nothing, and the full
+transaction decides.
+
 The transaction runs ``write_check.cypher`` (lock the write's slots, then read the stored
 ids, the active duplicates and the evidence the policy decides on), then either logs a
 DISCARD or stores the record with ``record_write.cypher`` (record, edges, assertion group,
-decision, and last the scope's version bump). The nodes both only MATCH are created ahead of
+decision, and the record's stamp: its write slot's sequence, which ``write_check`` bumped when
+it locked the slot; the scope's one ScopeVersion is not touched, so writers into one scope do
+not queue on it). The nodes both only MATCH are created ahead of
 the transaction (:mod:`graphmem.db.slots`). A threaded record takes the batch path
 (``create_in_tx``), which relinks its thread.
 """
@@ -27,11 +35,17 @@ from graphmem.db.codec import (
     scope_key,
 )
 from graphmem.db.records import batch_refs
-from graphmem.db.slots import slot_keys
+from graphmem.db.slots import slot_keys, stamp_slot
 from graphmem.db.store import Neo4jStore
 from graphmem.errors import ConstraintViolationError
-from graphmem.models import MemoryRecord
-from graphmem.write.policy import MemoryWriteDecision, WriteDisposition, WritePolicy, decide
+from graphmem.models import MemoryKind, MemoryRecord
+from graphmem.write.policy import (
+    PROCEDURE_EXEMPT_AUTHORITIES,
+    MemoryWriteDecision,
+    WriteDisposition,
+    WritePolicy,
+    decide,
+)
 
 __all__ = ["admit", "admitted_evidence"]
 
@@ -82,6 +96,18 @@ def admit(store: Neo4jStore, policy: WritePolicy, proposal: MemoryRecord | dict[
         store.transaction("write_check", check)
         store.ensure_write_nodes([record])
 
+    fast = _decided_without_stored_state(record, policy)
+    if fast is not None:
+        # The agent loop's write (a new record, no duplicate): one statement, one round trip
+        # and one commit (write_new.cypher). Anything else it finds writes nothing, and the
+        # two-statement transaction below decides.
+        try:
+            if store.write("write_new", **{
+                    **params, **_store_params(record, fingerprint, fast, by=by, at=at)}):
+                return fast
+        except ConstraintViolationError:
+            pass  # a concurrent writer created this id first: decide from what is stored
+
     def work(tx: ManagedTransaction) -> MemoryWriteDecision:
         checked = store.run(tx, "write_check", **params)[0]
         if checked["locked"] < len(slots):  # lock nodes deleted since ensured
@@ -103,7 +129,7 @@ def admit(store: Neo4jStore, policy: WritePolicy, proposal: MemoryRecord | dict[
             store.create_in_tx(tx, [record], quarantined=quarantined,
                                fingerprints={record.id: fingerprint})
             return _log(tx, decision)
-        _store(tx, record_row(record, quarantined, fingerprint), decision)
+        _store(tx, decision)
         return decision
 
     def _log(tx: ManagedTransaction, decision: MemoryWriteDecision) -> MemoryWriteDecision:
@@ -112,16 +138,11 @@ def admit(store: Neo4jStore, policy: WritePolicy, proposal: MemoryRecord | dict[
                   at=at, by=by)
         return decision
 
-    def _store(tx: ManagedTransaction, row: dict[str, Any],
-               decision: MemoryWriteDecision) -> None:
-        gkey = None if record.asserts is None else assertion_group(record.tenant, record.asserts)
-        write = {"row": row, "supersedes": list(record.supersedes),
-                 "derived_from": list(record.derived_from),
-                 "evidence_ids": list(record.evidence_ids), "gkey": gkey,
-                 "decision": {"tenant": record.tenant, "disposition": decision.disposition.value,
-                              "reason": decision.reason, "at": at, "by": by}}
+    def _store(tx: ManagedTransaction, decision: MemoryWriteDecision) -> None:
+        write = _store_params(record, fingerprint, decision, by=by, at=at)
+        gkey = write["gkey"]
         rows = store.run(tx, "record_write", **write)
-        if not rows:  # its Scope or ScopeVersion was deleted since ensured: nothing written
+        if not rows:  # its Scope was deleted since ensured: nothing written
             store.forget_write_nodes(record)
             store.merge_scopes_in_tx(tx, [record])
             rows = store.run(tx, "record_write", **write)
@@ -137,3 +158,32 @@ def admit(store: Neo4jStore, policy: WritePolicy, proposal: MemoryRecord | dict[
         # in another scope): decide again from what is stored now.
         result = store.transaction("write", work)
     return result
+
+
+def _decided_without_stored_state(record: MemoryRecord, policy: WritePolicy
+                                  ) -> MemoryWriteDecision | None:
+    """The write policy's decision for ``record`` if no active duplicate is stored, when that
+    decision depends on nothing else stored (SPEC section 6): None for a threaded record (its
+    position is checked against the thread), a procedure that needs verified supporting
+    episodes (their stored state counts), and a DISCARD (logged by the full transaction)."""
+    if record.thread is not None or (record.kind is MemoryKind.PROCEDURAL
+                                     and record.authority not in PROCEDURE_EXEMPT_AUTHORITIES):
+        return None
+    decision = decide(record, policy=policy)
+    return None if decision.disposition is WriteDisposition.DISCARD else decision
+
+
+def _store_params(record: MemoryRecord, fingerprint: str, decision: MemoryWriteDecision, *,
+                  by: str, at: datetime) -> dict[str, Any]:
+    """The parameters of ``cypher/parts/record_store.cypher`` for storing ``record`` with
+    ``decision`` (PERSIST, or QUARANTINE: stored, never eligible)."""
+    slot, slot_index = stamp_slot(record)
+    quarantined = decision.disposition is WriteDisposition.QUARANTINE
+    return {"row": record_row(record, quarantined, fingerprint), "slot": slot,
+            "slot_index": slot_index, "supersedes": list(record.supersedes),
+            "derived_from": list(record.derived_from),
+            "evidence_ids": list(record.evidence_ids),
+            "gkey": None if record.asserts is None else assertion_group(record.tenant,
+                                                                         record.asserts),
+            "decision": {"tenant": record.tenant, "disposition": decision.disposition.value,
+                         "reason": decision.reason, "at": at, "by": by}}

@@ -1,0 +1,45 @@
+// Part of queries, not a query: `{{record_store}}` stores one policy write (issue 15): the
+// record in its scope, its lineage edges, its assertion group and its write decision, stamped
+// with the sequence of the write's slot (r.wslot, r.wseq). {{write_probe}} locked that slot
+// (and bumped its seq) earlier in the transaction, so the stamp takes no lock of its own:
+// writers into one scope do not queue on the scope's one ScopeVersion node. Cached
+// candidates answers see the new record through the slot's version
+// (parts/write_slot_versions.cypher), delta reads through r.wslot/r.wseq. The Scope,
+// WriteSlot and Assertion nodes are MATCHed, never MERGEd (see records_create.cypher):
+// write_nodes_ensure.cypher created them; nothing is stored when the Scope or the slot is
+// missing. Leaves `r` (the record) and `a` (its Assertion group, or null).
+// $row: a records_create row; $slot: the key of the write's (dedup) slot and $slot_index its
+// index in the scope; $supersedes, $derived_from, $evidence_ids: ids (stored and not erased:
+// the caller checked); $gkey: assertion group or null; $decision: {tenant, disposition,
+// reason, at, by}.
+MATCH (s:Scope {key: $row.scope_key})
+MATCH (l:WriteSlot {key: $slot})
+OPTIONAL MATCH (a:Assertion {gkey: $gkey})
+CREATE (r:Record)-[:IN_SCOPE]->(s)
+SET r = $row.props, r.created_at = datetime($row.times.created_at),
+    r.valid_from = datetime($row.times.valid_from), r.expires_at = datetime($row.times.expires_at),
+    r.wslot = $slot_index, r.wseq = l.seq
+CREATE (:WriteDecision {
+  record_id: $row.props.id, tenant: $decision.tenant, disposition: $decision.disposition,
+  reason: $decision.reason, at: $decision.at, by: $decision.by
+})-[:DECIDED]->(r)
+WITH l, a, r
+CALL (r) {
+  UNWIND $supersedes AS id
+  MATCH (p:Record {id: id})
+  CREATE (r)-[:SUPERSEDES]->(p)
+}
+CALL (r) {
+  UNWIND range(0, size($derived_from) - 1) AS i
+  MATCH (p:Record {id: $derived_from[i]})
+  CREATE (r)-[:DERIVED_FROM {ord: i}]->(p)
+}
+CALL (r) {
+  UNWIND $evidence_ids AS id
+  MATCH (p:Record {id: id})
+  CREATE (r)-[:EVIDENCED_BY]->(p)
+}
+CALL (r, a) {
+  WITH r, a WHERE a IS NOT NULL
+  CREATE (r)-[:ASSERTS]->(a)
+}
