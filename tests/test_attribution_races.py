@@ -13,7 +13,7 @@ import pytest
 from graphmem.client import Memory
 from graphmem.errors import StoreError
 from graphmem.evaluation.funnel import TrialTarget, trials_from_log
-from graphmem.models import MemoryRecord, Principal, Sensitivity
+from graphmem.models import MemoryKind, MemoryRecord, Principal, Sensitivity
 from graphmem.read.attribution import candidate_ids
 from graphmem.read.pipeline import Retrieval
 
@@ -35,7 +35,7 @@ def state(project: str) -> dict[str, object]:
 
 
 def note(rid: str, project: str, sensitivity: Sensitivity = Sensitivity.NORMAL) -> MemoryRecord:
-    return MemoryRecord(id=rid, kind="semantic", content=f"refund policy note {rid}",
+    return MemoryRecord(id=rid, kind=MemoryKind.SEMANTIC, content=f"refund policy note {rid}",
                         created_at=T0, scope=scope(project), sensitivity=sensitivity)
 
 
@@ -162,7 +162,7 @@ def test_candidate_ids_follows_each_delta_from_its_own_base() -> None:
 def test_a_deletion_between_reads_leaves_every_retrieval_readable_and_verified(
         memory: Memory) -> None:
     memory.put_many([note(f"m{i:03d}", "p") for i in range(20)])
-    memory.put(MemoryRecord(id="secret", kind="semantic", content="refund policy CANARY-1",
+    memory.put(MemoryRecord(id="secret", kind=MemoryKind.SEMANTIC, content="refund policy CANARY-1",
                             created_at=T0, scope=scope("p")))
     results = [memory.retrieve(state("p"), principal=HIGH, now=AT)]
     memory.put(note("n1", "p"))

@@ -8,7 +8,7 @@ from datetime import timedelta
 
 from graphmem.client import Memory
 from graphmem.evaluation.funnel import TrialTarget, trials_from_log
-from graphmem.models import MemoryRecord, Principal, Sensitivity
+from graphmem.models import MemoryKind, MemoryRecord, Principal, Sensitivity
 from graphmem.read.attribution import MAX_CHAIN, candidate_ids
 
 from .conftest import wipe
@@ -20,7 +20,7 @@ STATE = {"memory_scope": SCOPE, "goal": "refund policy", "needs_prior_context": 
 
 
 def note(i: int, **extra: object) -> MemoryRecord:
-    return MemoryRecord(id=f"m{i:03d}", kind="semantic", content=f"refund policy note {i}",
+    return MemoryRecord(id=f"m{i:03d}", kind=MemoryKind.SEMANTIC, content=f"refund policy note {i}",
                         created_at=T0, scope=SCOPE, **extra)  # type: ignore[arg-type]
 
 

@@ -18,7 +18,7 @@ from graphmem.errors import (
     RecordNotFoundError,
     ValidationError,
 )
-from graphmem.models import DeferredIntention, IntentionStatus, Principal
+from graphmem.models import DeferredIntention, IntentionStatus, Principal, Sensitivity
 
 from .northwind import lines
 
@@ -167,7 +167,7 @@ def test_expired_cancelled_and_sensitive_intentions_are_not_due(memory: Memory) 
     assert [(h.kind, h.by) for h in memory.intentions.history("cancel-me")] == [
         ("cancel", "ops")]
 
-    cleared = Principal(tenants=frozenset({"acme"}), clearance="confidential")
+    cleared = Principal(tenants=frozenset({"acme"}), clearance=Sensitivity.CONFIDENTIAL)
     assert {i.id for i in memory.due(MIGRATION, principal=cleared, scope=CHECKOUT,
                                      now=just_before)} == {"expiring", "secret"}
     assert {i.id for i in memory.due(MIGRATION, principal=cleared, scope=CHECKOUT,

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphmem.client import Memory
-from graphmem.models import MemoryRecord, Principal, Sensitivity
+from graphmem.models import MemoryKind, MemoryRecord, Principal, Sensitivity
 from graphmem.read.context import thread_context
 from graphmem.read.rankers import get_ranker, order_by_score
 from graphmem.read.steps import (
@@ -36,9 +36,10 @@ _record = st.tuples(st.sampled_from(["refund policy", "Melanie paints", "weather
 
 
 def _records(rows: list[tuple[str, str | None, str, str | None, int]]) -> list[MemoryRecord]:
-    return [MemoryRecord(id=f"r{i:02d}", kind="episodic", content=f"{c} {i}", created_at=T0,
-                         scope=SCOPE, asserts=key, asserted_value=value if key else None,
-                         thread=thread, position=i + pos * 100 if thread else None)
+    return [MemoryRecord(id=f"r{i:02d}", kind=MemoryKind.EPISODIC, content=f"{c} {i}",
+                         created_at=T0, scope=SCOPE, asserts=key,
+                         asserted_value=value if key else None, thread=thread,
+                         position=i + pos * 100 if thread else None)
             for i, (c, key, value, thread, pos) in enumerate(rows)]
 
 
