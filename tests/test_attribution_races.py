@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import threading
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
@@ -39,7 +40,7 @@ def note(rid: str, project: str, sensitivity: Sensitivity = Sensitivity.NORMAL) 
                         created_at=T0, scope=scope(project), sensitivity=sensitivity)
 
 
-def cs_nodes(memory: Memory) -> dict[str, dict[str, object]]:
+def cs_nodes(memory: Memory) -> dict[str, dict[str, Any]]:
     rows = memory.store.driver.execute_query(
         "MATCH (cs:CandidateSet) RETURN cs {.*} AS cs", database_=memory.store.database).records
     return {r["cs"]["digest"]: r["cs"] for r in rows}
@@ -105,8 +106,8 @@ def test_a_set_whose_chain_lost_a_set_is_logged_again_readably(
         results.append(memory.retrieve(state("p"), principal=HIGH, now=AT))
     nodes = cs_nodes(memory)
     top = nodes[max(nodes, key=lambda d: len(nodes[d].get("base_digests") or []))]
-    assert len(top["base_digests"]) == 3  # type: ignore[arg-type]
-    middle = top["base_digests"][1]  # type: ignore[index]
+    assert len(top["base_digests"]) == 3
+    middle = top["base_digests"][1]
     memory.store.driver.execute_query("MATCH (cs:CandidateSet {digest: $d}) DETACH DELETE cs",
                                       d=middle, database_=memory.store.database)
     other = Memory.connect(neo4j_db.settings, start_if_needed=False)
@@ -132,7 +133,7 @@ def test_a_set_of_a_chain_stored_again_on_another_base_keeps_the_chain_right(
     s2 = memory.retrieve(state("p"), principal=HIGH, now=AT)
     nodes = cs_nodes(memory)
     d1 = nodes[next(d for d, n in nodes.items() if len(n.get("base_digests") or []) == 2)][
-        "base_digests"][0]  # type: ignore[index]
+        "base_digests"][0]
     memory.store.driver.execute_query("MATCH (cs:CandidateSet {digest: $d}) DETACH DELETE cs",
                                       d=d1, database_=memory.store.database)
     other = Memory.connect(neo4j_db.settings, start_if_needed=False)
