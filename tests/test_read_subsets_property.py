@@ -14,6 +14,7 @@ from graphmem.models import MemoryKind, MemoryRecord, Principal, Sensitivity
 from graphmem.read.context import thread_context
 from graphmem.read.rankers import get_ranker, order_by_score
 from graphmem.read.steps import (
+    DecisionState,
     RetrievedMemory,
     detect_conflicts,
     fit_to_budget,
@@ -71,6 +72,6 @@ def test_conflicts_partners_and_context_equal_the_full_computation(
         [(m.record.id, m.reason) for m in [*chosen, *context]]
 
 
-def memory_state() -> object:
+def memory_state() -> DecisionState:
     from graphmem.read.pipeline import coerce_state
     return coerce_state(STATE)
