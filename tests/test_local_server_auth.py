@@ -24,6 +24,8 @@ from graphmem.db.launcher import free_port, port_free
 from graphmem.db.settings import ConnectionSettings
 from graphmem.errors import DatabaseAuthError, DatabaseUnavailableError
 
+from .conftest import Neo4jUnderTest
+
 
 def _plain_bind_ok(port: int) -> bool:
     """A bind *without* SO_REUSEADDR: fails while connections on the port are in TIME_WAIT."""
@@ -102,8 +104,8 @@ def test_own_password_file_by_option_or_env(data_dir: Path, tmp_path: Path,
         credentials.read_password(tmp_path / "empty")
 
 
-def test_the_throwaway_server_refuses_a_wrong_password(neo4j_db: object) -> None:
-    settings: ConnectionSettings = neo4j_db.settings  # type: ignore[attr-defined]
+def test_the_throwaway_server_refuses_a_wrong_password(neo4j_db: Neo4jUnderTest) -> None:
+    settings: ConnectionSettings = neo4j_db.settings
     with pytest.raises(DatabaseAuthError) as info:
         Memory.connect(replace(settings, password="not-the-password"), start_if_needed=False)
     assert isinstance(info.value.__cause__, AuthError)
