@@ -287,6 +287,7 @@ def profile_batch(memory: Memory, batch_size: int) -> dict[str, Any]:
               "create_in_tx": "tx: scopes, records, edges, assertion groups",
               "_existing": "server: records_existing query"}
     found: dict[str, float] = {}
+    # pstats.Stats.stats (the raw table) is undocumented, so typeshed does not declare it
     raw: dict[Any, Any] = stats.stats  # type: ignore[attr-defined]
     for (_, _, name), (_, _, _, cum, _) in raw.items():
         if name in wanted:
