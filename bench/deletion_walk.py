@@ -182,6 +182,7 @@ def plan_operators(memory: Memory) -> list[str]:
         for child in node.get("children", []):
             yield from walk(child)
 
+    assert summary.plan is not None, "EXPLAIN always returns a plan"
     return list(walk(summary.plan))
 
 

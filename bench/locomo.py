@@ -58,7 +58,7 @@ from rich.table import Table
 
 from graphmem import Memory
 from graphmem.db.settings import ConnectionSettings
-from graphmem.models import MemoryRecord, Principal
+from graphmem.models import MemoryKind, MemoryRecord, Principal
 from graphmem.read.rankers import (
     BM25_DEFAULTS,
     DEFAULT_RANKER,
@@ -178,7 +178,7 @@ def records_for(conv: Conversation) -> list[MemoryRecord]:
     for t in conv.turns:
         records.append(MemoryRecord(
             id=f"{conv.id}:{t.dia_id}",
-            kind="episodic",
+            kind=MemoryKind.EPISODIC,
             content=t.content,
             created_at=t.at,
             scope={"tenant": conv.id},

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import threading
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
 from graphmem.client import Memory
 from graphmem.errors import StoreError
 from graphmem.evaluation.funnel import TrialTarget, trials_from_log
-from graphmem.models import MemoryRecord, Principal, Sensitivity
+from graphmem.models import MemoryKind, MemoryRecord, Principal, Sensitivity
 from graphmem.read.attribution import candidate_ids
 from graphmem.read.pipeline import Retrieval
 
@@ -35,11 +36,11 @@ def state(project: str) -> dict[str, object]:
 
 
 def note(rid: str, project: str, sensitivity: Sensitivity = Sensitivity.NORMAL) -> MemoryRecord:
-    return MemoryRecord(id=rid, kind="semantic", content=f"refund policy note {rid}",
+    return MemoryRecord(id=rid, kind=MemoryKind.SEMANTIC, content=f"refund policy note {rid}",
                         created_at=T0, scope=scope(project), sensitivity=sensitivity)
 
 
-def cs_nodes(memory: Memory) -> dict[str, dict[str, object]]:
+def cs_nodes(memory: Memory) -> dict[str, dict[str, Any]]:
     rows = memory.store.driver.execute_query(
         "MATCH (cs:CandidateSet) RETURN cs {.*} AS cs", database_=memory.store.database).records
     return {r["cs"]["digest"]: r["cs"] for r in rows}
@@ -105,8 +106,8 @@ def test_a_set_whose_chain_lost_a_set_is_logged_again_readably(
         results.append(memory.retrieve(state("p"), principal=HIGH, now=AT))
     nodes = cs_nodes(memory)
     top = nodes[max(nodes, key=lambda d: len(nodes[d].get("base_digests") or []))]
-    assert len(top["base_digests"]) == 3  # type: ignore[arg-type]
-    middle = top["base_digests"][1]  # type: ignore[index]
+    assert len(top["base_digests"]) == 3
+    middle = top["base_digests"][1]
     memory.store.driver.execute_query("MATCH (cs:CandidateSet {digest: $d}) DETACH DELETE cs",
                                       d=middle, database_=memory.store.database)
     other = Memory.connect(neo4j_db.settings, start_if_needed=False)
@@ -132,7 +133,7 @@ def test_a_set_of_a_chain_stored_again_on_another_base_keeps_the_chain_right(
     s2 = memory.retrieve(state("p"), principal=HIGH, now=AT)
     nodes = cs_nodes(memory)
     d1 = nodes[next(d for d, n in nodes.items() if len(n.get("base_digests") or []) == 2)][
-        "base_digests"][0]  # type: ignore[index]
+        "base_digests"][0]
     memory.store.driver.execute_query("MATCH (cs:CandidateSet {digest: $d}) DETACH DELETE cs",
                                       d=d1, database_=memory.store.database)
     other = Memory.connect(neo4j_db.settings, start_if_needed=False)
@@ -162,7 +163,7 @@ def test_candidate_ids_follows_each_delta_from_its_own_base() -> None:
 def test_a_deletion_between_reads_leaves_every_retrieval_readable_and_verified(
         memory: Memory) -> None:
     memory.put_many([note(f"m{i:03d}", "p") for i in range(20)])
-    memory.put(MemoryRecord(id="secret", kind="semantic", content="refund policy CANARY-1",
+    memory.put(MemoryRecord(id="secret", kind=MemoryKind.SEMANTIC, content="refund policy CANARY-1",
                             created_at=T0, scope=scope("p")))
     results = [memory.retrieve(state("p"), principal=HIGH, now=AT)]
     memory.put(note("n1", "p"))

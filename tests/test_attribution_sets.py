@@ -5,10 +5,11 @@ through chains of any length up to the cap, after the base vanished, and in funn
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 from graphmem.client import Memory
 from graphmem.evaluation.funnel import TrialTarget, trials_from_log
-from graphmem.models import MemoryRecord, Principal, Sensitivity
+from graphmem.models import MemoryKind, MemoryRecord, Principal, Sensitivity
 from graphmem.read.attribution import MAX_CHAIN, candidate_ids
 
 from .conftest import wipe
@@ -19,12 +20,12 @@ SCOPE = {"tenant": "a", "project": "p"}
 STATE = {"memory_scope": SCOPE, "goal": "refund policy", "needs_prior_context": True}
 
 
-def note(i: int, **extra: object) -> MemoryRecord:
-    return MemoryRecord(id=f"m{i:03d}", kind="semantic", content=f"refund policy note {i}",
-                        created_at=T0, scope=SCOPE, **extra)  # type: ignore[arg-type]
+def note(i: int, **extra: Any) -> MemoryRecord:
+    return MemoryRecord(id=f"m{i:03d}", kind=MemoryKind.SEMANTIC, content=f"refund policy note {i}",
+                        created_at=T0, scope=SCOPE, **extra)
 
 
-def sets(memory: Memory) -> list[dict[str, object]]:
+def sets(memory: Memory) -> list[dict[str, Any]]:
     return [r["cs"] for r in memory.store.driver.execute_query(
         "MATCH (cs:CandidateSet) RETURN cs {.*} AS cs", database_=memory.store.database
     ).records]
@@ -44,8 +45,8 @@ def test_a_loop_of_writes_and_reads_logs_deltas_that_read_back_exactly(memory: M
     whole = [s for s in stored if s.get("ids") is not None]
     assert len(stored) == len(results)  # every read after a change has a new set
     assert deltas and len(whole) >= 3  # the first, and two after the cap
-    assert max(len(s["base_digests"]) for s in deltas) == MAX_CHAIN  # type: ignore[arg-type]
-    assert all(len(s["added_ids"]) + len(s["removed_ids"]) <= 2  # type: ignore[arg-type]
+    assert max(len(s["base_digests"]) for s in deltas) == MAX_CHAIN
+    assert all(len(s["added_ids"]) + len(s["removed_ids"]) <= 2
                for s in deltas)
     for result in results:
         logged = memory.get_retrieval(result.trace.retrieval_id)["retrieval"]

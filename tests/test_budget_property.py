@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphmem.models import MemoryRecord
+from graphmem.models import MemoryKind, MemoryRecord
 from graphmem.read.steps import (
     RetrievedMemory,
     conflict_components,
@@ -28,7 +28,7 @@ def candidate_sets(draw: st.DrawFn) -> list[MemoryRecord]:
     for i in range(n):
         keyed = draw(st.booleans())
         out.append(MemoryRecord(
-            id=f"m{i}", kind="semantic", created_at=T0, scope={"tenant": "t"},
+            id=f"m{i}", kind=MemoryKind.SEMANTIC, created_at=T0, scope={"tenant": "t"},
             content=draw(st.text(alphabet="abc xyz", min_size=1, max_size=300)),
             asserts=draw(st.sampled_from(["k1", "k2", "k3"])) if keyed else None,
             asserted_value=draw(st.sampled_from(["1", "2", "3"])) if keyed else None,
@@ -74,11 +74,11 @@ def test_budget_never_splits_never_exceeds_keeps_partners(
 def test_a_group_that_does_not_fit_is_skipped_and_the_next_tried() -> None:
     big = "x" * 400
     records = [
-        MemoryRecord(id="a", kind="semantic", created_at=T0, scope={"tenant": "t"},
+        MemoryRecord(id="a", kind=MemoryKind.SEMANTIC, created_at=T0, scope={"tenant": "t"},
                      content=big, asserts="k", asserted_value="1"),
-        MemoryRecord(id="b", kind="semantic", created_at=T0, scope={"tenant": "t"},
+        MemoryRecord(id="b", kind=MemoryKind.SEMANTIC, created_at=T0, scope={"tenant": "t"},
                      content=big, asserts="k", asserted_value="2"),
-        MemoryRecord(id="c", kind="semantic", created_at=T0, scope={"tenant": "t"},
+        MemoryRecord(id="c", kind=MemoryKind.SEMANTIC, created_at=T0, scope={"tenant": "t"},
                      content="small"),
     ]
     conflicts = detect_conflicts(records)
@@ -91,7 +91,7 @@ def test_a_group_that_does_not_fit_is_skipped_and_the_next_tried() -> None:
 
 def test_transitive_components_stay_whole() -> None:
     def rec(rid: str, key: str, value: str) -> MemoryRecord:
-        return MemoryRecord(id=rid, kind="semantic", created_at=T0, scope={"tenant": "t"},
+        return MemoryRecord(id=rid, kind=MemoryKind.SEMANTIC, created_at=T0, scope={"tenant": "t"},
                             content=rid, asserts=key, asserted_value=value)
 
     # a-b conflict on k1; b... only one key per record, so chain via shared keys
@@ -107,7 +107,7 @@ def test_transitive_components_stay_whole() -> None:
 
 def test_detect_from_materialised_edges_is_filtered_to_candidates() -> None:
     def rec(rid: str, value: str) -> MemoryRecord:
-        return MemoryRecord(id=rid, kind="semantic", created_at=T0, scope={"tenant": "t"},
+        return MemoryRecord(id=rid, kind=MemoryKind.SEMANTIC, created_at=T0, scope={"tenant": "t"},
                             content=rid, asserts="k", asserted_value=value)
 
     records = [rec("a", "1"), rec("b", "1")]

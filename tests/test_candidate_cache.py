@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from graphmem.client import Memory
 from graphmem.db.store import Neo4jStore
 from graphmem.errors import PolicyError
-from graphmem.models import Authority, MemoryRecord, Principal, Sensitivity
+from graphmem.models import Authority, MemoryKind, MemoryRecord, Principal, Sensitivity
 from graphmem.write.policy import WriteDisposition
 
 from .conftest import wipe
@@ -59,15 +59,15 @@ def apply(writer: Memory, ids: list[str], op: tuple[Any, ...], serial: int) -> N
     elif op[0] == "successor":
         old = writer.get(target)
         new = MemoryRecord(
-            id=f"s{serial}", kind="semantic", content=f"successor {serial}", created_at=op[4],
-            scope=old.scope, valid_from=op[2], supersedes=(target,),
+            id=f"s{serial}", kind=MemoryKind.SEMANTIC, content=f"successor {serial}",
+            created_at=op[4], scope=old.scope, valid_from=op[2], supersedes=(target,),
             asserts="k" if op[3] else None, asserted_value=f"v{serial}" if op[3] else None)
         writer.put(new)
         ids.append(new.id)
     elif op[0] == "write":
         old = writer.get(target)
         writer.write(MemoryRecord(
-            id=f"w{serial}", kind="semantic", content=f"written successor {serial}",
+            id=f"w{serial}", kind=MemoryKind.SEMANTIC, content=f"written successor {serial}",
             created_at=op[4], scope=old.scope, valid_from=op[2], supersedes=(target,),
             authority=Authority.VERIFIED_OUTCOME, asserts="k" if op[3] else None,
             asserted_value=f"v{serial}" if op[3] else None), by="test", now=op[4])
@@ -75,7 +75,7 @@ def apply(writer: Memory, ids: list[str], op: tuple[Any, ...], serial: int) -> N
     elif op[0] == "observe":
         old = writer.get(target)
         decision = writer.write(MemoryRecord(
-            id=f"o{serial}", kind="episodic", content=f"observation number {op[2]}",
+            id=f"o{serial}", kind=MemoryKind.EPISODIC, content=f"observation number {op[2]}",
             created_at=op[3], scope=old.scope, authority=Authority.VERIFIED_OUTCOME),
             by="test", now=op[3])
         if decision.disposition is WriteDisposition.PERSIST:
@@ -119,12 +119,12 @@ def test_answers_are_reused_until_a_write_or_a_validity_boundary(memory: Memory)
     scope = {"tenant": "a", "project": "p"}
     later = T0 + timedelta(days=3)
     memory.put_many([
-        MemoryRecord(id="now", kind="semantic", content="valid now", created_at=T0,
+        MemoryRecord(id="now", kind=MemoryKind.SEMANTIC, content="valid now", created_at=T0,
                      scope=scope),
-        MemoryRecord(id="later", kind="semantic", content="valid later", created_at=T0,
+        MemoryRecord(id="later", kind=MemoryKind.SEMANTIC, content="valid later", created_at=T0,
                      scope=scope, valid_from=later),
-        MemoryRecord(id="elsewhere", kind="semantic", content="other project", created_at=T0,
-                     scope={"tenant": "a", "project": "q"}),
+        MemoryRecord(id="elsewhere", kind=MemoryKind.SEMANTIC, content="other project",
+                     created_at=T0, scope={"tenant": "a", "project": "q"}),
     ])
     store, stats = memory.store, memory.store.answer_stats
     at = T0 + timedelta(days=1)
@@ -153,9 +153,10 @@ def test_creation_times_are_validity_boundaries(memory: Memory) -> None:
     scope = {"tenant": "a"}
     born = T0 + timedelta(days=2)
     memory.put_many([
-        MemoryRecord(id="old", kind="semantic", content="old", created_at=T0, scope=scope),
-        MemoryRecord(id="late", kind="semantic", content="late", created_at=born, scope=scope),
-        MemoryRecord(id="new", kind="semantic", content="new", scope=scope,
+        MemoryRecord(id="old", kind=MemoryKind.SEMANTIC, content="old", created_at=T0, scope=scope),
+        MemoryRecord(id="late", kind=MemoryKind.SEMANTIC, content="late", created_at=born,
+                     scope=scope),
+        MemoryRecord(id="new", kind=MemoryKind.SEMANTIC, content="new", scope=scope,
                      created_at=born + timedelta(days=1), supersedes=("old",)),
     ])
     store, stats = memory.store, memory.store.answer_stats
@@ -176,7 +177,8 @@ def test_every_kind_of_write_ends_reuse(memory: Memory) -> None:
     scope = {"tenant": "a"}
     at = T0 + timedelta(days=1)
     names = ["retract", "expire", "quarantine", "successor", "delete", "new"]
-    memory.put_many([MemoryRecord(id=n, kind="semantic", content=n, created_at=T0, scope=scope)
+    memory.put_many([MemoryRecord(id=n, kind=MemoryKind.SEMANTIC, content=n, created_at=T0,
+                                  scope=scope)
                      for n in names[:-1]])
     other = Memory(Neo4jStore(memory.store.driver, database=memory.store.database))
     ops: dict[str, Any] = {
@@ -184,11 +186,11 @@ def test_every_kind_of_write_ends_reuse(memory: Memory) -> None:
         "expire": lambda: other.expire("expire", at=T0, by="t", reason="r"),
         "quarantine": lambda: other.store.set_quarantine("quarantine", True, by="t", reason="r"),
         "successor": lambda: other.put(MemoryRecord(
-            id="succ", kind="semantic", content="s", created_at=T0, scope=scope,
+            id="succ", kind=MemoryKind.SEMANTIC, content="s", created_at=T0, scope=scope,
             supersedes=("successor",))),
         "delete": lambda: other.apply_deletion(
             other.plan_deletion(["delete"], requested_by="t", reason="r")),
-        "new": lambda: other.put(MemoryRecord(id="new", kind="semantic", content="n",
+        "new": lambda: other.put(MemoryRecord(id="new", kind=MemoryKind.SEMANTIC, content="n",
                                               created_at=T0, scope=scope)),
     }
     expected = set(names[:-1])
@@ -205,7 +207,7 @@ def test_retrievals_share_one_stored_candidate_set(memory: Memory) -> None:
     """The attribution log stores a candidate set once; every retrieval reads it back whole,
     even when the set vanished after this client stored it (the ids are sent again)."""
     scope = {"tenant": "a"}
-    records = [MemoryRecord(id=f"m{i}", kind="semantic", content=f"refund policy {i}",
+    records = [MemoryRecord(id=f"m{i}", kind=MemoryKind.SEMANTIC, content=f"refund policy {i}",
                             created_at=T0, scope=scope) for i in range(5)]
     memory.put_many(records)
     state = {"memory_scope": scope, "goal": "refund policy", "needs_prior_context": True}
@@ -231,7 +233,7 @@ def test_a_record_changed_between_the_decision_and_its_read_is_never_returned(
     in a second query. A retraction that commits in between (the soak saw one) must not
     return the retracted record as a candidate: the answer is read again."""
     scope = {"tenant": "a"}
-    memory.put_many([MemoryRecord(id=f"r{i}", kind="semantic", content=f"note {i}",
+    memory.put_many([MemoryRecord(id=f"r{i}", kind=MemoryKind.SEMANTIC, content=f"note {i}",
                                   created_at=T0, scope=scope) for i in range(3)])
     other = Memory(Neo4jStore(memory.store.driver, database=memory.store.database))
     read_props = memory.store.get_props
@@ -261,10 +263,10 @@ def test_a_delta_row_read_across_a_change_falls_back_to_a_full_read(memory: Memo
     row; if they disagree on the version (a commit in between), the delta is not used."""
     scope = {"tenant": "a"}
     at = T0 + timedelta(days=1)
-    memory.put(MemoryRecord(id="d0", kind="semantic", content="note", created_at=T0,
+    memory.put(MemoryRecord(id="d0", kind=MemoryKind.SEMANTIC, content="note", created_at=T0,
                             scope=scope))
     memory.store.candidates(READER, scope, at)
-    memory.put(MemoryRecord(id="d1", kind="semantic", content="note 1", created_at=T0,
+    memory.put(MemoryRecord(id="d1", kind=MemoryKind.SEMANTIC, content="note 1", created_at=T0,
                             scope=scope))
     read_values = memory.store.read_values
 

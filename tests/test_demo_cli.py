@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -43,7 +44,7 @@ def test_demo_json_reports_every_expectation_holding(
 
 
 def test_demo_fails_on_a_broken_expectation(
-    memory: Memory, neo4j_db: Neo4jUnderTest, monkeypatch: pytest.MonkeyPatch, tmp_path
+    memory: Memory, neo4j_db: Neo4jUnderTest, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     s = neo4j_db.settings
     monkeypatch.setenv("NEO4J_URI", s.uri)

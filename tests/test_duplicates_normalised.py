@@ -19,7 +19,7 @@ from graphmem.client import Memory
 from graphmem.db.codec import DEDUP_VERSION, dedup_key
 from graphmem.db.migrations import migrate
 from graphmem.fields import duplicate_text
-from graphmem.models import MemoryRecord
+from graphmem.models import MemoryKind, MemoryRecord
 from graphmem.write.policy import WriteDisposition
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -64,7 +64,7 @@ DIFFERENT = [
 @pytest.mark.parametrize(("first", "second"), SAME)
 def test_normalised_equal(first: str, second: str) -> None:
     assert duplicate_text(first) == duplicate_text(second)
-    a, b = (MemoryRecord(id=i, kind="semantic", content=c, created_at=T0, scope=SCOPE)
+    a, b = (MemoryRecord(id=i, kind=MemoryKind.SEMANTIC, content=c, created_at=T0, scope=SCOPE)
             for i, c in (("a", first), ("b", second)))
     assert dedup_key(a) == dedup_key(b)
 

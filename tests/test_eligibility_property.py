@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from graphmem.client import Memory
 from graphmem.errors import AuthorizationError
-from graphmem.models import MemoryRecord, Principal, Sensitivity
+from graphmem.models import MemoryKind, MemoryRecord, Principal, Sensitivity
 
 from .conftest import wipe
 from .oracle import Stored, eligible, status
@@ -40,7 +40,7 @@ def record_sets(draw: st.DrawFn, erasable: bool = True) -> list[Stored]:
         supersedes = draw(st.lists(st.sampled_from(earlier), unique=True, max_size=2)
                           if earlier else st.just([]))
         record = MemoryRecord(
-            id=f"r{i}", kind="semantic", content=f"record {i}",
+            id=f"r{i}", kind=MemoryKind.SEMANTIC, content=f"record {i}",
             created_at=draw(st.sampled_from(TIMES[:4])), scope=scope,
             valid_from=valid_from, expires_at=expires_at, supersedes=tuple(supersedes),
             retracted=draw(st.booleans()) and draw(st.booleans()),

@@ -33,8 +33,9 @@ S = MemoryStage
 
 def trial(task: str, reached: int, helped: Helped = Helped.UNMEASURED) -> MemoryTrial:
     """A trial that reached the first ``reached`` of written..used."""
-    flags = [i < reached for i in range(5)]
-    return MemoryTrial(task, f"r-{task}", *flags, helped=helped)
+    written, eligible, retrieved, exposed, used = (i < reached for i in range(5))
+    return MemoryTrial(task, f"r-{task}", written, eligible, retrieved, exposed, used,
+                       helped=helped)
 
 
 # Eight trials, one lost at each stage, one unmeasured, one that helped:
@@ -79,7 +80,7 @@ def test_help_is_nan_when_never_measured_and_empty_funnel() -> None:
     (True, True, True, False, True),     # used without exposure
     (False, True, False, False, False),  # eligible but never written
 ])
-def test_non_monotonic_trials_are_rejected(flags: tuple[bool, ...]) -> None:
+def test_non_monotonic_trials_are_rejected(flags: tuple[bool, bool, bool, bool, bool]) -> None:
     with pytest.raises(EvaluationError, match="monotonic"):
         MemoryTrial("t", "r", *flags)
 

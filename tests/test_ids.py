@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import sys
 import unicodedata
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -139,7 +140,7 @@ def _unvalidated(rid: str, how: str) -> MemoryRecord:
     return MemoryRecord.model_construct(**{**dict(good), "id": rid})
 
 
-WRITE_PATHS = {
+WRITE_PATHS: dict[str, Callable[[Memory, MemoryRecord], object]] = {
     "put": lambda m, r: m.put(r),
     "put_many": lambda m, r: m.put_many([r]),
     "put_stream": lambda m, r: list(m.put_stream([[r]])),

@@ -18,7 +18,7 @@ from graphmem.errors import (
     RecordNotFoundError,
     ValidationError,
 )
-from graphmem.models import DeferredIntention, IntentionStatus, Principal
+from graphmem.models import DeferredIntention, IntentionStatus, Principal, Sensitivity
 
 from .northwind import lines
 
@@ -167,7 +167,7 @@ def test_expired_cancelled_and_sensitive_intentions_are_not_due(memory: Memory) 
     assert [(h.kind, h.by) for h in memory.intentions.history("cancel-me")] == [
         ("cancel", "ops")]
 
-    cleared = Principal(tenants=frozenset({"acme"}), clearance="confidential")
+    cleared = Principal(tenants=frozenset({"acme"}), clearance=Sensitivity.CONFIDENTIAL)
     assert {i.id for i in memory.due(MIGRATION, principal=cleared, scope=CHECKOUT,
                                      now=just_before)} == {"expiring", "secret"}
     assert {i.id for i in memory.due(MIGRATION, principal=cleared, scope=CHECKOUT,
@@ -221,6 +221,7 @@ def test_due_uses_the_cue_index(memory: Memory) -> None:
         "EXPLAIN " + cypher.text("intentions_due"),
         cues=[{"kind": "migration_completed", "value": "014"}], tenant="acme",
         tenants=["acme"], pairs=[], clearance=0, now=NOW, database_=memory.store.database)
+    assert summary.plan is not None, "EXPLAIN always returns a plan"
     seeks = []
     stack = [summary.plan]
     while stack:
@@ -285,7 +286,11 @@ def test_sixteen_concurrent_fire_calls_have_exactly_one_winner(memory: Memory) -
     for round_no in range(ROUNDS):
         iid = f"race-fire-{round_no}"
         memory.intend(_intention(iid))
-        results = _race(lambda w, iid=iid: memory.fire(iid, by=f"worker-{w}", now=NOW))
+
+        def fire(w: int, iid: str = iid) -> bool:
+            return memory.fire(iid, by=f"worker-{w}", now=NOW)
+
+        results = _race(fire)
         assert results.count(True) == 1, (round_no, results)
         assert results.count(False) == WORKERS - 1
         history = memory.intentions.history(iid)
@@ -298,7 +303,11 @@ def test_sixteen_workers_processing_one_event_fire_it_once(memory: Memory) -> No
         value = f"race-{round_no}"
         memory.intend(_intention(f"race-event-{round_no}", trigger_value=value))
         event = {"migration_completed": value}
-        results = _race(lambda w, event=event: memory.process_event(
-            event, principal=ACME, scope=CHECKOUT, by=f"worker-{w}", now=NOW))
+
+        def process(w: int, event: dict[str, str] = event) -> list[DeferredIntention]:
+            return memory.process_event(event, principal=ACME, scope=CHECKOUT,
+                                        by=f"worker-{w}", now=NOW)
+
+        results = _race(process)
         fired = [i.id for batch in results for i in batch]
         assert fired == [f"race-event-{round_no}"], (round_no, results)

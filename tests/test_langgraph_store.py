@@ -48,7 +48,8 @@ def norm(result: Any) -> Any:
 @pytest.fixture(params=["first_label", "fixed_tenant"])
 def gstore(request: pytest.FixtureRequest, memory: Memory) -> GraphmemStore:
     if request.param == "fixed_tenant":
-        return GraphmemStore(memory, principal=Principal(tenants={"acme"}), tenant="acme")
+        return GraphmemStore(memory, principal=Principal(tenants=frozenset({"acme"})),
+                             tenant="acme")
     return GraphmemStore(memory, principal=Principal(tenants=TENANTS))
 
 
@@ -249,7 +250,7 @@ def test_async_twins(gstore: GraphmemStore) -> None:
 
 @pytest.fixture()
 def store(memory: Memory) -> GraphmemStore:
-    return GraphmemStore(memory, principal=Principal(tenants={"alice", "bob"}))
+    return GraphmemStore(memory, principal=Principal(tenants=frozenset({"alice", "bob"})))
 
 
 def test_overwrite_keeps_history_and_delete_is_a_tombstone(
@@ -296,7 +297,7 @@ def test_value_is_kept_verbatim(store: GraphmemStore, memory: Memory) -> None:
 
 
 def test_text_fields_become_the_content(memory: Memory) -> None:
-    store = GraphmemStore(memory, principal=Principal(tenants={"alice"}),
+    store = GraphmemStore(memory, principal=Principal(tenants=frozenset({"alice"})),
                           text_fields=["memory", "tags[*]"])
     store.put(("alice",), "k", {"memory": "prefers short answers", "tags": ["style", "tone"],
                                 "other": "not content"})
@@ -317,14 +318,14 @@ def test_other_tenants_are_an_authorization_error(store: GraphmemStore) -> None:
         store.batch([PutOp(("alice", "m"), "new", {"v": 2}), PutOp(("mallory",), "k", {})])
     assert store.get(("alice", "m"), "new") is None
     with pytest.raises(AuthorizationError):
-        GraphmemStore(store.memory, principal=Principal(tenants={"alice"}), tenant="bob")
+        GraphmemStore(store.memory, principal=Principal(tenants=frozenset({"alice"})), tenant="bob")
 
 
 def test_empty_prefix_covers_only_the_principals_tenants(memory: Memory) -> None:
-    both = GraphmemStore(memory, principal=Principal(tenants={"alice", "bob"}))
+    both = GraphmemStore(memory, principal=Principal(tenants=frozenset({"alice", "bob"})))
     both.put(("alice",), "k", {"v": "a"})
     both.put(("bob",), "k", {"v": "b"})
-    only_bob = GraphmemStore(memory, principal=Principal(tenants={"bob"}))
+    only_bob = GraphmemStore(memory, principal=Principal(tenants=frozenset({"bob"})))
     assert [i.namespace for i in only_bob.search(())] == [("bob",)]
     assert only_bob.list_namespaces() == [("bob",)]
     assert [i.namespace for i in both.search(())] == [("alice",), ("bob",)]
@@ -413,7 +414,7 @@ def test_a_compiled_state_graph_writes_and_then_finds_a_memory(memory: Memory) -
     builder.add_edge(START, "remember")
     builder.add_edge("remember", "recall")
     builder.add_edge("recall", END)
-    store = GraphmemStore(memory, principal=Principal(tenants={"alice", "bob"}))
+    store = GraphmemStore(memory, principal=Principal(tenants=frozenset({"alice", "bob"})))
     graph = builder.compile(store=store)
 
     out = graph.invoke({"user": "alice", "text": "My favourite colour is teal", "found": []})
@@ -422,7 +423,7 @@ def test_a_compiled_state_graph_writes_and_then_finds_a_memory(memory: Memory) -
     assert other["found"] == ["I like trains"]
     assert [i.key for i in store.search(("bob",))] == ["m1"]
     assert all(i.value["text"] != "My favourite colour is teal" for i in store.search(("bob",)))
-    bob_only = GraphmemStore(memory, principal=Principal(tenants={"bob"}))
+    bob_only = GraphmemStore(memory, principal=Principal(tenants=frozenset({"bob"})))
     with pytest.raises(AuthorizationError):
         builder.compile(store=bob_only).invoke({"user": "alice", "text": "x", "found": []})
 
@@ -431,7 +432,7 @@ def test_a_compiled_state_graph_writes_and_then_finds_a_memory(memory: Memory) -
 def test_concurrent_puts_of_one_key_leave_one_live_version(memory: Memory) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
-    store = GraphmemStore(memory, principal=Principal(tenants={"alice"}))
+    store = GraphmemStore(memory, principal=Principal(tenants=frozenset({"alice"})))
     ns = ("alice", "race")
 
     def put(i: int) -> None:

@@ -124,7 +124,9 @@ def _rgb(png: bytes, x: float, y: float) -> tuple[int, int, int]:
     from PIL import Image
 
     with Image.open(io.BytesIO(png)) as image:
-        r, g, b, *_ = image.convert("RGB").getpixel((round(x), round(y)))
+        pixel = image.convert("RGB").getpixel((round(x), round(y)))
+    assert isinstance(pixel, tuple), pixel  # an RGB image's pixel is a tuple of its bands
+    r, g, b, *_ = pixel
     return int(r), int(g), int(b)
 
 

@@ -20,8 +20,11 @@ from typer.testing import CliRunner
 from graphmem.cli import app
 from graphmem.client import Memory
 from graphmem.db import credentials, server
+from graphmem.db.launcher import free_port, port_free
 from graphmem.db.settings import ConnectionSettings
 from graphmem.errors import DatabaseAuthError, DatabaseUnavailableError
+
+from .conftest import Neo4jUnderTest
 
 
 def _plain_bind_ok(port: int) -> bool:
@@ -101,8 +104,8 @@ def test_own_password_file_by_option_or_env(data_dir: Path, tmp_path: Path,
         credentials.read_password(tmp_path / "empty")
 
 
-def test_the_throwaway_server_refuses_a_wrong_password(neo4j_db: object) -> None:
-    settings: ConnectionSettings = neo4j_db.settings  # type: ignore[attr-defined]
+def test_the_throwaway_server_refuses_a_wrong_password(neo4j_db: Neo4jUnderTest) -> None:
+    settings: ConnectionSettings = neo4j_db.settings
     with pytest.raises(DatabaseAuthError) as info:
         Memory.connect(replace(settings, password="not-the-password"), start_if_needed=False)
     assert isinstance(info.value.__cause__, AuthError)
@@ -114,7 +117,7 @@ def test_the_throwaway_server_refuses_a_wrong_password(neo4j_db: object) -> None
 def test_restart_on_the_same_port_with_auth_on(data_dir_with_jars: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     runner = CliRunner()
-    port = server.free_port()
+    port = free_port()
     monkeypatch.setattr(server, "DEFAULT_PORT", port)  # "7687" of this test: never the user's
 
     # A real conflict (another process listening) still gives the clear error.
@@ -167,7 +170,7 @@ def test_restart_on_the_same_port_with_auth_on(data_dir_with_jars: Path,
         if _plain_bind_ok(port):  # this shutdown closed no connection first: make one
             _leave_time_wait(port)
         assert not _plain_bind_ok(port), "test premise: the port has a TIME_WAIT connection"
-        assert server.port_free(port)
+        assert port_free(port)
 
         # Restart without --port: stays on the default port, same password, same store.
         again = server.start()
@@ -188,7 +191,7 @@ def test_start_with_an_own_password_file(data_dir_with_jars: Path, tmp_path: Pat
     mine = tmp_path / "neo4j-password"
     mine.write_text(password + "\n", encoding="utf-8")
     mine.chmod(0o600)
-    port = server.free_port()
+    port = free_port()
     try:
         result = CliRunner().invoke(
             app, ["db", "start", "--port", str(port), "--password-file", str(mine)])

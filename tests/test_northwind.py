@@ -9,7 +9,7 @@ import pytest
 
 from graphmem.client import Memory
 from graphmem.errors import AuthorizationError
-from graphmem.models import Principal, Status
+from graphmem.models import Principal, Sensitivity, Status
 from graphmem.write.policy import WriteDisposition
 
 from .northwind import lines, load
@@ -133,7 +133,7 @@ def test_test_command_never_conflicts(northwind: Memory) -> None:
         ({"acme", "globex"}, {"tenant": "globex", "repo": "checkout-api"}),
     ]
     for tenants, scope in scopes:
-        principal = Principal(tenants=frozenset(tenants), clearance="restricted")
+        principal = Principal(tenants=frozenset(tenants), clearance=Sensitivity.RESTRICTED)
         result = northwind.retrieve(
             {"memory_scope": scope, "goal": "run the unit tests", "new_error": True,
              "entities": ["test_command"]}, principal=principal, now=now, k=50)

@@ -13,7 +13,7 @@ import pytest
 
 from graphmem.client import Memory
 from graphmem.errors import AuthorizationError, GraphmemError, ValidationError
-from graphmem.models import MemoryRecord, Principal, Sensitivity
+from graphmem.models import MemoryKind, MemoryRecord, Principal, Sensitivity
 
 from .conftest import Neo4jUnderTest
 from .test_eligibility_property import T0
@@ -40,7 +40,7 @@ def test_the_collector_runs_again_after_every_kind_of_failed_retrieve(
         neo4j_db: Neo4jUnderTest) -> None:
     memory = Memory.connect(neo4j_db.settings, start_if_needed=False)
     try:
-        memory.put(MemoryRecord(id="g1", kind="semantic", content="refund policy",
+        memory.put(MemoryRecord(id="g1", kind=MemoryKind.SEMANTIC, content="refund policy",
                                 created_at=T0, scope={"tenant": "a"}))
         assert gc.isenabled()
         with pytest.raises(AuthorizationError):
@@ -62,8 +62,9 @@ def test_the_collector_runs_again_after_every_kind_of_failed_retrieve(
 
 
 def test_the_collector_runs_again_after_retrieves_in_threads(memory: Memory) -> None:
-    memory.put_many([MemoryRecord(id=f"g{i}", kind="semantic", content=f"refund policy {i}",
-                                  created_at=T0, scope={"tenant": "a"}) for i in range(50)])
+    memory.put_many([MemoryRecord(id=f"g{i}", kind=MemoryKind.SEMANTIC,
+                                  content=f"refund policy {i}", created_at=T0,
+                                  scope={"tenant": "a"}) for i in range(50)])
     errors: list[BaseException] = []
 
     def loop(n: int) -> None:

@@ -10,10 +10,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphmem.client import Memory
-from graphmem.models import MemoryRecord, Principal, Sensitivity
+from graphmem.models import MemoryKind, MemoryRecord, Principal, Sensitivity
 from graphmem.read.context import thread_context
 from graphmem.read.rankers import get_ranker, order_by_score
 from graphmem.read.steps import (
+    DecisionState,
     RetrievedMemory,
     detect_conflicts,
     fit_to_budget,
@@ -36,9 +37,10 @@ _record = st.tuples(st.sampled_from(["refund policy", "Melanie paints", "weather
 
 
 def _records(rows: list[tuple[str, str | None, str, str | None, int]]) -> list[MemoryRecord]:
-    return [MemoryRecord(id=f"r{i:02d}", kind="episodic", content=f"{c} {i}", created_at=T0,
-                         scope=SCOPE, asserts=key, asserted_value=value if key else None,
-                         thread=thread, position=i + pos * 100 if thread else None)
+    return [MemoryRecord(id=f"r{i:02d}", kind=MemoryKind.EPISODIC, content=f"{c} {i}",
+                         created_at=T0, scope=SCOPE, asserts=key,
+                         asserted_value=value if key else None, thread=thread,
+                         position=i + pos * 100 if thread else None)
             for i, (c, key, value, thread, pos) in enumerate(rows)]
 
 
@@ -70,6 +72,6 @@ def test_conflicts_partners_and_context_equal_the_full_computation(
         [(m.record.id, m.reason) for m in [*chosen, *context]]
 
 
-def memory_state() -> object:
+def memory_state() -> DecisionState:
     from graphmem.read.pipeline import coerce_state
     return coerce_state(STATE)

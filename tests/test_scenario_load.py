@@ -16,6 +16,7 @@ from graphmem.client import Memory
 from graphmem.demo.load import load_into
 from graphmem.demo.scenario import load_scenario, packaged_northwind
 from graphmem.errors import RecordConflictError
+from graphmem.models import Principal, Sensitivity
 
 
 def _load(*extra: str) -> dict[str, Any]:
@@ -57,10 +58,8 @@ def test_load_after_the_u17_erasure_keeps_it_erased(cli: Memory) -> None:
                                                                  "user": "u-17"}).status == "ERASED"
 
 
-def _acme() -> Any:
-    from graphmem import Principal
-
-    return Principal(tenants=frozenset({"acme"}), clearance="restricted")
+def _acme() -> Principal:
+    return Principal(tenants=frozenset({"acme"}), clearance=Sensitivity.RESTRICTED)
 
 
 def test_load_refuses_other_content_under_a_scenario_id_and_writes_nothing(

@@ -13,7 +13,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from graphmem.client import Memory
-from graphmem.models import MemoryRecord, Principal
+from graphmem.models import MemoryKind, MemoryRecord, Principal
 from graphmem.read.rankers import BM25Ranker
 from graphmem.read.steps import DecisionState
 from graphmem.read.tokens import tokenize
@@ -30,7 +30,7 @@ ISSUE_RECORDS = {
 
 
 def rec(rid: str, content: str, tenant: str = "t") -> MemoryRecord:
-    return MemoryRecord(id=rid, kind="episodic", content=content, created_at=T0,
+    return MemoryRecord(id=rid, kind=MemoryKind.EPISODIC, content=content, created_at=T0,
                         scope={"tenant": tenant}, provenance={"source": "agent"})
 
 

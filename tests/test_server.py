@@ -23,6 +23,7 @@ from typer.testing import CliRunner
 
 from graphmem.cli import app
 from graphmem.db import server
+from graphmem.db.launcher import free_port, launcher_command, pid_alive, port_free
 from graphmem.db.settings import ConnectionSettings
 from graphmem.errors import DatabaseUnavailableError
 
@@ -56,7 +57,7 @@ def _return_one(settings: ConnectionSettings) -> int:
 def _wait_gone(pid: int, timeout_s: float) -> bool:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        if not server.pid_alive(pid):
+        if not pid_alive(pid):
             return True
         time.sleep(0.2)
     return False
@@ -123,7 +124,7 @@ def test_ephemeral_server_runs_and_cleans_up(shared_lib_dir: Path) -> None:
         assert _return_one(neo.settings) == 1
     assert not home.exists()
     assert not _port_open(port)
-    assert not server.pid_alive(pid)
+    assert not pid_alive(pid)
 
 
 def test_ephemeral_server_dies_with_its_owner(shared_lib_dir: Path, tmp_path: Path) -> None:
@@ -169,7 +170,7 @@ def test_launcher_exits_3_when_its_port_is_taken(shared_lib_dir: Path, tmp_path:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
-        cmd = server.launcher_command(
+        cmd = launcher_command(
             shared_lib_dir,
             tmp_path / "home",
             busy.getsockname()[1],
@@ -193,7 +194,7 @@ def test_launcher_exits_3_when_its_port_is_taken(shared_lib_dir: Path, tmp_path:
 def test_start_status_stop(data_dir_with_jars: Path) -> None:
     state = data_dir_with_jars / "server" / "state.json"
     assert server.status() is None
-    port = server.free_port()
+    port = free_port()
 
     info = server.start(port=port)
     assert info.uri == f"bolt://127.0.0.1:{port}"
@@ -210,12 +211,12 @@ def test_start_status_stop(data_dir_with_jars: Path) -> None:
     assert result.exit_code == 0, result.output
     assert info.uri in result.output
 
-    assert not server.port_free(port)
+    assert not port_free(port)
 
     assert server.stop() is True
     assert not state.exists()
     assert server.status() is None
-    assert not server.pid_alive(info.pid)
+    assert not pid_alive(info.pid)
     assert not _port_open(port)
     assert server.stop() is False
 

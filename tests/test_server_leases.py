@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from graphmem.cli import app
 from graphmem.client import Memory
 from graphmem.db import server
+from graphmem.db.launcher import pid_alive
 
 
 def _state(data_dir: Path) -> dict[str, object]:
@@ -30,10 +31,10 @@ def test_the_last_client_stops_a_server_it_started(data_dir_with_jars: Path) -> 
     second = Memory.connect()  # shares it: no second server
     assert server.status() == info
     first.close()
-    assert server.pid_alive(info.pid)  # the second client still uses it
+    assert pid_alive(info.pid)  # the second client still uses it
     assert second.store.counts() == {}
     second.close()
-    assert not server.pid_alive(info.pid)
+    assert not pid_alive(info.pid)
     assert server.status() is None
     assert not (data_dir_with_jars / "server" / "state.json").exists()
     second.close()  # closing again changes nothing
@@ -48,12 +49,12 @@ def test_a_kept_server_outlives_its_clients(data_dir_with_jars: Path) -> None:
     adopted = server.status()
     assert adopted is not None and adopted.kept and adopted.pid == info.pid
     client.close()
-    assert server.pid_alive(info.pid)
+    assert pid_alive(info.pid)
     with Memory.connect(start_if_needed=False):
         pass
-    assert server.pid_alive(info.pid)
+    assert pid_alive(info.pid)
     assert server.stop() is True
-    assert not server.pid_alive(info.pid)
+    assert not pid_alive(info.pid)
 
 
 def test_leases_of_dead_processes_do_not_count(data_dir_with_jars: Path) -> None:
@@ -73,7 +74,7 @@ def test_leases_of_dead_processes_do_not_count(data_dir_with_jars: Path) -> None
     settings, release = server.lease(start_if_needed=False)
     assert settings == info.settings
     release()  # ... and the next client's release stops it
-    assert not server.pid_alive(info.pid)
+    assert not pid_alive(info.pid)
     assert server.status() is None
 
 

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from graphmem.client import Memory
 from graphmem.db.stats import store_stats
 from graphmem.errors import RecordNotFoundError
-from graphmem.models import Authority, MemoryRecord, Principal, Sensitivity, Status
+from graphmem.models import Authority, MemoryKind, MemoryRecord, Principal, Sensitivity, Status
 from graphmem.write.policy import WriteDisposition
 
 from .conftest import wipe
@@ -33,8 +33,8 @@ OCT_1 = datetime(2026, 10, 1, tzinfo=UTC)
 
 
 def rec(rid: str, content: str, *, created_at: datetime = JUNE_1, **extra: Any) -> MemoryRecord:
-    return MemoryRecord(id=rid, kind="semantic", content=content, created_at=created_at,
-                        scope=U5, authority="human_instruction", **extra)
+    return MemoryRecord(id=rid, kind=MemoryKind.SEMANTIC, content=content, created_at=created_at,
+                        scope=U5, authority=Authority.HUMAN_INSTRUCTION, **extra)
 
 
 def status(memory: Memory, rid: str, now: datetime) -> tuple[Status, tuple[str, ...]]:
@@ -287,16 +287,16 @@ def test_only_a_successor_in_scope_makes_a_record_no_duplicate(memory: Memory) -
     (rule 4: the successor must pass rule 3): a tenant-wide record superseded only inside one
     user's scope is still active tenant-wide, so restating it there is a duplicate."""
     wide = {"tenant": "acme"}
-    memory.put(MemoryRecord(id="w1", kind="semantic", content="office opens at 9",
-                            created_at=JUNE_1, scope=wide, authority="human_instruction"))
+    memory.put(MemoryRecord(id="w1", kind=MemoryKind.SEMANTIC, content="office opens at 9",
+                            created_at=JUNE_1, scope=wide, authority=Authority.HUMAN_INSTRUCTION))
     memory.put(rec("w2", "office opens at 10 for u5", supersedes=("w1",)))
     tenant_reader = Principal(tenants=frozenset({"acme"}))
     assert memory.explain("w1", principal=tenant_reader, scope=wide, now=JUNE_15
                           ).status is Status.ACTIVE
     assert status(memory, "w1", JUNE_15) == (Status.SUPERSEDED, ("w2",))
-    again = memory.write(MemoryRecord(id="w3", kind="semantic", content="Office opens at 9.",
-                                      created_at=JUNE_1, scope=wide,
-                                      authority="human_instruction"), now=JUNE_15)
+    again = memory.write(MemoryRecord(id="w3", kind=MemoryKind.SEMANTIC,
+                                      content="Office opens at 9.", created_at=JUNE_1, scope=wide,
+                                      authority=Authority.HUMAN_INSTRUCTION), now=JUNE_15)
     assert again.disposition is WriteDisposition.DISCARD and again.duplicate_of == "w1"
     # u5's scope is another scope (and w1 is superseded there): no duplicate
     mine = memory.write(rec("w4", "office opens at 9"), now=JUNE_15)

@@ -9,7 +9,7 @@ import pytest
 
 from graphmem.client import Memory
 from graphmem.errors import ValidationError
-from graphmem.models import MemoryRecord, Principal
+from graphmem.models import MemoryKind, MemoryRecord, Principal
 from graphmem.read.rankers import BM25Ranker
 from graphmem.read.steps import DecisionState, build_query, search_text
 from graphmem.read.threads import neighbours
@@ -20,7 +20,7 @@ NOW = datetime(2026, 2, 1, tzinfo=UTC)
 
 def turn(rid: str, content: str, position: int | None, thread: str | None = "chat-1",
          **over: Any) -> MemoryRecord:
-    return MemoryRecord(id=rid, kind="episodic", content=content, created_at=T0,
+    return MemoryRecord(id=rid, kind=MemoryKind.EPISODIC, content=content, created_at=T0,
                         scope={"tenant": "t"}, provenance={"source": "chat"},
                         thread=thread, position=position, **over)
 
@@ -111,7 +111,7 @@ def test_rendered_memory_says_the_date_as_people_ask() -> None:
     from graphmem.read.steps import RetrievedMemory, human_date, render_memory
 
     r = MemoryRecord(
-        id="d", kind="episodic", content="went hiking", scope={"tenant": "t"},
+        id="d", kind=MemoryKind.EPISODIC, content="went hiking", scope={"tenant": "t"},
         created_at=datetime(2023, 5, 8, 13, 56, tzinfo=UTC))
     assert human_date(r.created_at) == "Monday, 8 May 2023"
     assert "(Monday, 8 May 2023)" in render_memory(RetrievedMemory(r, 1.0, "test"))

@@ -13,7 +13,7 @@ from functools import partial
 from typing import Any
 
 import neo4j
-from neo4j import Driver, ManagedTransaction, RoutingControl, unit_of_work
+from neo4j import Driver, ManagedTransaction, RoutingControl, Transaction, unit_of_work
 
 from graphmem.db import catalogue as cypher
 from graphmem.db.codec import (
@@ -111,8 +111,10 @@ class StoreBase:
             return session.execute_write(tagged)
 
     @staticmethod
-    def run(tx: ManagedTransaction, name: str, **params: Any) -> list[dict[str, Any]]:
-        """Run query ``name`` inside ``tx``; rows as dicts."""
+    def run(
+        tx: ManagedTransaction | Transaction, name: str, **params: Any
+    ) -> list[dict[str, Any]]:
+        """Run query ``name`` inside ``tx`` (managed or explicit); rows as dicts."""
         return [r.data() for r in tx.run(cypher.text(name), params)]
 
     def ensure_schema(self) -> None:
