@@ -144,6 +144,22 @@ def test_answers_are_reused_until_a_write_or_a_validity_boundary(memory: Memory)
     other = Memory(Neo4jStore(store.driver, database=store.database))
     other.retract("now", by="test", reason="withdrawn")
     assert ids(later) == {"later"} and stats["computed"] == 2 and stats["delta"] == 1
+    # a policy write is seen at once (its slot's version moved) ...
+    written = other.write(MemoryRecord(
+        id="obs", kind=MemoryKind.EPISODIC, content="an observation", created_at=T0,
+        scope=scope, authority=Authority.VERIFIED_OUTCOME), by="test", now=at)
+    assert written.disposition is WriteDisposition.PERSIST
+    assert ids(later) == {"later", "obs"} and stats["delta"] == 2
+    # ... and a proposal the policy discards (a duplicate) moves no version: still reused
+    reused = stats["reused"]
+    for client in (other, memory):
+        again = client.write(MemoryRecord(
+            id=f"obs-again-{id(client)}", kind=MemoryKind.EPISODIC, content="An observation.",
+            created_at=T0, scope=scope, authority=Authority.VERIFIED_OUTCOME), by="test",
+            now=at)
+        assert again.disposition is WriteDisposition.DISCARD and again.duplicate_of == "obs"
+        assert ids(later) == {"later", "obs"}
+    assert stats["reused"] == reused + 2 and stats["delta"] == 2 and stats["computed"] == 2
 
 
 

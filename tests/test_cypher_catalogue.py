@@ -135,12 +135,19 @@ def test_every_query_that_changes_a_record_bumps_its_rev() -> None:
     assert not offenders, offenders
 
 
+def _bumps_slot(body: str) -> bool:
+    """``body`` bumps WriteSlot ``l``'s seq the locking way (lock, then read, then set)."""
+    lock, read = body.find("SET l.locked = true\nWITH"), body.find("coalesce(l.seq, 0) + 1 AS wseq")
+    return 0 <= lock < read < body.find("SET l.seq = wseq")
+
+
 def _slot_stamped(body: str) -> bool:
     """``body`` creates its Record ``r`` stamped with WriteSlot ``l``'s index and seq, and sets
     no property of a record it matched (a slot stamp marks new records only)."""
     # (write_new's probe also matches records as `r`, inside subqueries of their own)
     matched = set(re.findall(r"MATCH \((\w+):Record\b", body)) - {"r"}
-    return ("MATCH (l:WriteSlot {key: $slot})" in body and "r.wseq = l.seq" in body
+    return ("MATCH (l:WriteSlot {key: $slot})" in body and "r.wseq = wseq" in body
+            and _bumps_slot(body)
             and "r.wslot = $slot_index" in body and "CREATE (r:Record)" in body
             and not any(re.search(rf"\b{v}\.\w+\s*=(?!=)", body) for v in matched))
 
@@ -173,12 +180,13 @@ def test_every_query_that_changes_a_record_bumps_its_scope() -> None:
     assert not offenders, offenders
     assert [n for n in checked if _slot_stamped(cypher.text(n))] == ["record_write",
                                                                       "write_new"]
-    # the slot is locked and its seq bumped first: by write_check in record_write's
-    # transaction, by write_new itself
+    # the slot is locked before anything is read: by write_check in record_write's
+    # transaction, by write_new itself; a write that stores nothing changes no version
     for name in ("write_check", "write_new"):
         body = cypher.text(name)
-        assert 0 <= body.find("SET l.seq = coalesce(l.seq, 0) + 1") < body.find(
-            "RETURN count(l) AS locked"), name
+        assert 0 <= body.find("SET l.locked = true\n  REMOVE l.locked") < body.find(
+            "RETURN count(l) AS locked") < body.find("AS existing"), name
+        assert "l.seq" not in body.split("AS duplicates")[0], name
     for name in ("candidates", "candidates_delta"):
         assert cypher.part("write_slot_versions") in cypher.text(name), name
     # the rule did look at the queries it is about

@@ -1,7 +1,8 @@
 // Part of queries, not a query: `{{record_store}}` stores one policy write (issue 15): the
 // record in its scope, its lineage edges, its assertion group and its write decision, stamped
-// with the sequence of the write's slot (r.wslot, r.wseq). {{write_probe}} locked that slot
-// (and bumped its seq) earlier in the transaction, so the stamp takes no lock of its own:
+// with the sequence of the write's slot (r.wslot, r.wseq), bumped here. {{write_probe}}
+// locked that slot earlier in the transaction, so the stamp takes no lock of its own (the
+// bump locks, then reads, as every version bump does: graphmem.db.slots):
 // writers into one scope do not queue on the scope's one ScopeVersion node. Cached
 // candidates answers see the new record through the slot's version
 // (parts/write_slot_versions.cypher), delta reads through r.wslot/r.wseq. The Scope,
@@ -14,16 +15,21 @@
 // reason, at, by}.
 MATCH (s:Scope {key: $row.scope_key})
 MATCH (l:WriteSlot {key: $slot})
+SET l.locked = true
+WITH s, l, coalesce(l.seq, 0) + 1 AS wseq
+SET l.seq = wseq
+REMOVE l.locked
+WITH s, wseq
 OPTIONAL MATCH (a:Assertion {gkey: $gkey})
 CREATE (r:Record)-[:IN_SCOPE]->(s)
 SET r = $row.props, r.created_at = datetime($row.times.created_at),
     r.valid_from = datetime($row.times.valid_from), r.expires_at = datetime($row.times.expires_at),
-    r.wslot = $slot_index, r.wseq = l.seq
+    r.wslot = $slot_index, r.wseq = wseq
 CREATE (:WriteDecision {
   record_id: $row.props.id, tenant: $decision.tenant, disposition: $decision.disposition,
   reason: $decision.reason, at: $decision.at, by: $decision.by
 })-[:DECIDED]->(r)
-WITH l, a, r
+WITH a, r
 CALL (r) {
   UNWIND $supersedes AS id
   MATCH (p:Record {id: id})

@@ -10,9 +10,9 @@ transaction decides.
 The transaction runs ``write_check.cypher`` (lock the write's slots, then read the stored
 ids, the active duplicates and the evidence the policy decides on), then either logs a
 DISCARD or stores the record with ``record_write.cypher`` (record, edges, assertion group,
-decision, and the record's stamp: its write slot's sequence, which ``write_check`` bumped when
-it locked the slot; the scope's one ScopeVersion is not touched, so writers into one scope do
-not queue on it). The nodes both only MATCH are created ahead of
+decision, and the record's stamp: its write slot's sequence, bumped under the lock
+``write_check`` took; the scope's one ScopeVersion is not touched, so writers into one scope
+do not queue on it, and a DISCARD moves no version). The nodes both only MATCH are created ahead of
 the transaction (:mod:`graphmem.db.slots`). A threaded record takes the batch path
 (``create_in_tx``), which relinks its thread.
 """
