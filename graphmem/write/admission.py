@@ -1,5 +1,5 @@
 """One proposal through the write policy and into the store, in one transaction (SPEC
-section 6; issue 15: writers into one scope run side by side, and a write is two statements).
+section 6; issue 15: writers into one scope run side by side, and a new record is one statement).
 
 A new record that no stored state can refuse (no duplicate, its references stored; the decision
 then depends on the proposal alone) is stored in one statement, ``write_new.cypher``: one round
