@@ -78,6 +78,27 @@ def test_leases_of_dead_processes_do_not_count(data_dir_with_jars: Path) -> None
     assert server.status() is None
 
 
+def test_a_script_that_never_closes_its_client_leaves_no_server_running(
+        data_dir_with_jars: Path) -> None:
+    """Found by a new user: a script without ``close()`` (or ending on an uncaught exception)
+    left the server it started running until some later client closed. The lease is now
+    released at the interpreter's exit."""
+    for tail in ("print(m.store.counts())\n", "raise RuntimeError('the agent crashed')\n"):
+        ended = subprocess.run(
+            [sys.executable, "-c",
+             "from graphmem.client import Memory\n"
+             "from graphmem.db import server\n"
+             "m = Memory.connect()\n"
+             "print(server.status().pid)\n" + tail],
+            env=dict(os.environ), capture_output=True, text=True, timeout=300, check=False)
+        assert ended.returncode == (0 if "print" in tail else 1), ended.stderr
+        pid = int(ended.stdout.splitlines()[0])
+        assert not pid_alive(pid), tail
+        assert server.status() is None
+        leases = data_dir_with_jars / "server" / "leases"
+        assert not leases.exists() or not any(leases.iterdir())
+
+
 def test_a_cli_command_leaves_no_server_running(data_dir_with_jars: Path) -> None:
     result = CliRunner().invoke(app, ["stats", "--json"])
     assert result.exit_code == 0, result.output

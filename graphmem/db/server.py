@@ -17,6 +17,7 @@ Two ways to run one:
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import dataclasses
 import fcntl
@@ -286,10 +287,11 @@ def lease(start_if_needed: bool = True, *, timeout_s: float = 180
 
     The server is the ``graphmem db start`` one if it runs; else, with ``start_if_needed``, it
     is started now (store under ``data_dir()/server/home``, as :func:`start`) but not kept:
-    calling the returned function releases this client's lease, and the server stops when no
-    live process holds a lease, so a command or script that started it leaves nothing
-    running. A server started, or adopted, by ``graphmem db start`` is never stopped here.
-    Releasing twice does nothing.
+    calling the returned function releases this client's lease (so does the interpreter's
+    exit, for a script that never closes its client or ends on an uncaught exception), and
+    the server stops when no live process holds a lease, so a command or script that started
+    it leaves nothing running. A server started, or adopted, by ``graphmem db start`` is
+    never stopped here. Releasing twice does nothing.
 
     Args:
         start_if_needed: start the server when none runs. timeout_s: readiness timeout (s).
@@ -319,6 +321,7 @@ def lease(start_if_needed: bool = True, *, timeout_s: float = 180
         if released.is_set():
             return
         released.set()
+        atexit.unregister(release)
         with _state_lock():
             path.unlink(missing_ok=True)
             info = _read_state()
@@ -328,6 +331,9 @@ def lease(start_if_needed: bool = True, *, timeout_s: float = 180
                 terminate(info.pid, 60)
             _state_file().unlink(missing_ok=True)
 
+    # a script that never closes its client (or ends on an uncaught exception) still releases
+    # its lease when the interpreter exits; only a killed process leaves it to the next client
+    atexit.register(release)
     return settings, release
 
 
