@@ -9,6 +9,8 @@ Exit codes, the same for every command (README "Command line"):
 from __future__ import annotations
 
 import json
+import os
+import sys
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
@@ -28,7 +30,18 @@ EXIT_CHECK_FAILED = 1
 EXIT_INPUT = 2
 EXIT_UNAVAILABLE = 3
 
-console = Console()
+#: Width of reports written to a pipe or file: rich would cut tables there to 80 columns
+#: ("rank…", "dispositi…"), which loses what a script or a log wanted. COLUMNS still wins.
+PIPED_WIDTH = 160
+
+
+def _report_console() -> Console:
+    if os.environ.get("COLUMNS") or sys.stdout.isatty():
+        return Console()
+    return Console(width=PIPED_WIDTH)
+
+
+console = _report_console()
 err_console = Console(stderr=True)
 
 

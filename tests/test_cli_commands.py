@@ -5,6 +5,9 @@ exit codes (0 ok, 2 bad input)."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -180,3 +183,21 @@ def test_stats_counts_statuses_intentions_and_requests(northwind_cli: Memory) ->
                                              if r["scope"]["tenant"] == "globex")
     text = CliRunner().invoke(app, ["stats", "--at", AT])
     assert text.exit_code == 0 and "superseded" in text.stdout and "intentions:" in text.stdout
+
+
+def test_reports_piped_to_a_file_are_not_cut_to_80_columns() -> None:
+    """Found by a new user: `graphmem stats | cat` cut table cells ("dispositi…"). Reports
+    written to a pipe get PIPED_WIDTH columns; COLUMNS, when set, still decides."""
+    script = ("from rich.table import Table\n"
+              "from graphmem.terminal import console\n"
+              "t = Table('disposition of the record', 'reason given by the write policy')\n"
+              "t.add_row('QUARANTINE' * 4, 'model inference without evidence ' * 2)\n"
+              "console.print(t)\n")
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    piped = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                           text=True, check=True, timeout=60).stdout
+    assert "QUARANTINE" * 4 in piped and "disposition of the record" in piped
+    assert "…" not in piped
+    narrow = subprocess.run([sys.executable, "-c", script], env={**env, "COLUMNS": "40"},
+                            capture_output=True, text=True, check=True, timeout=60).stdout
+    assert max(len(line) for line in narrow.splitlines()) <= 40

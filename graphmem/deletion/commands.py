@@ -131,7 +131,7 @@ def plan_command(
 ) -> None:
     """Plan a deletion walk: roots, descendants over lineage, and a disposition for each.
 
-    Exits 1 when the subject matches no record or intention (usually a typo; issue 19),
+    Exits 1 when the subject matches no record or intention (usually a typo),
     unless --allow-empty; the plan is still printed and written.
     """
     try:

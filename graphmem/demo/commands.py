@@ -23,7 +23,7 @@ from graphmem.terminal import err_console as err
 __all__ = ["demo", "scenario_app"]
 
 scenario_app = typer.Typer(
-    help="Load a scenario into your database to keep and explore (issue 19).",
+    help="Load a scenario into your database to keep and explore.",
     no_args_is_help=True,
 )
 
