@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from graphmem.client import Memory
-from graphmem.errors import DanglingReferenceError, RecordConflictError
+from graphmem.errors import DanglingReferenceError, RecordConflictError, ValidationError
 from graphmem.models import Principal
 from graphmem.write.policy import WriteDisposition
 from tests.conftest import Neo4jUnderTest, race
@@ -156,3 +156,29 @@ def test_a_new_record_is_one_statement_and_everything_else_is_decided_in_full(
     assert outcome(rec("proc", kind="procedural", authority="model_inferred",
                        evidence_ids=["a"])) == (["tx:write"], "QUARANTINE")
     assert visible(memory) == {"seed", "b", "c", "t"}
+
+
+@pytest.mark.parametrize("bad", [
+    {"thread": "conv\ud800", "position": 0},  # hashed for its write slot before any query
+    {"thread": "conv", "position": 2**63},  # the driver packs 64-bit integers only
+    {"thread": "conv", "position": 2**70},
+])
+def test_bad_thread_fields_are_validation_errors_and_write_nothing(
+        memory: Memory, bad: dict[str, Any]) -> None:
+    """Bad input through write, put and put_many raises graphmem's ValidationError, never
+    the bare UnicodeEncodeError or OverflowError they raised before, and writes nothing (a
+    new scope's nodes included)."""
+    memory.write(rec("seed"), now=T0)
+    before = memory.store.driver.execute_query(
+        "MATCH (n) RETURN count(n) AS n", database_=memory.store.database)[0][0]["n"]
+    new_scope = {"tenant": "acme", "project": "fresh"}
+    for proposal in (rec("t", **bad), rec("t", scope=new_scope, **bad)):
+        with pytest.raises(ValidationError):
+            memory.write(proposal, now=T0)
+        with pytest.raises(ValidationError):
+            memory.put(proposal)
+        with pytest.raises(ValidationError):
+            memory.put_many([proposal])
+    after = memory.store.driver.execute_query(
+        "MATCH (n) RETURN count(n) AS n", database_=memory.store.database)[0][0]["n"]
+    assert after == before
