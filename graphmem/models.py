@@ -152,7 +152,7 @@ class MemoryRecord(BaseModel):
     format characters, at most 256 characters). Times are aware datetimes normalised to
     UTC; naive ones are rejected.
     ``scope`` must contain ``tenant``. ``asserted_value`` is canonicalised at
-    construction. ``thread`` and ``position`` (given together, position >= 0) place an
+    construction. ``thread`` and ``position`` (given together, 0 <= position < 2**63) place an
     episode in an ordered thread of its tenant (a conversation, run or ticket; issue 16):
     the store links neighbouring positions with ``NEXT`` and rejects a second record at a
     taken position. Ids in ``supersedes``, ``derived_from`` and ``evidence_ids`` must
@@ -183,7 +183,9 @@ class MemoryRecord(BaseModel):
     sensitivity: Sensitivity = Sensitivity.NORMAL
     metadata: dict[str, Any] = Field(default_factory=dict)
     thread: NonEmptyStr | None = None
-    position: int | None = Field(default=None, ge=0)
+    #: at most 2**63 - 1: Neo4j stores 64-bit integers (a larger one made the driver raise a
+    #: bare OverflowError while packing the write)
+    position: int | None = Field(default=None, ge=0, le=2**63 - 1)
 
     @field_validator("scope")
     @classmethod
@@ -238,7 +240,7 @@ class MemoryRecord(BaseModel):
     @model_validator(mode="after")
     def _cross_field(self) -> MemoryRecord:
         for name in ("id", "content", "scope", "provenance", "asserts", "asserted_value",
-                     "supersedes", "evidence_ids", "derived_from", "metadata"):
+                     "supersedes", "evidence_ids", "derived_from", "metadata", "thread"):
             reject_lone_surrogates(name, getattr(self, name))
         if self.asserted_value is not None and self.asserts is None:
             raise ValueError("asserted_value requires asserts")

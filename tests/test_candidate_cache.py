@@ -3,6 +3,8 @@ client, lifecycle transitions, deletion and the passage of time all show at once
 
 from __future__ import annotations
 
+import random
+import threading
 from contextlib import suppress
 from datetime import timedelta
 from typing import Any
@@ -13,11 +15,11 @@ from hypothesis import strategies as st
 
 from graphmem.client import Memory
 from graphmem.db.store import Neo4jStore
-from graphmem.errors import PolicyError
+from graphmem.errors import GraphmemError, PolicyError
 from graphmem.models import Authority, MemoryKind, MemoryRecord, Principal, Sensitivity
 from graphmem.write.policy import WriteDisposition
 
-from .conftest import wipe
+from .conftest import Neo4jUnderTest, wipe
 from .oracle import Stored
 from .test_eligibility_property import T0, TIMES, queries, record_sets
 
@@ -300,3 +302,171 @@ def test_a_delta_row_read_across_a_change_falls_back_to_a_full_read(memory: Memo
     assert sorted(c.record.id for c in found) == ["d0", "d1"]
     assert not any(c.record.retracted for c in found)
     assert memory.store.answer_stats["computed"] == before + 1
+
+
+# Issue 15, write slots: a policy write moves its write slot's (epoch, seq), not the scope's
+# ScopeVersion. Scopes a reader at {a, p} or {a, p, u} sees, one it never sees.
+SLOT_SCOPES = [{"tenant": "a"}, {"tenant": "a", "project": "p"},
+               {"tenant": "a", "project": "p", "user": "u"}, {"tenant": "a", "project": "q"}]
+SLOT_AT = T0 + timedelta(days=1)
+
+
+def note(rid: str, scope: dict[str, str], **over: Any) -> dict[str, Any]:
+    return {"id": rid, "kind": "semantic", "content": f"note {rid}", "created_at": T0.isoformat(),
+            "scope": scope, "provenance": {"source": "test"}, "authority": "verified_outcome",
+            **over}
+
+
+def cypher(memory: Memory, text: str) -> list[Any]:
+    return memory.store.driver.execute_query(text, database_=memory.store.database)[0]
+
+
+def same_as_fresh(reader: Memory, step: Any) -> None:
+    """Every query of the reader (asked twice: the second may be reused) at two times on
+    either side of the validity boundaries the steps use equals a never-caching store's."""
+    for at in (SLOT_AT, SLOT_AT + timedelta(days=2), SLOT_AT):
+        for q in SLOT_SCOPES[:3]:
+            fresh = answer(Neo4jStore(reader.store.driver, database=reader.store.database),
+                           {"tenants": ["a"], "scope": q, "clearance": Sensitivity.RESTRICTED,
+                            "now": at})
+            for _ in range(2):
+                assert answer(reader.store, {"tenants": ["a"], "scope": q, "now": at,
+                                             "clearance": Sensitivity.RESTRICTED}) == fresh, (
+                    step, q, at)
+
+
+def slot_step(rng: random.Random, w: Memory, memory: Memory, alive: list[str], rid: str
+              ) -> str:
+    op = rng.choice(["write", "write", "succ", "retract", "expire", "delete", "batch",
+                     "slots", "slot", "assert", "nodes"])
+    scope = rng.choice(SLOT_SCOPES)
+    if op == "write":  # sometimes a duplicate (DISCARD), not yet valid, or expiring
+        created = T0 + timedelta(days=rng.choice([0, 0, 2]))
+        expires = rng.choice([None, (T0 + timedelta(days=2, hours=12)).isoformat()])
+        d = w.write(note(rid, scope, content=f"note {rng.randrange(6)}",
+                         created_at=created.isoformat(), expires_at=expires), now=T0)
+        if d.disposition is not WriteDisposition.DISCARD:
+            alive.append(rid)
+    elif op == "assert":
+        w.write(note(rid, scope, asserts="owner", asserted_value=rid), now=T0)
+        alive.append(rid)
+    elif op == "succ":  # a successor in a narrower, wider or unseen scope
+        with suppress(GraphmemError):
+            w.write(note(rid, scope, supersedes=[rng.choice(alive)], valid_from=rng.choice(
+                [None, (T0 + timedelta(hours=12)).isoformat()])), now=T0)
+            alive.append(rid)
+    elif op == "retract":
+        w.retract(rng.choice(alive), by="t", reason="r")
+    elif op == "expire":
+        with suppress(PolicyError):
+            w.expire(rng.choice(alive), at=T0 + timedelta(hours=rng.choice([1, 48])), by="t",
+                     reason="r")
+    elif op == "delete" and len(alive) > 1:
+        target = alive.pop(rng.randrange(len(alive)))
+        w.apply_deletion(w.plan_deletion([target], requested_by="t", reason="r"))
+        erased = {r["id"] for r in cypher(memory, "MATCH (r:Record) WHERE r.erased "
+                                                  "RETURN r.id AS id")}
+        alive[:] = [a for a in alive if a not in erased]
+    elif op == "batch":  # put_many: records without a write slot stamp
+        batch = [note(f"{rid}-{i}", rng.choice(SLOT_SCOPES)) for i in range(3)]
+        w.put_many(batch)
+        alive.extend(b["id"] for b in batch)
+    elif op == "slots":
+        cypher(memory, "MATCH (l:WriteSlot) DETACH DELETE l")
+    elif op == "slot":  # a scope whose slots exist for some indexes only
+        cypher(memory, f"MATCH (l:WriteSlot) WHERE l.key ENDS WITH '#{rng.randrange(32)}' "
+                       "DETACH DELETE l")
+    elif op == "nodes":
+        cypher(memory, "MATCH (n:ScopeVersion|Assertion) WHERE rand() < 0.3 DETACH DELETE n")
+        cypher(memory, "MATCH (n:Scope) WHERE NOT EXISTS { (n)<-[:IN_SCOPE]-() } "
+                       "DETACH DELETE n")
+    return op
+
+
+@pytest.mark.parametrize("seed", [0, 7])
+def test_reused_answers_stay_exact_with_write_slots(memory: Memory, seed: int) -> None:
+    """A caching reader and two other clients interleave policy writes (new, duplicate,
+    successors across narrower and wider scopes), retractions, expiries, deletions,
+    put_many batches, and deletions of every WriteSlot, of one slot index, of ScopeVersion and
+    Assertion nodes, while the reader holds cached answers: each answer equals a fresh one."""
+    rng = random.Random(seed)
+    writers = [memory, *(Memory(Neo4jStore(memory.store.driver, database=memory.store.database))
+                         for _ in range(2))]
+    writers[1].write(note("seed", SLOT_SCOPES[0]), now=T0)
+    alive = ["seed"]
+    for serial in range(25):
+        same_as_fresh(memory, "before")
+        op = slot_step(rng, rng.choice(writers), memory, alive, f"x{serial}")
+        same_as_fresh(memory, (seed, serial, op))
+
+
+def test_a_reader_racing_policy_writers_ends_exact(memory: Memory,
+                                                   neo4j_db: Neo4jUnderTest) -> None:
+    """Two reader threads of one caching client read while four clients write (and retract)
+    into scopes it sees: once the writes are done, its answers equal fresh ones."""
+    clients = [Memory.connect(neo4j_db.settings, start_if_needed=False, ensure_schema=False)
+               for _ in range(4)]
+    stop = threading.Event()
+    errors: list[BaseException] = []
+
+    def read() -> None:
+        try:
+            while not stop.is_set():
+                for q in SLOT_SCOPES[:3]:
+                    memory.store.candidates(READER, q, SLOT_AT)
+        except BaseException as exc:
+            errors.append(exc)
+
+    def write(w: int) -> None:
+        try:
+            rng = random.Random(w)
+            for i in range(40):
+                d = clients[w].write(note(f"w{w}-{i}", rng.choice(SLOT_SCOPES),
+                                          content=f"c {w} {i % 7}"), now=T0)
+                if i % 9 == 0 and d.disposition is WriteDisposition.PERSIST:
+                    clients[w].retract(f"w{w}-{i}", by="t", reason="r")
+        except BaseException as exc:
+            errors.append(exc)
+
+    readers = [threading.Thread(target=read) for _ in range(2)]
+    writers = [threading.Thread(target=write, args=(w,)) for w in range(4)]
+    for t in readers + writers:
+        t.start()
+    for t in writers:
+        t.join()
+    stop.set()
+    for t in readers:
+        t.join()
+    for c in clients:
+        c.close()
+    assert not errors
+    same_as_fresh(memory, "after the race")
+
+
+def test_a_write_slot_created_again_is_never_mistaken_for_the_old_one(memory: Memory) -> None:
+    """A slot deleted and created again restarts its seq: a record it stamps has a seq the
+    reader's cached answer already knew for the old slot. Only the slot's new epoch tells."""
+    from graphmem.db.codec import coerce_record
+    from graphmem.db.slots import stamp_slot
+
+    scope = SLOT_SCOPES[1]
+
+    def index(rid: str) -> int:
+        return stamp_slot(coerce_record(note(rid, scope)))[1]
+
+    same = [rid for rid in (f"n{i}" for i in range(800)) if index(rid) == index("n0")][:12]
+    writer = Memory(Neo4jStore(memory.store.driver, database=memory.store.database))
+    for rid in same[:3]:  # the slot's seq reaches 3 (created by write_nodes_ensure)
+        writer.write(note(rid, scope), now=T0)
+    same_as_fresh(memory, "cached")
+    cypher(memory, "MATCH (l:WriteSlot) DETACH DELETE l")
+    other = Memory(Neo4jStore(memory.store.driver, database=memory.store.database))
+    for rid in same[3:6]:  # created again by write_nodes_ensure: seq 1, 2, 3
+        other.write(note(rid, scope), now=T0)
+    same_as_fresh(memory, "created again by write_nodes_ensure")
+    for start in (6, 9):  # twice inside the write (write_slots_ensure): seq 1, 2, 3
+        cypher(memory, f"MATCH (l:WriteSlot) WHERE l.key ENDS WITH '#{index('n0')}' "
+                       "DETACH DELETE l")
+        for rid in same[start:start + 3]:
+            other.write(note(rid, scope), now=T0)
+        same_as_fresh(memory, ("created again by write_slots_ensure", start))

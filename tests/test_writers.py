@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from graphmem.client import Memory
-from graphmem.errors import DanglingReferenceError, RecordConflictError
+from graphmem.db.store import Neo4jStore
+from graphmem.errors import DanglingReferenceError, RecordConflictError, ValidationError
 from graphmem.models import Principal
 from graphmem.write.policy import WriteDisposition
 from tests.conftest import Neo4jUnderTest, race
@@ -156,3 +157,119 @@ def test_a_new_record_is_one_statement_and_everything_else_is_decided_in_full(
     assert outcome(rec("proc", kind="procedural", authority="model_inferred",
                        evidence_ids=["a"])) == (["tx:write"], "QUARANTINE")
     assert visible(memory) == {"seed", "b", "c", "t"}
+
+
+@pytest.mark.parametrize("bad", [
+    {"thread": "conv\ud800", "position": 0},  # hashed for its write slot before any query
+    {"thread": "conv", "position": 2**63},  # the driver packs 64-bit integers only
+    {"thread": "conv", "position": 2**70},
+])
+def test_bad_thread_fields_are_validation_errors_and_write_nothing(
+        memory: Memory, bad: dict[str, Any]) -> None:
+    """Bad input through write, put and put_many raises graphmem's ValidationError, never
+    the bare UnicodeEncodeError or OverflowError they raised before, and writes nothing (a
+    new scope's nodes included)."""
+    memory.write(rec("seed"), now=T0)
+    before = memory.store.driver.execute_query(
+        "MATCH (n) RETURN count(n) AS n", database_=memory.store.database)[0][0]["n"]
+    new_scope = {"tenant": "acme", "project": "fresh"}
+    for proposal in (rec("t", **bad), rec("t", scope=new_scope, **bad)):
+        with pytest.raises(ValidationError):
+            memory.write(proposal, now=T0)
+        with pytest.raises(ValidationError):
+            memory.put(proposal)
+        with pytest.raises(ValidationError):
+            memory.put_many([proposal])
+    after = memory.store.driver.execute_query(
+        "MATCH (n) RETURN count(n) AS n", database_=memory.store.database)[0][0]["n"]
+    assert after == before
+
+
+def node_counts(memory: Memory) -> dict[str, int]:
+    rows = memory.store.driver.execute_query(
+        "MATCH (n) RETURN labels(n)[0] AS label, count(*) AS n",
+        database_=memory.store.database)[0]
+    return {row["label"]: row["n"] for row in rows}
+
+
+@pytest.mark.parametrize("mode", ["same content", "same id", "same id, other content"])
+def test_eight_concurrent_identical_proposals(
+        memory: Memory, neo4j_db: Neo4jUnderTest, mode: str) -> None:
+    """Issue 15, the one-statement write: 8 clients propose at once, 3 rounds (new clients
+    each round, so some create the scope's nodes and some find them). Identical content in
+    one scope persists once, every other proposal is a logged DISCARD; one id with 8
+    contents persists once and raises RecordConflictError 7 times, logging nothing for
+    them; nothing else is created."""
+    workers = 8
+    memory.write(rec("warm"), now=T0)
+    for round_ in range(3):
+        clients = [Memory.connect(neo4j_db.settings, start_if_needed=False,
+                                  ensure_schema=False) for _ in range(workers)]
+        barrier = threading.Barrier(workers)
+        out: list[Any] = [None] * workers
+
+        def write(w: int, round_: int = round_, clients: list[Memory] = clients,
+                  barrier: threading.Barrier = barrier, out: list[Any] = out) -> None:
+            if mode == "same content":
+                proposal = rec(f"r{round_}-{w}", content=f"identical {round_}",
+                               asserts="k", asserted_value="v")
+            elif mode == "same id":
+                proposal = rec(f"r{round_}", content=f"identical {round_}")
+            else:
+                proposal = rec(f"r{round_}", content=f"content {round_} by {w}")
+            barrier.wait()
+            try:
+                out[w] = clients[w].write(proposal, now=T0).disposition.value
+            except RecordConflictError:
+                out[w] = "conflict"
+            except BaseException as exc:
+                out[w] = exc
+
+        before = node_counts(memory)
+        assert race(write, clients) == 0
+        after = node_counts(memory)
+        made = {label: n - before.get(label, 0) for label, n in after.items()
+                if n != before.get(label, 0)}
+        if mode == "same id, other content":
+            assert sorted(out) == ["PERSIST"] + ["conflict"] * 7
+            assert made == {"Record": 1, "WriteDecision": 1}
+        else:
+            assert sorted(out) == ["DISCARD"] * 7 + ["PERSIST"]
+            group = {"Assertion": 1} if mode == "same content" and round_ == 0 else {}
+            assert made == {"Record": 1, "WriteDecision": 8, **group}
+        assert len(visible(memory)) == round_ + 2  # warm and one record per round
+
+
+def test_one_statement_writes_after_groups_and_slots_vanished(memory: Memory) -> None:
+    """write_new writes nothing when an Assertion group or some of the scope's WriteSlots
+    were deleted since this client created them, and the full transaction stores the record
+    (group linked again, slots created again); a reference erased since refuses the write
+    and writes nothing."""
+    writer = Memory(Neo4jStore(memory.store.driver, database=memory.store.database))
+    assert writer.write(rec("a", asserts="owner", asserted_value="x"), now=T0
+                        ).disposition is WriteDisposition.PERSIST
+    visible(memory)
+    memory.store.driver.execute_query("MATCH (n:Assertion) DETACH DELETE n",
+                                      database_=memory.store.database)
+    assert writer.write(rec("b", asserts="owner", asserted_value="y"), now=T0
+                        ).disposition is WriteDisposition.PERSIST
+    rows = memory.store.driver.execute_query(
+        "MATCH (r:Record)-[:ASSERTS]->(a:Assertion) RETURN r.id AS id, a.key AS key",
+        database_=memory.store.database)[0]
+    assert [(row["id"], row["key"]) for row in rows] == [("b", "owner")]
+    got = {c.record.id: c.conflict_ids for c in memory.store.candidates(ACME, SCOPE, T0)}
+    assert got == {"a": ("b",), "b": ("a",)}
+    writer.write(rec("e0"), now=T0)
+    writer.apply_deletion(writer.plan_deletion(["e0"], requested_by="t", reason="r"))
+    before = node_counts(memory)
+    for field in ("supersedes", "derived_from", "evidence_ids"):
+        with pytest.raises(DanglingReferenceError):
+            writer.write(rec("f-" + field, **{field: ["e0"]}), now=T0)
+    assert node_counts(memory) == before
+    memory.store.driver.execute_query(
+        "MATCH (l:WriteSlot) WHERE NOT l.key ENDS WITH '#3' DETACH DELETE l",
+        database_=memory.store.database)
+    for i in range(12):
+        assert writer.write(rec(f"g{i}"), now=T0).disposition is WriteDisposition.PERSIST
+        assert f"g{i}" in visible(memory)
+    assert node_counts(memory)["WriteSlot"] == 32
