@@ -6,6 +6,7 @@ normalisation (SPEC section 6), scopes and metadata depth.
 
 from __future__ import annotations
 
+import json
 import unicodedata
 from datetime import UTC, datetime
 from typing import Annotated, Any
@@ -18,6 +19,8 @@ from pydantic import (
 __all__ = [
     "MAX_ID_CHARS",
     "MAX_METADATA_DEPTH",
+    "MAX_NAME_BYTES",
+    "MAX_SCOPE_BYTES",
     "AwareDatetime",
     "Identifier",
     "NonEmptyStr",
@@ -162,6 +165,35 @@ def duplicate_text(content: str) -> str:
     return stripped or collapsed
 
 
+MAX_SCOPE_BYTES = 4096
+"""Largest scope, in UTF-8 bytes of its canonical key (:func:`scope_text`). Neo4j indexes
+the key, and an index entry holds at most about 8 kB: a larger scope failed in the store (a
+``StoreError`` instead of a ``ValidationError``)."""
+
+MAX_NAME_BYTES = 1024
+"""Largest ``thread``, ``asserts`` key, intention cue kind and cue value, in UTF-8 bytes: each
+is indexed with its tenant (and, for a cue, with its kind), so together with the largest
+scope an index entry stays under Neo4j's limit."""
+
+
+def scope_text(items: tuple[tuple[str, str], ...]) -> str:
+    """The canonical key of a scope given as sorted items (``graphmem.db.codec.scope_key``)."""
+    return json.dumps(items, ensure_ascii=False, separators=(",", ":"))
+
+
+def utf8_size(value: str) -> int:
+    """Bytes of ``value`` in UTF-8 (a lone surrogate counts, as 3; it is refused elsewhere)."""
+    return len(value.encode("utf-8", "surrogatepass"))
+
+
+def check_name_size(name: str, value: str | None) -> str | None:
+    """``value`` unchanged; ValueError if it is over :data:`MAX_NAME_BYTES`."""
+    if value is not None and utf8_size(value) > MAX_NAME_BYTES:
+        raise ValueError(f"{name} is {utf8_size(value)} bytes in UTF-8; at most "
+                         f"{MAX_NAME_BYTES} are allowed")
+    return value
+
+
 def check_scope(scope: dict[str, str]) -> dict[str, str]:
     for key, val in scope.items():
         if not isinstance(key, str) or not key:
@@ -170,7 +202,12 @@ def check_scope(scope: dict[str, str]) -> dict[str, str]:
             raise ValueError(f"scope value for {key!r} must be a non-empty string")
     if "tenant" not in scope:
         raise ValueError("scope must contain 'tenant'")
-    return dict(sorted(scope.items()))
+    ordered = dict(sorted(scope.items()))
+    size = utf8_size(scope_text(tuple(ordered.items())))
+    if size > MAX_SCOPE_BYTES:
+        raise ValueError(f"the scope is {size} bytes as its key (its pairs as JSON); at most "
+                         f"{MAX_SCOPE_BYTES} are allowed")
+    return ordered
 
 
 MAX_METADATA_DEPTH = 64

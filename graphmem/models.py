@@ -25,6 +25,7 @@ from graphmem.fields import (
     Identifier,
     NonEmptyStr,
     canonical_value,
+    check_name_size,
     check_scope,
     metadata_depth,
     reject_lone_surrogates,
@@ -208,7 +209,12 @@ class MemoryRecord(BaseModel):
         canon = canonical_value(value)
         if not canon:
             raise ValueError("asserts must not be blank")
-        return canon
+        return check_name_size("asserts", canon)
+
+    @field_validator("thread")
+    @classmethod
+    def _thread(cls, value: str | None) -> str | None:
+        return check_name_size("thread", value)
 
     @field_validator("asserted_value")
     @classmethod
@@ -301,6 +307,11 @@ class DeferredIntention(BaseModel):
     @classmethod
     def _scope(cls, value: dict[str, str]) -> dict[str, str]:
         return check_scope(value)
+
+    @field_validator("trigger_kind", "trigger_value")
+    @classmethod
+    def _cue(cls, value: str) -> str:
+        return check_name_size("the intention's cue", value) or value
 
     @model_validator(mode="after")
     def _unicode(self) -> DeferredIntention:

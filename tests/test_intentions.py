@@ -18,6 +18,7 @@ from graphmem.errors import (
     RecordNotFoundError,
     ValidationError,
 )
+from graphmem.fields import MAX_NAME_BYTES, MAX_SCOPE_BYTES
 from graphmem.models import DeferredIntention, IntentionStatus, Principal, Sensitivity
 
 from .northwind import lines
@@ -208,6 +209,16 @@ def test_invalid_intentions_and_events_are_rejected(memory: Memory) -> None:
     with pytest.raises(ValidationError):
         memory.intend({"id": "n", "action": "a", "trigger_kind": "k", "trigger_value": "v",
                        "scope": {"repo": "x"}, "created_at": NOW})
+    # a cue beyond the index entry limit (was a StoreError from Neo4j), and a scope beyond it
+    for over in ({"trigger_value": "v" * (MAX_NAME_BYTES + 1)},
+                 {"trigger_kind": "é" * (MAX_NAME_BYTES // 2 + 1)},
+                 {"scope": {"tenant": "acme", "repo": "x" * MAX_SCOPE_BYTES}}):
+        with pytest.raises(ValidationError, match="at most"):
+            memory.intend({"id": "n", "action": "a", "trigger_kind": "k", "trigger_value": "v",
+                           "scope": {"tenant": "acme"}, "created_at": NOW, **over})
+    assert memory.intend({"id": "n", "action": "a", "trigger_kind": "k",
+                          "trigger_value": "v" * MAX_NAME_BYTES, "scope": {"tenant": "acme"},
+                          "created_at": NOW}) is True
     with pytest.raises(ValidationError):
         memory.due({"k": 14}, principal=ACME, scope=CHECKOUT, now=NOW)  # type: ignore[dict-item]
     with pytest.raises(RecordNotFoundError):

@@ -10,9 +10,11 @@ from typing import Any
 import pytest
 
 from graphmem.client import Memory
+from graphmem.db.codec import scope_key
 from graphmem.db.store import Neo4jStore
 from graphmem.errors import DanglingReferenceError, RecordConflictError, ValidationError
-from graphmem.models import Principal
+from graphmem.fields import MAX_NAME_BYTES, MAX_SCOPE_BYTES
+from graphmem.models import MemoryRecord, Principal
 from graphmem.write.policy import WriteDisposition
 from tests.conftest import Neo4jUnderTest, race
 
@@ -273,3 +275,37 @@ def test_one_statement_writes_after_groups_and_slots_vanished(memory: Memory) ->
         assert writer.write(rec(f"g{i}"), now=T0).disposition is WriteDisposition.PERSIST
         assert f"g{i}" in visible(memory)
     assert node_counts(memory)["WriteSlot"] == 32
+
+
+@pytest.mark.parametrize("field", ["scope", "thread", "asserts"])
+def test_indexed_names_at_their_limit_persist_and_one_byte_more_is_refused(
+        memory: Memory, field: str) -> None:
+    """Found by the breaker helper: a scope, thread or asserts key beyond Neo4j's index entry
+    limit (~8 kB) failed in the store as a StoreError, after a new scope's nodes had been
+    created. The limits are checked with the record now: ValidationError, nothing written."""
+
+    def proposal(rid: str, size: int) -> dict[str, Any]:
+        over: dict[str, Any] = {"scope": {"tenant": "acme", "v": "x"}}
+        if field == "scope":  # the key is [["tenant","acme"],["v","x..."]] as JSON
+            over["scope"] = {"tenant": "acme", "v": "é" * ((size - 28) // 2) + "x" * (size % 2)}
+        elif field == "thread":
+            over.update(thread="é" * (size // 2) + "x" * (size % 2), position=len(rid))
+        else:
+            over.update(asserts="é" * (size // 2) + "x" * (size % 2), asserted_value="1")
+        return rec(rid, content=f"limit {rid}", **over)
+
+    limit = MAX_SCOPE_BYTES if field == "scope" else MAX_NAME_BYTES
+    at = MemoryRecord.model_validate(proposal("at", limit))
+    if field == "scope":
+        assert len(scope_key(at.scope).encode()) == limit
+    assert memory.write(proposal("at", limit), now=T0).disposition is WriteDisposition.PERSIST
+    memory.put_many([proposal("at-batch", limit)])
+    before = memory.store.counts()
+    nodes = memory.store.driver.execute_query(
+        "MATCH (n) RETURN count(n) AS n", database_=memory.store.database)[0][0]["n"]
+    for write in (lambda p: memory.write(p, now=T0), lambda p: memory.put_many([p])):
+        with pytest.raises(ValidationError, match="at most"):
+            write(proposal("over", limit + 1))
+    assert memory.store.counts() == before
+    assert memory.store.driver.execute_query(
+        "MATCH (n) RETURN count(n) AS n", database_=memory.store.database)[0][0]["n"] == nodes

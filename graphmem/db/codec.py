@@ -26,7 +26,7 @@ from graphmem.errors import (
     NaiveDatetimeError,
     ValidationError,
 )
-from graphmem.fields import duplicate_text
+from graphmem.fields import duplicate_text, scope_text
 from graphmem.models import Authority, MemoryKind, MemoryRecord, Sensitivity
 
 DEFAULT_MAX_CONTENT_BYTES = 64 * 1024
@@ -48,7 +48,7 @@ def scope_key(scope: dict[str, str]) -> str:
 @lru_cache(maxsize=65_536)
 def _scope_encoded(items: tuple[tuple[str, str], ...]) -> tuple[str, tuple[str, ...]]:
     """(key, pairs) of a scope given as sorted items; a store sees few distinct scopes."""
-    return (json.dumps(items, ensure_ascii=False, separators=(",", ":")),
+    return (scope_text(items),
             tuple(json.dumps([k, v], ensure_ascii=False) for k, v in items))
 
 
