@@ -311,7 +311,8 @@ class DeferredIntention(BaseModel):
     @field_validator("trigger_kind", "trigger_value")
     @classmethod
     def _cue(cls, value: str) -> str:
-        return check_name_size("the intention's cue", value) or value
+        check_name_size("the intention's cue", value)
+        return value
 
     @model_validator(mode="after")
     def _unicode(self) -> DeferredIntention:
