@@ -8,7 +8,8 @@
 // (parts/write_slot_versions.cypher), delta reads through r.wslot/r.wseq. The Scope,
 // WriteSlot and Assertion nodes are MATCHed, never MERGEd (see records_create.cypher):
 // write_nodes_ensure.cypher created them; nothing is stored when the Scope or the slot is
-// missing. Leaves `r` (the record) and `a` (its Assertion group, or null).
+// missing. Leaves `r` (the record) and `a` (its Assertion group, or null), which
+// {{record_assert}} links after it.
 // $row: a records_create row; $slot: the key of the write's (dedup) slot and $slot_index its
 // index in the scope; $supersedes, $derived_from, $evidence_ids: ids (stored and not erased:
 // the caller checked); $gkey: assertion group or null; $decision: {tenant, disposition,
@@ -44,8 +45,4 @@ CALL (r) {
   UNWIND $evidence_ids AS id
   MATCH (p:Record {id: id})
   CREATE (r)-[:EVIDENCED_BY]->(p)
-}
-CALL (r, a) {
-  WITH r, a WHERE a IS NOT NULL
-  CREATE (r)-[:ASSERTS]->(a)
 }

@@ -23,9 +23,16 @@ from typing import LiteralString, cast
 
 from neo4j import Query
 
-__all__ = ["cypher_dir", "names", "part", "query", "statements", "text"]
+__all__ = ["cypher_dir", "names", "part", "query", "row_form", "statements", "text"]
 
-_PART = re.compile(r"\{\{([a-z][a-z0-9_]*)\}\}")
+#: ``{{name}}`` puts in part ``name``; ``{{name:w}}`` puts it in in row form: each of its
+#: parameters ``$p`` read as ``w.p`` from the row map ``w``, and ``w`` passed into each of its
+#: subqueries (``CALL (r) {`` becomes ``CALL (r, w) {``). One text then serves a statement
+#: of one write and a batch of them (``UNWIND $writes AS w CALL (w) { {{part:w}} ... }``).
+_PART = re.compile(r"\{\{([a-z][a-z0-9_]*)(?::([a-z][a-z0-9_]*))?\}\}")
+_PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+_SUBQUERY = re.compile(r"CALL \(([^)]*)\) \{")
+_WITH = re.compile(r"^(\s*)WITH (?!\*)", re.MULTILINE)
 
 
 def cypher_dir() -> Path:
@@ -53,11 +60,31 @@ def text(name: str) -> LiteralString:
     if name not in names():
         raise KeyError(f"no Cypher query named {name!r}")
     body = _strip((cypher_dir() / f"{name}.cypher").read_text(encoding="utf-8"))
-    return _literal(_PART.sub(lambda m: _inserted(part(m.group(1))), body))
+    return _literal(_PART.sub(_expand, body))
+
+
+def _expand(match: re.Match[str]) -> str:
+    name, row = match.group(1), match.group(2)
+    return _inserted(part(name) if row is None else row_form(part(name), row))
 
 
 def _inserted(part_text: str) -> str:
     return part_text if part_text.startswith(_CLAUSES) else f"({part_text})"
+
+
+def row_form(query_text: str, row: str) -> str:
+    """``query_text`` reading its parameters from the row map ``row`` instead (``$p`` becomes
+    ``row.p``), with ``row`` passed into each of its ``CALL (...) {`` subqueries and carried
+    by each ``WITH`` that starts a line (``WITH a, b`` becomes ``WITH row, a, b``).
+
+    Every ``$`` in ``query_text`` must be a parameter (the parts put in in row form hold no
+    other: checked by ``tests/test_group_commit.py``).
+    """
+    text_ = _PARAM.sub(lambda m: f"{row}.{m.group(1)}", query_text)
+    text_ = _SUBQUERY.sub(
+        lambda m: f"CALL ({m.group(1)}, {row}) {{" if m.group(1).strip() else f"CALL ({row}) {{",
+        text_)
+    return _WITH.sub(lambda m: f"{m.group(1)}WITH {row}, ", text_)
 
 
 #: A part that starts with one of these is clauses, put in as it is; any other is a condition.
@@ -76,8 +103,7 @@ def part(name: str) -> str:
     if not path.is_file():
         raise KeyError(f"no Cypher part named {name!r}")
     # a part may name other parts (write_probe names record_live)
-    return _PART.sub(lambda m: _inserted(part(m.group(1))),
-                     _strip(path.read_text(encoding="utf-8")))
+    return _PART.sub(_expand, _strip(path.read_text(encoding="utf-8")))
 
 
 def _strip(raw: str) -> str:
