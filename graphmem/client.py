@@ -97,11 +97,13 @@ class Memory:
         store, release = open_store(settings, start_if_needed=start_if_needed, clock=clock,
                                     max_content_bytes=max_content_bytes,
                                     ensure_schema=ensure_schema)
-        return cls(store, policy=policy, on_close=release)
+        return cls(store, policy=policy, owns_driver=False, on_close=release)
 
     def close(self) -> None:
-        """Close the driver (if this client opened it) and end this client's use of the local
-        server (a server :meth:`connect` started stops with its last client)."""
+        """End this client's use of its driver and of the local server: a driver
+        :meth:`connect` opened closes with the last client of its settings in this process,
+        a server it started stops with its last client. A driver passed in (``owns_driver``)
+        is closed."""
         try:
             if self._owns_driver:
                 self.store.driver.close()
@@ -202,7 +204,10 @@ class Memory:
 
         DISCARD stores nothing but the decision; QUARANTINE stores the record for audit,
         never eligible; PERSIST stores it. Concurrent identical writes into one scope are
-        serialised on their write slot, so only one of them persists.
+        serialised on their write slot, so only one of them persists. A new record written
+        while other threads' writes through the same driver are in flight (clients that
+        :meth:`connect` with the same settings share one) is stored together with them, in
+        one transaction, and decided exactly as alone (:mod:`graphmem.db.group_commit`).
 
         Raises:
             ValidationError and subclasses, RecordConflictError: nothing is written.

@@ -34,6 +34,7 @@ from graphmem.db.credentials import (
     read_password,
     resolve_password_file,
 )
+from graphmem.db.drivers import shared_driver
 from graphmem.db.ephemeral import EphemeralServer
 from graphmem.db.launcher import (
     DEFAULT_PORT,
@@ -52,7 +53,6 @@ from graphmem.db.launcher import (
     terminate,
     wait_ready,
 )
-from graphmem.db.resilience import connect_driver
 from graphmem.db.settings import ConnectionSettings, data_dir
 from graphmem.db.store import Neo4jStore
 from graphmem.errors import DatabaseUnavailableError
@@ -391,34 +391,46 @@ def resolve_settings(start_if_needed: bool = True) -> ConnectionSettings:
 
 def open_store(settings: ConnectionSettings | None, *, start_if_needed: bool, clock: Clock,
                max_content_bytes: int, ensure_schema: bool
-               ) -> tuple[Neo4jStore, Callable[[], None] | None]:
-    """The store behind :meth:`graphmem.Memory.connect`, and the release of its lease on the
-    local server (None when ``settings`` or ``NEO4J_*`` name the database).
+               ) -> tuple[Neo4jStore, Callable[[], None]]:
+    """The store behind :meth:`graphmem.Memory.connect`, and the release of what it holds: its
+    use of the driver shared by the clients of the same settings in this process
+    (:func:`graphmem.db.drivers.shared_driver`) and its lease on the local server, if any.
 
     Settings: ``settings``; else ``NEO4J_*``; else :func:`lease` (the running local server,
-    or one started now for as long as a client uses it). On any failure the driver is
-    closed and the lease released before the error propagates.
+    or one started now for as long as a client uses it). On any failure both are released
+    before the error propagates.
 
     Raises:
         DatabaseUnavailableError, DatabaseAuthError, StoreError: as ``Memory.connect``.
     """
-    release: Callable[[], None] | None = None
+    lease_release: Callable[[], None] | None = None
     if settings is None:
         settings = ConnectionSettings.from_env()
     if settings is None:
-        settings, release = lease(start_if_needed)
+        settings, lease_release = lease(start_if_needed)
+
+    def release_lease() -> None:
+        if lease_release is not None:
+            lease_release()
+
     try:
-        driver = connect_driver(settings)
+        driver, release_driver = shared_driver(settings)
+    except BaseException:
+        release_lease()
+        raise
+
+    def release() -> None:
+        try:
+            release_driver()
+        finally:
+            release_lease()
+
+    try:
         store = Neo4jStore(driver, database=settings.database, clock=clock,
                            max_content_bytes=max_content_bytes)
         if ensure_schema:
-            try:
-                store.ensure_schema()
-            except BaseException:
-                driver.close()
-                raise
+            store.ensure_schema()
     except BaseException:
-        if release is not None:
-            release()
+        release()
         raise
     return store, release

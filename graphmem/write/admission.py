@@ -3,9 +3,10 @@ section 6; issue 15: writers into one scope run side by side, and a new record i
 
 A new record that no stored state can refuse (no duplicate, its references stored; the decision
 then depends on the proposal alone) is stored in one statement, ``write_new.cypher``: one round
-trip and one commit, where the transaction below takes four round trips. Anything else that
-statement finds (a stored id, a duplicate, a missing node) writes nothing, and the full
-transaction decides.
+trip and one commit, where the transaction below takes four round trips; written while other
+threads' writes are in flight, it is stored with them in one batch (group commit,
+:mod:`graphmem.db.group_commit`). Anything else that statement finds (a stored id, a
+duplicate, a missing node) writes nothing, and the full transaction decides.
 
 The transaction runs ``write_check.cypher`` (lock the write's slots, then read the stored
 ids, the active duplicates and the evidence the policy decides on), then either logs a
@@ -34,6 +35,7 @@ from graphmem.db.codec import (
     record_row,
     scope_key,
 )
+from graphmem.db.group_commit import write_new
 from graphmem.db.records import batch_refs
 from graphmem.db.slots import slot_keys, stamp_slot
 from graphmem.db.store import Neo4jStore
@@ -102,8 +104,8 @@ def admit(store: Neo4jStore, policy: WritePolicy, proposal: MemoryRecord | dict[
         # and one commit (write_new.cypher). Anything else it finds writes nothing, and the
         # two-statement transaction below decides.
         try:
-            if store.write("write_new", **{
-                    **params, **_store_params(record, fingerprint, fast, by=by, at=at)}):
+            if write_new(store, {**params, **_store_params(record, fingerprint, fast, by=by,
+                                                           at=at)}):
                 return fast
         except ConstraintViolationError:
             pass  # a concurrent writer created this id first: decide from what is stored

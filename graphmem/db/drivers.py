@@ -1,0 +1,87 @@
+"""One driver per connection settings in a process, shared by the clients that use them.
+
+Neo4j's advice is one driver per application: a driver is thread-safe, holds the connection
+pool, and is costly to open. :meth:`graphmem.Memory.connect` takes its driver from here, so
+clients with the same settings share one pool, one bookmark manager, and one group commit
+(:mod:`graphmem.db.group_commit`: writes from many threads stored in one transaction). The
+driver is closed when the last client that took it lets it go.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from neo4j import Driver
+
+from graphmem.db.resilience import connect_driver, with_retry
+from graphmem.db.settings import ConnectionSettings
+
+__all__ = ["shared_driver"]
+
+
+@dataclass(eq=False)
+class _Shared:
+    driver: Driver
+    users: int = 1
+
+
+_shared: dict[tuple[int, ConnectionSettings], _Shared] = {}
+_lock = threading.Lock()
+
+
+def shared_driver(settings: ConnectionSettings, *, deadline_s: float = 10.0
+                  ) -> tuple[Driver, Callable[[], None]]:
+    """The driver of ``settings`` in this process, its connectivity checked now, and the
+    release of this use of it (idempotent; the last release closes the driver).
+
+    Raises:
+        DatabaseUnavailableError, DatabaseAuthError: as
+        :func:`graphmem.db.resilience.connect_driver` (nothing is left taken).
+    """
+    key = (os.getpid(), settings)  # a forked child opens its own
+    with _lock:
+        entry = _shared.get(key)
+        if entry is not None:
+            entry.users += 1
+    if entry is not None:
+        release = _releaser(key, entry)
+        try:
+            with_retry(entry.driver.verify_connectivity, f"connecting to {settings.uri}",
+                       deadline_s=deadline_s)
+        except BaseException:
+            release()
+            raise
+        return entry.driver, release
+    driver = connect_driver(settings, deadline_s=deadline_s)
+    spare: Driver | None = None
+    with _lock:
+        entry = _shared.get(key)
+        if entry is None:
+            entry = _shared[key] = _Shared(driver)
+        else:  # another thread connected first: use its driver
+            entry.users += 1
+            spare = driver
+    if spare is not None:
+        spare.close()
+    return entry.driver, _releaser(key, entry)
+
+
+def _releaser(key: tuple[int, ConnectionSettings], entry: _Shared) -> Callable[[], None]:
+    released = threading.Event()
+
+    def release() -> None:
+        with _lock:
+            if released.is_set():
+                return
+            released.set()
+            entry.users -= 1
+            last = entry.users == 0
+            if last and _shared.get(key) is entry:
+                del _shared[key]
+        if last:
+            entry.driver.close()
+
+    return release

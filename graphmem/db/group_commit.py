@@ -1,0 +1,148 @@
+"""Group commit of new records (issue 15: writers into one store scale past one writer).
+
+Each policy write of a new record (``write_new.cypher``) costs the server a transaction and
+the client a round trip: on a 2-core machine one writer keeps a core busy, so eight writers
+could reach at most about twice one writer's throughput, and reached 1.5-1.9x. Writes that
+arrive while another thread's write is in flight through the same driver and database wait
+for it, and are then stored together, in one statement and one commit
+(``write_new_batch.cypher``), by whichever of them comes first: the classic group commit. A
+writer alone is never delayed: with nothing in flight, its write runs at once, as before.
+
+Each write in a batch is decided exactly as alone: the statement runs write_new's parts for
+each write in turn, each seeing what the ones before it stored, and a write it turns away (a
+duplicate, a stored id, a missing node) comes back "not stored", for its own client to decide
+with the full transaction (:func:`graphmem.write.admission.admit`). If the batch fails as a
+whole (a concurrent writer created one of its ids, the server went away), nothing of it was
+stored, and each of its writes is run again alone by its own thread, which then sees its own
+error. Writes that reference other records are never batched (see the query's header).
+
+The batch runs through the driver its writes would each have used: clients that should
+combine share a driver (:meth:`graphmem.Memory.connect` does, per connection settings).
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from neo4j import Driver
+
+from graphmem.errors import GraphmemError
+
+if TYPE_CHECKING:
+    from graphmem.db.base import StoreBase
+
+__all__ = ["MAX_BATCH", "GroupCommit", "batchable", "group_for", "write_new"]
+
+#: The most writes stored in one batch.
+MAX_BATCH = 64
+
+
+@dataclass(eq=False)
+class _Write:
+    params: dict[str, Any]
+    done: bool = False
+    #: True: stored; False: turned away (decide alone); None: the batch failed (run alone)
+    stored: bool | None = None
+
+
+@dataclass(eq=False)
+class GroupCommit:
+    """The writes waiting for one driver and database, and whether a batch is in flight."""
+
+    lock: threading.Condition = field(default_factory=threading.Condition)
+    waiting: list[_Write] = field(default_factory=list)
+    busy: bool = False
+    #: batches of more than one write stored so far, and the writes in them (for tests and
+    #: benchmarks)
+    batches: int = 0
+    batched_writes: int = 0
+
+    def submit(self, store: StoreBase, params: dict[str, Any]) -> bool | None:
+        """Store one write (``write_new.cypher``'s parameters) alone or with the writes that
+        wait beside it.
+
+        Returns:
+            True if it was stored, False if the statement turned it away (nothing written for
+            it), None if it was in a batch that failed as a whole (nothing written for it: run
+            it alone).
+        """
+        own = _Write(params)
+        with self.lock:
+            self.waiting.append(own)
+            while self.busy and not own.done:
+                self.lock.wait()
+            if own.done:
+                return own.stored
+            self.busy = True
+            self.waiting.remove(own)
+            batch = [own, *self.waiting[:MAX_BATCH - 1]]
+            del self.waiting[:MAX_BATCH - 1]
+        try:
+            stored = _run(store, batch)
+        finally:
+            with self.lock:
+                if len(batch) > 1:
+                    self.batches += 1
+                    self.batched_writes += len(batch)
+                for write in batch:
+                    write.done = True
+                self.busy = False
+                self.lock.notify_all()
+        return stored
+
+
+def _run(store: StoreBase, batch: list[_Write]) -> bool | None:
+    """Store ``batch``, set each write's outcome; the first write's outcome."""
+    if len(batch) == 1:
+        batch[0].stored = bool(store.write("write_new", **batch[0].params))
+        return batch[0].stored
+    ordered = sorted(batch, key=lambda w: (w.params["scope_key"], w.params["slots"]))
+    try:
+        rows = store.write("write_new_batch", writes=[w.params for w in ordered],
+                           slots=sorted({key for w in ordered for key in w.params["slots"]}))
+    except GraphmemError:  # nothing of the batch was stored: each write runs alone
+        return None
+    stored = {row["i"] for row in rows}
+    for i, write in enumerate(ordered):
+        write.stored = i in stored
+    return batch[0].stored
+
+
+_groups: weakref.WeakKeyDictionary[Driver, dict[str, GroupCommit]] = (
+    weakref.WeakKeyDictionary())
+_groups_lock = threading.Lock()
+
+
+def group_for(store: StoreBase) -> GroupCommit:
+    """The group commit of ``store``'s driver and database (one per pair, in this process)."""
+    with _groups_lock:
+        by_database = _groups.setdefault(store.driver, {})
+        return by_database.setdefault(store.database, GroupCommit())
+
+
+def batchable(params: dict[str, Any]) -> bool:
+    """Whether a write may share a batch: it links no other record (a batch would lock the
+    records it links in no order common to every transaction)."""
+    return not (params["supersedes"] or params["derived_from"] or params["evidence_ids"])
+
+
+def write_new(store: StoreBase, params: dict[str, Any]) -> bool:
+    """Store a new record with ``write_new.cypher``'s ``params``, group-committed with the
+    writes of other threads through the same driver when it may be (:func:`batchable`).
+
+    Returns:
+        whether it was stored: False when nothing was written (the caller decides it with the
+        full transaction).
+
+    Raises:
+        ConstraintViolationError: a concurrent writer created its id first.
+        GraphmemError: as :meth:`StoreBase.write`.
+    """
+    if batchable(params):
+        stored = group_for(store).submit(store, params)
+        if stored is not None:
+            return stored
+    return bool(store.write("write_new", **params))

@@ -1,0 +1,245 @@
+"""Group commit (issue 15): writes from many threads through one driver are stored in one
+statement and one commit, each decided exactly as it would be alone."""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from graphmem.client import Memory
+from graphmem.db import catalogue
+from graphmem.db.group_commit import GroupCommit, _run, _Write, batchable, group_for
+from graphmem.db.store import Neo4jStore
+from graphmem.models import Principal
+from graphmem.write.policy import WriteDisposition
+from tests.conftest import Neo4jUnderTest
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+ACME = Principal(tenants=frozenset({"acme"}))
+SCOPE = {"tenant": "acme", "project": "grouped"}
+
+
+def rec(rid: str, **over: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "id": rid, "kind": "episodic", "content": f"observation {rid} about the deploy",
+        "created_at": T0.isoformat(), "scope": SCOPE,
+        "provenance": {"source": "test"}, "authority": "verified_outcome",
+    }
+    base.update(over)
+    return base
+
+
+def test_row_form_reads_every_parameter_from_the_row() -> None:
+    """The parts a batch puts in in row form hold no ``$`` but parameters, and none is left
+    once they are in row form; every subquery imports the row and every WITH carries it."""
+    for name in ("write_probe", "write_fresh", "record_store"):
+        text = catalogue.part(name)
+        assert "$" in text
+        assert all(re.match(r"[A-Za-z_]", text[i + 1]) for i, c in enumerate(text) if c == "$")
+        row = catalogue.row_form(text, "w")
+        assert "$" not in row, name
+        for subquery in re.findall(r"CALL \(([^)]*)\) \{", row):
+            assert "w" in [v.strip() for v in subquery.split(",")], (name, subquery)
+        for line in row.splitlines():
+            if line.lstrip().startswith("WITH "):
+                assert line.lstrip().startswith("WITH w, "), (name, line)
+    assert catalogue.row_form("CALL () {\n  WITH a\n  MATCH (x {k: $key})", "w") == (
+        "CALL (w) {\n  WITH w, a\n  MATCH (x {k: w.key})")
+    batch = catalogue.text("write_new_batch")
+    assert "$writes" in batch and "$slots" in batch
+    assert set(re.findall(r"\$(\w+)", batch)) == {"writes", "slots"}
+
+
+@contextmanager
+def held(group: GroupCommit, waiting: int) -> Iterator[Callable[[], None]]:
+    """Keep ``group`` busy (as if a batch were in flight) until ``waiting`` writes wait in it,
+    then let them go: they are stored as one batch, by the first of them to wake."""
+    with group.lock:
+        assert not group.busy
+        group.busy = True
+
+    def release() -> None:
+        deadline = time.monotonic() + 30
+        while True:
+            with group.lock:
+                if len(group.waiting) >= waiting:
+                    group.busy = False
+                    group.lock.notify_all()
+                    return
+            assert time.monotonic() < deadline, "the writes never queued"
+            time.sleep(0.01)
+
+    try:
+        yield release
+    finally:
+        with group.lock:
+            group.busy = False
+            group.lock.notify_all()
+
+
+class Threads:
+    """``work(i)`` for i in range(n), one thread each, started at once."""
+
+    def __init__(self, work: Callable[[int], Any], n: int) -> None:
+        self.results: list[Any] = [None] * n
+        self.errors: list[BaseException] = []
+        self.threads = [threading.Thread(target=self._run, args=(work, i)) for i in range(n)]
+        for t in self.threads:
+            t.start()
+
+    def _run(self, work: Callable[[int], Any], i: int) -> None:
+        try:
+            self.results[i] = work(i)
+        except BaseException as exc:  # reported by join
+            self.errors.append(exc)
+
+    def join(self) -> list[Any]:
+        for t in self.threads:
+            t.join(60)
+        assert not any(t.is_alive() for t in self.threads)
+        assert not self.errors, self.errors
+        return self.results
+
+
+def test_a_batch_decides_each_write_as_alone(memory: Memory) -> None:
+    """Distinct writes are stored; of two identical proposals in one batch exactly one is; a
+    duplicate of a stored record and a copy of a stored id are turned away and decided alone,
+    with the outcomes they get alone; every record gets its own slot stamp."""
+    memory.write(rec("stored"), now=T0)
+    memory.write(rec("earlier", content="the earlier observation of the pipeline"), now=T0)
+    store = memory.store
+    writers = [Memory(Neo4jStore(store.driver, database=store.database)) for _ in range(3)]
+    proposals = ([rec(f"new-{i}") for i in range(6)] + [rec("twin"), rec("twin")]
+                 + [rec("dup", content="the earlier observation of the pipeline"),
+                    rec("stored")])
+    group = group_for(store)
+    batches0 = group.batches
+    with held(group, len(proposals)) as release:
+        started = Threads(lambda i: writers[i % 3].write(proposals[i], now=T0), len(proposals))
+        release()
+        decisions = started.join()
+    assert group.batches == batches0 + 1  # all ten in one batch
+    outcome = {(p["id"], d.disposition) for p, d in zip(proposals, decisions, strict=True)}
+    persisted = [d.record_id for d in decisions if d.disposition is WriteDisposition.PERSIST]
+    assert sorted(persisted) == sorted([f"new-{i}" for i in range(6)] + ["twin"])
+    assert ("dup", WriteDisposition.DISCARD) in outcome
+    assert ("stored", WriteDisposition.DISCARD) in outcome
+    assert [d.disposition for d in decisions[6:8]].count(WriteDisposition.DISCARD) == 1
+    visible = {r.id for r in memory.candidates(principal=ACME, scope=SCOPE, now=T0)}
+    assert visible == {"stored", "earlier", "twin", *(f"new-{i}" for i in range(6))}
+    stamps, _, _ = store.driver.execute_query(
+        "MATCH (r:Record) WHERE r.wslot IS NOT NULL RETURN r.wslot AS s, r.wseq AS q",
+        database_=store.database)
+    pairs = [(row["s"], row["q"]) for row in stamps]
+    assert len(pairs) == 9 and len(set(pairs)) == 9
+    for rid in ("dup", "stored", "twin"):  # every decision logged once per proposal
+        assert len(memory.history(rid)) == {"dup": 1, "stored": 2, "twin": 2}[rid], rid
+
+
+def test_a_batch_that_fails_stores_nothing_and_each_write_runs_alone(memory: Memory) -> None:
+    """One write the server refuses fails the batch as a whole: none of it is stored, every
+    write comes back "run alone", and alone the others are stored."""
+    store = memory.store
+    writers = [Memory(Neo4jStore(store.driver, database=store.database)) for _ in range(3)]
+    for i, w in enumerate(writers):  # the scope's nodes, and a real params map to copy
+        w.write(rec(f"seed-{i}"), now=T0)
+    captured: list[dict[str, Any]] = []
+    original = store.write
+
+    def capture(name: str, **params: Any) -> list[dict[str, Any]]:
+        if name == "write_new":
+            captured.append(params)
+        return original(name, **params)
+
+    store.write = capture  # type: ignore[method-assign]
+    try:
+        for i in range(3):
+            memory.write(rec(f"late-{i}"), now=T0)
+    finally:
+        del store.write
+    # delete them again, so the batch below would store them
+    store.driver.execute_query(
+        "MATCH (r:Record) WHERE r.id STARTS WITH 'late-' "
+        "OPTIONAL MATCH (d:WriteDecision)-[:DECIDED]->(r) DETACH DELETE r, d",
+        database_=store.database)
+    # a write the statement keeps (its own id and dedup key) that the server then refuses
+    row = captured[0]["row"]
+    bad = {**captured[0], "ids": ["bad"], "dedup_key": "bad", "row": {
+        **row, "props": {**row["props"], "id": "bad"},
+        "times": {**row["times"], "created_at": "not a time"}}}
+    batch = [_Write(p) for p in (*captured, bad)]
+    assert _run(store, batch) is None
+    assert all(w.stored is None for w in batch)
+    rows, _, _ = store.driver.execute_query(
+        "MATCH (r:Record) WHERE r.id STARTS WITH 'late-' OR r.id = 'bad' RETURN count(r) AS n",
+        database_=store.database)
+    assert rows[0]["n"] == 0
+    assert _run(store, [_Write(p) for p in captured[:2]]) is True  # without the bad one
+    visible = {r.id for r in memory.candidates(principal=ACME, scope=SCOPE, now=T0)}
+    assert {"late-0", "late-1"} <= visible and "late-2" not in visible
+
+
+def test_writes_that_link_records_are_never_batched() -> None:
+    base: dict[str, Any] = {"supersedes": [], "derived_from": [], "evidence_ids": []}
+    assert batchable(base)
+    for name in base:
+        assert not batchable({**base, name: ["x"]})
+
+
+def test_clients_of_one_settings_share_a_driver_until_the_last_closes(
+        neo4j_db: Neo4jUnderTest) -> None:
+    first = Memory.connect(neo4j_db.settings, start_if_needed=False, ensure_schema=False)
+    second = Memory.connect(neo4j_db.settings, start_if_needed=False, ensure_schema=False)
+    assert first.store.driver is second.store.driver
+    first.close()
+    first.close()  # a second close releases nothing more
+    assert second.store.driver.execute_query("RETURN 1 AS one")[0][0]["one"] == 1
+    second.close()
+    third = Memory.connect(neo4j_db.settings, start_if_needed=False, ensure_schema=False)
+    try:
+        assert third.store.driver is not first.store.driver  # the old one was closed
+    finally:
+        third.close()
+
+
+@pytest.mark.parametrize("writers", [8])
+def test_writers_racing_through_one_driver_batch_and_lose_nothing(
+        memory: Memory, neo4j_db: Neo4jUnderTest, writers: int) -> None:
+    """Many threads through one driver: batches form, every write is stored once, with its
+    own stamp, and no transaction is retried."""
+    from graphmem.db import retries
+
+    clients = [Memory.connect(neo4j_db.settings, start_if_needed=False, ensure_schema=False)
+               for _ in range(writers)]
+    group = group_for(clients[0].store)
+    batches0, retries0 = group.batches, retries.retry_count()
+    barrier = threading.Barrier(writers)
+
+    def work(w: int) -> list[WriteDisposition]:
+        barrier.wait()
+        return [clients[w].write(rec(f"r{w}-{i}", asserts="deploy.owner" if i % 3 == 0 else None,
+                                     asserted_value=f"team-{w}-{i}" if i % 3 == 0 else None),
+                                 now=T0).disposition for i in range(30)]
+
+    try:
+        results = Threads(work, writers).join()
+    finally:
+        for c in clients:
+            c.close()
+    assert all(d is WriteDisposition.PERSIST for r in results for d in r)
+    assert group.batches > batches0
+    assert retries.retry_count() == retries0
+    visible = {r.id for r in memory.candidates(principal=ACME, scope=SCOPE, now=T0)}
+    assert visible == {f"r{w}-{i}" for w in range(writers) for i in range(30)}
+    rows, _, _ = memory.store.driver.execute_query(
+        "MATCH (r:Record) RETURN r.wslot AS s, r.wseq AS q, EXISTS { (r)-[:ASSERTS]->() } AS g,"
+        " r.asserts IS NOT NULL AS a", database_=memory.store.database)
+    assert len({(row["s"], row["q"]) for row in rows}) == writers * 30
+    assert all(row["g"] == row["a"] for row in rows)
