@@ -45,6 +45,7 @@ from bench.generate import PROBE_SCOPE, StoreSpec
 from bench.scale import load, machine, summary
 from graphmem import DecisionState, Memory, Principal
 from graphmem.db import retries
+from graphmem.db.group_commit import group_for
 from graphmem.db.server import EphemeralServer
 
 RESULTS = Path(__file__).resolve().parent / "results" / "agent_loop.json"
@@ -142,6 +143,7 @@ def writers_figure(clients: Sequence[Memory], scopes: Sequence[dict[str, str]], 
     it runs); the median round's throughput, and the CPU each write cost this process and the
     server (both share the machine's cores)."""
     before = retries.retry_count()
+    group = group_for(clients[0].store)  # the clients share a driver (Memory.connect)
     errors: list[str] = []
 
     def once(r: int) -> tuple[float, float, float]:
@@ -162,7 +164,9 @@ def writers_figure(clients: Sequence[Memory], scopes: Sequence[dict[str, str]], 
         return (time.perf_counter() - t0, _own_cpu_s() - cpu0, _cpu_s(server_pid) - srv0)
 
     once(-1)  # warm-up
+    batches0, batched0 = group.batches, group.batched_writes
     measured = sorted((once(r) for r in range(rounds)), key=lambda m: m[0])
+    batches, batched = group.batches - batches0, group.batched_writes - batched0
     wall, client, server = measured[len(measured) // 2]
     n = len(clients) * per
     return {"writers": len(clients), "writes": n, "rounds": rounds,
@@ -170,6 +174,10 @@ def writers_figure(clients: Sequence[Memory], scopes: Sequence[dict[str, str]], 
             "writes_per_s_rounds": [round(n / m[0], 1) for m in measured],
             "client_cpu_ms_per_write": round(client / n * 1e3, 2),
             "server_cpu_ms_per_write": round(server / n * 1e3, 2),
+            # group commit (graphmem.db.group_commit): the share of writes stored in batches
+            # of more than one, and their mean size, over the measured rounds
+            "batched_share": round(batched / (n * rounds), 3),
+            "mean_batch": round(batched / batches, 2) if batches else None,
             "retries": retries.retry_count() - before, "errors": len(errors)}
 
 
@@ -267,6 +275,7 @@ def table(result: dict[str, Any]) -> Table:
         t.add_row(f"{r['writers']} writer(s), {r['scope']} scope: {r['writes_per_s']} writes/s, "
                   f"CPU/write {r['client_cpu_ms_per_write']} ms client + "
                   f"{r['server_cpu_ms_per_write']} ms server, "
+                  f"{r['batched_share']:.0%} batched (mean {r['mean_batch'] or 1}), "
                   f"{r['retries']} retries, {r['errors']} errors", "", "")
     for r in result["same_key"]:
         t.add_row(f"write, n = {r['values']} same-key values", f"{r['p50_ms']:.1f}",
