@@ -15,7 +15,7 @@ import pytest
 from graphmem.client import Memory
 from graphmem.db.group_commit import _Write, group_for
 from graphmem.db.store import Neo4jStore
-from graphmem.errors import DatabaseUnavailableError, GraphmemError
+from graphmem.errors import DatabaseUnavailableError, GraphmemError, ValidationError
 from graphmem.models import Principal
 from graphmem.write.policy import WriteDisposition
 from tests.conftest import unavailable
@@ -181,3 +181,12 @@ def test_a_bad_follower_never_fails_the_leaders_write(memory: Memory) -> None:
     fresh = Neo4jStore(memory.store.driver, database=memory.store.database)
     ids = {c.record.id for c in fresh.candidates(acme, {"tenant": "acme", "project": "p"}, T0)}
     assert ids == {"seed", "good"}
+
+
+@pytest.mark.parametrize("by", [object(), 12, None])
+def test_a_write_by_no_string_is_a_validation_error(memory: Memory, by: Any) -> None:
+    """``by`` is stored on the decision; one the driver cannot pack escaped as a bare
+    ValueError (and, before the fix above, from the leader of the batch it was in)."""
+    with pytest.raises(ValidationError):
+        memory.write(rec("by", "acme", "written by no one"), by=by, now=T0)
+    assert memory.history("by") == []

@@ -15,7 +15,8 @@ with the full transaction (:func:`graphmem.write.admission.admit`). If the batch
 whole (a concurrent writer created one of its ids, the server went away, the driver could
 not pack one write's parameters), nothing of it was stored, and each of its writes is run
 again alone by its own thread, which then sees its own error: the leader never raises what
-may be another write's fault. Writes that reference other records are never batched (see the query's header).
+may be another write's fault. Writes that reference other records are never batched (see the
+query's header).
 
 The batch runs through the driver its writes would each have used: clients that should
 combine share a driver (:meth:`graphmem.Memory.connect` does, per connection settings).
