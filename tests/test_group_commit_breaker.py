@@ -18,7 +18,7 @@ from graphmem.db.store import Neo4jStore
 from graphmem.errors import DatabaseUnavailableError, GraphmemError, ValidationError
 from graphmem.models import Principal
 from graphmem.write.policy import WriteDisposition
-from tests.conftest import unavailable
+from tests.conftest import Neo4jUnderTest, unavailable
 from tests.test_crash import JOIN_S, CrashableServer, query, wait_until
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -190,3 +190,29 @@ def test_a_write_by_no_string_is_a_validation_error(memory: Memory, by: Any) -> 
     with pytest.raises(ValidationError):
         memory.write(rec("by", "acme", "written by no one"), by=by, now=T0)
     assert memory.history("by") == []
+
+
+def test_a_shared_driver_closed_by_one_client_is_not_handed_to_the_next(
+        neo4j_db: Neo4jUnderTest) -> None:
+    """A client that closes its store's driver itself (tests/test_paused_gc_read.py does, to
+    simulate an outage) closed the driver every client of its settings shares, and every
+    later ``Memory.connect`` with those settings in the process failed (StoreError: Driver
+    closed) until each client using it was closed. Before drivers were shared, a new client
+    opened a new driver."""
+    first = Memory.connect(neo4j_db.settings, start_if_needed=False, ensure_schema=False)
+    first.store.driver.close()
+    try:
+        second = Memory.connect(neo4j_db.settings, start_if_needed=False, ensure_schema=False)
+        try:
+            assert second.store.driver is not first.store.driver
+            assert second.store.driver.execute_query("RETURN 1 AS one")[0][0]["one"] == 1
+            third = Memory.connect(neo4j_db.settings, start_if_needed=False,
+                                   ensure_schema=False)
+            assert third.store.driver is second.store.driver  # shared again
+            first.close()  # releasing the closed one leaves the new one open
+            third.close()
+            assert second.store.driver.execute_query("RETURN 1 AS one")[0][0]["one"] == 1
+        finally:
+            second.close()
+    finally:
+        first.close()
