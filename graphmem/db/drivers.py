@@ -44,6 +44,11 @@ def shared_driver(settings: ConnectionSettings, *, deadline_s: float = 10.0
     key = (os.getpid(), settings)  # a forked child opens its own
     with _lock:
         entry = _shared.get(key)
+        if entry is not None and getattr(entry.driver, "_closed", False):
+            # closed by one of its users directly (store.driver.close()): never hand it out
+            # again; its users still release it, the last one closing it again (harmless)
+            del _shared[key]
+            entry = None
         if entry is not None:
             entry.users += 1
     if entry is not None:
@@ -59,7 +64,7 @@ def shared_driver(settings: ConnectionSettings, *, deadline_s: float = 10.0
     spare: Driver | None = None
     with _lock:
         entry = _shared.get(key)
-        if entry is None:
+        if entry is None or getattr(entry.driver, "_closed", False):
             entry = _shared[key] = _Shared(driver)
         else:  # another thread connected first: use its driver
             entry.users += 1

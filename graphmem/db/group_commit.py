@@ -12,9 +12,11 @@ Each write in a batch is decided exactly as alone: the statement runs write_new'
 each write in turn, each seeing what the ones before it stored, and a write it turns away (a
 duplicate, a stored id, a missing node) comes back "not stored", for its own client to decide
 with the full transaction (:func:`graphmem.write.admission.admit`). If the batch fails as a
-whole (a concurrent writer created one of its ids, the server went away), nothing of it was
-stored, and each of its writes is run again alone by its own thread, which then sees its own
-error. Writes that reference other records are never batched (see the query's header).
+whole (a concurrent writer created one of its ids, the server went away, the driver could
+not pack one write's parameters), nothing of it was stored, and each of its writes is run
+again alone by its own thread, which then sees its own error: the leader never raises what
+may be another write's fault. Writes that reference other records are never batched (see the
+query's header).
 
 The batch runs through the driver its writes would each have used: clients that should
 combine share a driver (:meth:`graphmem.Memory.connect` does, per connection settings).
@@ -28,8 +30,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from neo4j import Driver
-
-from graphmem.errors import GraphmemError
 
 if TYPE_CHECKING:
     from graphmem.db.base import StoreBase
@@ -103,7 +103,10 @@ def _run(store: StoreBase, batch: list[_Write]) -> bool | None:
     try:
         rows = store.write("write_new_batch", writes=[w.params for w in ordered],
                            slots=sorted({key for w in ordered for key in w.params["slots"]}))
-    except GraphmemError:  # nothing of the batch was stored: each write runs alone
+    except Exception:
+        # Nothing of the batch was stored (the server refused it, or the driver could not
+        # even pack one write's parameters): each write runs alone and meets its own error.
+        # Whatever failed is not the leader's to raise: it may be a follower's write.
         return None
     stored = {row["i"] for row in rows}
     for i, write in enumerate(ordered):
