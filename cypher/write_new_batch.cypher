@@ -15,15 +15,15 @@ CALL () {
   SET l.locked = true
   REMOVE l.locked
 }
-UNWIND range(0, size($writes) - 1) AS i
-WITH i, $writes[i] AS w
+UNWIND range(0, size($writes) - 1) AS pos
+WITH pos, $writes[pos] AS w
 CALL (w) {
   {{write_probe:w}}
   {{write_fresh:w}}
   {{record_store:w}}
   RETURN r, a
 }
-WITH i, r, a
+WITH pos, r, a
 ORDER BY a.gkey
 {{record_assert}}
-RETURN i
+RETURN pos

@@ -108,7 +108,7 @@ def _run(store: StoreBase, batch: list[_Write]) -> bool | None:
         # even pack one write's parameters): each write runs alone and meets its own error.
         # Whatever failed is not the leader's to raise: it may be a follower's write.
         return None
-    stored = {row["i"] for row in rows}
+    stored = {row["pos"] for row in rows}
     for i, write in enumerate(ordered):
         write.stored = i in stored
     return batch[0].stored
