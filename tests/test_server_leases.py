@@ -85,18 +85,61 @@ def test_a_script_that_never_closes_its_client_leaves_no_server_running(
     released at the interpreter's exit."""
     for tail in ("print(m.store.counts())\n", "raise RuntimeError('the agent crashed')\n"):
         ended = subprocess.run(
-            [sys.executable, "-c",
+            [sys.executable, "-X", "dev", "-c",
              "from graphmem.client import Memory\n"
              "from graphmem.db import server\n"
              "m = Memory.connect()\n"
              "print(server.status().pid)\n" + tail],
             env=dict(os.environ), capture_output=True, text=True, timeout=300, check=False)
         assert ended.returncode == (0 if "print" in tail else 1), ended.stderr
+        # its shared driver is closed at exit too (a new user saw "unclosed BoltDriver")
+        assert "ResourceWarning" not in ended.stderr, ended.stderr
         pid = int(ended.stdout.splitlines()[0])
         assert not pid_alive(pid), tail
         assert server.status() is None
         leases = data_dir_with_jars / "server" / "leases"
         assert not leases.exists() or not any(leases.iterdir())
+
+
+def test_a_forked_child_that_exits_leaves_its_parents_server_running(
+        data_dir_with_jars: Path) -> None:
+    """Found by a new user: a child made with os.fork() inherited the lease's release at
+    exit, and its normal exit stopped the parent's server (the parent's next write failed
+    with DatabaseUnavailableError). The lease and the driver stay the parent's; the child
+    that connects gets a driver of its own."""
+    ended = subprocess.run(
+        [sys.executable, "-c",
+         "import os, sys\n"
+         "from datetime import UTC, datetime\n"
+         "from graphmem.client import Memory\n"
+         "from graphmem.db import server\n"
+         "T0 = datetime(2026, 1, 1, tzinfo=UTC)\n"
+         "def rec(i):\n"
+         "    return {'id': f'f{i}', 'kind': 'episodic', 'content': f'observation {i}',\n"
+         "            'created_at': T0.isoformat(), 'scope': {'tenant': 'acme'},\n"
+         "            'provenance': {'source': 'test'}, 'authority': 'verified_outcome'}\n"
+         "m = Memory.connect()\n"
+         "m.write(rec(0), now=T0)\n"
+         "for child_connects in (False, True):\n"
+         "    pid = os.fork()\n"
+         "    if pid == 0:\n"
+         "        if child_connects:\n"
+         "            c = Memory.connect()\n"
+         "            assert c.store.driver is not m.store.driver\n"
+         "            c.write(rec(9), now=T0)\n"
+         "            c.close()\n"
+         "        m.close()\n"
+         "        sys.exit(0)\n"
+         "    assert os.waitpid(pid, 0)[1] == 0\n"
+         "print(m.write(rec(1), now=T0).disposition.value)\n"
+         "print(server.status().pid)\n"
+         "m.close()\n"],
+        env=dict(os.environ), capture_output=True, text=True, timeout=300, check=False)
+    assert ended.returncode == 0, ended.stderr
+    disposition, pid = ended.stdout.split()
+    assert disposition == "PERSIST"
+    assert not pid_alive(int(pid))  # the parent's close stopped it
+    assert server.status() is None
 
 
 def test_a_cli_command_leaves_no_server_running(data_dir_with_jars: Path) -> None:

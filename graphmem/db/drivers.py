@@ -4,11 +4,13 @@ Neo4j's advice is one driver per application: a driver is thread-safe, holds the
 pool, and is costly to open. :meth:`graphmem.Memory.connect` takes its driver from here, so
 clients with the same settings share one pool, one bookmark manager, and one group commit
 (:mod:`graphmem.db.group_commit`: writes from many threads stored in one transaction). The
-driver is closed when the last client that took it lets it go.
+driver is closed when the last client that took it lets it go, or, for a script that never
+closes its clients, when the interpreter exits.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import threading
 from collections.abc import Callable
@@ -78,6 +80,10 @@ def _releaser(key: tuple[int, ConnectionSettings], entry: _Shared) -> Callable[[
     released = threading.Event()
 
     def release() -> None:
+        # in a child made with os.fork(), the driver's connections are its parent's: closing
+        # them there would say goodbye on the parent's sockets
+        if key[0] != os.getpid():
+            return
         with _lock:
             if released.is_set():
                 return
@@ -90,3 +96,12 @@ def _releaser(key: tuple[int, ConnectionSettings], entry: _Shared) -> Callable[[
             entry.driver.close()
 
     return release
+
+
+@atexit.register
+def _close_at_exit() -> None:
+    """Close the drivers this process still shares (clients never closed) at its exit."""
+    with _lock:
+        entries = [entry for (pid, _), entry in _shared.items() if pid == os.getpid()]
+    for entry in entries:
+        entry.driver.close()

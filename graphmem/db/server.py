@@ -291,7 +291,8 @@ def lease(start_if_needed: bool = True, *, timeout_s: float = 180
     exit, for a script that never closes its client or ends on an uncaught exception), and
     the server stops when no live process holds a lease, so a command or script that started
     it leaves nothing running. A server started, or adopted, by ``graphmem db start`` is
-    never stopped here. Releasing twice does nothing.
+    never stopped here. Releasing twice does nothing, and so does releasing in a child process
+    made with ``os.fork()`` (the lease stays its parent's).
 
     Args:
         start_if_needed: start the server when none runs. timeout_s: readiness timeout (s).
@@ -316,9 +317,12 @@ def lease(start_if_needed: bool = True, *, timeout_s: float = 180
         path = _leases_dir() / f"{os.getpid()}-{secrets.token_hex(8)}"
         path.write_text(f"{_process_start(os.getpid())}\n", encoding="ascii")
     released = threading.Event()
+    owner = os.getpid()
 
     def release() -> None:
-        if released.is_set():
+        # a child made with os.fork() inherits this function (and its atexit entry): the
+        # lease is its parent's, so the child's exit or close must not end it
+        if released.is_set() or os.getpid() != owner:
             return
         released.set()
         atexit.unregister(release)
