@@ -8,6 +8,7 @@ from graphmem.client import Memory, Retrieval
 from graphmem.db.settings import ConnectionSettings
 from graphmem.errors import (
     AuthorizationError,
+    ClientClosedError,
     ConstraintViolationError,
     ContentTooLargeError,
     DanglingReferenceError,
@@ -44,6 +45,7 @@ __all__ = [
     "Authority",
     "AuthorizationError",
     "BM25Ranker",
+    "ClientClosedError",
     "ConflictResolution",
     "ConnectionSettings",
     "ConstraintViolationError",

@@ -103,7 +103,8 @@ class Memory:
         """End this client's use of its driver and of the local server: a driver
         :meth:`connect` opened closes with the last client of its settings in this process,
         a server it started stops with its last client. A driver passed in (``owns_driver``)
-        is closed."""
+        is closed. Any later call of this client raises ClientClosedError."""
+        self.store.close()  # a closed client sends nothing more (ClientClosedError)
         try:
             if self._owns_driver:
                 self.store.driver.close()

@@ -114,6 +114,11 @@ class DatabaseAuthError(DatabaseUnavailableError):
     """Neo4j refused the credentials (wrong, missing or locked out; issue 17 item 4)."""
 
 
+class ClientClosedError(GraphmemError):
+    """The client was closed (:meth:`graphmem.Memory.close`): it sends nothing more, even
+    while other clients of the same settings keep the shared driver open."""
+
+
 class StoreError(GraphmemError):
     """Neo4j refused or failed a statement for a reason other than connectivity (issue 18).
 

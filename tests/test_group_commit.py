@@ -17,6 +17,7 @@ from graphmem.client import Memory
 from graphmem.db import catalogue
 from graphmem.db.group_commit import GroupCommit, _run, _Write, batchable, group_for
 from graphmem.db.store import Neo4jStore
+from graphmem.errors import ClientClosedError
 from graphmem.models import Principal
 from graphmem.write.policy import WriteDisposition
 from tests.conftest import Neo4jUnderTest
@@ -207,6 +208,34 @@ def test_clients_of_one_settings_share_a_driver_until_the_last_closes(
         assert third.store.driver is not first.store.driver  # the old one was closed
     finally:
         third.close()
+
+
+def test_a_closed_client_sends_nothing_while_its_driver_stays_open(
+        neo4j_db: Neo4jUnderTest) -> None:
+    """Found by a new user: a closed client kept writing while another client of the same
+    settings held the shared driver open."""
+    first = Memory.connect(neo4j_db.settings, start_if_needed=False, ensure_schema=False)
+    second = Memory.connect(neo4j_db.settings, start_if_needed=False, ensure_schema=False)
+    try:
+        first.close()
+        for call in (lambda: first.write(rec("after-close"), now=T0),
+                     lambda: first.candidates(principal=ACME, scope=SCOPE, now=T0),
+                     lambda: first.get("after-close")):
+            with pytest.raises(ClientClosedError):
+                call()
+        assert second.store.get_many(["after-close"]) == {}  # nothing was written
+    finally:
+        second.close()
+
+
+def test_the_batch_statement_plans_without_notifications(memory: Memory) -> None:
+    """No variable of the batch shadows one of its subqueries' (Neo4j's 03N60 notice,
+    printed under ``python -X dev``), nor any other notice."""
+    _, summary, _ = memory.store.driver.execute_query(
+        "EXPLAIN " + catalogue.text("write_new_batch"), writes=[], slots=[],
+        database_=memory.store.database)
+    assert [n.gql_status for n in summary.gql_status_objects
+            if n.is_notification] == []
 
 
 @pytest.mark.parametrize("writers", [8])

@@ -26,9 +26,7 @@ from graphmem.db.codec import (
 )
 from graphmem.db.migrations import migrate
 from graphmem.db.resilience import translated, with_retry
-from graphmem.errors import (
-    RecordNotFoundError,
-)
+from graphmem.errors import ClientClosedError, RecordNotFoundError
 from graphmem.fields import utc_now
 from graphmem.models import MemoryRecord
 
@@ -59,6 +57,22 @@ class StoreBase:
         #: Scopes ("s" + key) and assertion groups ("a" + gkey) whose nodes this object has
         #: created or found (:mod:`graphmem.db.slots`); write transactions MATCH them.
         self.ensured: set[str] = set()
+        #: set by :meth:`close`: every statement then raises ClientClosedError
+        self.closed = False
+
+    def close(self) -> None:
+        """Send nothing more through this store (its driver is closed by whoever owns it)."""
+        self.closed = True
+
+    def _open_driver(self) -> Driver:
+        """The driver, unless this store was closed.
+
+        Raises:
+            ClientClosedError: :meth:`close` was called.
+        """
+        if self.closed:
+            raise ClientClosedError("this graphmem client is closed")
+        return self.driver
 
     # -- plumbing -------------------------------------------------------------------
 
@@ -73,7 +87,7 @@ class StoreBase:
             GraphmemError: a driver error, translated (:mod:`graphmem.db.resilience`).
         """
         with translated(f"running {name}"):
-            records, _, _ = self.driver.execute_query(
+            records, _, _ = self._open_driver().execute_query(
                 cypher.query(name), parameters_=params, database_=self.database,
                 routing_=RoutingControl.READ,
             )
@@ -84,7 +98,7 @@ class StoreBase:
         temporals to convert): rows as dicts of the driver's values as received, without
         ``Record.data()``'s recursive copy, which dominates large results (deletion walks)."""
         with translated(f"running {name}"):
-            records, _, _ = self.driver.execute_query(
+            records, _, _ = self._open_driver().execute_query(
                 cypher.query(name), parameters_=params, database_=self.database,
                 routing_=RoutingControl.READ,
             )
@@ -93,7 +107,7 @@ class StoreBase:
     def write(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """Run write query ``name`` in its own transaction (retried by the driver)."""
         with translated(f"running {name}"):
-            records, _, _ = self.driver.execute_query(
+            records, _, _ = self._open_driver().execute_query(
                 cypher.query(name), parameters_=params, database_=self.database,
                 routing_=RoutingControl.WRITE,
             )
@@ -107,7 +121,8 @@ class StoreBase:
         (a uniqueness violation becomes :class:`~graphmem.errors.ConstraintViolationError`).
         """
         tagged = unit_of_work(metadata={"graphmem_tx": name})(work)
-        with translated(f"running {name}"), self.driver.session(database=self.database) as session:
+        driver = self._open_driver()
+        with translated(f"running {name}"), driver.session(database=self.database) as session:
             return session.execute_write(tagged)
 
     @staticmethod
@@ -134,7 +149,7 @@ class StoreBase:
         migrate(self)
 
     def _auto_commit(self, statement: Any) -> None:
-        with self.driver.session(database=self.database) as session:
+        with self._open_driver().session(database=self.database) as session:
             try:
                 session.run(statement).consume()
             except neo4j.exceptions.ClientError as exc:
