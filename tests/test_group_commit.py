@@ -15,7 +15,14 @@ import pytest
 
 from graphmem.client import Memory
 from graphmem.db import catalogue
-from graphmem.db.group_commit import GroupCommit, _run, _Write, batchable, group_for
+from graphmem.db.group_commit import (
+    MAX_IN_FLIGHT,
+    GroupCommit,
+    _run,
+    _Write,
+    batchable,
+    group_for,
+)
 from graphmem.db.store import Neo4jStore
 from graphmem.errors import ClientClosedError
 from graphmem.models import Principal
@@ -60,18 +67,18 @@ def test_row_form_reads_every_parameter_from_the_row() -> None:
 
 @contextmanager
 def held(group: GroupCommit, waiting: int) -> Iterator[Callable[[], None]]:
-    """Keep ``group`` busy (as if a batch were in flight) until ``waiting`` writes wait in it,
-    then let them go: they are stored as one batch, by the first of them to wake."""
+    """Keep ``group`` full (as if its batches were in flight) until ``waiting`` writes wait
+    in it, then let them go: they are stored as one batch, by the first of them to wake."""
     with group.lock:
-        assert not group.busy
-        group.busy = True
+        assert group.in_flight == 0
+        group.in_flight = MAX_IN_FLIGHT
 
     def release() -> None:
         deadline = time.monotonic() + 30
         while True:
             with group.lock:
                 if len(group.waiting) >= waiting:
-                    group.busy = False
+                    group.in_flight = 0
                     group.lock.notify_all()
                     return
             assert time.monotonic() < deadline, "the writes never queued"
@@ -81,7 +88,8 @@ def held(group: GroupCommit, waiting: int) -> Iterator[Callable[[], None]]:
         yield release
     finally:
         with group.lock:
-            group.busy = False
+            if group.in_flight == MAX_IN_FLIGHT:  # never released
+                group.in_flight = 0
             group.lock.notify_all()
 
 

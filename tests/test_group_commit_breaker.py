@@ -174,7 +174,7 @@ def test_a_bad_follower_never_fails_the_leaders_write(memory: Memory) -> None:
     bad = _Write({**params, "decision": {**params["decision"], "by": object()}})
     group = group_for(memory.store)
     with group.lock:
-        assert not group.busy
+        assert group.in_flight == 0
         group.waiting.append(bad)  # waits beside the next write, which leads the batch
     decision = memory.write(rec("good", "acme", "the leader's own write"), now=T0)
     assert decision.disposition is WriteDisposition.PERSIST
