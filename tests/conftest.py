@@ -19,12 +19,17 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from graphmem.client import Memory
 from graphmem.db import credentials, retries, server
 from graphmem.db.settings import ConnectionSettings, open_driver
+from graphmem.errors import DatabaseUnavailableError
+
+if TYPE_CHECKING:
+    from tests.test_crash import CrashableServer
 
 NEO4J_IMAGE = "neo4j:5.26.30-community"
 
@@ -103,7 +108,6 @@ def neo4j_db() -> Iterator[Neo4jUnderTest]:
                 yield Neo4jUnderTest(settings, "testcontainers")
                 return
     from graphmem.db.server import EphemeralServer
-    from graphmem.errors import DatabaseUnavailableError
 
     try:
         server = EphemeralServer(heap="1g").start()
@@ -194,3 +198,22 @@ def race(work: Callable[[int], None], clients: Sequence[Memory]) -> int:
         for c in clients:
             c.close()
     return retries.retry_count() - before
+
+
+@pytest.fixture(scope="module")
+def crash_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CrashableServer]:
+    """A launcher server of the module's own that its tests may kill and restart
+    (:class:`tests.test_crash.CrashableServer`; used by the crash tests)."""
+    from tests.test_crash import CrashableServer  # (it imports this module)
+
+    home = tmp_path_factory.mktemp("crash") / "neo4j"
+    try:
+        server = CrashableServer(home)
+    except DatabaseUnavailableError as exc:
+        unavailable(f"no Neo4j launcher available: {exc}")
+        raise
+    try:
+        yield server
+    finally:
+        server.close()
+        shutil.rmtree(home, ignore_errors=True)

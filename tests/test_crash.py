@@ -16,10 +16,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import shutil
 import threading
 import time
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -31,8 +29,6 @@ from graphmem.db.server import EphemeralServer
 from graphmem.db.settings import ConnectionSettings, open_driver
 from graphmem.errors import DatabaseUnavailableError, GraphmemError, RecordNotFoundError
 from graphmem.models import Principal
-
-from .conftest import unavailable
 
 pytestmark = pytest.mark.neo4j
 
@@ -70,21 +66,6 @@ class CrashableServer:
 
     def close(self) -> None:
         self.server.close()
-
-
-@pytest.fixture(scope="module")
-def crash_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CrashableServer]:
-    home = tmp_path_factory.mktemp("crash") / "neo4j"
-    try:
-        server = CrashableServer(home)
-    except DatabaseUnavailableError as exc:
-        unavailable(f"no Neo4j launcher available: {exc}")
-        raise
-    try:
-        yield server
-    finally:
-        server.close()
-        shutil.rmtree(home, ignore_errors=True)
 
 
 def query(settings: ConnectionSettings, cypher: str, **params: Any) -> list[dict[str, Any]]:

@@ -8,7 +8,6 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -25,23 +24,9 @@ from graphmem.db.group_commit import (
 )
 from graphmem.db.store import Neo4jStore
 from graphmem.errors import ClientClosedError
-from graphmem.models import Principal
 from graphmem.write.policy import WriteDisposition
 from tests.conftest import Neo4jUnderTest
-
-T0 = datetime(2026, 1, 1, tzinfo=UTC)
-ACME = Principal(tenants=frozenset({"acme"}))
-SCOPE = {"tenant": "acme", "project": "grouped"}
-
-
-def rec(rid: str, **over: Any) -> dict[str, Any]:
-    base: dict[str, Any] = {
-        "id": rid, "kind": "episodic", "content": f"observation {rid} about the deploy",
-        "created_at": T0.isoformat(), "scope": SCOPE,
-        "provenance": {"source": "test"}, "authority": "verified_outcome",
-    }
-    base.update(over)
-    return base
+from tests.test_writers import ACME, SCOPE, T0, rec
 
 
 def test_row_form_reads_every_parameter_from_the_row() -> None:

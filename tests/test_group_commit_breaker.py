@@ -4,9 +4,7 @@ inside a batch."""
 
 from __future__ import annotations
 
-import shutil
 import threading
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -18,7 +16,7 @@ from graphmem.db.store import Neo4jStore
 from graphmem.errors import DatabaseUnavailableError, GraphmemError, ValidationError
 from graphmem.models import Principal
 from graphmem.write.policy import WriteDisposition
-from tests.conftest import Neo4jUnderTest, unavailable
+from tests.conftest import Neo4jUnderTest
 from tests.test_crash import JOIN_S, CrashableServer, query, wait_until
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -34,29 +32,14 @@ def rec(rid: str, tenant: str, content: str, **over: Any) -> dict[str, Any]:
     return base
 
 
-@pytest.fixture(scope="module")
-def crashable(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CrashableServer]:
-    home = tmp_path_factory.mktemp("gc-crash") / "neo4j"
-    try:
-        server = CrashableServer(home)
-    except DatabaseUnavailableError as exc:
-        unavailable(f"no Neo4j launcher available: {exc}")
-        raise
-    try:
-        yield server
-    finally:
-        server.close()
-        shutil.rmtree(home, ignore_errors=True)
-
-
 def test_batched_writes_killed_mid_burst_lose_no_acknowledged_write(
-        crashable: CrashableServer) -> None:
+        crash_server: CrashableServer) -> None:
     """Many clients of one settings (one shared driver, so their writes batch) write until
     the server is killed: every acknowledged write is stored once with one decision, every
     other write is whole or absent, every failure is typed, no writer hangs; after a
     restart the same clients write again."""
     tenant = "gc-crash"
-    settings = crashable.settings
+    settings = crash_server.settings
     n = 8
     clients = [Memory.connect(settings, start_if_needed=False) for _ in range(n)]
     group = group_for(clients[0].store)
@@ -95,7 +78,7 @@ def test_batched_writes_killed_mid_burst_lose_no_acknowledged_write(
         t.start()
     try:
         wait_until(lambda: len(acked) >= 400, 600, "400 acknowledged writes")
-        crashable.kill()
+        crash_server.kill()
         stop.set()
         for t in workers:
             t.join(JOIN_S)
@@ -103,8 +86,8 @@ def test_batched_writes_killed_mid_burst_lose_no_acknowledged_write(
         assert group.batches > batches0, "no batch formed: the test tested nothing"
         assert failures, "no writer noticed the crash"
         assert all(isinstance(f, DatabaseUnavailableError) for f in failures), failures
-        crashable.restart()
-        rows = query(crashable.settings, """
+        crash_server.restart()
+        rows = query(crash_server.settings, """
             UNWIND $ids AS id
             OPTIONAL MATCH (r:Record {id: id})
             OPTIONAL MATCH (r)-[:IN_SCOPE]->(s:Scope)
@@ -124,7 +107,7 @@ def test_batched_writes_killed_mid_burst_lose_no_acknowledged_write(
                          and row["disp"] == ["DISCARD"])  # committed, not acknowledged
             nothing = not row["record"] and row["decisions"] == 0
             assert whole or discarded or nothing, row
-        dup = query(crashable.settings, """
+        dup = query(crash_server.settings, """
             MATCH (r:Record {tenant: $tenant}) WHERE r.content STARTS WITH 'shared'
             WITH r.content AS c, count(*) AS k WHERE k > 1 RETURN c, k""", tenant=tenant)
         assert dup == []
