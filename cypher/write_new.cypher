@@ -4,9 +4,13 @@
 // Returns the stored id, or no row when nothing was written: the client then runs the
 // two-statement write (write_check.cypher, record_write.cypher), which decides every other
 // case. write_new_batch.cypher runs the same parts for many writes in one statement.
-// Parameters: those of write_check (without $evidence_ids' rows) and record_write.
-{{write_probe}}
-{{write_fresh}}
-{{record_store}}
+// $write: a map of the parameters of write_check (without $evidence_ids' rows) and
+// record_write, in row form, with `now` and `decision.at` as ISO-8601 text (the driver packs a
+// datetime in Python, at about 28 us each: graphmem.db.group_commit.write_new).
+WITH $write AS row, $write.decision AS d
+WITH row {.*, now: datetime(row.now), decision: d {.*, at: datetime(d.at)}} AS w
+{{write_probe:w}}
+{{write_fresh:w}}
+{{record_store:w}}
 {{record_assert}}
 RETURN r.id AS id

@@ -1,11 +1,11 @@
 // Many policy writes of new records in one statement and one commit (issue 15: writers into
-// one store group-commit, graphmem.db.group_commit). $writes: maps of write_new.cypher's
-// parameters, one per write, sorted by scope key; $slots: the sorted union of their slots.
-// Every slot of the batch is locked first, in order (as a single write locks its slots before
-// anything else), then each write runs write_new's parts in row form, in turn: each sees what
-// the ones before it stored, so a duplicate of an earlier write in the batch, like any write
-// write_fresh turns away, stores nothing and comes back without a row (its client then
-// decides it alone). Records are linked to their Assertion groups last, in the groups' order.
+// one store group-commit, graphmem.db.group_commit). $writes: write_new.cypher's $write maps,
+// one per write, sorted by scope key (each converted as write_new converts its own); $slots:
+// the sorted union of their slots. Every slot of the batch is locked first, in order (as a
+// single write locks its slots before anything else), then each write runs write_new's parts
+// in row form, in turn: each sees what the ones before it stored, so a duplicate of an
+// earlier write in the batch, like any write write_fresh turns away, stores nothing and comes
+// back without a row (its client then decides it alone). Records are linked to their Assertion groups last, in the groups' order.
 // Returns the positions in $writes of the writes stored (an id alone would not tell
 // two identical proposals apart). Writes that reference other records are never batched (the
 // records they link would be locked in no common order).
@@ -16,7 +16,9 @@ CALL () {
   REMOVE l.locked
 }
 UNWIND range(0, size($writes) - 1) AS pos
-WITH pos, $writes[pos] AS w
+WITH pos, $writes[pos] AS row
+WITH pos, row, row.decision AS d
+WITH pos, row {.*, now: datetime(row.now), decision: d {.*, at: datetime(d.at)}} AS w
 CALL (w) {
   {{write_probe:w}}
   {{write_fresh:w}}

@@ -52,19 +52,21 @@ def test_row_form_reads_every_parameter_from_the_row() -> None:
 
 @contextmanager
 def held(group: GroupCommit, waiting: int) -> Iterator[Callable[[], None]]:
-    """Keep ``group`` full (as if its batches were in flight) until ``waiting`` writes wait
-    in it, then let them go: they are stored as one batch, by the first of them to wake."""
+    """Keep ``group`` full (as if a batch were in flight) until ``waiting`` writes wait in
+    it, then let them go: they are stored as one batch, sent by the thread of the first."""
     with group.lock:
         assert group.in_flight == 0
         group.in_flight = MAX_IN_FLIGHT
+    released = False
 
     def release() -> None:
+        nonlocal released
         deadline = time.monotonic() + 30
         while True:
             with group.lock:
                 if len(group.waiting) >= waiting:
-                    group.in_flight = 0
-                    group.lock.notify_all()
+                    group._hand_off()  # the pretended batch ends: the waiting writes go
+                    released = True
                     return
             assert time.monotonic() < deadline, "the writes never queued"
             time.sleep(0.01)
@@ -72,10 +74,9 @@ def held(group: GroupCommit, waiting: int) -> Iterator[Callable[[], None]]:
     try:
         yield release
     finally:
-        with group.lock:
-            if group.in_flight == MAX_IN_FLIGHT:  # never released
-                group.in_flight = 0
-            group.lock.notify_all()
+        if not released:
+            with group.lock:
+                group._hand_off()
 
 
 class Threads:
@@ -145,19 +146,19 @@ def test_a_batch_that_fails_stores_nothing_and_each_write_runs_alone(memory: Mem
     for i, w in enumerate(writers):  # the scope's nodes, and a real params map to copy
         w.write(rec(f"seed-{i}"), now=T0)
     captured: list[dict[str, Any]] = []
-    original = store.write
+    original = store.write_once
 
     def capture(name: str, **params: Any) -> list[dict[str, Any]]:
         if name == "write_new":
-            captured.append(params)
+            captured.append(params["write"])
         return original(name, **params)
 
-    store.write = capture  # type: ignore[method-assign]
+    store.write_once = capture  # type: ignore[method-assign]
     try:
         for i in range(3):
             memory.write(rec(f"late-{i}"), now=T0)
     finally:
-        del store.write
+        del store.write_once
     # delete them again, so the batch below would store them
     store.driver.execute_query(
         "MATCH (r:Record) WHERE r.id STARTS WITH 'late-' "
@@ -169,13 +170,15 @@ def test_a_batch_that_fails_stores_nothing_and_each_write_runs_alone(memory: Mem
         **row, "props": {**row["props"], "id": "bad"},
         "times": {**row["times"], "created_at": "not a time"}}}
     batch = [_Write(p) for p in (*captured, bad)]
-    assert _run(store, batch) is None
+    _run(store, batch)
     assert all(w.stored is None for w in batch)
     rows, _, _ = store.driver.execute_query(
         "MATCH (r:Record) WHERE r.id STARTS WITH 'late-' OR r.id = 'bad' RETURN count(r) AS n",
         database_=store.database)
     assert rows[0]["n"] == 0
-    assert _run(store, [_Write(p) for p in captured[:2]]) is True  # without the bad one
+    good = [_Write(p) for p in captured[:2]]  # without the bad one
+    _run(store, good)
+    assert [w.stored for w in good] == [True, True]
     visible = {r.id for r in memory.candidates(principal=ACME, scope=SCOPE, now=T0)}
     assert {"late-0", "late-1"} <= visible and "late-2" not in visible
 

@@ -133,15 +133,15 @@ def captured_params(memory: Memory, proposal: dict[str, Any]) -> dict[str, Any]:
 
     def capture(name: str, **params: Any) -> list[dict[str, Any]]:
         assert name == "write_new"
-        seen.append(params)
+        seen.append(params["write"])
         raise _Captured
 
-    store.write = capture  # type: ignore[method-assign]
+    store.write_once = capture  # type: ignore[method-assign]
     try:
         with pytest.raises(_Captured):
             memory.write(proposal, now=T0)
     finally:
-        del store.write
+        del store.write_once
     assert len(seen) == 1
     return seen[0]
 

@@ -107,17 +107,22 @@ class Spy:
     def __init__(self, memory: Memory) -> None:
         self.names: list[str] = []
         store = memory.store
-        write, transaction = store.write, store.transaction
+        write, write_once, transaction = store.write, store.write_once, store.transaction
 
         def spy_write(name: str, **params: Any) -> list[dict[str, Any]]:
             self.names.append(name)
             return write(name, **params)
+
+        def spy_write_once(name: str, **params: Any) -> list[dict[str, Any]]:
+            self.names.append(name)
+            return write_once(name, **params)
 
         def spy_transaction(name: str, work: Any) -> Any:
             self.names.append("tx:" + name)
             return transaction(name, work)
 
         store.write = spy_write  # type: ignore[method-assign]
+        store.write_once = spy_write_once  # type: ignore[method-assign]
         store.transaction = spy_transaction  # type: ignore[method-assign]
 
 

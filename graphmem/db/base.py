@@ -113,6 +113,24 @@ class StoreBase:
             )
         return [r.data() for r in records]
 
+    def write_once(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        """Run write query ``name`` as one auto-commit statement; rows as dicts.
+
+        One round trip: the server commits as it sends the last row, where a transaction
+        function (:meth:`write`) waits for its rows and then for its commit. Retried on
+        transient errors (a deadlock) by :func:`~graphmem.db.resilience.with_retry`, so only
+        for statements safe to repeat.
+
+        Raises:
+            GraphmemError: a driver error, translated (:mod:`graphmem.db.resilience`).
+        """
+        def once() -> list[dict[str, Any]]:
+            with self._open_driver().session(database=self.database) as session:
+                return [r.data() for r in session.run(cypher.query(name), params)]
+
+        with translated(f"running {name}"):
+            return with_retry(once, f"running {name}")
+
     def transaction(self, name: str, work: Callable[[ManagedTransaction], Any]) -> Any:
         """Run ``work`` as one write transaction function (idempotent; may be retried).
 

@@ -20,6 +20,13 @@ query's header).
 
 The batch runs through the driver its writes would each have used: clients that should
 combine share a driver (:meth:`graphmem.Memory.connect` does, per connection settings).
+
+What each write costs this process is what bounds eight writers (they share one interpreter
+lock), so each statement is sent in one round trip, as an auto-commit statement
+(:meth:`StoreBase.write_once`: a transaction function waits for its rows, then for its commit),
+with its two datetimes as ISO-8601 text (the driver packs a ``datetime`` in Python, at about
+28 us each; the statement converts them back). A waiting write's thread sleeps on an event of
+its own, woken once: when its batch is done, or when it is handed the next batch to send.
 """
 
 from __future__ import annotations
@@ -48,8 +55,10 @@ MAX_IN_FLIGHT = 1
 @dataclass(eq=False)
 class _Write:
     params: dict[str, Any]
-    #: in a batch (in flight), and then done
-    taken: bool = False
+    #: set when the write is done, or when its thread is handed a batch to send
+    wake: threading.Event = field(default_factory=threading.Event)
+    #: the batch this write's thread is to send (it leads it)
+    lead: list[_Write] | None = None
     done: bool = False
     #: True: stored; False: turned away (decide alone); None: the batch failed (run alone)
     stored: bool | None = None
@@ -59,7 +68,7 @@ class _Write:
 class GroupCommit:
     """The writes waiting for one driver and database, and the batches in flight."""
 
-    lock: threading.Condition = field(default_factory=threading.Condition)
+    lock: threading.Lock = field(default_factory=threading.Lock)
     waiting: list[_Write] = field(default_factory=list)
     in_flight: int = 0
     #: batches of more than one write stored so far, and the writes in them (for tests and
@@ -75,52 +84,77 @@ class GroupCommit:
             True if it was stored, False if the statement turned it away (nothing written for
             it), None if it was in a batch that failed as a whole (nothing written for it: run
             it alone).
+
+        Raises:
+            GraphmemError: as :meth:`StoreBase.write_once`, for this write sent alone.
         """
         own = _Write(params)
         with self.lock:
-            self.waiting.append(own)
-            while not own.done and (own.taken or self.in_flight >= MAX_IN_FLIGHT):
-                self.lock.wait()
+            if self.in_flight < MAX_IN_FLIGHT:
+                self.in_flight += 1
+                batch: list[_Write] | None = [own, *self._take(MAX_BATCH - 1)]
+            else:
+                self.waiting.append(own)
+                batch = None
+        if batch is None:
+            own.wake.wait()
             if own.done:
                 return own.stored
-            self.in_flight += 1
-            self.waiting.remove(own)
-            batch = [own, *self.waiting[:MAX_BATCH - 1]]
-            del self.waiting[:MAX_BATCH - 1]
-            for write in batch:
-                write.taken = True
+            batch = own.lead
+            assert batch is not None
         try:
-            stored = _run(store, batch)
+            _run(store, batch, own)
         finally:
-            with self.lock:
-                if len(batch) > 1:
-                    self.batches += 1
-                    self.batched_writes += len(batch)
-                for write in batch:
-                    write.done = True
-                self.in_flight -= 1
-                self.lock.notify_all()
-        return stored
+            self._finish(batch)
+        return own.stored
+
+    def _take(self, n: int) -> list[_Write]:
+        taken = self.waiting[:n]
+        del self.waiting[:n]
+        return taken
+
+    def _finish(self, batch: list[_Write]) -> None:
+        """Mark ``batch`` done and wake its writers; hand the next batch of waiting writes,
+        if any, to its first write's thread."""
+        with self.lock:
+            if len(batch) > 1:
+                self.batches += 1
+                self.batched_writes += len(batch)
+            for write in batch:
+                write.done = True
+                write.wake.set()
+            self._hand_off()
+
+    def _hand_off(self) -> None:
+        """With the lock held, one batch in flight ends: the next batch of waiting writes, if
+        any, goes to its first write's thread to send (it stays in flight)."""
+        if not self.waiting:
+            self.in_flight -= 1
+            return
+        nxt = self._take(MAX_BATCH)
+        nxt[0].lead = nxt
+        nxt[0].wake.set()
 
 
-def _run(store: StoreBase, batch: list[_Write]) -> bool | None:
-    """Store ``batch``, set each write's outcome; the first write's outcome."""
-    if len(batch) == 1:
-        batch[0].stored = bool(store.write("write_new", **batch[0].params))
-        return batch[0].stored
+def _run(store: StoreBase, batch: list[_Write], own: _Write | None = None) -> None:
+    """Store ``batch`` and set each write's outcome. Only ``own``'s error, sent alone,
+    is raised: any other failure sets the outcome None (run alone) for every write."""
+    if len(batch) == 1 and batch[0] is own:
+        own.stored = _store_one(store, own.params)
+        return
     ordered = sorted(batch, key=lambda w: (w.params["scope_key"], w.params["slots"]))
     try:
-        rows = store.write("write_new_batch", writes=[w.params for w in ordered],
-                           slots=sorted({key for w in ordered for key in w.params["slots"]}))
+        rows = store.write_once(
+            "write_new_batch", writes=[w.params for w in ordered],
+            slots=sorted({key for w in ordered for key in w.params["slots"]}))
     except Exception:
         # Nothing of the batch was stored (the server refused it, or the driver could not
         # even pack one write's parameters): each write runs alone and meets its own error.
         # Whatever failed is not the leader's to raise: it may be a follower's write.
-        return None
+        return
     stored = {row["pos"] for row in rows}
     for i, write in enumerate(ordered):
         write.stored = i in stored
-    return batch[0].stored
 
 
 _groups: weakref.WeakKeyDictionary[Driver, dict[str, GroupCommit]] = (
@@ -145,16 +179,26 @@ def write_new(store: StoreBase, params: dict[str, Any]) -> bool:
     """Store a new record with ``write_new.cypher``'s ``params``, group-committed with the
     writes of other threads through the same driver when it may be (:func:`batchable`).
 
+    ``params``: write_check's and record_write's parameters, ``now`` and ``decision["at"]``
+    timezone-aware UTC datetimes (sent as text: see the module's docstring).
+
     Returns:
         whether it was stored: False when nothing was written (the caller decides it with the
         full transaction).
 
     Raises:
         ConstraintViolationError: a concurrent writer created its id first.
-        GraphmemError: as :meth:`StoreBase.write`.
+        GraphmemError: as :meth:`StoreBase.write_once`.
     """
-    if batchable(params):
-        stored = group_for(store).submit(store, params)
+    row = {**params, "now": params["now"].isoformat(),
+           "decision": {**params["decision"], "at": params["decision"]["at"].isoformat()}}
+    if batchable(row):
+        stored = group_for(store).submit(store, row)
         if stored is not None:
             return stored
-    return bool(store.write("write_new", **params))
+    return _store_one(store, row)
+
+
+def _store_one(store: StoreBase, row: dict[str, Any]) -> bool:
+    """Store one write (in row form) alone; whether it was stored."""
+    return bool(store.write_once("write_new", write=row))

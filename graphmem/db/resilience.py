@@ -29,6 +29,7 @@ from neo4j.exceptions import (
     TransientError,
 )
 
+from graphmem.db import retries
 from graphmem.db.settings import ConnectionSettings, open_driver
 from graphmem.errors import (
     ConstraintViolationError,
@@ -134,6 +135,7 @@ def with_retry(
             out_of_time = time.monotonic() + pause - started > deadline_s
             if attempt == attempts or out_of_time or not _retryable(exc):
                 raise translate(exc, action) from exc
+            retries.note_retry(f"{action}: {type(exc).__name__} {_code(exc) or ''}".strip())
         time.sleep(pause)
         delay = min(delay * 2, RETRY_MAX_DELAY_S)
     raise AssertionError("unreachable")

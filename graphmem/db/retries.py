@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import threading
 
-__all__ = ["install", "retry_count"]
+__all__ = ["install", "note_retry", "retry_count"]
 
 _DRIVER_LOGGER = "neo4j.session"
 _log = logging.getLogger("graphmem.db")
@@ -39,6 +39,15 @@ class _RetryFilter(logging.Filter):
 _FILTER = _RetryFilter()
 
 
+def note_retry(message: str) -> None:
+    """Count one retry graphmem makes itself (:func:`graphmem.db.resilience.with_retry`: an
+    auto-commit statement, a connectivity check), logged at debug like the driver's."""
+    global _count
+    with _lock:
+        _count += 1
+    _log.debug("graphmem retry: %s", message)
+
+
 def install() -> None:
     """Route the driver's retry warnings to debug level (idempotent)."""
     logger = logging.getLogger(_DRIVER_LOGGER)
@@ -47,6 +56,7 @@ def install() -> None:
 
 
 def retry_count() -> int:
-    """How many transaction retries the driver announced in this process so far."""
+    """How many retries the driver announced and graphmem made (:func:`note_retry`) in this
+    process so far."""
     with _lock:
         return _count
