@@ -268,3 +268,17 @@ def test_writers_racing_through_one_driver_batch_and_lose_nothing(
         " r.asserts IS NOT NULL AS a", database_=memory.store.database)
     assert len({(row["s"], row["q"]) for row in rows}) == writers * 30
     assert all(row["g"] == row["a"] for row in rows)
+
+
+def test_every_write_path_chains_the_drivers_bookmarks(memory: Memory) -> None:
+    """Reads go through ``execute_query``, whose bookmark manager makes a read wait, in a
+    cluster, for the writes it has seen. A write sent in a session of its own (write_new as an
+    auto-commit statement, the full transaction) must hand its bookmark to that manager,
+    else the agent's read right after its own write could miss it on another member."""
+    manager = memory.store.driver.execute_query_bookmark_manager
+    seen = [frozenset(manager.get_bookmarks())]
+    memory.write(rec("chained"), now=T0)  # write_new, auto-commit
+    seen.append(frozenset(manager.get_bookmarks()))
+    assert memory.write(rec("chained"), now=T0).disposition is WriteDisposition.DISCARD
+    seen.append(frozenset(manager.get_bookmarks()))  # the full transaction logged a DISCARD
+    assert all(seen[1:]) and len(set(seen)) == 3

@@ -117,7 +117,8 @@ class StoreBase:
         """Run write query ``name`` as one auto-commit statement; rows as dicts.
 
         One round trip: the server commits as it sends the last row, where a transaction
-        function (:meth:`write`) waits for its rows and then for its commit. Retried on
+        function (:meth:`write`) waits for its rows and then for its commit. Causally
+        chained like :meth:`write` (the driver's bookmark manager). Retried on
         transient errors (a deadlock) by :func:`~graphmem.db.resilience.with_retry`, so only
         for statements safe to repeat.
 
@@ -125,7 +126,7 @@ class StoreBase:
             GraphmemError: a driver error, translated (:mod:`graphmem.db.resilience`).
         """
         def once() -> list[dict[str, Any]]:
-            with self._open_driver().session(database=self.database) as session:
+            with self._session() as session:
                 return [r.data() for r in session.run(cypher.query(name), params)]
 
         with translated(f"running {name}"):
@@ -139,9 +140,16 @@ class StoreBase:
         (a uniqueness violation becomes :class:`~graphmem.errors.ConstraintViolationError`).
         """
         tagged = unit_of_work(metadata={"graphmem_tx": name})(work)
-        driver = self._open_driver()
-        with translated(f"running {name}"), driver.session(database=self.database) as session:
+        with translated(f"running {name}"), self._session() as session:
             return session.execute_write(tagged)
+
+    def _session(self) -> neo4j.Session:
+        """A session of this store's database, causally chained with every ``execute_query``
+        of its driver (the driver's bookmark manager): in a cluster, a read that follows a
+        write, from any client of the driver, sees it, as it does after ``execute_query``."""
+        driver = self._open_driver()
+        return driver.session(database=self.database,
+                              bookmark_manager=driver.execute_query_bookmark_manager)
 
     @staticmethod
     def run(
