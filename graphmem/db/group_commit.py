@@ -89,23 +89,23 @@ class GroupCommit:
             GraphmemError: as :meth:`StoreBase.write_once`, for this write sent alone.
         """
         own = _Write(params)
-        with self.lock:
-            if self.in_flight < MAX_IN_FLIGHT:
-                self.in_flight += 1
-                batch: list[_Write] | None = [own, *self._take(MAX_BATCH - 1)]
-            else:
-                self.waiting.append(own)
-                batch = None
-        if batch is None:
-            own.wake.wait()
-            if own.done:
-                return own.stored
-            batch = own.lead
-            assert batch is not None
         try:
-            _run(store, batch, own)
+            with self.lock:
+                if self.in_flight < MAX_IN_FLIGHT:
+                    self.in_flight += 1
+                    own.lead = [own, *self._take(MAX_BATCH - 1)]
+                else:
+                    self.waiting.append(own)
+            if own.lead is None:
+                own.wake.wait()
+                if own.done:
+                    return own.stored
+            assert own.lead is not None
+            _run(store, own.lead, own)
         finally:
-            self._finish(batch)
+            # Whatever ends this thread's part, normally or by any exception (a
+            # KeyboardInterrupt while it waits, a failed statement), its batch ends with it.
+            self._settle(own)
         return own.stored
 
     def _take(self, n: int) -> list[_Write]:
@@ -113,10 +113,23 @@ class GroupCommit:
         del self.waiting[:n]
         return taken
 
-    def _finish(self, batch: list[_Write]) -> None:
-        """Mark ``batch`` done and wake its writers; hand the next batch of waiting writes,
-        if any, to its first write's thread."""
+    def _settle(self, own: _Write) -> None:
+        """``own``'s thread leaves :meth:`submit`: if it leads a batch (its own, or one it
+        was handed), mark that batch done and wake its writers (those not stored run alone),
+        and hand the next batch of waiting writes, if any, to its first write's thread.
+
+        A write still waiting is withdrawn, unsent: its thread was interrupted while it
+        waited (KeyboardInterrupt, any exception raised in ``wake.wait``). Left waiting, it
+        could be handed the next batch, which no thread would then send: every write behind
+        it, and every later write through the driver, would wait forever. A write in
+        another thread's batch is that thread's to finish."""
         with self.lock:
+            if own in self.waiting:
+                self.waiting.remove(own)
+                return
+            batch = own.lead
+            if batch is None or own.done:
+                return
             if len(batch) > 1:
                 self.batches += 1
                 self.batched_writes += len(batch)
