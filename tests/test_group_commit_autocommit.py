@@ -22,8 +22,14 @@ import pytest
 
 from graphmem.client import Memory
 from graphmem.db.group_commit import GroupCommit, group_for
+from graphmem.db.settings import ConnectionSettings, open_driver
 from graphmem.db.store import Neo4jStore
-from graphmem.errors import ClientClosedError, GraphmemError, ValidationError
+from graphmem.errors import (
+    ClientClosedError,
+    DatabaseUnavailableError,
+    GraphmemError,
+    ValidationError,
+)
 from graphmem.write.policy import WriteDisposition
 from tests.conftest import Neo4jUnderTest
 from tests.test_group_commit import Threads, held
@@ -413,20 +419,14 @@ def stored_once(memory: Memory, rid: str) -> bool:
     return bool(rows[0]["n"] == 1)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known gap, worse since 2bdecb8: with_retry repeats the auto-commit write_new after the "
-    "connection dropped, the repeat finds the committed record and the full transaction "
-    "reports DISCARD (5 of 5 here). Before, the explicit transaction's lost COMMIT ack was "
-    "the driver's IncompleteCommit, never retried: DatabaseUnavailableError (5 of 5). The "
-    "client cannot tell a statement lost before the server from one committed after it "
-    "through the driver's public API (both ServiceUnavailable)."))
 def test_a_lost_commit_ack_stores_once_and_is_never_reported_as_a_duplicate(
         memory: Memory, neo4j_db: Neo4jUnderTest, dropper: AckDropper) -> None:
     """The connection drops after the server committed a new record, before the client
     heard it. The record is stored once, and the writer is told PERSIST or a typed error
     (resolution unknown): never DISCARD "identical record already stored", its own record
     taken for another's (a retry of the statement finds the record stored and turns it
-    away; the full transaction then decides it a duplicate of itself)."""
+    away; the full transaction then decided it a duplicate of itself, 5 of 5, until each
+    write call stored a token of its own on its decision, by which it knows its record)."""
     settings = dataclasses.replace(neo4j_db.settings, uri=f"bolt://127.0.0.1:{dropper.port}")
     client = Memory.connect(settings, start_if_needed=False, ensure_schema=False)
     outcomes: dict[str, Any] = {}
@@ -450,10 +450,6 @@ def test_a_lost_commit_ack_stores_once_and_is_never_reported_as_a_duplicate(
         assert kinds == ["write:PERSIST"], (rid, outcome, kinds)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known gap, as before 2bdecb8: a batch that fails as a whole runs each write alone, "
-    "whose repeat finds its committed record: DISCARD for all 4 here (and 4 of 4 at "
-    "8319c91, where the lost COMMIT ack, IncompleteCommit, also sent each write alone)."))
 def test_a_batch_whose_commit_ack_is_lost_reports_no_write_a_duplicate(
         memory: Memory, neo4j_db: Neo4jUnderTest, dropper: AckDropper) -> None:
     """The same for a batch: every write of it stored once, each told PERSIST or a typed
@@ -487,3 +483,23 @@ def test_a_batch_whose_commit_ack_is_lost_reports_no_write_a_duplicate(
     assert "DISCARD" not in out, out
     assert all([h["kind"] for h in memory.history(f"b{i}")] == ["write:PERSIST"]
                for i in range(4)), out
+
+
+def test_an_auto_commit_write_gives_up_within_the_settings_retry_time() -> None:
+    """``ConnectionSettings.retry_time_s`` bounds how long a call against a dead server
+    retries. write_once retries itself (with_retry), and kept with_retry's own bounds (ten
+    attempts, about 9 s of backoff here) whatever the settings said."""
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    settings = ConnectionSettings(uri=f"bolt://127.0.0.1:{port}", password="x",
+                                  retry_time_s=0.5)
+    driver = open_driver(settings)
+    try:
+        store = Neo4jStore(driver, retry_time_s=settings.retry_time_s)
+        started = time.monotonic()
+        with pytest.raises(DatabaseUnavailableError):
+            store.write_once("write_new", write={})
+        assert time.monotonic() - started < 4
+    finally:
+        driver.close()

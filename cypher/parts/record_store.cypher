@@ -13,7 +13,8 @@
 // $row: a records_create row; $slot: the key of the write's (dedup) slot and $slot_index its
 // index in the scope; $supersedes, $derived_from, $evidence_ids: ids (stored and not erased:
 // the caller checked); $gkey: assertion group or null; $decision: {tenant, disposition,
-// reason, at, by}.
+// reason, at, by, token}: `token` is the writing call's own random id, by which a repeat
+// of the call knows the record it stored (graphmem.write.admission).
 MATCH (s:Scope {key: $row.scope_key})
 MATCH (l:WriteSlot {key: $slot})
 SET l.locked = true
@@ -28,7 +29,7 @@ SET r = $row.props, r.created_at = datetime($row.times.created_at),
     r.wslot = $slot_index, r.wseq = wseq
 CREATE (:WriteDecision {
   record_id: $row.props.id, tenant: $decision.tenant, disposition: $decision.disposition,
-  reason: $decision.reason, at: $decision.at, by: $decision.by
+  reason: $decision.reason, at: $decision.at, by: $decision.by, token: $decision.token
 })-[:DECIDED]->(r)
 WITH a, r
 CALL (r) {

@@ -10,7 +10,8 @@
 // $scope_key, $dedup_key, $now: active records of the scope with that dedup key (SPEC
 // section 6; status rules 2 and 4 as in candidates.cypher, the scope itself as the query
 // scope: a successor in a narrower scope or another tenant does not supersede there).
-// Gives `locked`, `existing` ({id, fingerprint, erased}) and `duplicates` (ids).
+// Gives `locked`, `existing` ({id, fingerprint, erased, tokens: of its write decisions})
+// and `duplicates` (ids).
 CALL () {
   UNWIND $slots AS key
   MATCH (l:WriteSlot {key: key})
@@ -21,7 +22,8 @@ CALL () {
 CALL () {
   UNWIND $ids AS id
   MATCH (r:Record {id: id})
-  RETURN collect({id: r.id, fingerprint: r.fingerprint, erased: r.erased}) AS existing
+  RETURN collect({id: r.id, fingerprint: r.fingerprint, erased: r.erased,
+                  tokens: [(r)<-[:DECIDED]-(d:WriteDecision) | d.token]}) AS existing
 }
 CALL () {
   MATCH (s:Scope {key: $scope_key})<-[:IN_SCOPE]-(r:Record {dedup_key: $dedup_key})

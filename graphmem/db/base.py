@@ -40,6 +40,8 @@ class StoreBase:
         database: the database name every query targets.
         max_content_bytes: largest accepted content, in UTF-8 bytes (default 64 KiB).
         clock: returns the current aware UTC time; injectable for tests.
+        retry_time_s: how long :meth:`write_once` keeps retrying, in seconds: the driver's
+            retry time for transaction functions (``ConnectionSettings.retry_time_s``).
     """
 
     def __init__(
@@ -49,8 +51,10 @@ class StoreBase:
         database: str = "neo4j",
         max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES,
         clock: Clock = utc_now,
+        retry_time_s: float = 15.0,
     ) -> None:
         self.driver = driver
+        self.retry_time_s = retry_time_s
         self.database = database
         self.max_content_bytes = max_content_bytes
         self.clock = clock
@@ -120,7 +124,8 @@ class StoreBase:
         function (:meth:`write`) waits for its rows and then for its commit. Causally
         chained like :meth:`write` (the driver's bookmark manager). Retried on
         transient errors (a deadlock) by :func:`~graphmem.db.resilience.with_retry`, so only
-        for statements safe to repeat.
+        for statements safe to repeat, for at most ``retry_time_s`` (as the driver retries
+        :meth:`write`).
 
         Raises:
             GraphmemError: a driver error, translated (:mod:`graphmem.db.resilience`).
@@ -130,7 +135,7 @@ class StoreBase:
                 return [r.data() for r in session.run(cypher.query(name), params)]
 
         with translated(f"running {name}"):
-            return with_retry(once, f"running {name}")
+            return with_retry(once, f"running {name}", deadline_s=self.retry_time_s)
 
     def transaction(self, name: str, work: Callable[[ManagedTransaction], Any]) -> Any:
         """Run ``work`` as one write transaction function (idempotent; may be retried).

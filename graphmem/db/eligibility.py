@@ -175,9 +175,10 @@ class Eligibility(StoreBase):
         database: str = "neo4j",
         max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES,
         clock: Clock = utc_now,
+        retry_time_s: float = 15.0,
     ) -> None:
         super().__init__(driver, database=database, max_content_bytes=max_content_bytes,
-                         clock=clock)
+                         clock=clock, retry_time_s=retry_time_s)
         # id -> ((fingerprint, rev), record): records rebuilt once per version (see candidates)
         self._records: dict[str, tuple[tuple[str, int], MemoryRecord]] = {}
         # (tenant, pairs, clearance) -> the last exact answer and when it stays exact

@@ -431,7 +431,8 @@ def open_store(settings: ConnectionSettings | None, *, start_if_needed: bool, cl
 
     try:
         store = Neo4jStore(driver, database=settings.database, clock=clock,
-                           max_content_bytes=max_content_bytes)
+                           max_content_bytes=max_content_bytes,
+                           retry_time_s=settings.retry_time_s)
         if ensure_schema:
             store.ensure_schema()
     except BaseException:

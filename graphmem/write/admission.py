@@ -20,6 +20,7 @@ the transaction (:mod:`graphmem.db.slots`). A threaded record takes the batch pa
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
@@ -101,6 +102,10 @@ def admit(store: Neo4jStore, policy: WritePolicy, proposal: MemoryRecord | dict[
         store.transaction("write_check", check)
         store.ensure_write_nodes([record])
 
+    # This call's own id, stored on the decision it logs with a record: a statement repeated
+    # after its commit's acknowledgement was lost (the connection dropped) finds the record
+    # it stored, which must not be taken for another's (a DISCARD of a duplicate).
+    token = uuid.uuid4().hex
     fast = _decided_without_stored_state(record, policy)
     if fast is not None:
         # The agent loop's write (a new record, no duplicate): one statement, one round trip
@@ -108,7 +113,7 @@ def admit(store: Neo4jStore, policy: WritePolicy, proposal: MemoryRecord | dict[
         # two-statement transaction below decides.
         try:
             if write_new(store, {**params, **_store_params(record, fingerprint, fast, by=by,
-                                                           at=at)}):
+                                                           at=at, token=token)}):
                 return fast
         except ConstraintViolationError:
             pass  # a concurrent writer created this id first: decide from what is stored
@@ -119,6 +124,8 @@ def admit(store: Neo4jStore, policy: WritePolicy, proposal: MemoryRecord | dict[
             store.create_slots_in_tx(tx, record)
             checked = store.run(tx, "write_check", **params)[0]
         existing = {row["id"]: row for row in checked["existing"]}
+        if fast is not None and token in (existing.get(record.id) or {}).get("tokens", ()):
+            return fast  # stored by write_new above, though its acknowledgement was lost
         todo = store.check_existing([record], {record.id: fingerprint}, existing)
         if not todo:
             return _log(tx, MemoryWriteDecision(
@@ -144,7 +151,7 @@ def admit(store: Neo4jStore, policy: WritePolicy, proposal: MemoryRecord | dict[
         return decision
 
     def _store(tx: ManagedTransaction, decision: MemoryWriteDecision) -> None:
-        write = _store_params(record, fingerprint, decision, by=by, at=at)
+        write = _store_params(record, fingerprint, decision, by=by, at=at, token=token)
         gkey = write["gkey"]
         rows = store.run(tx, "record_write", **write)
         if not rows:  # its Scope was deleted since ensured: nothing written
@@ -179,9 +186,9 @@ def _decided_without_stored_state(record: MemoryRecord, policy: WritePolicy
 
 
 def _store_params(record: MemoryRecord, fingerprint: str, decision: MemoryWriteDecision, *,
-                  by: str, at: datetime) -> dict[str, Any]:
+                  by: str, at: datetime, token: str) -> dict[str, Any]:
     """The parameters of ``cypher/parts/record_store.cypher`` for storing ``record`` with
-    ``decision`` (PERSIST, or QUARANTINE: stored, never eligible)."""
+    ``decision`` (PERSIST, or QUARANTINE: stored, never eligible) by the call ``token``."""
     slot, slot_index = stamp_slot(record)
     quarantined = decision.disposition is WriteDisposition.QUARANTINE
     return {"row": record_row(record, quarantined, fingerprint), "slot": slot,
@@ -191,4 +198,4 @@ def _store_params(record: MemoryRecord, fingerprint: str, decision: MemoryWriteD
             "gkey": None if record.asserts is None else assertion_group(record.tenant,
                                                                          record.asserts),
             "decision": {"tenant": record.tenant, "disposition": decision.disposition.value,
-                         "reason": decision.reason, "at": at, "by": by}}
+                         "reason": decision.reason, "at": at, "by": by, "token": token}}
