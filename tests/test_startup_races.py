@@ -10,18 +10,26 @@ from __future__ import annotations
 
 import multiprocessing
 import multiprocessing.synchronize
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from neo4j import (
+    GraphDatabase,
+    NotificationDisabledClassification,
+    NotificationMinimumSeverity,
+)
 from neo4j.exceptions import TransientError
+from neo4j.warnings import Neo4jWarning
 
 from graphmem.db.resilience import with_retry
 from graphmem.db.server import EphemeralServer
 from graphmem.db.settings import ConnectionSettings, open_driver
+from graphmem.db.store import Neo4jStore
 from graphmem.errors import DatabaseUnavailableError, GraphmemError, StoreError
 
-from .conftest import unavailable
+from .conftest import Neo4jUnderTest, unavailable
 
 CLIENTS = 4
 ROUNDS = 3
@@ -152,3 +160,31 @@ def test_statement_errors_leave_the_store_typed(memory: Any) -> None:
         memory.store.write("wipe_batch", limit="not-a-number")
     assert info.value.code and info.value.code.startswith("Neo.ClientError")
     assert info.value.__cause__ is not None
+
+
+def test_connecting_to_a_set_up_database_warns_nothing_under_dev_mode(
+        neo4j_db: Neo4jUnderTest) -> None:
+    """Under ``python -X dev`` the driver turns every notification into a Neo4jWarning
+    (``warn_notification_severity`` INFORMATION, set here as dev mode sets it). Each schema
+    statement that finds its rule already there is "no effect" (a SCHEMA notification): 18
+    multi-line warnings for every client that connected to a database set up before."""
+    s = neo4j_db.settings
+    driver = GraphDatabase.driver(  # as open_driver opens it, in dev mode
+        s.uri, auth=(s.user, s.password),
+        notifications_disabled_classifications=[NotificationDisabledClassification.UNRECOGNIZED],
+        warn_notification_severity=NotificationMinimumSeverity.INFORMATION)
+    try:
+        store = Neo4jStore(driver, database=s.database)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            store.ensure_schema()  # the suite set this database up already
+            store.ensure_schema()
+        assert [w for w in caught if issubclass(w.category, Neo4jWarning)] == []
+        # the driver does warn when asked, so the check above could fail
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            driver.execute_query(  # a cartesian product: an informational notification
+                "MATCH (a:Record), (b:Record) RETURN count(*) AS n", database_=s.database)
+        assert any(issubclass(w.category, Neo4jWarning) for w in caught)
+    finally:
+        driver.close()

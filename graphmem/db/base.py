@@ -13,7 +13,14 @@ from functools import partial
 from typing import Any
 
 import neo4j
-from neo4j import Driver, ManagedTransaction, RoutingControl, Transaction, unit_of_work
+from neo4j import (
+    Driver,
+    ManagedTransaction,
+    NotificationDisabledClassification,
+    RoutingControl,
+    Transaction,
+    unit_of_work,
+)
 
 from graphmem.db import catalogue as cypher
 from graphmem.db.codec import (
@@ -180,7 +187,14 @@ class StoreBase:
         migrate(self)
 
     def _auto_commit(self, statement: Any) -> None:
-        with self._open_driver().session(database=self.database) as session:
+        # A schema statement whose rule exists already "has no effect": Neo4j says so with a
+        # SCHEMA notification, which the driver turns into a Neo4jWarning under `python -X
+        # dev` (18 of them for every client that connects to a set-up database). That is
+        # what IF NOT EXISTS is for; the category is silenced for these statements only.
+        with self._open_driver().session(
+                database=self.database,
+                notifications_disabled_classifications=[
+                    NotificationDisabledClassification.SCHEMA]) as session:
             try:
                 session.run(statement).consume()
             except neo4j.exceptions.ClientError as exc:
