@@ -16,6 +16,8 @@ from pydantic import (
     AfterValidator,
 )
 
+from graphmem.errors import ValidationError
+
 __all__ = [
     "MAX_ID_CHARS",
     "MAX_METADATA_DEPTH",
@@ -72,6 +74,26 @@ def reject_lone_surrogates(name: str, value: Any) -> None:
     elif isinstance(value, list | tuple | set | frozenset):
         for item in value:
             reject_lone_surrogates(name, item)
+
+
+def require_text(record_ids: list[str] | tuple[str, ...] = (), *, non_empty: bool = True,
+                 **named: object) -> None:
+    """Check that each named argument (``by=..., reason=...``) is a string, and non-empty
+    unless ``non_empty`` is False: who and why of a write or a lifecycle transition (SPEC
+    section 6), stored as given.
+
+    Raises:
+        ValidationError: a value is not a string (the driver would store an int or a null as
+            given, and fail to pack other objects with a bare ValueError), or is empty; the
+            message names the argument.
+    """
+    for name, value in named.items():
+        if not isinstance(value, str):
+            raise ValidationError(f"{name} must be a string, got {type(value).__name__}",
+                                  record_ids=list(record_ids))
+        if non_empty and not value:
+            raise ValidationError(f"{name} must be a non-empty string",
+                                  record_ids=list(record_ids))
 
 
 def _non_empty_str(value: str) -> str:

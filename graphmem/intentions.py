@@ -43,6 +43,7 @@ from graphmem.errors import (
     RecordNotFoundError,
     ValidationError,
 )
+from graphmem.fields import require_text
 from graphmem.models import DeferredIntention, IntentionStatus, Principal
 
 __all__ = [
@@ -258,8 +259,7 @@ class Intentions:
             RecordNotFoundError: no such intention. ValidationError: empty ``by``.
             NaiveDatetimeError: ``now`` without timezone.
         """
-        if not by:
-            raise ValidationError("fire needs a non-empty 'by'", record_ids=[intention_id])
+        require_text([intention_id], by=by, reason=reason)
         at = require_aware(now, "now")
         token = uuid.uuid4().hex  # fixed outside the retried function: see intention_fire
 
@@ -282,9 +282,7 @@ class Intentions:
         Raises:
             RecordNotFoundError: no such intention. ValidationError: empty ``by``/``reason``.
         """
-        if not by or not reason:
-            raise ValidationError("cancel needs non-empty 'by' and 'reason'",
-                                  record_ids=[intention_id])
+        require_text([intention_id], by=by, reason=reason)
         at = require_aware(now, "now")
 
         def work(tx: ManagedTransaction) -> bool:

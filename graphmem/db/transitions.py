@@ -16,8 +16,8 @@ from graphmem.db.codec import (
 from graphmem.errors import (
     PolicyError,
     RecordNotFoundError,
-    ValidationError,
 )
+from graphmem.fields import require_text
 
 
 class Transitions(StoreBase):
@@ -33,9 +33,7 @@ class Transitions(StoreBase):
         self, query_name: str, record_id: str, kind: str, *, by: str, reason: str,
         at: datetime, **params: Any,
     ) -> None:
-        if not by or not reason:
-            raise ValidationError("a lifecycle transition needs non-empty 'by' and 'reason'",
-                                  record_ids=[record_id])
+        require_text([record_id], by=by, reason=reason)
         at = require_aware(at, "at")
 
         def work(tx: ManagedTransaction) -> None:

@@ -48,6 +48,7 @@ from graphmem.errors import (
     RecordNotFoundError,
     ValidationError,
 )
+from graphmem.fields import require_text
 from graphmem.models import MemoryKind, MemoryRecord
 
 # ------------------------------------------------------------------------------ applying
@@ -294,9 +295,7 @@ def recompute(
         LineageCycleError: a new parent descends from the record.
         ValidationError and subclasses: empty by/reason, invalid content, naive ``at``.
     """
-    if not by or not reason:
-        raise ValidationError("recompute needs non-empty 'by' and 'reason'",
-                              record_ids=[record_id])
+    require_text([record_id], by=by, reason=reason)
     when = require_aware(at, "at") if at is not None else store.clock()
 
     def work(tx: ManagedTransaction) -> MemoryRecord:

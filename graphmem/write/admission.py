@@ -40,7 +40,8 @@ from graphmem.db.group_commit import write_new
 from graphmem.db.records import batch_refs
 from graphmem.db.slots import slot_keys, stamp_slot
 from graphmem.db.store import Neo4jStore
-from graphmem.errors import ConstraintViolationError, ValidationError
+from graphmem.errors import ConstraintViolationError
+from graphmem.fields import require_text
 from graphmem.models import MemoryKind, MemoryRecord
 from graphmem.write.policy import (
     PROCEDURE_EXEMPT_AUTHORITIES,
@@ -78,8 +79,7 @@ def admit(store: Neo4jStore, policy: WritePolicy, proposal: MemoryRecord | dict[
         ValidationError and subclasses (also for a ``by`` that is not a string),
         RecordConflictError: nothing is written.
     """
-    if not isinstance(by, str):  # else the driver's bare ValueError while packing the write
-        raise ValidationError(f"by must be a string, got {type(by).__name__}")
+    require_text(non_empty=False, by=by)  # else the driver's bare ValueError while packing
     record = coerce_record(proposal)
     store.check_record(record)
     fingerprint = record_fingerprint(record)

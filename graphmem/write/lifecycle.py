@@ -16,6 +16,7 @@ from neo4j import ManagedTransaction
 from graphmem.db.codec import coerce_record
 from graphmem.db.store import Neo4jStore
 from graphmem.errors import PolicyError, ValidationError
+from graphmem.fields import require_text
 from graphmem.models import MemoryKind, MemoryRecord
 from graphmem.write.admission import admit, admitted_evidence
 from graphmem.write.policy import (
@@ -55,6 +56,7 @@ def promote(store: Neo4jStore, record_id: str, *, by: str, reason: str) -> None:
     Raises:
         PolicyError: the record is not quarantined. RecordNotFoundError.
     """
+    require_text([record_id], by=by, reason=reason)
     if not store.state(record_id).quarantined:
         raise PolicyError("only a quarantined record can be promoted", record_ids=[record_id])
     store.set_quarantine(record_id, False, by=by, reason=reason)
@@ -70,6 +72,7 @@ def supersede(store: Neo4jStore, policy: WritePolicy, old_ids: Sequence[str],
     Raises:
         PolicyError: the write policy does not persist it. RecordNotFoundError: an old id.
     """
+    require_text(list(old_ids), by=by, reason=reason)
     record = coerce_record(new_record)
     missing = [i for i in old_ids if i not in record.supersedes]
     if missing:
@@ -94,6 +97,7 @@ def consolidate(store: Neo4jStore, policy: WritePolicy, ids: Sequence[str], *,
     Raises:
         ValidationError: fewer than two ids. PolicyError, RecordNotFoundError.
     """
+    require_text(list(ids), by=by, reason=reason)
     if len(ids) < 2:
         raise ValidationError("consolidate needs at least two records", record_ids=ids)
     record = coerce_record(into)
@@ -117,6 +121,7 @@ def promote_procedure(store: Neo4jStore, policy: WritePolicy, episode_ids: Seque
             admitted_evidence`), or the policy does not persist the procedure.
         ValidationError: not procedural.
     """
+    require_text(list(episode_ids), by=by, reason=reason)
     record = coerce_record(procedure)
     if record.kind is not MemoryKind.PROCEDURAL:
         raise ValidationError("promote_procedure writes a procedural record",
