@@ -5,7 +5,8 @@
 // single write locks its slots before anything else), then each write runs write_new's parts
 // in row form, in turn: each sees what the ones before it stored, so a duplicate of an
 // earlier write in the batch, like any write write_fresh turns away, stores nothing and comes
-// back without a row (its client then decides it alone). Records are linked to their Assertion groups last, in the groups' order.
+// back without a row (its client then decides it alone). Records are linked to their
+// Assertion groups last, in the groups' order.
 // Returns the positions in $writes of the writes stored (an id alone would not tell
 // two identical proposals apart). Writes that reference other records are never batched (the
 // records they link would be locked in no common order).

@@ -256,7 +256,8 @@ class Intentions:
         is never fired. The winner is logged as a ``fire`` transition with ``by`` and ``now``.
 
         Raises:
-            RecordNotFoundError: no such intention. ValidationError: empty ``by``.
+            RecordNotFoundError: no such intention. ValidationError: ``by`` or ``reason``
+            not a non-empty string.
             NaiveDatetimeError: ``now`` without timezone.
         """
         require_text([intention_id], by=by, reason=reason)
@@ -280,7 +281,8 @@ class Intentions:
         pending any more (fired, cancelled). Locks before reading, like :meth:`fire`.
 
         Raises:
-            RecordNotFoundError: no such intention. ValidationError: empty ``by``/``reason``.
+            RecordNotFoundError: no such intention. ValidationError: ``by`` or ``reason``
+            not a non-empty string.
         """
         require_text([intention_id], by=by, reason=reason)
         at = require_aware(now, "now")

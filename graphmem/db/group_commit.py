@@ -163,7 +163,9 @@ def _run(store: StoreBase, batch: list[_Write], own: _Write | None = None) -> No
     except Exception:
         # Nothing of the batch was stored (the server refused it, or the driver could not
         # even pack one write's parameters): each write runs alone and meets its own error.
-        # Whatever failed is not the leader's to raise: it may be a follower's write.
+        # Whatever failed is not the leader's to raise: it may be a follower's write. (If the
+        # connection dropped after the commit, all of it was stored: each write's repeat
+        # then knows its own record by its token, graphmem.write.admission.)
         return
     stored = {row["pos"] for row in rows}
     for i, write in enumerate(ordered):

@@ -55,6 +55,7 @@ def promote(store: Neo4jStore, record_id: str, *, by: str, reason: str) -> None:
 
     Raises:
         PolicyError: the record is not quarantined. RecordNotFoundError.
+        ValidationError: ``by`` or ``reason`` is not a non-empty string.
     """
     require_text([record_id], by=by, reason=reason)
     if not store.state(record_id).quarantined:
@@ -71,6 +72,7 @@ def supersede(store: Neo4jStore, policy: WritePolicy, old_ids: Sequence[str],
 
     Raises:
         PolicyError: the write policy does not persist it. RecordNotFoundError: an old id.
+        ValidationError: ``by`` or ``reason`` is not a non-empty string.
     """
     require_text(list(old_ids), by=by, reason=reason)
     record = coerce_record(new_record)
@@ -95,7 +97,8 @@ def consolidate(store: Neo4jStore, policy: WritePolicy, ids: Sequence[str], *,
     the duplicates stop being active once it is effective (SPEC section 6).
 
     Raises:
-        ValidationError: fewer than two ids. PolicyError, RecordNotFoundError.
+        ValidationError: fewer than two ids, or ``by`` or ``reason`` is not a non-empty
+            string. PolicyError, RecordNotFoundError.
     """
     require_text(list(ids), by=by, reason=reason)
     if len(ids) < 2:
@@ -119,7 +122,7 @@ def promote_procedure(store: Neo4jStore, policy: WritePolicy, episode_ids: Seque
         PolicyError: fewer than ``policy.min_verified_episodes`` verified episodes (admitted
             ones of the procedure's tenant: :func:`graphmem.write.admission.
             admitted_evidence`), or the policy does not persist the procedure.
-        ValidationError: not procedural.
+        ValidationError: not procedural, or ``by`` or ``reason`` is not a non-empty string.
     """
     require_text(list(episode_ids), by=by, reason=reason)
     record = coerce_record(procedure)
