@@ -33,6 +33,7 @@ from graphmem.db.codec import (
 )
 from graphmem.db.migrations import migrate
 from graphmem.db.resilience import translated, with_retry
+from graphmem.db.settings import DEFAULT_RETRY_TIME_S
 from graphmem.errors import ClientClosedError, RecordNotFoundError
 from graphmem.fields import utc_now
 from graphmem.models import MemoryRecord
@@ -58,7 +59,7 @@ class StoreBase:
         database: str = "neo4j",
         max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES,
         clock: Clock = utc_now,
-        retry_time_s: float = 15.0,
+        retry_time_s: float = DEFAULT_RETRY_TIME_S,
     ) -> None:
         self.driver = driver
         self.retry_time_s = retry_time_s

@@ -23,6 +23,7 @@ from graphmem.db.codec import (
     scope_pairs,
     to_native,
 )
+from graphmem.db.settings import DEFAULT_RETRY_TIME_S
 from graphmem.db.slots import SLOTS
 from graphmem.errors import (
     AuthorizationError,
@@ -175,7 +176,7 @@ class Eligibility(StoreBase):
         database: str = "neo4j",
         max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES,
         clock: Clock = utc_now,
-        retry_time_s: float = 15.0,
+        retry_time_s: float = DEFAULT_RETRY_TIME_S,
     ) -> None:
         super().__init__(driver, database=database, max_content_bytes=max_content_bytes,
                          clock=clock, retry_time_s=retry_time_s)

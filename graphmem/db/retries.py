@@ -26,13 +26,10 @@ class _RetryFilter(logging.Filter):
     """Drops the driver's retry warnings after logging them at debug on ``graphmem.db``."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        global _count
         message = record.getMessage()
         if "will be retried" not in message:
             return True
-        with _lock:
-            _count += 1
-        _log.debug("neo4j driver retry: %s", message)
+        _note("neo4j driver retry", message)
         return False
 
 
@@ -42,10 +39,14 @@ _FILTER = _RetryFilter()
 def note_retry(message: str) -> None:
     """Count one retry graphmem makes itself (:func:`graphmem.db.resilience.with_retry`: an
     auto-commit statement, a connectivity check), logged at debug like the driver's."""
+    _note("graphmem retry", message)
+
+
+def _note(who: str, message: str) -> None:
     global _count
     with _lock:
         _count += 1
-    _log.debug("graphmem retry: %s", message)
+    _log.debug("%s: %s", who, message)
 
 
 def install() -> None:

@@ -35,6 +35,10 @@ def data_dir() -> Path:
     return Path(platformdirs.user_data_dir("graphmem", appauthor=False))
 
 
+DEFAULT_RETRY_TIME_S = 15.0
+"""How long a write is retried by default, in seconds (``ConnectionSettings.retry_time_s``)."""
+
+
 @dataclass(frozen=True)
 class ConnectionSettings:
     """How to reach one Neo4j database.
@@ -60,7 +64,7 @@ class ConnectionSettings:
     database: str = DEFAULT_DATABASE
     connection_timeout_s: float = 5.0
     acquisition_timeout_s: float = 10.0
-    retry_time_s: float = 15.0
+    retry_time_s: float = DEFAULT_RETRY_TIME_S
 
     @classmethod
     def from_env(cls) -> ConnectionSettings | None:
