@@ -11,7 +11,11 @@
 // section 6; status rules 2 and 4 as in candidates.cypher, the scope itself as the query
 // scope: a successor in a narrower scope or another tenant does not supersede there).
 // Gives `locked`, `existing` ({id, fingerprint, erased, tokens: of its write decisions})
-// and `duplicates` (ids).
+// and `duplicates` (ids). The duplicates are found by a seek of the dedup key's index,
+// whatever the planner estimates: in a new database, after an import (the index's
+// statistics still those of an empty store), it chose to read every record's dedup key, on
+// every write (tests/test_write_plans.py). The key is bound to a variable first: the seek
+// takes its value from it.
 CALL () {
   UNWIND $slots AS key
   MATCH (l:WriteSlot {key: key})
@@ -26,7 +30,9 @@ CALL () {
                   tokens: [(r)<-[:DECIDED]-(d:WriteDecision) | d.token]}) AS existing
 }
 CALL () {
-  MATCH (s:Scope {key: $scope_key})<-[:IN_SCOPE]-(r:Record {dedup_key: $dedup_key})
+  WITH $scope_key AS scope_key, $dedup_key AS dedup_key
+  MATCH (s:Scope {key: scope_key})<-[:IN_SCOPE]-(r:Record {dedup_key: dedup_key})
+  USING INDEX SEEK r:Record(dedup_key)
   WHERE {{record_live}}
     AND NOT EXISTS {
       MATCH (r)<-[:SUPERSEDES]-(succ:Record)-[:IN_SCOPE]->(ss:Scope {tenant: s.tenant})
