@@ -3,11 +3,11 @@
 Every statement a scope's writes, lifecycle calls and reads run is recorded (name and
 parameters), then PROFILEd three times, each in a transaction rolled back and planned afresh:
 on the store as it is (a new database's scope of some thousands of imported records), after
-as many were stored in another tenant, and after as many again in the loop's scope. A statement that scans an index or a label costs more database
-hits in the larger store; one that seeks costs the same. Only the reads that return the
-scope's eligible records may grow with the scope; nothing may grow with another tenant.
-(In a new database, after an import, the duplicate check of ``write_new`` read every
-record's dedup key, on every write.)
+as many were stored in another tenant, and after as many again in the loop's scope. A
+statement that scans an index or a label costs more database hits in the larger store; one
+that seeks costs the same. Only the reads that return the scope's eligible records may grow
+with the scope; nothing may grow with another tenant. (In a new database, after an import,
+the duplicate check of ``write_new`` read every record's dedup key, on every write.)
 """
 
 from __future__ import annotations
