@@ -85,7 +85,9 @@ class Memory:
             max_content_bytes: largest record content accepted, in UTF-8 bytes.
 
         Safe to call from many processes at once on a new database (issue 18): the
-        connectivity check and schema set-up retry transient errors.
+        connectivity check and schema set-up retry transient errors. The schema is set up
+        once per shared driver and database in a process: a later client of the same
+        settings connects in one round trip (the connectivity check).
 
         Raises:
             DatabaseUnavailableError: nothing to connect to, or the server does not answer.

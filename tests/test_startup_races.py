@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import multiprocessing
 import multiprocessing.synchronize
+import threading
+import time
 import warnings
 from collections.abc import Iterator
 from typing import Any
@@ -23,6 +25,7 @@ from neo4j import (
 from neo4j.exceptions import TransientError
 from neo4j.warnings import Neo4jWarning
 
+from graphmem.client import Memory
 from graphmem.db.resilience import with_retry
 from graphmem.db.server import EphemeralServer
 from graphmem.db.settings import ConnectionSettings, open_driver
@@ -188,3 +191,45 @@ def test_connecting_to_a_set_up_database_warns_nothing_under_dev_mode(
         assert any(issubclass(w.category, Neo4jWarning) for w in caught)
     finally:
         driver.close()
+
+
+def test_the_schema_is_set_up_once_per_shared_driver(
+        neo4j_db: Neo4jUnderTest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Clients of the same settings share a driver: the first sets the schema up, the others,
+    connecting at once from eight threads or later, find it done; a set-up that failed is run
+    again by the next client; a driver opened again sets it up again."""
+    runs: list[str] = []
+    fail = threading.Event()
+    original = Neo4jStore.ensure_schema
+
+    def counted(self: Neo4jStore) -> None:
+        runs.append(self.database)
+        if fail.is_set():
+            raise StoreError("refused, as a test")
+        time.sleep(0.2)  # long enough for the other threads to arrive meanwhile
+        original(self)
+
+    monkeypatch.setattr(Neo4jStore, "ensure_schema", counted)
+    keep = Memory.connect(neo4j_db.settings, start_if_needed=False, ensure_schema=False)
+    try:  # ``keep`` holds the shared driver open throughout
+        fail.set()
+        with pytest.raises(StoreError):
+            Memory.connect(neo4j_db.settings, start_if_needed=False)
+        fail.clear()
+        clients: list[Memory] = []
+        threads = [threading.Thread(target=lambda: clients.append(Memory.connect(
+            neo4j_db.settings, start_if_needed=False))) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        clients.append(Memory.connect(neo4j_db.settings, start_if_needed=False))
+        assert len(clients) == 9 and len({id(c.store.driver) for c in [keep, *clients]}) == 1
+        assert len(runs) == 2, runs  # the failed one, then one for the nine
+        for c in clients:
+            c.close()
+    finally:
+        keep.close()
+    again = Memory.connect(neo4j_db.settings, start_if_needed=False)  # a new driver
+    again.close()
+    assert len(runs) == 3

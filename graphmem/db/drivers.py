@@ -13,15 +13,16 @@ from __future__ import annotations
 import atexit
 import os
 import threading
+import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from neo4j import Driver
 
 from graphmem.db.resilience import connect_driver, with_retry
 from graphmem.db.settings import ConnectionSettings
 
-__all__ = ["shared_driver"]
+__all__ = ["schema_once", "shared_driver"]
 
 
 @dataclass(eq=False)
@@ -96,6 +97,35 @@ def _releaser(key: tuple[int, ConnectionSettings], entry: _Shared) -> Callable[[
             entry.driver.close()
 
     return release
+
+
+@dataclass(eq=False)
+class _Schemas:
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    #: the databases whose schema was set up through this driver
+    ready: set[str] = field(default_factory=set)
+
+
+_schemas: weakref.WeakKeyDictionary[Driver, _Schemas] = weakref.WeakKeyDictionary()
+
+
+def schema_once(driver: Driver, database: str, ensure: Callable[[], None]) -> None:
+    """Run ``ensure`` (the schema set-up of ``database``: 18 statements, about 70 ms on one
+    machine) the first time a client of ``driver`` connects to ``database``; a later client
+    of the shared driver (:func:`shared_driver`) finds it done. A client that connects while
+    the first one sets up waits for it; if that failed, it runs ``ensure`` itself. A driver
+    opened again (its last client closed) sets the schema up again.
+
+    Raises:
+        whatever ``ensure`` raises (nothing is then marked done).
+    """
+    with _lock:
+        schemas = _schemas.setdefault(driver, _Schemas())
+    with schemas.lock:
+        if database in schemas.ready:
+            return
+        ensure()
+        schemas.ready.add(database)
 
 
 @atexit.register

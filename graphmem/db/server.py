@@ -34,7 +34,7 @@ from graphmem.db.credentials import (
     read_password,
     resolve_password_file,
 )
-from graphmem.db.drivers import shared_driver
+from graphmem.db.drivers import schema_once, shared_driver
 from graphmem.db.ephemeral import EphemeralServer
 from graphmem.db.launcher import (
     DEFAULT_PORT,
@@ -433,8 +433,8 @@ def open_store(settings: ConnectionSettings | None, *, start_if_needed: bool, cl
         store = Neo4jStore(driver, database=settings.database, clock=clock,
                            max_content_bytes=max_content_bytes,
                            retry_time_s=settings.retry_time_s)
-        if ensure_schema:
-            store.ensure_schema()
+        if ensure_schema:  # once per shared driver and database
+            schema_once(driver, settings.database, store.ensure_schema)
     except BaseException:
         release()
         raise
