@@ -39,6 +39,43 @@ def test_supersede_then_retract_successor_does_not_resurrect(memory: Memory) -> 
     assert "superseded" in kinds
 
 
+def superseded_log(memory: Memory, rid: str) -> list[tuple[str, str]]:
+    return [(h["by"], h["reason"]) for h in memory.history(rid) if h["kind"] == "superseded"]
+
+
+@pytest.mark.parametrize("path", ["write", "write threaded", "write procedure", "supersede"])
+def test_every_supersession_is_a_declared_transition(memory: Memory, path: str) -> None:
+    """However a successor that persists is written (one statement, the transaction of a
+    threaded record or of a procedure, supersede), each record it supersedes logs one
+    "superseded" transition, with who and why, in the same transaction (SPEC 6)."""
+    memory.write(rec("old-1"), now=T0)
+    memory.write(rec("old-2"), now=T0)
+    succ = rec("succ", content="the newer fact", supersedes=["old-1", "old-2"])
+    if path == "write threaded":
+        succ.update(kind="episodic", thread="run-1", position=0)
+    if path == "write procedure":  # verified episodes meet the bar (SPEC 6)
+        for i in range(3):
+            memory.write(rec(f"ep-{i}", kind="episodic", content=f"it worked, run {i}"), now=T0)
+        succ.update(kind="procedural", evidence_ids=["ep-0", "ep-1", "ep-2"])
+    if path == "supersede":
+        memory.supersede(["old-1", "old-2"], succ, by="alice", reason="update")
+        expected = ("alice", "update (successor succ)")
+    else:
+        assert memory.write(succ, by="bob", now=T0).disposition is WriteDisposition.PERSIST
+        expected = ("bob", "successor succ lists it in supersedes")
+    for old in ("old-1", "old-2"):
+        assert status(memory, old) is Status.SUPERSEDED
+        assert superseded_log(memory, old) == [expected]
+
+
+def test_a_quarantined_successor_declares_no_supersession(memory: Memory) -> None:
+    memory.write(rec("old"), now=T0)
+    decision = memory.write(rec("w", authority="untrusted", provenance={"source": "web"},
+                                supersedes=["old"]), now=T0)
+    assert decision.disposition is WriteDisposition.QUARANTINE
+    assert status(memory, "old") is Status.ACTIVE and superseded_log(memory, "old") == []
+
+
 def test_expire_is_declared_and_checked(memory: Memory) -> None:
     memory.write(rec("a", valid_from=T0.isoformat()), now=T0)
     with pytest.raises(PolicyError):

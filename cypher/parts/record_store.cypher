@@ -13,8 +13,10 @@
 // $row: a records_create row; $slot: the key of the write's (dedup) slot and $slot_index its
 // index in the scope; $supersedes, $derived_from, $evidence_ids: ids (stored and not erased:
 // the caller checked); $gkey: assertion group or null; $decision: {tenant, disposition,
-// reason, at, by, token}: `token` is the writing call's own random id, by which a repeat
-// of the call knows the record it stored (graphmem.write.admission).
+// reason, at, by, token, superseded}: `token` is the writing call's own random id, by which a
+// repeat of the call knows the record it stored (graphmem.write.admission); `superseded` the
+// reason of the "superseded" transition logged, in the same transaction, on each record of
+// $supersedes when the record persists (a quarantined one supersedes nothing: SPEC 4).
 MATCH (s:Scope {key: $row.scope_key})
 MATCH (l:WriteSlot {key: $slot})
 SET l.locked = true
@@ -36,6 +38,9 @@ CALL (r) {
   UNWIND $supersedes AS id
   MATCH (p:Record {id: id})
   CREATE (r)-[:SUPERSEDES]->(p)
+  WITH p WHERE $decision.disposition = 'PERSIST'
+  CREATE (:Transition {record_id: p.id, kind: 'superseded', by: $decision.by,
+                       reason: $decision.superseded, at: $decision.at})-[:ON]->(p)
 }
 CALL (r) {
   UNWIND range(0, size($derived_from) - 1) AS i

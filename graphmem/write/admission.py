@@ -71,9 +71,12 @@ def admitted_evidence(rows: Iterable[dict[str, Any]], tenant: str) -> dict[str, 
 
 
 def admit(store: Neo4jStore, policy: WritePolicy, proposal: MemoryRecord | dict[str, Any], *,
-          by: str, at: datetime) -> MemoryWriteDecision:
+          by: str, at: datetime, superseded: str | None = None) -> MemoryWriteDecision:
     """Decide ``proposal`` with the write policy and store it, atomically (see
-    :func:`graphmem.write.lifecycle.write_record`, which delegates here).
+    :func:`graphmem.write.lifecycle.write_record`, which delegates here). A persisted record
+    that lists ``supersedes`` logs a "superseded" transition on each of them, by ``by``, in
+    the same transaction, with the reason ``superseded`` (default: that the record is their
+    successor).
 
     Raises:
         ValidationError and subclasses (also for a ``by`` that is not a string),
@@ -106,6 +109,7 @@ def admit(store: Neo4jStore, policy: WritePolicy, proposal: MemoryRecord | dict[
     # after its commit's acknowledgement was lost (the connection dropped) finds the record
     # it stored, which must not be taken for another's (a DISCARD of a duplicate).
     token = uuid.uuid4().hex
+    superseded = superseded or f"successor {record.id} lists it in supersedes"
     fast = _decided_without_stored_state(record, policy)
     if fast is not None:
         # The agent loop's write (a new record, no duplicate): one statement, one round trip
@@ -113,7 +117,8 @@ def admit(store: Neo4jStore, policy: WritePolicy, proposal: MemoryRecord | dict[
         # two-statement transaction below decides.
         try:
             if write_new(store, {**params, **_store_params(record, fingerprint, fast, by=by,
-                                                           at=at, token=token)}):
+                                                           at=at, token=token,
+                                                           superseded=superseded)}):
                 return fast
         except ConstraintViolationError:
             pass  # a concurrent writer created this id first: decide from what is stored
@@ -140,6 +145,8 @@ def admit(store: Neo4jStore, policy: WritePolicy, proposal: MemoryRecord | dict[
         if record.thread is not None:
             store.create_in_tx(tx, [record], quarantined=quarantined,
                                fingerprints={record.id: fingerprint})
+            for old in () if quarantined else record.supersedes:  # as record_store logs them
+                store.log_transition(tx, old, "superseded", by, superseded, at)
             return _log(tx, decision)
         _store(tx, decision)
         return decision
@@ -151,7 +158,8 @@ def admit(store: Neo4jStore, policy: WritePolicy, proposal: MemoryRecord | dict[
         return decision
 
     def _store(tx: ManagedTransaction, decision: MemoryWriteDecision) -> None:
-        write = _store_params(record, fingerprint, decision, by=by, at=at, token=token)
+        write = _store_params(record, fingerprint, decision, by=by, at=at, token=token,
+                              superseded=superseded)
         gkey = write["gkey"]
         rows = store.run(tx, "record_write", **write)
         if not rows:  # its Scope was deleted since ensured: nothing written
@@ -186,9 +194,10 @@ def _decided_without_stored_state(record: MemoryRecord, policy: WritePolicy
 
 
 def _store_params(record: MemoryRecord, fingerprint: str, decision: MemoryWriteDecision, *,
-                  by: str, at: datetime, token: str) -> dict[str, Any]:
+                  by: str, at: datetime, token: str, superseded: str) -> dict[str, Any]:
     """The parameters of ``cypher/parts/record_store.cypher`` for storing ``record`` with
-    ``decision`` (PERSIST, or QUARANTINE: stored, never eligible) by the call ``token``."""
+    ``decision`` (PERSIST, or QUARANTINE: stored, never eligible) by the call ``token``;
+    ``superseded``: the reason of the transition logged on each record it supersedes."""
     slot, slot_index = stamp_slot(record)
     quarantined = decision.disposition is WriteDisposition.QUARANTINE
     return {"row": record_row(record, quarantined, fingerprint), "slot": slot,
@@ -198,4 +207,5 @@ def _store_params(record: MemoryRecord, fingerprint: str, decision: MemoryWriteD
             "gkey": None if record.asserts is None else assertion_group(record.tenant,
                                                                          record.asserts),
             "decision": {"tenant": record.tenant, "disposition": decision.disposition.value,
-                         "reason": decision.reason, "at": at, "by": by, "token": token}}
+                         "reason": decision.reason, "at": at, "by": by, "token": token,
+                         "superseded": superseded}}

@@ -33,21 +33,24 @@ Proposal = MemoryRecord | dict[str, Any]
 
 
 def write_record(store: Neo4jStore, policy: WritePolicy, proposal: Proposal, *, by: str,
-                 at: datetime) -> MemoryWriteDecision:
+                 at: datetime, superseded: str | None = None) -> MemoryWriteDecision:
     """Run a proposal through the write policy, atomically with its storage.
 
     DISCARD stores nothing but the decision; QUARANTINE stores the record for audit, never
     eligible; PERSIST stores it. Concurrent identical writes into one scope are serialised on
-    their write slot, so only one of them persists (:mod:`graphmem.write.admission`).
+    their write slot, so only one of them persists (:mod:`graphmem.write.admission`). A
+    persisted record that lists ``supersedes`` logs a "superseded" transition on each of them
+    in the same transaction (SPEC section 6: a declared transition with who, why and when).
 
     Args:
         store: the store. policy: the write policy. proposal: a record or its dict.
-        by: who writes. at: aware UTC time of the decision.
+        by: who writes. at: aware UTC time of the decision. superseded: the reason of those
+        transitions (default: that the record is their successor).
 
     Raises:
         ValidationError and subclasses, RecordConflictError: nothing is written.
     """
-    return admit(store, policy, proposal, by=by, at=at)
+    return admit(store, policy, proposal, by=by, at=at, superseded=superseded)
 
 
 def promote(store: Neo4jStore, record_id: str, *, by: str, reason: str) -> None:
@@ -82,10 +85,10 @@ def supersede(store: Neo4jStore, policy: WritePolicy, old_ids: Sequence[str],
         record = coerce_record(record.model_dump())
     for old in old_ids:
         store.get(old)
-    decision = write_record(store, policy, record, by=by, at=store.clock())
+    decision = write_record(store, policy, record, by=by, at=store.clock(),
+                            superseded=f"{reason} (successor {record.id})")
     if decision.disposition is not WriteDisposition.PERSIST:
         raise PolicyError(f"successor not persisted: {decision.reason}", record_ids=[record.id])
-    log_transitions(store, old_ids, "superseded", by, f"{reason} (successor {record.id})")
     return decision
 
 
