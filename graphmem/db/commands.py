@@ -115,7 +115,9 @@ def stats_command(
         return
     records = stats["records"]
     statuses = [s for s, n in records["by_status"].items() if n]
-    table = Table(title=f"Records at {stats['at']}: {records['total']}", title_justify="left")
+    # the title on a line of its own: as the table's title it wraps to the table's width
+    console.print(f"[bold]Records at {stats['at']}: {records['total']}[/bold]", highlight=False)
+    table = Table()
     for col in ("tenant", "kind", *(s.lower() for s in statuses)):
         table.add_column(col, justify="left" if col in ("tenant", "kind") else "right")
     cells: dict[tuple[str, str], dict[str, int]] = {}

@@ -392,7 +392,7 @@ def _bound(pick: Callable[[list[datetime]], datetime], *values: Any) -> datetime
 
 def _not_yet_detail(reasons: list[str]) -> str:
     """Which half of SPEC section 4 rule 2 holds: created after now, valid_from ahead."""
-    parts = {"created": "created after now (the memory did not exist yet at that time)",
+    parts = {"created": "created after now: the memory did not exist yet at that time",
              "valid_from": "its valid_from is still in the future"}
     return "; ".join(parts[r] for r in reasons)
 
