@@ -1,7 +1,11 @@
 """The catalogue of Cypher queries: one ``.cypher`` file per query in ``cypher/``, by name.
 
+A query's name is its path in ``cypher/`` without the suffix: ``cypher/candidates.cypher`` is
+``"candidates"``, ``cypher/deletion/walk.cypher`` is ``"deletion/walk"`` (queries of one
+concern share a folder; ``cypher/parts/`` holds parts, not queries).
+
 Every query graphmem runs lives in a file; Python never builds Cypher text. Values
-travel as ``$parameters``. Queries are tagged with their file name in transaction
+travel as ``$parameters``. Queries are tagged with their name in transaction
 metadata, so ``SHOW TRANSACTIONS`` and the query log say which file is running.
 
 The folder is found in a checkout (``<repo>/cypher``) and in an installed wheel
@@ -44,10 +48,17 @@ def cypher_dir() -> Path:
     raise FileNotFoundError("graphmem's cypher/ folder is missing from this installation")
 
 
+#: The folder of parts (:func:`part`), not queries.
+_PARTS = "parts"
+
+
 @cache
 def names() -> frozenset[str]:
-    """Every query name in the catalogue (file stems)."""
-    return frozenset(p.stem for p in cypher_dir().glob("*.cypher"))
+    """Every query name in the catalogue: each ``.cypher`` file's path in ``cypher/``, in any
+    folder but ``parts/``, without the suffix (``"deletion/walk"``)."""
+    root = cypher_dir()
+    paths = (p.relative_to(root) for p in root.rglob("*.cypher"))
+    return frozenset(p.with_suffix("").as_posix() for p in paths if p.parts[0] != _PARTS)
 
 
 @cache
@@ -99,7 +110,7 @@ def part(name: str) -> str:
     Raises:
         KeyError: no such part.
     """
-    path = cypher_dir() / "parts" / f"{name}.cypher"
+    path = cypher_dir() / _PARTS / f"{name}.cypher"
     if not path.is_file():
         raise KeyError(f"no Cypher part named {name!r}")
     # a part may name other parts (write_probe names record_live)
@@ -124,5 +135,5 @@ def _literal(query_text: str) -> LiteralString:
 
 
 def query(name: str, *, timeout_s: float | None = None) -> Query:
-    """A driver ``Query`` for file ``name``, tagged with the file name."""
+    """A driver ``Query`` for file ``cypher/<name>.cypher``, tagged with ``name``."""
     return Query(text(name), metadata={"graphmem_query": name}, timeout=timeout_s)
