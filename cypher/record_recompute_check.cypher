@@ -1,6 +1,6 @@
 // Before recomputing $id: its state, and which proposed parents ($parents) exist, are erased,
 // or descend from it (a DERIVED_FROM edge to those would close a cycle). The descendant test
-// is a pruning BFS walk like deletion_walk.cypher.
+// is a pruning BFS walk like deletion/walk.cypher.
 MATCH (r:Record {id: $id})
 RETURN r {.*} AS record,
   [pid IN $parents WHERE NOT EXISTS { MATCH (:Record {id: pid}) }] AS missing,

@@ -195,7 +195,7 @@ def test_every_query_that_changes_a_record_bumps_its_scope() -> None:
         assert cypher.part("write_slot_versions") in cypher.text(name), name
     # the rule did look at the queries it is about
     assert {"records_create", "record_retract", "record_expire", "record_set_quarantine",
-            "record_recompute", "deletion_erase_records", "deletion_redact_records",
+            "record_recompute", "deletion/erase_records", "deletion/redact/records",
             "bench_records_bulk", "bench_records_wipe"} <= set(checked), checked
 
 

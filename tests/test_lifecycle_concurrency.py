@@ -23,8 +23,8 @@ LATER = T0 + timedelta(days=10)
 ACME = Principal(tenants=frozenset({"acme"}))
 SCOPE = {"tenant": "acme"}  # also the LangGraph store's tenant-wide lock scope
 WORKERS, ROUNDS = 6, 4
-#: ScopeVersion bumps per round: retract, expire, promote, erase (deletion_erase_records),
-#: mark the derived child (deletion_mark), recompute; and write slot stamps per round (a
+#: ScopeVersion bumps per round: retract, expire, promote, erase (deletion/erase_records),
+#: mark the derived child (deletion/mark), recompute; and write slot stamps per round (a
 #: policy write stamps its record with its slot's seq, record_write.cypher): the write, and
 #: supersede's successor
 BUMPS, SLOT_STAMPS = 6, 2

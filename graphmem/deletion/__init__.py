@@ -4,7 +4,7 @@ vocabulary (:mod:`~graphmem.deletion.models`) and the ``graphmem delete`` comman
 A privacy request names roots (record or intention ids) or a subject scope (every record and
 intention whose scope holds all of the subject's key/values). Planning walks ``DERIVED_FROM``
 from the roots in one Cypher query that Neo4j runs as a pruning breadth-first expansion
-(``cypher/deletion_walk.cypher``), so its cost follows the number of descendants, not the
+(``cypher/deletion/walk.cypher``), so its cost follows the number of descendants, not the
 number of paths, and gives every node a :class:`Disposition`:
 
 ==========  ===================================================================

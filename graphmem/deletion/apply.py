@@ -88,11 +88,11 @@ def _check_stale(store: Neo4jStore, plan: DeletionPlan) -> None:
     """
     planned = {e.id: e for e in plan.entries}
     if plan.subject is not None:
-        rows = store.read("deletion_subject_roots", tenant=plan.subject["tenant"],
+        rows = store.read("deletion/subject_roots", tenant=plan.subject["tenant"],
                           subject_pairs=scope_pairs(plan.subject))
         now_roots = {row["id"] for row in rows}
     else:
-        rows = store.read("deletion_roots_by_id", ids=list(plan.roots))
+        rows = store.read("deletion/roots_by_id", ids=list(plan.roots))
         now_roots = {row["id"] for row in rows if row["node"] is not None}
     if now_roots != set(plan.roots):
         changed = sorted(now_roots ^ set(plan.roots))
@@ -117,7 +117,7 @@ def _check_stale(store: Neo4jStore, plan: DeletionPlan) -> None:
 def _apply_batch(store: Neo4jStore, tx: ManagedTransaction, plan: DeletionPlan,
                  batch: Sequence[PlanEntry], at: datetime) -> None:
     rid = plan.request_id
-    lock = store.run(tx, "deletion_request_lock", id=rid)
+    lock = store.run(tx, "deletion/request/lock", id=rid)
     if not lock or lock[0]["digest"] != plan.digest:
         raise DeletionError("the deletion request vanished or changed during the apply",
                             record_ids=[rid])
@@ -125,11 +125,11 @@ def _apply_batch(store: Neo4jStore, tx: ManagedTransaction, plan: DeletionPlan,
     erase = [{"id": e.id, "root": e.via == "root"} for e in batch
              if e.disposition is Disposition.DELETE and e.node is NodeType.RECORD]
     if erase:
-        store.run(tx, "deletion_erase_records", rows=erase, **params)
+        store.run(tx, "deletion/erase_records", rows=erase, **params)
     erase_intents = [{"id": e.id, "root": e.via == "root"} for e in batch
                      if e.disposition is Disposition.DELETE and e.node is NodeType.INTENTION]
     if erase_intents:
-        store.run(tx, "deletion_erase_intentions", rows=erase_intents, **params)
+        store.run(tx, "deletion/erase_intentions", rows=erase_intents, **params)
 
     live = [e for e in batch if e.disposition is not Disposition.DELETE]
     terms = plan.redact_terms
@@ -143,16 +143,16 @@ def _apply_batch(store: Neo4jStore, tx: ManagedTransaction, plan: DeletionPlan,
             new = record_props(redact_record(record_from_props(props), terms))
             rows.append({"id": props["id"], **{k: new[k] for k in _REDACTED_FIELDS}})
         if rows:
-            store.run(tx, "deletion_redact_records", rows=rows, request_id=rid, at=at)
+            store.run(tx, "deletion/redact/records", rows=rows, request_id=rid, at=at)
     redact_intents = [e.id for e in live if e.terms and e.node is NodeType.INTENTION]
     if redact_intents and terms:
         pattern = term_pattern(terms)
         rows = [{"id": row["id"], "action": redact_text(row["action"] or "", pattern)}
-                for row in store.run(tx, "deletion_intentions_get", ids=redact_intents)]
+                for row in store.run(tx, "deletion/intentions_get", ids=redact_intents)]
         if rows:
-            store.run(tx, "deletion_redact_intentions", rows=rows, request_id=rid, at=at)
+            store.run(tx, "deletion/redact/intentions", rows=rows, request_id=rid, at=at)
     if live:
-        store.run(tx, "deletion_mark", rows=[{"id": e.id, "disposition": e.disposition.value}
+        store.run(tx, "deletion/mark", rows=[{"id": e.id, "disposition": e.disposition.value}
                                              for e in live], request_id=rid, at=at)
 
 
@@ -162,13 +162,13 @@ def _finish(store: Neo4jStore, tx: ManagedTransaction, plan: DeletionPlan, at: d
     if targets and plan.redact_terms:
         pattern = term_pattern(plan.redact_terms)
         rows = [{"id": row["id"], "query": redact_text(row["query"] or "", pattern)}
-                for row in store.run(tx, "deletion_retrieval_queries", ids=targets)]
-        store.run(tx, "deletion_redact_retrievals", rows=rows, request_id=plan.request_id,
+                for row in store.run(tx, "deletion/retrieval_queries", ids=targets)]
+        store.run(tx, "deletion/redact/retrievals", rows=rows, request_id=plan.request_id,
                   at=at)
     if plan.redact_terms:
         redact_tenant_text(store, tx, tenants=plan.tenants, terms=plan.redact_terms,
                            request_id=plan.request_id, at=at)
-    store.run(tx, "deletion_request_finish", id=plan.request_id, at=at)
+    store.run(tx, "deletion/request/finish", id=plan.request_id, at=at)
 
 
 def apply_deletion(
@@ -214,7 +214,7 @@ def apply_deletion(
         raise DeletionError("the plan's digest does not match its content; plan again",
                             record_ids=[plan.request_id])
     rid = plan.request_id
-    existing = store.read("deletion_request_get", id=rid)
+    existing = store.read("deletion/request/get", id=rid)
     if existing:
         stored = existing[0]["request"]
         if stored.get("digest") != plan.digest:
@@ -227,7 +227,7 @@ def apply_deletion(
     total = len(plan.entries)
 
     def begin(tx: ManagedTransaction) -> None:
-        rows = store.run(tx, "deletion_request_begin", id=rid, props=_request_props(plan, at))
+        rows = store.run(tx, "deletion/request/begin", id=rid, props=_request_props(plan, at))
         if rows[0]["digest"] != plan.digest:
             raise DeletionError("this request id belongs to a different plan",
                                 record_ids=[rid])

@@ -89,7 +89,7 @@ def id_list(ids: Sequence[str], limit: int = 3) -> str:
 
 @dataclass(frozen=True)
 class Walk:
-    """What the one deletion walk (``cypher/deletion_walk.cypher``) returns.
+    """What the one deletion walk (``cypher/deletion/walk.cypher``) returns.
 
     Attributes:
         rows: one dict per descendant: ``id``, ``kind``, ``depth`` (shortest
@@ -114,7 +114,7 @@ def walk(store: Neo4jStore, roots: Sequence[str], terms: Sequence[str] = ()) -> 
         terms: lower-cased redaction terms to look for.
     """
     with paused_gc():
-        row = store.read_values("deletion_walk", roots=list(roots), terms=list(terms))[0]
+        row = store.read_values("deletion/walk", roots=list(roots), terms=list(terms))[0]
         found = dict(zip(row["term_ids"], row["term_found"], strict=True))
         rows = [
             {"id": rid, "kind": kind, "erased": erased, "depth": depth,
@@ -146,7 +146,7 @@ def _erased_parents(store: Neo4jStore, roots: set[str], walk: Mapping[str, dict[
     outside = {p for row in walk.values() for p in row["parents"]} - roots - set(walk)
     if not outside:
         return set()
-    return set(store.read("deletion_erased_among", ids=sorted(outside))[0]["erased"])
+    return set(store.read("deletion/erased_among", ids=sorted(outside))[0]["erased"])
 
 
 def _lineage_dispositions(
@@ -227,7 +227,7 @@ def plan_deletion(
     subject_scope: dict[str, str] | None = None
     if subject is not None:
         subject_scope = _check_subject(subject)
-        root_rows = store.read("deletion_subject_roots", tenant=subject_scope["tenant"],
+        root_rows = store.read("deletion/subject_roots", tenant=subject_scope["tenant"],
                                subject_pairs=scope_pairs(subject_scope))
         root_reason = "in the subject's scope"
     else:
@@ -235,7 +235,7 @@ def plan_deletion(
         wanted = list(dict.fromkeys(roots))
         if not wanted or not all(isinstance(r, str) and r for r in wanted):
             raise ValidationError("roots must be a non-empty list of ids")
-        root_rows = store.read("deletion_roots_by_id", ids=wanted)
+        root_rows = store.read("deletion/roots_by_id", ids=wanted)
         unknown = [row["id"] for row in root_rows if row["node"] is None]
         if unknown:
             raise DeletionError("these deletion roots name no record or intention",
@@ -272,7 +272,7 @@ def plan_deletion(
                 via="citation")
 
     if terms and tenants:
-        for row in store.read("deletion_term_scan", tenants=tenants, terms=list(terms)):
+        for row in store.read("deletion/term_scan", tenants=tenants, terms=list(terms)):
             found = tuple(row["terms"])
             prior = entries.get(row["id"])
             if prior is None:
@@ -289,7 +289,7 @@ def plan_deletion(
             selected[retrieval_id].add(record_id)
     holding: set[str] = set()
     if terms and tenants:
-        holding = set(store.read_values("deletion_retrievals", terms=list(terms),
+        holding = set(store.read_values("deletion/retrievals", terms=list(terms),
                                         tenants=tenants)[0]["ids"])
     hits = [RetrievalHit(retrieval_id=q, selected_ids=tuple(sorted(selected.get(q, ()))),
                          query_holds_terms=q in holding)

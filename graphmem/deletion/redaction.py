@@ -6,7 +6,7 @@ reasons, write-decision reasons, logged retrieval queries, intention actions and
 exposure and use action ids, the reasons of earlier deletion requests, provenance and
 metadata (values and keys) and any property somebody adds next year can hold the same name.
 So both the redaction and the verification go over the tenant's graph generically
-(``cypher/deletion_tenant_text.cypher``: every string and list-of-strings property of every
+(``cypher/deletion/tenant_text.cypher``: every string and list-of-strings property of every
 node and relationship, found with ``keys(n)`` and ``n[key]``; nodes of a label added later
 count when they hang off the tenant's nodes), and one rule decides what is
 left alone: :data:`STRUCTURAL_KEYS`, the identifiers, references, enum values and digests the
@@ -225,8 +225,8 @@ def scan_tenant_text(store: Neo4jStore, tenants: Sequence[str], terms: Sequence[
     pattern = term_pattern(terms)
     params = {"tenants": list(tenants), "terms": _scan_terms(terms), "after": after,
               "skip": sorted(skip)}
-    rows = (store.run(tx, "deletion_tenant_text", **params) if tx is not None
-            else store.read("deletion_tenant_text", **params))
+    rows = (store.run(tx, "deletion/tenant_text", **params) if tx is not None
+            else store.read("deletion/tenant_text", **params))
     return [TextHit(eid=row["eid"], rel=row["rel"], labels=tuple(row["labels"]),
                     owner=str(row["owner"]), key=row["key"], value=row["value"],
                     live_record=row["live_record"], held=row["held"])
@@ -261,7 +261,7 @@ def redact_tenant_text(store: Neo4jStore, tx: ManagedTransaction, *, tenants: Se
         changes.setdefault(hit.eid, {})[hit.key] = redact_value(hit.key, hit.value, pattern)
     regroup: list[dict[str, str]] = []
     if records:
-        for row in store.run(tx, "deletion_records_by_element", eids=sorted(set(records))):
+        for row in store.run(tx, "deletion/records_by_element", eids=sorted(set(records))):
             old = record_from_props(row["record"])
             redacted = redact_record(old, terms)
             new = record_props(redacted)
@@ -270,7 +270,7 @@ def redact_tenant_text(store: Neo4jStore, tx: ManagedTransaction, *, tenants: Se
                 regroup.append({"eid": row["eid"], "key": redacted.asserts,
                                 "gkey": assertion_group(redacted.tenant, redacted.asserts)})
     rows = [{"eid": eid, "rel": kinds[eid], "props": props} for eid, props in changes.items()]
-    store.run(tx, "deletion_redact_text", rows=rows, request_id=request_id, at=at)
+    store.run(tx, "deletion/redact/text", rows=rows, request_id=request_id, at=at)
     _regroup_assertions(store, tx, regroup, tenants, terms)
     return len(rows)
 
@@ -279,7 +279,7 @@ def _regroup_assertions(store: Neo4jStore, tx: ManagedTransaction, rows: list[di
                         tenants: Sequence[str], terms: Sequence[str]) -> None:
     """Move redacted records to the group of their redacted key; drop emptied groups whose
     key holds a term (an assertion group's key is the asserted key's text)."""
-    store.run(tx, "deletion_regroup_assertions", rows=rows, tenants=list(tenants),
+    store.run(tx, "deletion/regroup_assertions", rows=rows, tenants=list(tenants),
               terms=[t.lower() for t in terms])
 
 

@@ -51,7 +51,7 @@ def verify(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = 
     Raises:
         DeletionError: no deletion request with this id.
     """
-    rows = store.read("deletion_verify", id=request_id)
+    rows = store.read("deletion/verify", id=request_id)
     if not rows:
         raise DeletionError(f"no deletion request {request_id!r}", record_ids=[request_id])
     row = rows[0]
@@ -100,7 +100,7 @@ def report(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = 
         DeletionError: no deletion request with this id.
     """
     req, verification = verify(store, request_id, redact_terms=redact_terms)
-    row = store.read_values("deletion_request_entries", id=request_id)[0]
+    row = store.read_values("deletion/request/entries", id=request_id)[0]
     entries = tuple(
         ReportEntry(id=rid, node=NodeType(node), kind=kind or None,
                     disposition=Disposition(disposition), at=_iso(at), changed=changed,

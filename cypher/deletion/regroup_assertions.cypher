@@ -2,7 +2,7 @@
 // record to the assertion group of its redacted key (the group is data too: its key holds
 // the asserted key's text), then drop the groups of $tenants that no record asserts any more
 // and whose key holds a term (erased records left them, or the move emptied them), so no
-// Assertion node keeps the text. The records moved were stamped by deletion_redact_text in
+// Assertion node keeps the text. The records moved were stamped by deletion/redact/text in
 // the same transaction, so cached eligibility answers re-read their groups.
 // $rows: {eid, gkey, key}; $tenants; $terms: lower-cased terms.
 CALL () {

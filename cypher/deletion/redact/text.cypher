@@ -1,4 +1,4 @@
-// Write back the redacted text found by deletion_tenant_text (SPEC section 7, issue 12
+// Write back the redacted text found by deletion/tenant_text (SPEC section 7, issue 12
 // item 1). $rows: {eid, rel, props}: a node's or relationship's element id and its redacted
 // properties (client-side, with the same pattern as record content). A changed node or
 // relationship is stamped with the time and the request; a changed Record also gets a new
