@@ -15,8 +15,8 @@ exactly. The cue match runs in Cypher through the ``intention_cue`` index, so a 
 a similar string or another tenant's identical cue can never fire.
 
 Firing is exactly once: the firing transaction first takes the intention's write lock
-(``cypher/intention_lock.cypher``) and only then re-reads its status
-(``cypher/intention_fire.cypher``). Concurrent callers queue on the lock; the first one
+(``cypher/intentions/lock.cypher``) and only then re-reads its status
+(``cypher/intentions/fire.cypher``). Concurrent callers queue on the lock; the first one
 to commit flips ``pending`` to ``fired`` and every later one sees ``fired``.
 """
 
@@ -178,14 +178,14 @@ class Intentions:
         props = intention_props(item)
 
         def work(tx: ManagedTransaction) -> bool:
-            rows = self.store.run(tx, "intention_existing", id=item.id)
+            rows = self.store.run(tx, "intentions/existing", id=item.id)
             if rows:
                 if rows[0]["fingerprint"] != props["fingerprint"]:
                     raise RecordConflictError(
                         "this intention id already exists with a different definition",
                         record_ids=[item.id])
                 return False
-            self.store.run(tx, "intention_create", props=props, scope_key=scope_key(item.scope),
+            self.store.run(tx, "intentions/create", props=props, scope_key=scope_key(item.scope),
                            tenant=item.tenant, scope_pairs=scope_pairs(item.scope))
             return True
 
@@ -204,7 +204,7 @@ class Intentions:
         Raises:
             RecordNotFoundError: no such intention, or it was erased by a deletion request.
         """
-        rows = self.store.read("intention_get", id=intention_id)
+        rows = self.store.read("intentions/get", id=intention_id)
         if not rows:
             raise RecordNotFoundError(f"no intention {intention_id!r}", record_ids=[intention_id])
         props = rows[0]["intention"]
@@ -218,7 +218,7 @@ class Intentions:
         return [
             IntentionTransition(kind=row["kind"], by=row["by"], reason=row["reason"],
                                 at=row["at"].to_native())
-            for row in self.store.read("intention_history", id=intention_id)
+            for row in self.store.read("intentions/history", id=intention_id)
         ]
 
     def due(
@@ -241,7 +241,7 @@ class Intentions:
         cues = event_cues(event)
         if not cues:
             return []
-        rows = self.store.read("intentions_due", cues=cues, **query.params())
+        rows = self.store.read("intentions/due", cues=cues, **query.params())
         return [intention_from_props(row["intention"]) for row in rows]
 
     # -- transitions --------------------------------------------------------------
@@ -262,13 +262,13 @@ class Intentions:
         """
         require_text([intention_id], by=by, reason=reason)
         at = require_aware(now, "now")
-        token = uuid.uuid4().hex  # fixed outside the retried function: see intention_fire
+        token = uuid.uuid4().hex  # fixed outside the retried function: see intentions/fire
 
         def work(tx: ManagedTransaction) -> bool:
-            if not self.store.run(tx, "intention_lock", id=intention_id):
+            if not self.store.run(tx, "intentions/lock", id=intention_id):
                 raise RecordNotFoundError(f"no intention {intention_id!r}",
                                           record_ids=[intention_id])
-            row = self.store.run(tx, "intention_fire", id=intention_id, by=by, at=at,
+            row = self.store.run(tx, "intentions/fire", id=intention_id, by=by, at=at,
                                  reason=reason, token=token)[0]
             fired_now = row["before"] == "pending" and not row["erased"] and not row["expired"]
             return fired_now or bool(row["ours"])
@@ -288,10 +288,10 @@ class Intentions:
         at = require_aware(now, "now")
 
         def work(tx: ManagedTransaction) -> bool:
-            if not self.store.run(tx, "intention_lock", id=intention_id):
+            if not self.store.run(tx, "intentions/lock", id=intention_id):
                 raise RecordNotFoundError(f"no intention {intention_id!r}",
                                           record_ids=[intention_id])
-            row = self.store.run(tx, "intention_cancel", id=intention_id, by=by, at=at,
+            row = self.store.run(tx, "intentions/cancel", id=intention_id, by=by, at=at,
                                  reason=reason)[0]
             return bool(row["before"] == IntentionStatus.PENDING.value)
 

@@ -151,5 +151,5 @@ def _state(props: dict[str, Any] | None, fingerprint: str) -> tuple[str, str] | 
 
 
 def _intention_props(memory: Memory, intention_id: str) -> dict[str, Any] | None:
-    rows = memory.store.read("intention_get", id=intention_id)
+    rows = memory.store.read("intentions/get", id=intention_id)
     return dict(rows[0]["intention"]) if rows else None

@@ -1,4 +1,4 @@
-// Cancel a locked intention if it is still pending. Run after intention_lock in the same
+// Cancel a locked intention if it is still pending. Run after intentions/lock in the same
 // transaction; the transition keeps who, why and when.
 MATCH (i:Intention {id: $id})
 REMOVE i._lock

@@ -1,5 +1,5 @@
 // Fire a locked intention if it is still pending, not erased and not expired at $at. Run after
-// intention_lock in the same transaction. `ours` is true when this call's $token already fired
+// intentions/lock in the same transaction. `ours` is true when this call's $token already fired
 // it: a driver retry after an unacknowledged commit still reports the one success.
 MATCH (i:Intention {id: $id})
 REMOVE i._lock
