@@ -3,7 +3,7 @@
 // candidates.cypher, and $known: the [key, epoch, rev, wslots] versions the cached answer was
 // computed at. Every query that changes a record bumps its ScopeVersion's rev and stamps the
 // record with it (r.stamp), except a policy write, which stamps its new record with its write
-// slot's index and seq (r.wslot, r.wseq: record_write.cypher). So the records a visible scope
+// slot's index and seq (r.wslot, r.wseq: records/write.cypher). So the records a visible scope
 // changed since version (k, seqs) are those with stamp > k or wseq > seqs[wslot] (all of a
 // scope the answer did not know). Their predecessors (SUPERSEDES) are
 // looked at too: a new or changed successor is the only way a record's status changes without

@@ -1,6 +1,6 @@
 // The first statement of a policy write (issue 15): {{write_probe}} locks the write's slots
-// and reads the stored ids and the active duplicates; $evidence_ids: records_get. The
-// transaction then stores the record with record_write.cypher, or logs a DISCARD.
+// and reads the stored ids and the active duplicates; $evidence_ids: records/get. The
+// transaction then stores the record with records/write.cypher, or logs a DISCARD.
 {{write_probe}}
 CALL () {
   UNWIND $evidence_ids AS id

@@ -162,7 +162,7 @@ def test_every_query_that_changes_a_record_bumps_its_scope() -> None:
     (the record's own), or, a policy write (issue 15), create its record stamped with the
     sequence of a write slot that the transaction locked and bumped (write_check.cypher);
     candidates reads those slots' versions too. Queries that only add edges (edges_*,
-    assertions_link) run in the same transaction as records_create or record_recompute,
+    assertions_link) run in the same transaction as records/create or records/recompute,
     which bump it."""
     clause = re.compile(r"\bSET\b(.*?)(?=\b(?:MATCH|WITH|RETURN|CALL|UNWIND|CREATE|MERGE|WHERE|"
                         r"OPTIONAL|DELETE|DETACH|FOREACH|REMOVE)\b|\}|$)", re.S)
@@ -183,8 +183,8 @@ def test_every_query_that_changes_a_record_bumps_its_scope() -> None:
             offenders.append(name)
     assert not offenders, offenders
     assert [n for n in checked if _slot_stamped(cypher.text(n))] == [
-        "record_write", "write_new", "write_new_batch"]
-    # the slot is locked before anything is read: by write_check in record_write's
+        "records/write", "write_new", "write_new_batch"]
+    # the slot is locked before anything is read: by write_check in records/write's
     # transaction, by write_new itself; a write that stores nothing changes no version
     for name in ("write_check", "write_new", "write_new_batch"):
         body = cypher.text(name)
@@ -194,8 +194,8 @@ def test_every_query_that_changes_a_record_bumps_its_scope() -> None:
     for name in ("candidates", "candidates_delta"):
         assert cypher.part("write_slot_versions") in cypher.text(name), name
     # the rule did look at the queries it is about
-    assert {"records_create", "record_retract", "record_expire", "record_set_quarantine",
-            "record_recompute", "deletion/erase_records", "deletion/redact/records",
+    assert {"records/create", "records/retract", "records/expire", "records/set_quarantine",
+            "records/recompute", "deletion/erase_records", "deletion/redact/records",
             "bench_records_bulk", "bench_records_wipe"} <= set(checked), checked
 
 

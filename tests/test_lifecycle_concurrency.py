@@ -25,7 +25,7 @@ SCOPE = {"tenant": "acme"}  # also the LangGraph store's tenant-wide lock scope
 WORKERS, ROUNDS = 6, 4
 #: ScopeVersion bumps per round: retract, expire, promote, erase (deletion/erase_records),
 #: mark the derived child (deletion/mark), recompute; and write slot stamps per round (a
-#: policy write stamps its record with its slot's seq, record_write.cypher): the write, and
+#: policy write stamps its record with its slot's seq, records/write.cypher): the write, and
 #: supersede's successor
 BUMPS, SLOT_STAMPS = 6, 2
 
@@ -160,18 +160,18 @@ def test_a_second_bump_in_one_transaction_does_not_deadlock_a_waiter(memory: Mem
 
     def wait_then_retract() -> None:
         try:
-            store.run(b, "record_retract", id="b", **params)
+            store.run(b, "records/retract", id="b", **params)
             b.commit()
         except BaseException as exc:  # reported below
             failures.append(exc)
 
     try:
-        store.run(a, "record_retract", id="a", **params)
+        store.run(a, "records/retract", id="a", **params)
         waiter = threading.Thread(target=wait_then_retract)
         waiter.start()
         waiter.join(1.0)
         assert waiter.is_alive()  # B waits for A's ScopeVersion lock
-        store.run(a, "record_expire", id="a", **{**params, "at": T0 + timedelta(days=1)})
+        store.run(a, "records/expire", id="a", **{**params, "at": T0 + timedelta(days=1)})
         a.commit()
         waiter.join(30)
     finally:

@@ -139,7 +139,7 @@ def agent_loop(memory: Memory) -> None:
     memory.write(rec("owner-1", asserts="deploy.owner", asserted_value="team-x"), now=T0)
     memory.write(rec("thread-1", thread="run-7", position=0), now=T0)  # the full transaction
     memory.write(rec("proc-1", kind="procedural", content="clear the cache, then redeploy"),
-                 now=T0)  # a procedure short of its bar: the full transaction, record_write
+                 now=T0)  # a procedure short of its bar: the full transaction, records/write
     memory.write(rec("next-1", supersedes=["seed-1"], derived_from=["seed-2"]), now=T0)
     memory.supersede(["seed-3"], rec("succ-3", content="the deploy now runs at noon"),
                      by="t", reason="newer")
@@ -185,7 +185,7 @@ def test_no_statement_of_a_scope_costs_more_in_a_larger_store(
     created = stored_ids(memory) - ids
     calls = [(name, renamed(params, created)) for name, params in recorded_calls]
     names = {name for name, _ in calls}
-    assert {"write_new", "write_new_batch", "write_check", "record_write", "candidates"} <= names
+    assert {"write_new", "write_new_batch", "write_check", "records/write", "candidates"} <= names
 
     small = profiles(memory, calls)
     scanning = [f"{name}: {scan}" for (name, _), (_, scans) in zip(calls, small, strict=True)

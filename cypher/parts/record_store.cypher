@@ -6,11 +6,11 @@
 // writers into one scope do not queue on the scope's one ScopeVersion node. Cached
 // candidates answers see the new record through the slot's version
 // (parts/write_slot_versions.cypher), delta reads through r.wslot/r.wseq. The Scope,
-// WriteSlot and Assertion nodes are MATCHed, never MERGEd (see records_create.cypher):
+// WriteSlot and Assertion nodes are MATCHed, never MERGEd (see records/create.cypher):
 // write_nodes_ensure.cypher created them; nothing is stored when the Scope or the slot is
 // missing. Leaves `r` (the record) and `a` (its Assertion group, or null), which
 // {{record_assert}} links after it.
-// $row: a records_create row; $slot: the key of the write's (dedup) slot and $slot_index its
+// $row: a records/create row; $slot: the key of the write's (dedup) slot and $slot_index its
 // index in the scope; $supersedes, $derived_from, $evidence_ids: ids (stored and not erased:
 // the caller checked); $gkey: assertion group or null; $decision: {tenant, disposition,
 // reason, at, by, token, superseded}: `token` is the writing call's own random id, by which a

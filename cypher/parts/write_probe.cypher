@@ -6,7 +6,7 @@
 // committed (exactly one PERSIST), while writers of different contents into one scope rarely
 // share one and run side by side. MATCH then SET takes the exclusive lock at once (no shared
 // lock to upgrade), held to the commit; nothing is left changed, so a write that stores
-// nothing (a DISCARD) moves no version: record_store bumps the slot's seq. $ids: the proposal's id and the ids it references (records_existing);
+// nothing (a DISCARD) moves no version: record_store bumps the slot's seq. $ids: the proposal's id and the ids it references (records/existing);
 // $scope_key, $dedup_key, $now: active records of the scope with that dedup key (SPEC
 // section 6; status rules 2 and 4 as in candidates.cypher, the scope itself as the query
 // scope: a successor in a narrower scope or another tenant does not supersede there).

@@ -210,7 +210,7 @@ class StoreBase:
 
     def get_props(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         """Stored properties by id (missing ids are absent from the result)."""
-        rows = self.read("records_get", ids=list(ids))
+        rows = self.read("records/get", ids=list(ids))
         return {row["record"]["id"]: row["record"] for row in rows}
 
     def get(self, record_id: str) -> MemoryRecord:

@@ -278,7 +278,7 @@ def summarize(exc: pydantic.ValidationError) -> str:
 
 def record_row(record: MemoryRecord, quarantined: bool, fingerprint: str | None
                 ) -> dict[str, Any]:
-    """One ``records_create`` row; datetimes as ISO-8601 strings (see create_in_tx)."""
+    """One ``records/create`` row; datetimes as ISO-8601 strings (see create_in_tx)."""
     props = record_props(record, quarantined=quarantined, fingerprint=fingerprint)
     times = {k: None if props[k] is None else props.pop(k).isoformat() for k in TIME_PROPS}
     return {"props": props, "times": times, "scope_key": scope_key(record.scope)}

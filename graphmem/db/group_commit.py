@@ -194,7 +194,7 @@ def write_new(store: StoreBase, params: dict[str, Any]) -> bool:
     """Store a new record with ``write_new.cypher``'s ``params``, group-committed with the
     writes of other threads through the same driver when it may be (:func:`batchable`).
 
-    ``params``: write_check's and record_write's parameters, ``now`` and ``decision["at"]``
+    ``params``: write_check's and records/write's parameters, ``now`` and ``decision["at"]``
     timezone-aware UTC datetimes (sent as text: see the module's docstring).
 
     Returns:

@@ -73,7 +73,7 @@ class RecordWrites(WriteSlots):
                         record_ids=sorted({other, r.id}))
 
     def _existing(self, tx: ManagedTransaction, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
-        rows = self.run(tx, "records_existing", ids=sorted(set(ids)))
+        rows = self.run(tx, "records/existing", ids=sorted(set(ids)))
         return {row["id"]: row for row in rows}
 
     def prepare_in_tx(
@@ -101,7 +101,7 @@ class RecordWrites(WriteSlots):
         existing: Mapping[str, Mapping[str, Any]],
     ) -> list[MemoryRecord]:
         """The records of a batch still to create, given the stored ``existing`` rows
-        (``records_existing``: id, fingerprint, erased) of its ids and references.
+        (``records/existing``: id, fingerprint, erased) of its ids and references.
 
         Raises:
             RecordConflictError, DanglingReferenceError: as :meth:`prepare_in_tx`.
@@ -130,7 +130,7 @@ class RecordWrites(WriteSlots):
         slots = [{"tenant": r.tenant, "thread": r.thread, "position": r.position}
                  for r in todo if r.thread is not None]
         if slots:
-            taken = self.run(tx, "records_thread_taken", slots=slots)
+            taken = self.run(tx, "records/thread_taken", slots=slots)
             if taken:
                 raise ValidationError(
                     "thread positions already taken: " + ", ".join(
@@ -158,12 +158,12 @@ class RecordWrites(WriteSlots):
         fps = fingerprints or {}
         ready = rows or {}
         table = [ready.get(r.id) or record_row(r, quarantined, fps.get(r.id)) for r in records]
-        made = set(self.run(tx, "records_create", rows=table)[0]["ids"])
+        made = set(self.run(tx, "records/create", rows=table)[0]["ids"])
         if len(made) < len(table):  # a Scope or ScopeVersion was deleted since ensured
             missing = [row for row in table if row["props"]["id"] not in made]
             keys = {row["scope_key"] for row in missing}
             self.merge_scopes_in_tx(tx, [r for key, r in scopes.items() if key in keys])
-            self.run(tx, "records_create", rows=missing)
+            self.run(tx, "records/create", rows=missing)
         for name, field in (("edges_supersedes", "supersedes"),
                             ("edges_derived_from", "derived_from"),
                             ("edges_evidenced_by", "evidence_ids")):
@@ -229,7 +229,7 @@ class RecordWrites(WriteSlots):
             # A concurrent writer created one of these ids first: decide again from what is
             # stored now (identical -> no-op, different -> RecordConflictError).
             created = self.transaction("put_many", work)
-        # committed: their Scope and ScopeVersion nodes exist (records_create MATCHes them)
+        # committed: their Scope and ScopeVersion nodes exist (records/create MATCHes them)
         self.ensured.update("v" + scope_key(r.scope) for r in prepared.records)
         return created
 
@@ -289,7 +289,7 @@ class RecordWrites(WriteSlots):
 
 @dataclass(frozen=True)
 class PreparedBatch:
-    """A validated batch with its fingerprints and ``records_create`` rows (by id)."""
+    """A validated batch with its fingerprints and ``records/create`` rows (by id)."""
 
     records: list[MemoryRecord]
     fingerprints: dict[str, str]

@@ -67,7 +67,7 @@ def _slot(key: str, text: str) -> str:
 
 def stamp_slot(record: MemoryRecord) -> tuple[str, int]:
     """The key and index (0 to :data:`SLOTS` - 1) of the slot whose sequence stamps a policy
-    write of ``record`` (its dedup slot, one of :func:`slot_keys`): ``record_write.cypher``
+    write of ``record`` (its dedup slot, one of :func:`slot_keys`): ``records/write.cypher``
     sets ``r.wslot`` to the index and ``r.wseq`` to the slot's sequence."""
     index = _index(dedup_key(record))
     return f"{scope_key(record.scope)}#{index}", index

@@ -52,7 +52,7 @@ class Transitions(StoreBase):
             RecordNotFoundError: no such record. ValidationError: empty by/reason.
             NaiveDatetimeError: ``at`` without timezone.
         """
-        self._transition("record_retract", record_id, "retract", by=by, reason=reason,
+        self._transition("records/retract", record_id, "retract", by=by, reason=reason,
                          at=at or self.clock())
 
     def expire(self, record_id: str, *, at: datetime, by: str, reason: str) -> None:
@@ -66,10 +66,10 @@ class Transitions(StoreBase):
         record = self.get(record_id)
         if record.valid_from is not None and at <= record.valid_from:
             raise PolicyError("expiry must be after valid_from", record_ids=[record_id])
-        self._transition("record_expire", record_id, "expire", by=by, reason=reason, at=at)
+        self._transition("records/expire", record_id, "expire", by=by, reason=reason, at=at)
 
     def set_quarantine(self, record_id: str, flag: bool, *, by: str, reason: str) -> None:
         """Quarantine a record or promote it out of quarantine, as a logged transition."""
-        self._transition("record_set_quarantine", record_id,
+        self._transition("records/set_quarantine", record_id,
                          "quarantine" if flag else "promote", by=by, reason=reason,
                          at=self.clock(), flag=flag)

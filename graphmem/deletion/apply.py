@@ -136,7 +136,7 @@ def _apply_batch(store: Neo4jStore, tx: ManagedTransaction, plan: DeletionPlan,
     redact_records = [e.id for e in live if e.terms and e.node is NodeType.RECORD]
     if redact_records and terms:
         rows = []
-        for row in store.run(tx, "records_get", ids=redact_records):
+        for row in store.run(tx, "records/get", ids=redact_records):
             props = row["record"]
             if props.get("erased"):
                 continue
@@ -300,7 +300,7 @@ def recompute(
 
     def work(tx: ManagedTransaction) -> MemoryRecord:
         probe = list(dict.fromkeys([*(derived_from or ()), *(evidence_ids or ())]))
-        rows = store.run(tx, "record_recompute_check", id=record_id, parents=probe)
+        rows = store.run(tx, "records/recompute_check", id=record_id, parents=probe)
         if not rows or rows[0]["record"].get("erased"):
             raise RecordNotFoundError(f"no record {record_id!r} (or it was erased)",
                                       record_ids=[record_id])
@@ -315,7 +315,7 @@ def recompute(
         cyclic = [d for d in rows[0]["descendants"] if d in (derived_from or ())]
         if cyclic:
             raise LineageCycleError("derived_from would form a cycle", record_ids=cyclic)
-        old = store.run(tx, "record_recompute_check", id=record_id,
+        old = store.run(tx, "records/recompute_check", id=record_id,
                         parents=[*current.derived_from, *current.evidence_ids])[0]
         gone = set(old["erased"]) | set(old["missing"])
         data = current.model_dump()
@@ -333,7 +333,7 @@ def recompute(
         new = coerce_record(data)
         store.check_record(new)
         fresh = record_props(new)
-        store.run(tx, "record_recompute", id=record_id, by=by, at=when,
+        store.run(tx, "records/recompute", id=record_id, by=by, at=when,
                   **{k: fresh[k] for k in ("content", "asserted_value", "provenance_json",
                                            "source", "fingerprint", "dedup_key",
                                            "derived_from", "evidence_ids")})

@@ -10,7 +10,7 @@ duplicate, a missing node) writes nothing, and the full transaction decides.
 
 The transaction runs ``write_check.cypher`` (lock the write's slots, then read the stored
 ids, the active duplicates and the evidence the policy decides on), then either logs a
-DISCARD or stores the record with ``record_write.cypher`` (record, edges, assertion group,
+DISCARD or stores the record with ``records/write.cypher`` (record, edges, assertion group,
 decision, and the record's stamp: its write slot's sequence, bumped under the lock
 ``write_check`` took; the scope's one ScopeVersion is not touched, so writers into one scope
 do not queue on it, and a DISCARD moves no version). The nodes both only MATCH are created ahead of
@@ -58,7 +58,7 @@ def admitted_evidence(rows: Iterable[dict[str, Any]], tenant: str) -> dict[str, 
     """The stored records that may support a proposal of ``tenant`` (SPEC section 6), by id.
 
     Args:
-        rows: stored properties (``records_get`` rows) of the ids a proposal names.
+        rows: stored properties (``records/get`` rows) of the ids a proposal names.
         tenant: the proposal's tenant.
 
     Only admitted evidence counts: not quarantined (a quarantined episode is stored for audit,
@@ -161,11 +161,11 @@ def admit(store: Neo4jStore, policy: WritePolicy, proposal: MemoryRecord | dict[
         write = _store_params(record, fingerprint, decision, by=by, at=at, token=token,
                               superseded=superseded)
         gkey = write["gkey"]
-        rows = store.run(tx, "record_write", **write)
+        rows = store.run(tx, "records/write", **write)
         if not rows:  # its Scope was deleted since ensured: nothing written
             store.forget_write_nodes(record)
             store.merge_scopes_in_tx(tx, [record])
-            rows = store.run(tx, "record_write", **write)
+            rows = store.run(tx, "records/write", **write)
         if gkey is not None and not rows[0]["grouped"]:  # the group was deleted since ensured
             store.forget_write_nodes(record)
             store.run(tx, "assertions_link", rows=[

@@ -401,7 +401,7 @@ class GraphmemStore(BaseStore):
                                      f"(successor {new_id})", now)
             for old_id in retracted:
                 reason = "LangGraph BaseStore.delete"
-                store.run(tx, "record_retract", id=old_id, by=self.actor, reason=reason, at=now)
+                store.run(tx, "records/retract", id=old_id, by=self.actor, reason=reason, at=now)
                 store.log_transition(tx, old_id, "retract", self.actor, reason, now)
 
         try:
