@@ -1,7 +1,7 @@
 """``GraphmemStore``: LangGraph's ``BaseStore`` on graphmem (issue 14).
 
 See :class:`GraphmemStore` for the mapping. Reads are decided in Cypher
-(``cypher/langgraph_get``, ``langgraph_items``, ``langgraph_namespaces``: eligible and
+(``cypher/langgraph/get``, ``langgraph/items``, ``langgraph/namespaces``: eligible and
 ACTIVE, SPEC sections 3-4); value filters, ranking and pagination run in Python, as
 the read path does (SPEC section 5).
 """
@@ -181,7 +181,7 @@ class GraphmemStore(BaseStore):
         """Ids of every version of (namespace, key), oldest first, deleted ones included."""
         namespace = check_labels(namespace, allow_empty_tuple=False)
         prefix = version_prefix(self.tenant_of(namespace), namespace, str(key))
-        return [row["id"] for row in self.memory.store.read("langgraph_versions",
+        return [row["id"] for row in self.memory.store.read("langgraph/versions",
                                                             prefix=prefix)]
 
     # -- BaseStore ---------------------------------------------------------------------
@@ -242,7 +242,7 @@ class GraphmemStore(BaseStore):
             tenant = self.tenant_of(namespace)
             gets.append({"i": i, "prefix": version_prefix(tenant, namespace, str(op.key)),
                          "key": scope_key(namespace_scope(namespace, tenant))})
-        for row in self.memory.store.read("langgraph_get", gets=gets, **self._read_params(now)):
+        for row in self.memory.store.read("langgraph/get", gets=gets, **self._read_params(now)):
             yield int(row["i"]), _item(row["record"], Item)
 
     def _search_tenants(self, prefix: tuple[str, ...]) -> list[str]:
@@ -256,7 +256,7 @@ class GraphmemStore(BaseStore):
         prefix = check_labels(op.namespace_prefix, allow_empty_tuple=True)
         tenants = self._search_tenants(prefix)
         rows = self.memory.store.read(
-            "langgraph_items", search_tenants=tenants, pairs=prefix_pairs(enumerate(prefix)),
+            "langgraph/items", search_tenants=tenants, pairs=prefix_pairs(enumerate(prefix)),
             **self._read_params(now))
         found = []
         for row in rows:
@@ -297,7 +297,7 @@ class GraphmemStore(BaseStore):
         tenants, pairs = self._list_selector(op)
         if pairs is None:
             return []
-        rows = self.memory.store.read("langgraph_namespaces", search_tenants=tenants,
+        rows = self.memory.store.read("langgraph/namespaces", search_tenants=tenants,
                                       pairs=pairs, **self._read_params(now))
         namespaces = [namespace_from_pairs(row["pairs"]) for row in rows]
         namespaces = [ns for ns in namespaces
@@ -352,7 +352,7 @@ class GraphmemStore(BaseStore):
         def work(tx: ManagedTransaction) -> None:
             counters = {row["tenant"]: iter(range(int(row["base"]) + 1,
                                                   int(row["base"]) + 1 + by_tenant[row["tenant"]]))
-                        for row in store.run(tx, "langgraph_lock", rows=locks)}
+                        for row in store.run(tx, "langgraph/lock", rows=locks)}
             scopes: dict[str, dict[str, Any]] = {}
             for put in puts:
                 scope = namespace_scope(put.namespace, put.tenant)
@@ -361,10 +361,10 @@ class GraphmemStore(BaseStore):
                     scopes[key] = {"key": key, "tenant": put.tenant, "pairs": scope_pairs(scope),
                                    "seq": next(counters[put.tenant])}
             if scopes:
-                store.run(tx, "langgraph_scopes", scopes=list(scopes.values()))
+                store.run(tx, "langgraph/scopes", scopes=list(scopes.values()))
             prefixes = [version_prefix(p.tenant, p.namespace, p.key) for p in puts]
             heads = {row["prefix"]: row for row in store.run(
-                tx, "langgraph_heads", prefixes=prefixes,
+                tx, "langgraph/heads", prefixes=prefixes,
                 clearance=self.principal.clearance.rank, now=now)}
             records: list[MemoryRecord] = []
             superseded: list[tuple[str, str]] = []

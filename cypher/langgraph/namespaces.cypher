@@ -1,6 +1,6 @@
 // LangGraph store: the namespaces (Scope pairs) under a prefix that hold at least one
 // eligible ACTIVE record for the caller, as LangGraph's PostgresStore lists namespaces
-// that still hold rows. Same parameters and record conditions as langgraph_items.cypher.
+// that still hold rows. Same parameters and record conditions as langgraph/items.cypher.
 UNWIND $search_tenants AS tenant
 MATCH (s:Scope {tenant: tenant})
 WHERE tenant IN $tenants AND all(p IN $pairs WHERE p IN s.pairs)
