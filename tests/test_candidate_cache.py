@@ -456,17 +456,17 @@ def test_a_write_slot_created_again_is_never_mistaken_for_the_old_one(memory: Me
 
     same = [rid for rid in (f"n{i}" for i in range(800)) if index(rid) == index("n0")][:12]
     writer = Memory(Neo4jStore(memory.store.driver, database=memory.store.database))
-    for rid in same[:3]:  # the slot's seq reaches 3 (created by write_nodes_ensure)
+    for rid in same[:3]:  # the slot's seq reaches 3 (created by write/nodes_ensure)
         writer.write(note(rid, scope), now=T0)
     same_as_fresh(memory, "cached")
     cypher(memory, "MATCH (l:WriteSlot) DETACH DELETE l")
     other = Memory(Neo4jStore(memory.store.driver, database=memory.store.database))
-    for rid in same[3:6]:  # created again by write_nodes_ensure: seq 1, 2, 3
+    for rid in same[3:6]:  # created again by write/nodes_ensure: seq 1, 2, 3
         other.write(note(rid, scope), now=T0)
-    same_as_fresh(memory, "created again by write_nodes_ensure")
-    for start in (6, 9):  # twice inside the write (write_slots_ensure): seq 1, 2, 3
+    same_as_fresh(memory, "created again by write/nodes_ensure")
+    for start in (6, 9):  # twice inside the write (write/slots_ensure): seq 1, 2, 3
         cypher(memory, f"MATCH (l:WriteSlot) WHERE l.key ENDS WITH '#{index('n0')}' "
                        "DETACH DELETE l")
         for rid in same[start:start + 3]:
             other.write(note(rid, scope), now=T0)
-        same_as_fresh(memory, ("created again by write_slots_ensure", start))
+        same_as_fresh(memory, ("created again by write/slots_ensure", start))

@@ -146,7 +146,7 @@ def _bumps_slot(body: str) -> bool:
 def _slot_stamped(body: str) -> bool:
     """``body`` creates its Record ``r`` stamped with WriteSlot ``l``'s index and seq, and sets
     no property of a record it matched (a slot stamp marks new records only)."""
-    # (write_new's probe also matches records as `r`, inside subqueries of their own)
+    # (write/new's probe also matches records as `r`, inside subqueries of their own)
     matched = set(re.findall(r"MATCH \((\w+):Record\b", body)) - {"r"}
     # ($slot, or w.slot in a batch's row form: graphmem.db.catalogue.row_form)
     return (re.search(r"MATCH \(l:WriteSlot \{key: (\$|w\.)slot\}\)", body) is not None
@@ -160,7 +160,7 @@ def test_every_query_that_changes_a_record_bumps_its_scope() -> None:
     """Neo4jStore.candidates reuses an answer while the visible Scopes keep their versions:
     a query that sets, creates or deletes a Record must bump the rev of its ScopeVersion node
     (the record's own), or, a policy write (issue 15), create its record stamped with the
-    sequence of a write slot that the transaction locked and bumped (write_check.cypher);
+    sequence of a write slot that the transaction locked and bumped (write/check.cypher);
     candidates reads those slots' versions too. Queries that only add edges (edges_*,
     assertions_link) run in the same transaction as records/create or records/recompute,
     which bump it."""
@@ -183,10 +183,10 @@ def test_every_query_that_changes_a_record_bumps_its_scope() -> None:
             offenders.append(name)
     assert not offenders, offenders
     assert [n for n in checked if _slot_stamped(cypher.text(n))] == [
-        "records/write", "write_new", "write_new_batch"]
-    # the slot is locked before anything is read: by write_check in records/write's
-    # transaction, by write_new itself; a write that stores nothing changes no version
-    for name in ("write_check", "write_new", "write_new_batch"):
+        "records/write", "write/new", "write/new_batch"]
+    # the slot is locked before anything is read: by write/check in records/write's
+    # transaction, by write/new itself; a write that stores nothing changes no version
+    for name in ("write/check", "write/new", "write/new_batch"):
         body = cypher.text(name)
         assert 0 <= body.find("SET l.locked = true\n  REMOVE l.locked") < body.find(
             "RETURN count(l) AS locked") < body.find("AS existing"), name

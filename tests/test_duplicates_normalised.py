@@ -153,7 +153,7 @@ def test_issue_inputs_are_discarded_as_duplicates(memory: Memory) -> None:
 
 
 def test_concurrent_near_duplicates_persist_once(memory: Memory) -> None:
-    """The concurrent-writer path (write slot + write_check) uses the same key."""
+    """The concurrent-writer path (write slot + write/check) uses the same key."""
     variants = ["Prefers dark mode", "Prefers dark mode.", "prefers  dark mode ",
                 "PREFERS DARK MODE!", "Prefers dark mode\u2026", "prefers dark mode。"]
     barrier = threading.Barrier(len(variants))

@@ -45,7 +45,7 @@ def test_row_form_reads_every_parameter_from_the_row() -> None:
                 assert line.lstrip().startswith("WITH w, "), (name, line)
     assert catalogue.row_form("CALL () {\n  WITH a\n  MATCH (x {k: $key})", "w") == (
         "CALL (w) {\n  WITH w, a\n  MATCH (x {k: w.key})")
-    batch = catalogue.text("write_new_batch")
+    batch = catalogue.text("write/new_batch")
     assert "$writes" in batch and "$slots" in batch
     assert set(re.findall(r"\$(\w+)", batch)) == {"writes", "slots"}
 
@@ -149,7 +149,7 @@ def test_a_batch_that_fails_stores_nothing_and_each_write_runs_alone(memory: Mem
     original = store.write_once
 
     def capture(name: str, **params: Any) -> list[dict[str, Any]]:
-        if name == "write_new":
+        if name == "write/new":
             captured.append(params["write"])
         return original(name, **params)
 
@@ -228,7 +228,7 @@ def test_the_batch_statement_plans_without_notifications(memory: Memory) -> None
     """No variable of the batch shadows one of its subqueries' (Neo4j's 03N60 notice,
     printed under ``python -X dev``), nor any other notice."""
     _, summary, _ = memory.store.driver.execute_query(
-        "EXPLAIN " + catalogue.text("write_new_batch"), writes=[], slots=[],
+        "EXPLAIN " + catalogue.text("write/new_batch"), writes=[], slots=[],
         database_=memory.store.database)
     assert [n.gql_status for n in summary.gql_status_objects
             if n.is_notification] == []
@@ -272,12 +272,12 @@ def test_writers_racing_through_one_driver_batch_and_lose_nothing(
 
 def test_every_write_path_chains_the_drivers_bookmarks(memory: Memory) -> None:
     """Reads go through ``execute_query``, whose bookmark manager makes a read wait, in a
-    cluster, for the writes it has seen. A write sent in a session of its own (write_new as an
+    cluster, for the writes it has seen. A write sent in a session of its own (write/new as an
     auto-commit statement, the full transaction) must hand its bookmark to that manager,
     else the agent's read right after its own write could miss it on another member."""
     manager = memory.store.driver.execute_query_bookmark_manager
     seen = [frozenset(manager.get_bookmarks())]
-    memory.write(rec("chained"), now=T0)  # write_new, auto-commit
+    memory.write(rec("chained"), now=T0)  # write/new, auto-commit
     seen.append(frozenset(manager.get_bookmarks()))
     assert memory.write(rec("chained"), now=T0).disposition is WriteDisposition.DISCARD
     seen.append(frozenset(manager.get_bookmarks()))  # the full transaction logged a DISCARD

@@ -1,5 +1,5 @@
 """Trying to break the auto-commit group commit (commit 2bdecb8): writers sleeping on events
-of their own and handed batches to send (graphmem.db.group_commit), write_new and its batches
+of their own and handed batches to send (graphmem.db.group_commit), write/new and its batches
 as auto-commit statements retried by with_retry (StoreBase.write_once), and their datetimes
 sent as ISO-8601 text. A real Neo4j throughout; a store method is patched only to inject a
 failure."""
@@ -338,7 +338,7 @@ def test_duplicates_are_decided_at_now_to_the_microsecond(memory: Memory, batche
 
 class AckDropper:
     """A TCP proxy to a Bolt server that, armed, loses the answer that acknowledges the next
-    commit of a statement tagged write_new (write_new, write_new_batch): it forwards the
+    commit of a statement tagged write/new (write/new, write/new_batch): it forwards the
     statement, then drops the server's first answer carrying a commit bookmark (the
     auto-commit statement's last one, or an explicit transaction's COMMIT success) and cuts
     the connection. The server has committed; the client never hears it."""
@@ -370,7 +370,7 @@ class AckDropper:
             ) -> None:
         try:
             while data := client.recv(65536):
-                if b"write_new" in data and self.armed.is_set():
+                if b"write/new" in data and self.armed.is_set():
                     self.armed.clear()
                     watching.set()
                 server.sendall(data)
@@ -499,7 +499,7 @@ def test_an_auto_commit_write_gives_up_within_the_settings_retry_time() -> None:
         store = Neo4jStore(driver, retry_time_s=settings.retry_time_s)
         started = time.monotonic()
         with pytest.raises(DatabaseUnavailableError):
-            store.write_once("write_new", write={})
+            store.write_once("write/new", write={})
         assert time.monotonic() - started < 4
     finally:
         driver.close()

@@ -127,12 +127,12 @@ class _Captured(Exception):
 
 
 def captured_params(memory: Memory, proposal: dict[str, Any]) -> dict[str, Any]:
-    """The write_new parameters ``memory.write(proposal)`` sends, captured; nothing stored."""
+    """The write/new parameters ``memory.write(proposal)`` sends, captured; nothing stored."""
     store = memory.store
     seen: list[dict[str, Any]] = []
 
     def capture(name: str, **params: Any) -> list[dict[str, Any]]:
-        assert name == "write_new"
+        assert name == "write/new"
         seen.append(params["write"])
         raise _Captured
 

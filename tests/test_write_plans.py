@@ -7,7 +7,7 @@ as many were stored in another tenant, and after as many again in the loop's sco
 statement that scans an index or a label costs more database hits in the larger store; one
 that seeks costs the same. Only the reads that return the scope's eligible records may grow
 with the scope; nothing may grow with another tenant. (In a new database, after an import,
-the duplicate check of ``write_new`` read every record's dedup key, on every write.)
+the duplicate check of ``write/new`` read every record's dedup key, on every write.)
 """
 
 from __future__ import annotations
@@ -134,7 +134,7 @@ def seed(memory: Memory) -> None:
 
 def agent_loop(memory: Memory) -> None:
     """A scope's writes of every path, its lifecycle calls and its reads."""
-    memory.write(rec("new-1"), now=T0)  # one statement (write_new)
+    memory.write(rec("new-1"), now=T0)  # one statement (write/new)
     memory.write(rec("dup-1", content="observation new-1 about the deploy"), now=T0)  # DISCARD
     memory.write(rec("owner-1", asserts="deploy.owner", asserted_value="team-x"), now=T0)
     memory.write(rec("thread-1", thread="run-7", position=0), now=T0)  # the full transaction
@@ -152,10 +152,10 @@ def agent_loop(memory: Memory) -> None:
 
 
 def batch_of(calls: list[Call]) -> Call:
-    """A two-write ``write_new_batch`` made of two recorded ``write_new`` calls."""
-    rows = [params["write"] for name, params in calls if name == "write_new"][:2]
-    assert len(rows) == 2, "the loop runs write_new at least twice"
-    return "write_new_batch", {"writes": rows,
+    """A two-write ``write/new_batch`` made of two recorded ``write/new`` calls."""
+    rows = [params["write"] for name, params in calls if name == "write/new"][:2]
+    assert len(rows) == 2, "the loop runs write/new at least twice"
+    return "write/new_batch", {"writes": rows,
                                "slots": sorted({k for row in rows for k in row["slots"]})}
 
 
@@ -185,7 +185,7 @@ def test_no_statement_of_a_scope_costs_more_in_a_larger_store(
     created = stored_ids(memory) - ids
     calls = [(name, renamed(params, created)) for name, params in recorded_calls]
     names = {name for name, _ in calls}
-    assert {"write_new", "write_new_batch", "write_check", "records/write", "candidates"} <= names
+    assert {"write/new", "write/new_batch", "write/check", "records/write", "candidates"} <= names
 
     small = profiles(memory, calls)
     scanning = [f"{name}: {scan}" for (name, _), (_, scans) in zip(calls, small, strict=True)
@@ -216,12 +216,12 @@ def test_a_write_finds_its_duplicates_through_the_dedup_index(
     all of them: 5,087 database hits, where a seek takes 33.)"""
     with recorded(monkeypatch) as calls:
         seed(memory)
-    last = [params["write"] for name, params in calls if name == "write_new"][-2:]
+    last = [params["write"] for name, params in calls if name == "write/new"][-2:]
     writes = [{**w, "row": {**w["row"], "props": {**w["row"]["props"], "id": f"again-{i}"}}}
               for i, w in enumerate(last)]
     batch: dict[str, Any] = {"writes": writes,
                              "slots": sorted({k for w in writes for k in w["slots"]})}
-    statements: list[Call] = [("write_new", {"write": writes[0]}), ("write_new_batch", batch)]
+    statements: list[Call] = [("write/new", {"write": writes[0]}), ("write/new_batch", batch)]
     for name, params in statements:
         hits, scans = profiles(memory, [(name, params)])[0]
         assert scans == [] and hits < 200, (name, hits, scans)

@@ -128,7 +128,7 @@ class Spy:
 
 def test_a_new_record_is_one_statement_and_everything_else_is_decided_in_full(
         memory: Memory) -> None:
-    """Issue 15: the agent loop's write (a new record, no duplicate) is write_new.cypher
+    """Issue 15: the agent loop's write (a new record, no duplicate) is write/new.cypher
     alone; a duplicate, a stored id, a missing or erased reference and a threaded record
     write nothing there and are decided by the full transaction, with the same outcomes."""
     memory.write(rec("seed"), now=T0)  # the scope's nodes exist from here on
@@ -139,16 +139,16 @@ def test_a_new_record_is_one_statement_and_everything_else_is_decided_in_full(
         decision = memory.write(proposal, now=T0)
         return list(spy.names), decision.disposition.value
 
-    assert outcome(rec("a")) == (["write_new"], "PERSIST")
-    assert outcome(rec("q", authority="model_inferred")) == (["write_new"], "QUARANTINE")
+    assert outcome(rec("a")) == (["write/new"], "PERSIST")
+    assert outcome(rec("q", authority="model_inferred")) == (["write/new"], "QUARANTINE")
     assert outcome(rec("b", supersedes=["a"], content="newer deploy note")) == (
-        ["write_new"], "PERSIST")
+        ["write/new"], "PERSIST")
     # a's content again: b superseded a, and only an active record is a duplicate
     assert outcome(rec("c", content="observation a about the deploy")) == (
-        ["write_new"], "PERSIST")
+        ["write/new"], "PERSIST")
     assert outcome(rec("d", content="newer deploy note")) == (
-        ["write_new", "tx:write"], "DISCARD")  # b's content, b is active
-    assert outcome(rec("a")) == (["write_new", "tx:write"], "DISCARD")  # identical, stored
+        ["write/new", "tx:write"], "DISCARD")  # b's content, b is active
+    assert outcome(rec("a")) == (["write/new", "tx:write"], "DISCARD")  # identical, stored
     before = memory.store.counts()
     with pytest.raises(RecordConflictError):
         memory.write(rec("a", content="other content"), now=T0)
@@ -248,7 +248,7 @@ def test_eight_concurrent_identical_proposals(
 
 
 def test_one_statement_writes_after_groups_and_slots_vanished(memory: Memory) -> None:
-    """write_new writes nothing when an Assertion group or some of the scope's WriteSlots
+    """write/new writes nothing when an Assertion group or some of the scope's WriteSlots
     were deleted since this client created them, and the full transaction stores the record
     (group linked again, slots created again); a reference erased since refuses the write
     and writes nothing."""

@@ -7,7 +7,7 @@
 // candidates answers see the new record through the slot's version
 // (parts/write_slot_versions.cypher), delta reads through r.wslot/r.wseq. The Scope,
 // WriteSlot and Assertion nodes are MATCHed, never MERGEd (see records/create.cypher):
-// write_nodes_ensure.cypher created them; nothing is stored when the Scope or the slot is
+// write/nodes_ensure.cypher created them; nothing is stored when the Scope or the slot is
 // missing. Leaves `r` (the record) and `a` (its Assertion group, or null), which
 // {{record_assert}} links after it.
 // $row: a records/create row; $slot: the key of the write's (dedup) slot and $slot_index its

@@ -1,14 +1,14 @@
 """Group commit of new records (issue 15: writers into one store scale past one writer).
 
-Each policy write of a new record (``write_new.cypher``) costs the server a transaction and
+Each policy write of a new record (``write/new.cypher``) costs the server a transaction and
 the client a round trip: on a 2-core machine one writer keeps a core busy, so eight writers
 could reach at most about twice one writer's throughput, and reached 1.5-1.9x. Writes that
 arrive while another thread's write is in flight through the same driver and database wait
 for it, and are then stored together, in one statement and one commit
-(``write_new_batch.cypher``), by whichever of them comes first: the classic group commit. A
+(``write/new_batch.cypher``), by whichever of them comes first: the classic group commit. A
 writer alone is never delayed: with nothing in flight, its write runs at once, as before.
 
-Each write in a batch is decided exactly as alone: the statement runs write_new's parts for
+Each write in a batch is decided exactly as alone: the statement runs write/new's parts for
 each write in turn, each seeing what the ones before it stored, and a write it turns away (a
 duplicate, a stored id, a missing node) comes back "not stored", for its own client to decide
 with the full transaction (:func:`graphmem.write.admission.admit`). If the batch fails as a
@@ -77,7 +77,7 @@ class GroupCommit:
     batched_writes: int = 0
 
     def submit(self, store: StoreBase, params: dict[str, Any]) -> bool | None:
-        """Store one write (``write_new.cypher``'s parameters) alone or with the writes that
+        """Store one write (``write/new.cypher``'s parameters) alone or with the writes that
         wait beside it.
 
         Returns:
@@ -158,7 +158,7 @@ def _run(store: StoreBase, batch: list[_Write], own: _Write | None = None) -> No
     ordered = sorted(batch, key=lambda w: (w.params["scope_key"], w.params["slots"]))
     try:
         rows = store.write_once(
-            "write_new_batch", writes=[w.params for w in ordered],
+            "write/new_batch", writes=[w.params for w in ordered],
             slots=sorted({key for w in ordered for key in w.params["slots"]}))
     except Exception:
         # Nothing of the batch was stored (the server refused it, or the driver could not
@@ -191,10 +191,10 @@ def batchable(params: dict[str, Any]) -> bool:
 
 
 def write_new(store: StoreBase, params: dict[str, Any]) -> bool:
-    """Store a new record with ``write_new.cypher``'s ``params``, group-committed with the
+    """Store a new record with ``write/new.cypher``'s ``params``, group-committed with the
     writes of other threads through the same driver when it may be (:func:`batchable`).
 
-    ``params``: write_check's and records/write's parameters, ``now`` and ``decision["at"]``
+    ``params``: write/check's and records/write's parameters, ``now`` and ``decision["at"]``
     timezone-aware UTC datetimes (sent as text: see the module's docstring).
 
     Returns:
@@ -216,4 +216,4 @@ def write_new(store: StoreBase, params: dict[str, Any]) -> bool:
 
 def _store_one(store: StoreBase, row: dict[str, Any]) -> bool:
     """Store one write (in row form) alone; whether it was stored."""
-    return bool(store.write_once("write_new", write=row))
+    return bool(store.write_once("write/new", write=row))

@@ -105,7 +105,7 @@ class WriteSlots(StoreBase):
             if groups or "s" + key not in self.ensured:
                 todo[key] = (r, groups)
         for key, (r, groups) in todo.items():
-            self.write("write_nodes_ensure", key=key, tenant=r.tenant,
+            self.write("write/nodes_ensure", key=key, tenant=r.tenant,
                        pairs=scope_pairs(r.scope), slots=SLOTS, groups=list(groups.values()))
             self.ensured.add("s" + key)
             self.ensured.update("a" + g for g in groups)
@@ -127,4 +127,4 @@ class WriteSlots(StoreBase):
     def create_slots_in_tx(self, tx: ManagedTransaction, record: MemoryRecord) -> None:
         """Create ``record``'s missing WriteSlot nodes inside ``tx`` (they were deleted)."""
         self.forget_write_nodes(record)
-        self.run(tx, "write_slots_ensure", keys=slot_keys(record), tenant=record.tenant)
+        self.run(tx, "write/slots_ensure", keys=slot_keys(record), tenant=record.tenant)

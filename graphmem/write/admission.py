@@ -2,17 +2,17 @@
 section 6; issue 15: writers into one scope run side by side, and a new record is one statement).
 
 A new record that no stored state can refuse (no duplicate, its references stored; the decision
-then depends on the proposal alone) is stored in one statement, ``write_new.cypher``: one round
+then depends on the proposal alone) is stored in one statement, ``write/new.cypher``: one round
 trip and one commit, where the transaction below takes four round trips; written while other
 threads' writes are in flight, it is stored with them in one batch (group commit,
 :mod:`graphmem.db.group_commit`). Anything else that statement finds (a stored id, a
 duplicate, a missing node) writes nothing, and the full transaction decides.
 
-The transaction runs ``write_check.cypher`` (lock the write's slots, then read the stored
+The transaction runs ``write/check.cypher`` (lock the write's slots, then read the stored
 ids, the active duplicates and the evidence the policy decides on), then either logs a
 DISCARD or stores the record with ``records/write.cypher`` (record, edges, assertion group,
 decision, and the record's stamp: its write slot's sequence, bumped under the lock
-``write_check`` took; the scope's one ScopeVersion is not touched, so writers into one scope
+``write/check`` took; the scope's one ScopeVersion is not touched, so writers into one scope
 do not queue on it, and a DISCARD moves no version). The nodes both only MATCH are created ahead of
 the transaction (:mod:`graphmem.db.slots`). A threaded record takes the batch path
 (``create_in_tx``), which relinks its thread.
@@ -94,7 +94,7 @@ def admit(store: Neo4jStore, policy: WritePolicy, proposal: MemoryRecord | dict[
     }
 
     def check(tx: ManagedTransaction) -> None:
-        checked = store.run(tx, "write_check", **{**params, "slots": []})[0]
+        checked = store.run(tx, "write/check", **{**params, "slots": []})[0]
         existing = {row["id"]: row for row in checked["existing"]}
         store.check_thread_slots(tx, store.check_existing(
             [record], {record.id: fingerprint}, existing))
@@ -102,7 +102,7 @@ def admit(store: Neo4jStore, policy: WritePolicy, proposal: MemoryRecord | dict[
     if store.needs_write_nodes([record]):
         # A refused proposal must leave nothing behind: check it before creating its scope's
         # nodes (once per store object and scope; the write transaction checks again).
-        store.transaction("write_check", check)
+        store.transaction("write/check", check)
         store.ensure_write_nodes([record])
 
     # This call's own id, stored on the decision it logs with a record: a statement repeated
@@ -113,7 +113,7 @@ def admit(store: Neo4jStore, policy: WritePolicy, proposal: MemoryRecord | dict[
     fast = _decided_without_stored_state(record, policy)
     if fast is not None:
         # The agent loop's write (a new record, no duplicate): one statement, one round trip
-        # and one commit (write_new.cypher). Anything else it finds writes nothing, and the
+        # and one commit (write/new.cypher). Anything else it finds writes nothing, and the
         # two-statement transaction below decides.
         try:
             if write_new(store, {**params, **_store_params(record, fingerprint, fast, by=by,
@@ -124,10 +124,10 @@ def admit(store: Neo4jStore, policy: WritePolicy, proposal: MemoryRecord | dict[
             pass  # a concurrent writer created this id first: decide from what is stored
 
     def work(tx: ManagedTransaction) -> MemoryWriteDecision:
-        checked = store.run(tx, "write_check", **params)[0]
+        checked = store.run(tx, "write/check", **params)[0]
         if checked["locked"] < len(slots):  # lock nodes deleted since ensured
             store.create_slots_in_tx(tx, record)
-            checked = store.run(tx, "write_check", **params)[0]
+            checked = store.run(tx, "write/check", **params)[0]
         existing = {row["id"]: row for row in checked["existing"]}
         if fast is not None and token in (existing.get(record.id) or {}).get("tokens", ()):
             return fast  # stored by write_new above, though its acknowledgement was lost
@@ -152,7 +152,7 @@ def admit(store: Neo4jStore, policy: WritePolicy, proposal: MemoryRecord | dict[
         return decision
 
     def _log(tx: ManagedTransaction, decision: MemoryWriteDecision) -> MemoryWriteDecision:
-        store.run(tx, "write_decision_log", record_id=record.id, tenant=record.tenant,
+        store.run(tx, "write/decision_log", record_id=record.id, tenant=record.tenant,
                   disposition=decision.disposition.value, reason=decision.reason,
                   at=at, by=by)
         return decision

@@ -391,7 +391,7 @@ class GraphmemStore(BaseStore):
                     store.check_record(record)
                 store.create_in_tx(tx, store.prepare_in_tx(tx, records))
                 for record in records:
-                    store.run(tx, "write_decision_log", record_id=record.id, tenant=record.tenant,
+                    store.run(tx, "write/decision_log", record_id=record.id, tenant=record.tenant,
                               disposition="PERSIST", at=now, by=self.actor,
                               reason="LangGraph BaseStore.put: an explicit key-value write, "
                                      "stored without the write policy")

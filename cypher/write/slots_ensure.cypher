@@ -1,5 +1,5 @@
 // Create missing WriteSlot lock nodes inside a write transaction (they were deleted since
-// this client created them with write_nodes_ensure.cypher). $keys: slot keys; $tenant.
+// this client created them with write/nodes_ensure.cypher). $keys: slot keys; $tenant.
 UNWIND $keys AS key
 MERGE (l:WriteSlot {key: key})
   ON CREATE SET l.tenant = $tenant, l.epoch = randomUUID()

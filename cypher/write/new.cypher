@@ -2,9 +2,9 @@
 // round trip and one commit): {{write_probe}}, then, only when {{write_fresh}} finds the
 // proposal can be stored as the client decided, {{record_store}} and {{record_assert}}.
 // Returns the stored id, or no row when nothing was written: the client then runs the
-// two-statement write (write_check.cypher, records/write.cypher), which decides every other
-// case. write_new_batch.cypher runs the same parts for many writes in one statement.
-// $write: a map of the parameters of write_check (without $evidence_ids' rows) and
+// two-statement write (write/check.cypher, records/write.cypher), which decides every other
+// case. write/new_batch.cypher runs the same parts for many writes in one statement.
+// $write: a map of the parameters of write/check (without $evidence_ids' rows) and
 // records/write, in row form, with `now` and `decision.at` as ISO-8601 text (the driver packs a
 // datetime in Python, at about 28 us each: graphmem.db.group_commit.write_new).
 WITH $write AS row, $write.decision AS d
