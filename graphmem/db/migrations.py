@@ -10,7 +10,7 @@ cost one lookup. An interrupted run starts again from the beginning next time.
 
 ``tombstone_times`` (issue 12 item 2): tombstones erased before they kept their times and
 whether they were admitted stopped superseding, so their predecessors came back; the
-migration completes them (``cypher/migration_tombstone_times.cypher``).
+migration completes them (``cypher/migration/tombstone_times.cypher``).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ __all__ = ["migrate"]
 PAGE = 5_000
 
 
-#: Version of the tombstone migration (``cypher/migration_tombstone_times.cypher``).
+#: Version of the tombstone migration (``cypher/migration/tombstone_times.cypher``).
 TOMBSTONE_VERSION = 1
 
 
@@ -41,7 +41,7 @@ def migrate(store: StoreBase) -> int:
 
 
 def _reached(store: StoreBase, migration: str, version: int) -> bool:
-    rows = store.read("migration_version_get", migration=migration)
+    rows = store.read("migration/version_get", migration=migration)
     return bool(rows) and (rows[0]["version"] or 0) >= version
 
 
@@ -49,8 +49,8 @@ def _tombstones(store: StoreBase) -> int:
     """Old tombstones of successors get ``admitted`` and a creation time (see the Cypher)."""
     if _reached(store, "tombstone_times", TOMBSTONE_VERSION):
         return 0
-    updated = int(store.write("migration_tombstone_times")[0]["updated"])
-    store.write("migration_version_set", migration="tombstone_times",
+    updated = int(store.write("migration/tombstone_times")[0]["updated"])
+    store.write("migration/version_set", migration="tombstone_times",
                 version=TOMBSTONE_VERSION, at=store.clock())
     return updated
 
@@ -61,15 +61,15 @@ def _dedup_keys(store: StoreBase) -> int:
         return 0
     changed, after = 0, ""
     while True:
-        page = store.read_values("migration_dedup_page", after=after, limit=PAGE)
+        page = store.read_values("migration/dedup_page", after=after, limit=PAGE)
         if not page:
             break
         updates = [{"id": row["id"], "dedup_key": key} for row in page
                    if (key := content_dedup_key(row["kind"], row["content"]))
                    != row["dedup_key"]]
         if updates:
-            changed += store.write("migration_dedup_set", rows=updates)[0]["updated"]
+            changed += store.write("migration/dedup_set", rows=updates)[0]["updated"]
         after = page[-1]["id"]
-    store.write("migration_version_set", migration="dedup_key", version=DEDUP_VERSION,
+    store.write("migration/version_set", migration="dedup_key", version=DEDUP_VERSION,
                 at=store.clock())
     return changed
