@@ -164,16 +164,16 @@ class RecordWrites(WriteSlots):
             keys = {row["scope_key"] for row in missing}
             self.merge_scopes_in_tx(tx, [r for key, r in scopes.items() if key in keys])
             self.run(tx, "records/create", rows=missing)
-        for name, field in (("edges_supersedes", "supersedes"),
-                            ("edges_derived_from", "derived_from"),
-                            ("edges_evidenced_by", "evidence_ids")):
+        for name, field in (("edges/supersedes", "supersedes"),
+                            ("edges/derived_from", "derived_from"),
+                            ("edges/evidenced_by", "evidence_ids")):
             edges = [{"src": r.id, "dst": dst, "ord": i}
                      for r in records for i, dst in enumerate(getattr(r, field))]
             if edges:
                 self.run(tx, name, edges=edges)
         threads = sorted({(r.tenant, r.thread) for r in records if r.thread is not None})
         if threads:
-            self.run(tx, "edges_next", threads=[{"tenant": t, "thread": th}
+            self.run(tx, "edges/next", threads=[{"tenant": t, "thread": th}
                                                 for t, th in threads])
         groups = [{"id": r.id, "gkey": assertion_group(r.tenant, r.asserts), "tenant": r.tenant,
                    "key": r.asserts} for r in records if r.asserts is not None]
