@@ -31,9 +31,9 @@ def store_stats(store: StoreBase, *, now: datetime, tenant: str | None = None
         NaiveDatetimeError: ``now`` has no timezone.
     """
     at = require_aware(now, "now")
-    records = store.read("stats_records", tenant=tenant, now=at)
-    intentions = store.read("stats_intentions", tenant=tenant)
-    requests = store.read("stats_deletion_requests", tenant=tenant)
+    records = store.read("stats/records", tenant=tenant, now=at)
+    intentions = store.read("stats/intentions", tenant=tenant)
+    requests = store.read("stats/deletion_requests", tenant=tenant)
     by_status = dict.fromkeys(RECORD_STATUSES, 0)
     for row in records:
         by_status[row["status"]] += row["n"]
