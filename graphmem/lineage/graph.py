@@ -57,9 +57,9 @@ FORMATS = ("graphml", "gexf", "json", "dot", "mermaid", "png", "svg", "html")
 self-contained page, :mod:`graphmem.lineage.html`)."""
 
 SNIPPETS: Mapping[str, str] = {
-    "record_lineage": "snippet_record_lineage",
-    "subject_footprint": "snippet_subject_footprint",
-    "deletion_request": "snippet_deletion_request",
+    "record_lineage": "snippet/record_lineage",
+    "subject_footprint": "snippet/subject_footprint",
+    "deletion_request": "snippet/deletion_request",
 }
 """Cypher snippets for Neo4j Browser/Bloom users: purpose -> file name in ``cypher/``."""
 
