@@ -1,7 +1,7 @@
 """Derivation graphs for analysts: lineage as a networkx graph, and its exports.
 
-:func:`build_lineage` walks a record's lineage in Neo4j (``cypher/lineage_up.cypher`` and
-``lineage_down.cypher``: pruning BFS walks over DERIVED_FROM, SUPERSEDES and EVIDENCED_BY)
+:func:`build_lineage` walks a record's lineage in Neo4j (``cypher/lineage/up.cypher`` and
+``lineage/down.cypher``: pruning BFS walks over DERIVED_FROM, SUPERSEDES and EVIDENCED_BY)
 and returns a :class:`networkx.DiGraph` whose edges point the way the graph's do (child ->
 parent, successor -> predecessor, citer -> evidence). :func:`export` writes it as GraphML or
 GEXF (Gephi, yEd), node-link JSON, DOT, Mermaid, a PNG/SVG picture (matplotlib, imported
@@ -145,11 +145,11 @@ def build_lineage(
         raise ValidationError("depth must be >= 0")
     at = require_aware(now, "now") if now is not None else store.clock()
     depths: dict[str, int] = {record_id: 0}
-    for name in (("lineage_up",) if direction == "up" else ("lineage_down",)
-                 if direction == "down" else ("lineage_up", "lineage_down")):
+    for name in (("lineage/up",) if direction == "up" else ("lineage/down",)
+                 if direction == "down" else ("lineage/up", "lineage/down")):
         for row in store.read(name, id=record_id, depth=depth):
             depths[row["id"]] = min(row["depth"], depths.get(row["id"], row["depth"]))
-    rows = store.read("lineage_nodes", ids=sorted(depths), now=at)
+    rows = store.read("lineage/nodes", ids=sorted(depths), now=at)
     if not any(row["props"]["id"] == record_id for row in rows):
         raise RecordNotFoundError(f"no record {record_id!r}", record_ids=[record_id])
     graph = nx.DiGraph(root=record_id, direction=direction, depth=depth)
