@@ -113,7 +113,7 @@ def loop_figures(a: Memory, b: Memory, now: datetime, reps: int, warmup: int
             reads.append((t2 - t1) * 1000)
     out["write"] = summary(writes)
     out["retrieve_after_own_write"] = summary(reads)
-    logged = a.store.read("bench_candidate_set_size", tenant=scope["tenant"])[0]
+    logged = a.store.read("bench/candidate_set_size", tenant=scope["tenant"])[0]
     out["attribution_log"] = {
         "candidate_sets": logged["sets"], "stored_candidate_ids": logged["stored_ids"],
         "listed_candidate_ids": logged["listed_ids"],

@@ -4,7 +4,7 @@ For each size N (10^3, 10^4, 10^5 by default; 10^6 with ``--max 1000000``) the s
 root record and N descendants in layers: layer 1 derives from the root, and every later node
 derives from two random nodes of the layer above, so the DAG is full of diamonds and the number
 of root-to-leaf paths explodes with depth. Records are validated and stored with the store's
-own properties, 5,000 per transaction, through ``cypher/bench_records_bulk.cypher``: loading
+own properties, 5,000 per transaction, through ``cypher/bench/records_bulk.cypher``: loading
 is not what is measured here (issue 6 measures imports).
 
 Measured per size:
@@ -76,7 +76,7 @@ def database(heap: str, pagecache_mb: int) -> Iterator[tuple[ConnectionSettings,
 
 def wipe(memory: Memory) -> None:
     """Empty the database: the benchmark's records in batches first, then the rest."""
-    while memory.store.write("bench_records_wipe", tenant="bench", limit=10_000)[0]["deleted"]:
+    while memory.store.write("bench/records_wipe", tenant="bench", limit=10_000)[0]["deleted"]:
         pass
     while memory.store.write("wipe_batch", limit=20_000)[0]["deleted"]:
         pass
@@ -120,7 +120,7 @@ def load(memory: Memory, layers: list[list[dict[str, Any]]], batch: int = 5000) 
     """Bulk-create the layers in order, ``batch`` records per transaction; returns seconds.
 
     Records are validated (:class:`graphmem.MemoryRecord`) and stored with the store's own
-    properties, but through ``cypher/bench_records_bulk.cypher``, not the write path: the
+    properties, but through ``cypher/bench/records_bulk.cypher``, not the write path: the
     benchmark measures the walk, and issue 6's import benchmark measures writing.
     """
     records = [r for layer in layers for r in layer]
@@ -135,7 +135,7 @@ def load(memory: Memory, layers: list[list[dict[str, Any]]], batch: int = 5000) 
             chunk = records[start:start + batch]
             rows = [dict(record_row(coerce_record(r), False, None), parents=r["derived_from"])
                     for r in chunk]
-            memory.store.write("bench_records_bulk", rows=rows, scope_key=scope_key(scope))
+            memory.store.write("bench/records_bulk", rows=rows, scope_key=scope_key(scope))
             bar.advance(task, len(chunk))
     return time.perf_counter() - started
 

@@ -196,7 +196,7 @@ def test_every_query_that_changes_a_record_bumps_its_scope() -> None:
     # the rule did look at the queries it is about
     assert {"records/create", "records/retract", "records/expire", "records/set_quarantine",
             "records/recompute", "deletion/erase_records", "deletion/redact/records",
-            "bench_records_bulk", "bench_records_wipe"} <= set(checked), checked
+            "bench/records_bulk", "bench/records_wipe"} <= set(checked), checked
 
 
 def test_every_version_bump_stamps_the_record_or_starts_an_epoch() -> None:
