@@ -109,7 +109,7 @@ def test_version_bumps_lock_before_they_read() -> None:
     offenders = []
     for name in sorted(cypher.names()):
         body = cypher.text(name)
-        if name.startswith("bench_") or name == "eval_cleanup" or not _bumps(body, "sv"):
+        if name.startswith("bench/") or name == "eval_cleanup" or not _bumps(body, "sv"):
             continue
         lock = body.find("SET sv.locked = true")
         read = body.find("coalesce(sv.rev, 0) + 1 AS rev")
@@ -161,7 +161,7 @@ def test_every_query_that_changes_a_record_bumps_its_scope() -> None:
     a query that sets, creates or deletes a Record must bump the rev of its ScopeVersion node
     (the record's own), or, a policy write (issue 15), create its record stamped with the
     sequence of a write slot that the transaction locked and bumped (write/check.cypher);
-    candidates reads those slots' versions too. Queries that only add edges (edges_*,
+    candidates reads those slots' versions too. Queries that only add edges (edges/*,
     assertions_link) run in the same transaction as records/create or records/recompute,
     which bump it."""
     clause = re.compile(r"\bSET\b(.*?)(?=\b(?:MATCH|WITH|RETURN|CALL|UNWIND|CREATE|MERGE|WHERE|"

@@ -1,4 +1,4 @@
-// Create record nodes in their scopes. Lineage edges follow in edges_*.cypher, once every
+// Create record nodes in their scopes. Lineage edges follow in edges/*.cypher, once every
 // node of the batch exists, so no query both reads and writes the same label (which would
 // force an Eager plan step).
 // $rows: {props, times: {created_at, valid_from, expires_at} as ISO-8601 strings or null,

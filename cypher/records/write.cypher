@@ -2,7 +2,7 @@
 // transaction: {{record_store}}, {{record_assert}}. No row comes back when the Scope or the slot is missing
 // (nothing is created: the caller creates them and runs this again); `grouped` is false
 // when $gkey names a missing Assertion (the caller links it with assertions_link.cypher).
-// Same effects as records/create, edges_* and write/decision_log.
+// Same effects as records/create, edges/* and write/decision_log.
 {{record_store}}
 {{record_assert}}
 RETURN r.id AS id, a IS NOT NULL AS grouped

@@ -102,7 +102,7 @@ def admit(store: Neo4jStore, policy: WritePolicy, proposal: MemoryRecord | dict[
     if store.needs_write_nodes([record]):
         # A refused proposal must leave nothing behind: check it before creating its scope's
         # nodes (once per store object and scope; the write transaction checks again).
-        store.transaction("write/check", check)
+        store.transaction("write_check", check)
         store.ensure_write_nodes([record])
 
     # This call's own id, stored on the decision it logs with a record: a statement repeated
