@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from graphmem.client import Memory
@@ -116,7 +117,9 @@ def stats_command(
     records = stats["records"]
     statuses = [s for s, n in records["by_status"].items() if n]
     # the title on a line of its own: as the table's title it wraps to the table's width
-    console.print(f"[bold]Records at {stats['at']}: {records['total']}[/bold]", highlight=False)
+    of = f" of tenant {escape(tenant)}" if tenant else ""  # a name is no markup
+    console.print(f"[bold]Records{of} at {stats['at']}: {records['total']}[/bold]",
+                  highlight=False, markup=True)
     table = Table()
     for col in ("tenant", "kind", *(s.lower() for s in statuses)):
         table.add_column(col, justify="left" if col in ("tenant", "kind") else "right")
