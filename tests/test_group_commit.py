@@ -15,7 +15,6 @@ import pytest
 from graphmem.client import Memory
 from graphmem.db import catalogue
 from graphmem.db.group_commit import (
-    MAX_IN_FLIGHT,
     GroupCommit,
     _run,
     _Write,
@@ -56,7 +55,7 @@ def held(group: GroupCommit, waiting: int) -> Iterator[Callable[[], None]]:
     it, then let them go: they are stored as one batch, sent by the thread of the first."""
     with group.lock:
         assert group.in_flight == 0
-        group.in_flight = MAX_IN_FLIGHT
+        group.in_flight = group.max_in_flight
     released = False
 
     def release() -> None:

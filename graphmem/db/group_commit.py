@@ -3,10 +3,11 @@
 Each policy write of a new record (``write/new.cypher``) costs the server a transaction and
 the client a round trip: on a 2-core machine one writer keeps a core busy, so eight writers
 could reach at most about twice one writer's throughput, and reached 1.5-1.9x. Writes that
-arrive while another thread's write is in flight through the same driver and database wait
-for it, and are then stored together, in one statement and one commit
-(``write/new_batch.cypher``), by whichever of them comes first: the classic group commit. A
-writer alone is never delayed: with nothing in flight, its write runs at once, as before.
+arrive while :data:`MAX_IN_FLIGHT` statements of other threads' writes are in flight through
+the same driver and database wait for one of them to end, and are then stored together, in
+one statement and one commit (``write/new_batch.cypher``), by whichever of them came first:
+the classic group commit. A writer alone is never delayed: with nothing in flight, its write
+runs at once, as before.
 
 Each write in a batch is decided exactly as alone: the statement runs write/new's parts for
 each write in turn, each seeing what the ones before it stored, and a write it turns away (a
@@ -45,11 +46,14 @@ __all__ = ["MAX_BATCH", "GroupCommit", "batchable", "group_for", "write_new"]
 
 #: The most writes stored in one batch.
 MAX_BATCH = 64
-#: The most batches in flight at once through one driver and database. One: the writes that
-#: arrive meanwhile form the next batch. Two let the next batch go while one is on the server,
-#: but make batches smaller: 8 writers in one scope reached 1,135 and 872 writes/s against
-#: 1,282 and 1,196 with one (bench.agent_loop, 2026-12-01).
-MAX_IN_FLIGHT = 1
+#: The most batches in flight at once through one driver and database; the writes that
+#: arrive while they are form the next batch. Two: the next batch goes while one is on the
+#: server (smaller batches, about 3 writes at 8 writers, against 4 with one). Measured side
+#: by side in one process, alternating (this machine's speed drifts too much between runs),
+#: 8 writers in one scope with two in flight beat one in 11 of 14 alternations when tuned on
+#: a 2x10^4 store, then in 3 of 5 on 10^5 (``bench.group_commit``, 2026-12-02: median 1.22x);
+#: three beat one in 5 of 8 and 3 of 5, less consistently.
+MAX_IN_FLIGHT = 2
 
 
 @dataclass(eq=False)
@@ -71,6 +75,9 @@ class GroupCommit:
     lock: threading.Lock = field(default_factory=threading.Lock)
     waiting: list[_Write] = field(default_factory=list)
     in_flight: int = 0
+    #: the most batches in flight at once (:data:`MAX_IN_FLIGHT`; ``bench.group_commit``
+    #: compares settings side by side in one process)
+    max_in_flight: int = MAX_IN_FLIGHT
     #: batches of more than one write stored so far, and the writes in them (for tests and
     #: benchmarks)
     batches: int = 0
@@ -91,7 +98,7 @@ class GroupCommit:
         own = _Write(params)
         try:
             with self.lock:
-                if self.in_flight < MAX_IN_FLIGHT:
+                if self.in_flight < self.max_in_flight:
                     self.in_flight += 1
                     own.lead = [own, *self._take(MAX_BATCH - 1)]
                 else:
