@@ -51,21 +51,27 @@ def test_row_form_reads_every_parameter_from_the_row() -> None:
 
 @contextmanager
 def held(group: GroupCommit, waiting: int) -> Iterator[Callable[[], None]]:
-    """Keep ``group`` full (as if a batch were in flight) until ``waiting`` writes wait in
-    it, then let them go: they are stored as one batch, sent by the thread of the first."""
+    """Keep ``group`` full (as if its most batches were in flight) until ``waiting`` writes
+    wait in it, then let them go: they are stored as one batch, sent by the thread of the
+    first (the first pretended batch to end hands them on; the others then end with nothing
+    waiting)."""
     with group.lock:
         assert group.in_flight == 0
-        group.in_flight = group.max_in_flight
+        pretended = group.in_flight = group.max_in_flight
     released = False
 
-    def release() -> None:
+    def end_pretended() -> None:
         nonlocal released
+        released = True
+        for _ in range(pretended):
+            group._hand_off()
+
+    def release() -> None:
         deadline = time.monotonic() + 30
         while True:
             with group.lock:
                 if len(group.waiting) >= waiting:
-                    group._hand_off()  # the pretended batch ends: the waiting writes go
-                    released = True
+                    end_pretended()
                     return
             assert time.monotonic() < deadline, "the writes never queued"
             time.sleep(0.01)
@@ -75,7 +81,7 @@ def held(group: GroupCommit, waiting: int) -> Iterator[Callable[[], None]]:
     finally:
         if not released:
             with group.lock:
-                group._hand_off()
+                end_pretended()
 
 
 class Threads:
