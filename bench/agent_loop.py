@@ -294,25 +294,37 @@ def table(result: dict[str, Any]) -> Table:
     return t
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def store_parser(description: str, results: Path) -> argparse.ArgumentParser:
+    """The options of a benchmark over one throwaway server and a generated store:
+    ``--total``, ``--visible``, ``--seed``, ``--heap``, ``--pagecache-mb``, ``--out``."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--total", type=int, default=100_000)
     parser.add_argument("--visible", type=int, default=9_000)
     parser.add_argument("--seed", type=int, default=6)
+    parser.add_argument("--heap", default="2g")
+    parser.add_argument("--pagecache-mb", type=int, default=1024)
+    parser.add_argument("--out", type=Path, default=results)
+    return parser
+
+
+def run_and_save(args: argparse.Namespace,
+                 run: Callable[[argparse.Namespace, Console], dict[str, Any]],
+                 table: Callable[[dict[str, Any]], Table]) -> None:
+    """Run a benchmark (progress on stderr), print its table, write its JSON to ``--out``."""
+    result = run(args, Console(stderr=True))
+    Console().print(table(result))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = store_parser(__doc__.splitlines()[0], RESULTS)
     parser.add_argument("--reps", type=int, default=60)
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--per-writer", type=int, default=200,
                         help="writes per writer when 8 write (the same total for 1 and 4)")
     parser.add_argument("--writer-rounds", type=int, default=3)
-    parser.add_argument("--heap", default="2g")
-    parser.add_argument("--pagecache-mb", type=int, default=1024)
-    parser.add_argument("--out", type=Path, default=RESULTS)
-    args = parser.parse_args(argv)
-    console = Console(stderr=True)
-    result = run(args, console)
-    Console().print(table(result))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    run_and_save(parser.parse_args(argv), run, table)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,6 @@ Results go to ``bench/results/group_commit.json`` and a table on the console::
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -29,7 +28,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from bench.agent_loop import writers_figure
+from bench.agent_loop import run_and_save, store_parser, writers_figure
 from bench.generate import StoreSpec
 from bench.scale import load, machine
 from graphmem import Memory
@@ -118,22 +117,11 @@ def table(result: dict[str, Any]) -> Table:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--total", type=int, default=100_000)
-    parser.add_argument("--visible", type=int, default=9_000)
-    parser.add_argument("--seed", type=int, default=6)
+    parser = store_parser(__doc__.splitlines()[0], RESULTS)
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--in-flight", type=int, nargs="+", default=[1, 2, 3])
-    parser.add_argument("--heap", default="2g")
-    parser.add_argument("--pagecache-mb", type=int, default=1024)
-    parser.add_argument("--out", type=Path, default=RESULTS)
-    args = parser.parse_args(argv)
-    console = Console(stderr=True)
-    result = run(args, console)
-    Console().print(table(result))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    run_and_save(parser.parse_args(argv), run, table)
 
 
 if __name__ == "__main__":
