@@ -126,6 +126,7 @@ def test_a_batch_decides_each_write_as_alone(memory: Memory) -> None:
         release()
         decisions = started.join()
     assert group.batches == batches0 + 1  # all ten in one batch
+    assert group.in_flight == 0 and group.waiting == []  # nothing left counted in flight
     outcome = {(p["id"], d.disposition) for p, d in zip(proposals, decisions, strict=True)}
     persisted = [d.record_id for d in decisions if d.disposition is WriteDisposition.PERSIST]
     assert sorted(persisted) == sorted([f"new-{i}" for i in range(6)] + ["twin"])
