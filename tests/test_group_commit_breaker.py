@@ -26,7 +26,7 @@ from graphmem.models import Principal
 from graphmem.write.policy import WriteDisposition
 from tests.conftest import Neo4jUnderTest
 from tests.test_crash import JOIN_S, CrashableServer, query, wait_until
-from tests.test_group_commit import Threads
+from tests.test_group_commit import Threads, held
 from tests.test_writers import ACME, SCOPE
 from tests.test_writers import rec as busy
 
@@ -307,8 +307,6 @@ def test_a_second_batch_is_stored_while_the_first_is_in_flight(
     other two wait behind it and go as the second batch, which is stored while the first is
     still held. With one batch in flight (as before) the three would wait behind the held
     batch, and the test would fail after 30 s. Every write is stored, once."""
-    from tests.test_group_commit import held
-
     memory.write(busy("seed"), now=T0)  # the scope's nodes
     group = group_for(memory.store)
     assert group.max_in_flight == 2
