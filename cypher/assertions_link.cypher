@@ -8,7 +8,9 @@
 // (issue 15; graphmem.db.slots creates groups ahead of the write). $rows: {id, gkey, tenant, key}.
 UNWIND $rows AS row
 MATCH (r:Record {id: row.id})
+USING INDEX SEEK r:Record(id)
 OPTIONAL MATCH (found:Assertion {gkey: row.gkey})
+USING INDEX SEEK found:Assertion(gkey)
 CALL (row, found) {
   WITH row, found WHERE found IS NULL
   MERGE (a:Assertion {gkey: row.gkey})

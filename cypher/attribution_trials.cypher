@@ -4,8 +4,11 @@
 // retrieval_log), and the exposures and uses of that retrieval that name the record.
 UNWIND $targets AS t
 OPTIONAL MATCH (r:Record {id: t.record_id})
+USING INDEX SEEK r:Record(id)
 OPTIONAL MATCH (q:Retrieval {id: t.retrieval_id})
+USING INDEX SEEK q:Retrieval(id)
 OPTIONAL MATCH (cs:CandidateSet {digest: q.candidate_digest})
+USING INDEX SEEK cs:CandidateSet(digest)
 RETURN t.task_id AS task_id, t.record_id AS record_id, r IS NOT NULL AS record_exists,
   COLLECT { MATCH (w:WriteDecision {record_id: t.record_id}) RETURN w.disposition }
     AS dispositions,

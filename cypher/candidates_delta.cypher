@@ -13,8 +13,10 @@
 // scope vanished, and reuses its answer when no version moved (then no record is read: this
 // query is also the cached answer's version check, one round trip either way).
 MATCH (s:Scope {tenant: $tenant})
+USING INDEX SEEK s:Scope(tenant)
 WHERE $tenant IN $tenants AND all(p IN s.pairs WHERE p IN $pairs)
 OPTIONAL MATCH (sv:ScopeVersion {key: s.key})
+USING INDEX SEEK sv:ScopeVersion(key)
 {{write_slot_versions}}
 WITH s, [s.key, coalesce(sv.epoch, s.epoch, ''), coalesce(sv.rev, s.rev, 0), wslots] AS version
 WITH collect(s) AS scopes, collect(version) AS versions,

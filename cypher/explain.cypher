@@ -3,6 +3,7 @@
 // Successors count as in candidates.cypher (rule 4). not_yet: why NOT_YET_VALID applies
 // ('created': created after $now; 'valid_from': valid_from in the future; both can hold).
 MATCH (r:Record {id: $id})-[:IN_SCOPE]->(s:Scope)
+USING INDEX SEEK r:Record(id)
 WITH r, s,
   [(r)<-[:SUPERSEDES]-(succ:Record)-[:IN_SCOPE]->(ss:Scope {tenant: $tenant})
      WHERE all(p IN ss.pairs WHERE p IN $pairs)

@@ -9,6 +9,7 @@
 // stored already; `incomplete` says the set cannot be read back: stored neither whole nor as a
 // delta of a readable base (the client then runs candidate_set_fill in the same transaction).
 OPTIONAL MATCH (base:CandidateSet {digest: $base_digest})
+USING INDEX SEEK base:CandidateSet(digest)
   WHERE base.tenant = $tenant AND size(coalesce(base.base_digests, [])) < $max_depth
     AND (base.ids IS NOT NULL OR base.base_digests IS NOT NULL)
 MERGE (cs:CandidateSet {digest: $candidate_digest})
@@ -28,6 +29,7 @@ WITH q, cs
 CALL (q) {
   UNWIND $selected AS s
   MATCH (r:Record {id: s.id})
+  USING INDEX SEEK r:Record(id)
   CREATE (q)-[:SELECTED {score: s.score, reason: s.reason, rank: s.rank}]->(r)
 }
 // Readable: following each set's own base from cs along `base_digests` reaches a set stored

@@ -1,5 +1,6 @@
 // A declared lifecycle transition with who, why and when (SPEC section 6).
 MATCH (r:Record {id: $record_id})
+USING INDEX SEEK r:Record(id)
 CREATE (t:Transition {record_id: $record_id, kind: $kind, by: $by, reason: $reason, at: $at})
 CREATE (t)-[:ON]->(r)
 RETURN count(t) AS logged

@@ -3,6 +3,7 @@
 // (created_at, valid_from, expires_at as ISO-8601 strings or null), parents}; every parent
 // must exist already or come earlier in $rows; $scope_key names an existing Scope node (scopes_merge).
 MATCH (s:Scope {key: $scope_key})
+USING INDEX SEEK s:Scope(key)
 MERGE (sv:ScopeVersion {key: s.key})
   ON CREATE SET sv.epoch = randomUUID(), sv.tenant = s.tenant
 SET sv.rev = coalesce(sv.rev, 0) + 1
@@ -16,6 +17,7 @@ WITH r, row
 CALL (r, row) {
   UNWIND range(0, size(row.parents) - 1) AS i
   MATCH (parent:Record {id: row.parents[i]})
+  USING INDEX SEEK parent:Record(id)
   CREATE (r)-[:DERIVED_FROM {ord: i}]->(parent)
 }
 RETURN count(r) AS created

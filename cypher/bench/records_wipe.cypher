@@ -3,6 +3,7 @@
 // node from a million records; wipe_batch.cypher removes what is left.
 CALL () {
   MATCH (s:Scope {tenant: $tenant})
+  USING INDEX SEEK s:Scope(tenant)
   MERGE (sv:ScopeVersion {key: s.key})
     ON CREATE SET sv.epoch = randomUUID(), sv.tenant = s.tenant
   SET sv.rev = coalesce(sv.rev, 0) + 1, sv.epoch = randomUUID()  // records vanish: no delta

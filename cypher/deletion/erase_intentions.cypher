@@ -1,8 +1,10 @@
 // Cancel and erase DELETE intentions: the action text and cue value go, a tombstone stays
 // (status 'cancelled', erased, erasure time, request id, reason). Idempotent like records.
 MATCH (req:DeletionRequest {id: $request_id})
+USING INDEX SEEK req:DeletionRequest(id)
 UNWIND $rows AS row
 MATCH (i:Intention {id: row.id})
+USING INDEX SEEK i:Intention(id)
 WHERE NOT EXISTS { (req)-[:DISPOSED]->(i) }
 WITH req, i, row.root AS root, coalesce(i.erased, false) AS was_erased
 CALL (i, was_erased) {

@@ -6,8 +6,10 @@
 // request already disposed of are skipped, and a record erased by an earlier request keeps its
 // first tombstone (changed = false): re-applying changes nothing. $rows: {id, root}.
 MATCH (req:DeletionRequest {id: $request_id})
+USING INDEX SEEK req:DeletionRequest(id)
 UNWIND $rows AS row
 MATCH (r:Record {id: row.id})
+USING INDEX SEEK r:Record(id)
 WHERE NOT EXISTS { (req)-[:DISPOSED]->(r) }
 WITH req, r, row.root AS root, coalesce(r.erased, false) AS was_erased
 CALL (r, was_erased) {

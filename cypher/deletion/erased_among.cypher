@@ -2,5 +2,6 @@
 // one row with a list.
 UNWIND $ids AS id
 MATCH (r:Record {id: id})
+USING INDEX SEEK r:Record(id)
 WHERE coalesce(r.erased, false)
 RETURN collect(r.id) AS erased

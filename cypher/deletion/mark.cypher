@@ -4,9 +4,12 @@
 // $rows: {id, disposition}. Nodes this request already disposed of are skipped; tombstones
 // of earlier requests get the edge but no flag.
 MATCH (req:DeletionRequest {id: $request_id})
+USING INDEX SEEK req:DeletionRequest(id)
 UNWIND $rows AS row
 OPTIONAL MATCH (r:Record {id: row.id})
+USING INDEX SEEK r:Record(id)
 OPTIONAL MATCH (i:Intention {id: row.id})
+USING INDEX SEEK i:Intention(id)
 WITH req, row, coalesce(r, i) AS n
 WHERE n IS NOT NULL AND NOT EXISTS { (req)-[:DISPOSED]->(n) }
 WITH req, n, row, coalesce(n.erased, false) AS tombstone

@@ -4,6 +4,7 @@
 // must stay ineligible until it is recomputed; an erased intention must be cancelled.
 // QUARANTINE records promoted since are reported, not failed (an explicit review may do that).
 MATCH (req:DeletionRequest {id: $id})
+USING INDEX SEEK req:DeletionRequest(id)
 OPTIONAL MATCH (req)-[x:DISPOSED]->(n)
 WITH req, x, n
 RETURN req {.*} AS request,

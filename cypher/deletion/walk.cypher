@@ -1,5 +1,5 @@
 // Every descendant of the deletion roots over DERIVED_FROM (SPEC section 7), in one walk.
-// Each root is found through the record_id uniqueness constraint (USING INDEX), and the
+// Each root is found through the record_id uniqueness constraint (USING INDEX SEEK), and the
 // expansion sits under a distinct horizon (min(length(p)) grouped by d) with no relationship
 // used downstream, so Neo4j plans VarLengthExpand(Pruning,BFS): every node is visited once
 // per root, linear in the number of descendants even through chained diamonds.
@@ -15,7 +15,7 @@
 // The caller keeps the citations and selections of the records it decides to delete.
 UNWIND $roots AS root_id
 MATCH (root:Record {id: root_id})
-USING INDEX root:Record(id)
+USING INDEX SEEK root:Record(id)
 MATCH p = (root)<-[:DERIVED_FROM*]-(d:Record)
 WITH d, min(length(p)) AS depth
 WITH collect(d) AS ds, collect(d.id) AS ids, collect(d.kind) AS kinds,
@@ -34,6 +34,7 @@ CALL (ds) {
 CALL (ds) {
   UNWIND $roots AS root_id
   MATCH (x:Record {id: root_id})
+  USING INDEX SEEK x:Record(id)
   WITH collect(x) AS root_nodes
   UNWIND ds + root_nodes AS x
   MATCH (x)<-[r:EVIDENCED_BY|SELECTED]-(c)

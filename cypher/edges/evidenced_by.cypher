@@ -1,6 +1,8 @@
 // record -[:EVIDENCED_BY]-> evidence, for a batch of new records.
 UNWIND $edges AS e
 MATCH (c:Record {id: e.src})
+USING INDEX SEEK c:Record(id)
 MATCH (p:Record {id: e.dst})
+USING INDEX SEEK p:Record(id)
 CREATE (c)-[:EVIDENCED_BY]->(p)
 RETURN count(*) AS created

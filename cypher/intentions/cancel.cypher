@@ -1,6 +1,7 @@
 // Cancel a locked intention if it is still pending. Run after intentions/lock in the same
 // transaction; the transition keeps who, why and when.
 MATCH (i:Intention {id: $id})
+USING INDEX SEEK i:Intention(id)
 REMOVE i._lock
 WITH i, i.status AS before
 CALL (i, before) {

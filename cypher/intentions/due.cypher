@@ -5,6 +5,7 @@
 // $cues: [{kind, value}]; other parameters as in candidates.cypher.
 UNWIND $cues AS cue
 MATCH (i:Intention {tenant: $tenant, trigger_kind: cue.kind, trigger_value: cue.value})
+USING INDEX SEEK i:Intention(tenant, trigger_kind, trigger_value)
 WHERE $tenant IN $tenants
   AND i.status = 'pending' AND NOT coalesce(i.erased, false)
   AND i.sensitivity_rank <= $clearance

@@ -1,3 +1,4 @@
 // Whether an intention id is taken, with the fingerprint of what was written (SPEC section 8).
 MATCH (i:Intention {id: $id})
+USING INDEX SEEK i:Intention(id)
 RETURN i.id AS id, i.fingerprint AS fingerprint

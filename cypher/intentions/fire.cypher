@@ -2,6 +2,7 @@
 // intentions/lock in the same transaction. `ours` is true when this call's $token already fired
 // it: a driver retry after an unacknowledged commit still reports the one success.
 MATCH (i:Intention {id: $id})
+USING INDEX SEEK i:Intention(id)
 REMOVE i._lock
 WITH i, i.status AS before, coalesce(i.erased, false) AS erased,
      i.expires_at IS NOT NULL AND $at >= i.expires_at AS expired,

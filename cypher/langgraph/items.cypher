@@ -11,6 +11,7 @@
 // $tenants: the principal's tenants; $clearance: sensitivity rank; $now: UTC datetime.
 UNWIND $search_tenants AS tenant
 MATCH (s:Scope {tenant: tenant})
+USING INDEX SEEK s:Scope(tenant)
 WHERE tenant IN $tenants AND all(p IN $pairs WHERE p IN s.pairs)
 MATCH (s)<-[:IN_SCOPE]-(r:Record)
 WHERE r.sensitivity_rank <= $clearance

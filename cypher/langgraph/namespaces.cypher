@@ -3,6 +3,7 @@
 // that still hold rows. Same parameters and record conditions as langgraph/items.cypher.
 UNWIND $search_tenants AS tenant
 MATCH (s:Scope {tenant: tenant})
+USING INDEX SEEK s:Scope(tenant)
 WHERE tenant IN $tenants AND all(p IN $pairs WHERE p IN s.pairs)
   AND EXISTS {
     MATCH (s)<-[:IN_SCOPE]-(r:Record)

@@ -3,6 +3,7 @@
 // their outgoing lineage edges.
 UNWIND $ids AS id
 MATCH (r:Record {id: id})
+USING INDEX SEEK r:Record(id)
 RETURN r {.id, .kind, .authority, .created_at, .scope_json, .tenant, .sensitivity, .source,
           .content, .valid_from, .expires_at, .retracted, .quarantined, .pending_recompute,
           .erased, .erased_at, .erased_by_request} AS props,

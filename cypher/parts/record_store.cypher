@@ -18,13 +18,16 @@
 // reason of the "superseded" transition logged, in the same transaction, on each record of
 // $supersedes when the record persists (a quarantined one supersedes nothing: SPEC 4).
 MATCH (s:Scope {key: $row.scope_key})
+USING INDEX SEEK s:Scope(key)
 MATCH (l:WriteSlot {key: $slot})
+USING INDEX SEEK l:WriteSlot(key)
 SET l.locked = true
 WITH s, l, coalesce(l.seq, 0) + 1 AS wseq
 SET l.seq = wseq
 REMOVE l.locked
 WITH s, wseq
 OPTIONAL MATCH (a:Assertion {gkey: $gkey})
+USING INDEX SEEK a:Assertion(gkey)
 CREATE (r:Record)-[:IN_SCOPE]->(s)
 SET r = $row.props, r.created_at = datetime($row.times.created_at),
     r.valid_from = datetime($row.times.valid_from), r.expires_at = datetime($row.times.expires_at),
@@ -37,6 +40,7 @@ WITH a, r
 CALL (r) {
   UNWIND $supersedes AS id
   MATCH (p:Record {id: id})
+  USING INDEX SEEK p:Record(id)
   CREATE (r)-[:SUPERSEDES]->(p)
   WITH p WHERE $decision.disposition = 'PERSIST'
   CREATE (:Transition {record_id: p.id, kind: 'superseded', by: $decision.by,
@@ -45,10 +49,12 @@ CALL (r) {
 CALL (r) {
   UNWIND range(0, size($derived_from) - 1) AS i
   MATCH (p:Record {id: $derived_from[i]})
+  USING INDEX SEEK p:Record(id)
   CREATE (r)-[:DERIVED_FROM {ord: i}]->(p)
 }
 CALL (r) {
   UNWIND $evidence_ids AS id
   MATCH (p:Record {id: id})
+  USING INDEX SEEK p:Record(id)
   CREATE (r)-[:EVIDENCED_BY]->(p)
 }

@@ -19,6 +19,7 @@
 CALL () {
   UNWIND $slots AS key
   MATCH (l:WriteSlot {key: key})
+  USING INDEX SEEK l:WriteSlot(key)
   SET l.locked = true
   REMOVE l.locked
   RETURN count(l) AS locked
@@ -26,6 +27,7 @@ CALL () {
 CALL () {
   UNWIND $ids AS id
   MATCH (r:Record {id: id})
+  USING INDEX SEEK r:Record(id)
   RETURN collect({id: r.id, fingerprint: r.fingerprint, erased: r.erased,
                   tokens: [(r)<-[:DECIDED]-(d:WriteDecision) | d.token]}) AS existing
 }

@@ -8,5 +8,6 @@
 CALL (s) {
   UNWIND range(0, $slots - 1) AS i
   OPTIONAL MATCH (l:WriteSlot {key: s.key + '#' + toString(i)})
+  USING INDEX SEEK l:WriteSlot(key)
   RETURN collect([i, coalesce(l.epoch, ''), coalesce(l.seq, 0)]) AS wslots
 }

@@ -9,7 +9,9 @@
 // caller creates them (scopes_merge.cypher) and runs it again (RecordWrites.create_in_tx).
 UNWIND $rows AS row
 MATCH (s:Scope {key: row.scope_key})
+USING INDEX SEEK s:Scope(key)
 MATCH (sv:ScopeVersion {key: s.key})
+USING INDEX SEEK sv:ScopeVersion(key)
 CREATE (r:Record)-[:IN_SCOPE]->(s)
 SET r = row.props, r.created_at = datetime(row.times.created_at),
     r.valid_from = datetime(row.times.valid_from), r.expires_at = datetime(row.times.expires_at)

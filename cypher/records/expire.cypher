@@ -1,5 +1,6 @@
 // Declared expiry: the record stops being active at $at.
 MATCH (r:Record {id: $id})
+USING INDEX SEEK r:Record(id)
 WHERE NOT r.erased
 SET r.expires_at = $at, r.rev = coalesce(r.rev, 0) + 1
 WITH r

@@ -2,6 +2,7 @@
 // lineage (DERIVED_FROM and EVIDENCED_BY edges replaced by $derived_from / $evidence_ids) and
 // no legacy CONFLICTS_WITH edges (its ASSERTS group keeps its key). Only a record pending recompute is changed.
 MATCH (r:Record {id: $id})
+USING INDEX SEEK r:Record(id)
 WHERE coalesce(r.pending_recompute, false) AND NOT coalesce(r.erased, false)
 SET r.content = $content, r.asserted_value = $asserted_value,
     r.provenance_json = $provenance_json, r.source = $source,
@@ -18,11 +19,13 @@ CALL (r) {
 CALL (r) {
   UNWIND range(0, size($derived_from) - 1) AS i
   MATCH (parent:Record {id: $derived_from[i]})
+  USING INDEX SEEK parent:Record(id)
   CREATE (r)-[:DERIVED_FROM {ord: i}]->(parent)
 }
 CALL (r) {
   UNWIND $evidence_ids AS ev_id
   MATCH (ev:Record {id: ev_id})
+  USING INDEX SEEK ev:Record(id)
   CREATE (r)-[:EVIDENCED_BY]->(ev)
 }
 WITH r

@@ -2,4 +2,5 @@
 // $slots: [{tenant, thread, position}].
 UNWIND $slots AS slot
 MATCH (r:Record {tenant: slot.tenant, thread: slot.thread, position: slot.position})
+USING INDEX SEEK r:Record(tenant, thread, position)
 RETURN r.id AS id, slot.thread AS thread, slot.position AS position

@@ -3,6 +3,7 @@
 // One row per disposition with how many nodes got it and how many the apply changed, beside
 // the request's state, who asked, why, and when it started and finished.
 MATCH (req:DeletionRequest {id: $request_id})
+USING INDEX SEEK req:DeletionRequest(id)
 OPTIONAL MATCH (req)-[x:DISPOSED]->(n)
 WITH req, x.disposition AS disposition, count(n) AS nodes,
   sum(CASE WHEN x.changed THEN 1 ELSE 0 END) AS changed

@@ -4,6 +4,7 @@
 // (successor -> predecessor) and EVIDENCED_BY (citer -> evidence), each once, and the edges
 // between them. Erased records appear as content-free tombstones (erased = true).
 MATCH (r:Record {id: $id})
+USING INDEX SEEK r:Record(id)
 CALL (r) {
   MATCH (r)-[:DERIVED_FROM|SUPERSEDES|EVIDENCED_BY*]->(n:Record)
   RETURN DISTINCT n

@@ -6,6 +6,7 @@
 // Lists every record and intention in the subject's scope, then every record derived from
 // them, with its minimum depth, kind and state.
 MATCH (s:Scope {tenant: $tenant})
+USING INDEX SEEK s:Scope(tenant)
 WHERE all(p IN $subject_pairs WHERE p IN s.pairs)
 MATCH (s)<-[:IN_SCOPE]-(root)
 WHERE root:Record OR root:Intention

@@ -5,6 +5,7 @@
 CALL () {
   UNWIND $evidence_ids AS id
   MATCH (r:Record {id: id})
+  USING INDEX SEEK r:Record(id)
   RETURN collect(r {.*}) AS evidence
 }
 RETURN locked, existing, duplicates, evidence

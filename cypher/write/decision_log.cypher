@@ -6,5 +6,6 @@ CREATE (w:WriteDecision {
 })
 WITH w
 OPTIONAL MATCH (r:Record {id: $record_id})
+USING INDEX SEEK r:Record(id)
 FOREACH (_ IN CASE WHEN r IS NULL THEN [] ELSE [1] END | CREATE (w)-[:DECIDED]->(r))
 RETURN count(w) AS logged

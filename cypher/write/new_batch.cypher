@@ -13,6 +13,7 @@
 CALL () {
   UNWIND $slots AS key
   MATCH (l:WriteSlot {key: key})
+  USING INDEX SEEK l:WriteSlot(key)
   SET l.locked = true
   REMOVE l.locked
 }

@@ -2,8 +2,10 @@
 // client (content, asserted value, provenance, metadata) and the fingerprints of the result.
 // Only records this request has not disposed of yet are touched.
 MATCH (req:DeletionRequest {id: $request_id})
+USING INDEX SEEK req:DeletionRequest(id)
 UNWIND $rows AS row
 MATCH (r:Record {id: row.id})
+USING INDEX SEEK r:Record(id)
 WHERE NOT EXISTS { (req)-[:DISPOSED]->(r) } AND NOT coalesce(r.erased, false)
 SET r.content = row.content, r.asserted_value = row.asserted_value,
     r.provenance_json = row.provenance_json, r.source = row.source,

@@ -4,6 +4,7 @@
 // whether the apply changed it (false when an earlier request or run had already done so)
 // and whether it was a root of the request. Ordered by id.
 MATCH (req:DeletionRequest {id: $id})-[x:DISPOSED]->(n)
+USING INDEX SEEK req:DeletionRequest(id)
 WITH n, x
 ORDER BY n.id
 RETURN collect(n.id) AS ids,

@@ -1,6 +1,7 @@
 // Close a deletion request once every batch is in: state 'applied', finish time, and how many
 // nodes it disposed of (one DISPOSED edge each).
 MATCH (req:DeletionRequest {id: $id})
+USING INDEX SEEK req:DeletionRequest(id)
 SET req.state = 'applied', req.finished_at = $at,
     req.disposed_count = COUNT { (req)-[:DISPOSED]->() }
 RETURN req.disposed_count AS disposed
