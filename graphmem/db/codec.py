@@ -165,10 +165,11 @@ def record_fingerprint(record: MemoryRecord) -> str:
 
 
 def record_props(record: MemoryRecord, *, quarantined: bool = False,
-                 fingerprint: str | None = None) -> dict[str, Any]:
+                 fingerprint: str | None = None, dedup: str | None = None) -> dict[str, Any]:
     """Flat Neo4j properties of a record (maps are stored as JSON strings).
 
-    ``fingerprint``: the record's :func:`record_fingerprint`, when the caller has it already.
+    ``fingerprint``, ``dedup``: the record's :func:`record_fingerprint` and
+    :func:`dedup_key`, when the caller has them already.
     """
     return {
         "id": record.id,
@@ -195,7 +196,7 @@ def record_props(record: MemoryRecord, *, quarantined: bool = False,
         "thread": record.thread,
         "position": record.position,
         "fingerprint": fingerprint or record_fingerprint(record),
-        "dedup_key": dedup_key(record),
+        "dedup_key": dedup or dedup_key(record),
         "quarantined": quarantined,
         "pending_recompute": False,
         "erased": False,
@@ -276,9 +277,10 @@ def summarize(exc: pydantic.ValidationError) -> str:
 
 
 
-def record_row(record: MemoryRecord, quarantined: bool, fingerprint: str | None
-                ) -> dict[str, Any]:
-    """One ``records/create`` row; datetimes as ISO-8601 strings (see create_in_tx)."""
-    props = record_props(record, quarantined=quarantined, fingerprint=fingerprint)
+def record_row(record: MemoryRecord, quarantined: bool, fingerprint: str | None,
+               dedup: str | None = None) -> dict[str, Any]:
+    """One ``records/create`` row; datetimes as ISO-8601 strings (see create_in_tx).
+    ``dedup``: the record's :func:`dedup_key`, when the caller has it already."""
+    props = record_props(record, quarantined=quarantined, fingerprint=fingerprint, dedup=dedup)
     times = {k: None if props[k] is None else props.pop(k).isoformat() for k in TIME_PROPS}
     return {"props": props, "times": times, "scope_key": scope_key(record.scope)}

@@ -65,19 +65,21 @@ def _slot(key: str, text: str) -> str:
     return f"{key}#{_index(text)}"
 
 
-def stamp_slot(record: MemoryRecord) -> tuple[str, int]:
+def stamp_slot(record: MemoryRecord, dedup: str | None = None) -> tuple[str, int]:
     """The key and index (0 to :data:`SLOTS` - 1) of the slot whose sequence stamps a policy
     write of ``record`` (its dedup slot, one of :func:`slot_keys`): ``records/write.cypher``
-    sets ``r.wslot`` to the index and ``r.wseq`` to the slot's sequence."""
-    index = _index(dedup_key(record))
+    sets ``r.wslot`` to the index and ``r.wseq`` to the slot's sequence. ``dedup``: the
+    record's :func:`dedup_key`, when the caller has it already."""
+    index = _index(dedup or dedup_key(record))
     return f"{scope_key(record.scope)}#{index}", index
 
 
-def slot_keys(record: MemoryRecord) -> list[str]:
+def slot_keys(record: MemoryRecord, dedup: str | None = None) -> list[str]:
     """The sorted WriteSlot keys a policy write of ``record`` locks: the bucket of its
-    dedup key in its scope, and of its thread (thread positions are checked then taken)."""
+    dedup key in its scope, and of its thread (thread positions are checked then taken).
+    ``dedup``: the record's :func:`dedup_key`, when the caller has it already."""
     key = scope_key(record.scope)
-    keys = {_slot(key, dedup_key(record))}
+    keys = {_slot(key, dedup or dedup_key(record))}
     if record.thread is not None:
         keys.add(_slot(key, f"thread\x1f{record.tenant}\x1f{record.thread}"))
     return sorted(keys)

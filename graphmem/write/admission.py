@@ -86,10 +86,11 @@ def admit(store: Neo4jStore, policy: WritePolicy, proposal: MemoryRecord | dict[
     record = coerce_record(proposal)
     store.check_record(record)
     fingerprint = record_fingerprint(record)
-    slots = slot_keys(record)
+    dedup = dedup_key(record)  # the content's normalisation, once per write (not four times)
+    slots = slot_keys(record, dedup)
     params: dict[str, Any] = {
         "slots": slots, "ids": sorted({record.id} | batch_refs([record])),
-        "scope_key": scope_key(record.scope), "dedup_key": dedup_key(record), "now": at,
+        "scope_key": scope_key(record.scope), "dedup_key": dedup, "now": at,
         "evidence_ids": list(record.evidence_ids),
     }
 
@@ -118,7 +119,8 @@ def admit(store: Neo4jStore, policy: WritePolicy, proposal: MemoryRecord | dict[
         try:
             if write_new(store, {**params, **_store_params(record, fingerprint, fast, by=by,
                                                            at=at, token=token,
-                                                           superseded=superseded)}):
+                                                           superseded=superseded,
+                                                           dedup=dedup)}):
                 return fast
         except ConstraintViolationError:
             pass  # a concurrent writer created this id first: decide from what is stored
@@ -159,7 +161,7 @@ def admit(store: Neo4jStore, policy: WritePolicy, proposal: MemoryRecord | dict[
 
     def _store(tx: ManagedTransaction, decision: MemoryWriteDecision) -> None:
         write = _store_params(record, fingerprint, decision, by=by, at=at, token=token,
-                              superseded=superseded)
+                              superseded=superseded, dedup=dedup)
         gkey = write["gkey"]
         rows = store.run(tx, "records/write", **write)
         if not rows:  # its Scope was deleted since ensured: nothing written
@@ -194,13 +196,15 @@ def _decided_without_stored_state(record: MemoryRecord, policy: WritePolicy
 
 
 def _store_params(record: MemoryRecord, fingerprint: str, decision: MemoryWriteDecision, *,
-                  by: str, at: datetime, token: str, superseded: str) -> dict[str, Any]:
+                  by: str, at: datetime, token: str, superseded: str, dedup: str
+                  ) -> dict[str, Any]:
     """The parameters of ``cypher/parts/record_store.cypher`` for storing ``record`` with
     ``decision`` (PERSIST, or QUARANTINE: stored, never eligible) by the call ``token``;
-    ``superseded``: the reason of the transition logged on each record it supersedes."""
-    slot, slot_index = stamp_slot(record)
+    ``superseded``: the reason of the transition logged on each record it supersedes;
+    ``fingerprint`` and ``dedup``: the record's fingerprint and dedup key."""
+    slot, slot_index = stamp_slot(record, dedup)
     quarantined = decision.disposition is WriteDisposition.QUARANTINE
-    return {"row": record_row(record, quarantined, fingerprint), "slot": slot,
+    return {"row": record_row(record, quarantined, fingerprint, dedup), "slot": slot,
             "slot_index": slot_index, "supersedes": list(record.supersedes),
             "derived_from": list(record.derived_from),
             "evidence_ids": list(record.evidence_ids),
