@@ -21,7 +21,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -321,6 +320,6 @@ def test_every_lookup_by_an_indexed_key_says_seek() -> None:
             # its pattern
             if hint not in line and not (following and (following[0].strip() == hint or (
                     following[1] != var and f"({following[1]}:" in line))):
-                missing.append(f"{Path(path).relative_to(catalogue.cypher_dir())}:{i + 1}: "
+                missing.append(f"{path.relative_to(catalogue.cypher_dir())}:{i + 1}: "
                                f"{line.strip()}")
     assert missing == []
