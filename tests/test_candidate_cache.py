@@ -286,17 +286,17 @@ def test_a_delta_row_read_across_a_change_falls_back_to_a_full_read(memory: Memo
     memory.store.candidates(READER, scope, at)
     memory.put(MemoryRecord(id="d1", kind=MemoryKind.SEMANTIC, content="note 1", created_at=T0,
                             scope=scope))
-    read_values = memory.store.read_values
+    read_once = memory.store.read_once
 
     def skewed(name: str, **params: Any) -> list[dict[str, Any]]:
-        rows = read_values(name, **params)
+        rows = read_once(name, **params)
         if name == "candidates_delta":
             for d in rows[0]["decided"]:
                 if d[4] is not None:  # properties of a later version than the decision
                     d[4] = {**d[4], "rev": int(d[3]) + 1, "retracted": True}
         return rows
 
-    memory.store.read_values = skewed  # type: ignore[method-assign]
+    memory.store.read_once = skewed  # type: ignore[method-assign]
     before = memory.store.answer_stats["computed"]
     found = memory.store.candidates(READER, scope, at)
     assert sorted(c.record.id for c in found) == ["d0", "d1"]

@@ -64,7 +64,7 @@ def recorded(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Call]]:
 
         monkeypatch.setattr(StoreBase, method, wrapper)
 
-    for method in ("read", "read_records", "read_values", "write", "write_once"):
+    for method in ("read", "read_records", "read_values", "read_once", "write", "write_once"):
         spy(method)
     original_run = StoreBase.run
 

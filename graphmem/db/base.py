@@ -9,6 +9,7 @@ leave as graphmem errors, and auto-commit statements are retried on transient er
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from functools import partial
 from typing import Any
 
@@ -32,7 +33,7 @@ from graphmem.db.codec import (
     to_native,
 )
 from graphmem.db.migrations import migrate
-from graphmem.db.resilience import translated, with_retry
+from graphmem.db.resilience import DriverFailure, translated, with_retry
 from graphmem.db.settings import DEFAULT_RETRY_TIME_S
 from graphmem.errors import ClientClosedError, RecordNotFoundError
 from graphmem.fields import utc_now
@@ -48,8 +49,9 @@ class StoreBase:
         database: the database name every query targets.
         max_content_bytes: largest accepted content, in UTF-8 bytes (default 64 KiB).
         clock: returns the current aware UTC time; injectable for tests.
-        retry_time_s: how long :meth:`write_once` keeps retrying, in seconds: the driver's
-            retry time for transaction functions (``ConnectionSettings.retry_time_s``).
+        retry_time_s: how long :meth:`write_once` and :meth:`read_once` keep retrying, in
+            seconds: the driver's retry time for transaction functions
+            (``ConnectionSettings.retry_time_s``).
     """
 
     def __init__(
@@ -116,6 +118,25 @@ class StoreBase:
             )
         return [dict(zip(r.keys(), r.values(), strict=True)) for r in records]
 
+    def read_once(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        """Like :meth:`read_values`, as one auto-commit statement: one round trip, where
+        ``execute_query`` begins a transaction, runs the query and commits, each a round trip
+        of its own (issue 15: the version check of a reused candidates answer, before every
+        read). Causally chained like :meth:`read_values` (the driver's bookmark manager);
+        retried on transient errors by :func:`~graphmem.db.resilience.with_retry`, for at
+        most ``retry_time_s``.
+
+        Raises:
+            GraphmemError: a driver error, translated (:mod:`graphmem.db.resilience`).
+        """
+        def once() -> list[dict[str, Any]]:
+            with self._session(neo4j.READ_ACCESS) as session:
+                result = session.run(cypher.query(name), params)
+                return [dict(zip(r.keys(), r.values(), strict=True)) for r in result]
+
+        with translated(f"running {name}"):
+            return with_retry(once, f"running {name}", deadline_s=self.retry_time_s)
+
     def write(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """Run write query ``name`` in its own transaction (retried by the driver)."""
         with translated(f"running {name}"):
@@ -156,12 +177,30 @@ class StoreBase:
         with translated(f"running {name}"), self._session() as session:
             return session.execute_write(tagged)
 
-    def _session(self) -> neo4j.Session:
+    def begin(self, name: str) -> OpenTransaction:
+        """Begin a write transaction that its caller commits later, perhaps from another
+        thread (one thread at a time): see :class:`OpenTransaction`. Not retried: on an error
+        the caller closes it (nothing was written) and may write again another way.
+
+        Raises:
+            neo4j errors, untranslated (the caller decides; see :class:`OpenTransaction`).
+        """
+        session = self._session()
+        try:
+            tx = session.begin_transaction(metadata={"graphmem_tx": name})
+        except BaseException:
+            session.close()
+            raise
+        return OpenTransaction(session, tx)
+
+    def _session(self, access: str = neo4j.WRITE_ACCESS) -> neo4j.Session:
         """A session of this store's database, causally chained with every ``execute_query``
         of its driver (the driver's bookmark manager): in a cluster, a read that follows a
-        write, from any client of the driver, sees it, as it does after ``execute_query``."""
+        write, from any client of the driver, sees it, as it does after ``execute_query``.
+        ``access``: where its auto-commit statements are routed (``neo4j.READ_ACCESS``: a
+        reader)."""
         driver = self._open_driver()
-        return driver.session(database=self.database,
+        return driver.session(database=self.database, default_access_mode=access,
                               bookmark_manager=driver.execute_query_bookmark_manager)
 
     @staticmethod
@@ -250,3 +289,34 @@ class StoreBase:
     def counts(self) -> dict[str, int]:
         """Node counts per graphmem label."""
         return {row["label"]: row["n"] for row in self.read("store_counts")}
+
+
+class OpenTransaction:
+    """A write transaction begun by :meth:`StoreBase.begin`: named queries run in it, one
+    thread at a time, until :meth:`commit`; :meth:`close` rolls back whatever was not
+    committed and ends its session. Driver errors leave it untranslated: the caller decides
+    whether to write again another way (nothing of an uncommitted transaction was written)."""
+
+    def __init__(self, session: neo4j.Session, tx: Transaction) -> None:
+        self._session = session
+        self._tx = tx
+
+    def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        """Run query ``name`` in this transaction; rows as dicts."""
+        return StoreBase.run(self._tx, name, **params)
+
+    def commit(self) -> None:
+        """Commit.
+
+        Raises:
+            neo4j errors, untranslated: ``IncompleteCommit`` when the outcome is unknown (a
+            connection lost while committing), others when nothing was written.
+        """
+        self._tx.commit()
+
+    def close(self) -> None:
+        """Roll back what was not committed and close the session (errors of a broken
+        connection are ignored: an uncommitted transaction was not written)."""
+        for end in (self._tx.close, self._session.close):
+            with suppress(*DriverFailure):
+                end()

@@ -109,12 +109,19 @@ def with_conflicts(records: Sequence[MemoryRecord]) -> tuple[Candidate, ...]:
 
 @dataclass(frozen=True)
 class CandidateList:
-    """A candidates answer: candidates sorted by id, their ids (for bisection) and, per
-    (tenant, ``asserts`` key), the ids of the candidates asserting it; never mutated."""
+    """A candidates answer: candidates sorted by id, their ids (for bisection) and records,
+    aligned; per (tenant, ``asserts`` key), the ids of the candidates asserting it; and the
+    candidates that assert a key (:attr:`claims`, by id, with their ids in :attr:`claim_ids`:
+    SPEC 5 steps 4 and 6 involve only these). Never mutated: the lists are shared by every
+    read that reuses the answer, and :meth:`changed` keeps them all up to date by the change
+    (issue 15: a read after a write costs the change, not the candidate set)."""
 
     candidates: list[Candidate]
     ids: list[str]
     groups: dict[tuple[str, str], frozenset[str]]
+    records: list[MemoryRecord]
+    claims: list[Candidate]
+    claim_ids: list[str]
 
     @classmethod
     def of(cls, records: Sequence[MemoryRecord]) -> CandidateList:
@@ -124,41 +131,53 @@ class CandidateList:
         for r in records:
             if r.asserts is not None:
                 groups[(r.tenant, r.asserts)].add(r.id)
+        claims = [c for c in found if c.record.asserts is not None]
         return cls(found, [c.record.id for c in found],
-                   {k: frozenset(v) for k, v in groups.items()})
+                   {k: frozenset(v) for k, v in groups.items()},
+                   [c.record for c in found], claims, [c.record.id for c in claims])
 
     def changed(self, touched: set[str], records: Sequence[MemoryRecord]) -> CandidateList:
         """This answer after the records ``touched`` changed: those among them that are
         candidates now are ``records``. Only the ``asserts`` groups a touched record was or
-        is in get their conflicts computed again (issue 15: a read after a write costs the
-        change, not the candidate set); the result equals :meth:`of` the new records."""
+        is in get their conflicts computed again; the result equals :meth:`of` the new
+        records."""
         candidates, ids, groups = list(self.candidates), list(self.ids), dict(self.groups)
+        kept, claims, claim_ids = list(self.records), list(self.claims), list(self.claim_ids)
         keys: set[tuple[str, str]] = set()
         for rid in touched:
             at = bisect_left(ids, rid)
             if at < len(ids) and ids[at] == rid:
                 old = candidates.pop(at).record
                 del ids[at]
+                del kept[at]
                 if old.asserts is not None:
                     keys.add((old.tenant, old.asserts))
                     groups[(old.tenant, old.asserts)] -= {rid}
+                    at = bisect_left(claim_ids, rid)
+                    del claims[at]
+                    del claim_ids[at]
         for r in records:
             at = bisect_left(ids, r.id)
             ids.insert(at, r.id)
+            kept.insert(at, r)
             candidates.insert(at, Candidate(record=r, conflict_ids=()))
             if r.asserts is not None:
                 keys.add((r.tenant, r.asserts))
                 groups[(r.tenant, r.asserts)] = groups.get((r.tenant, r.asserts),
                                                            frozenset()) | {r.id}
+                at = bisect_left(claim_ids, r.id)
+                claim_ids.insert(at, r.id)
+                claims.insert(at, candidates[bisect_left(ids, r.id)])
         for key in keys:
             members = sorted(groups.get(key, ()))
             where = [bisect_left(ids, rid) for rid in members]
             for at, c in zip(where, with_conflicts([candidates[i].record for i in where]),
                              strict=True):
                 candidates[at] = c
+                claims[bisect_left(claim_ids, c.record.id)] = c
             if not members:
                 groups.pop(key, None)
-        return CandidateList(candidates, ids, groups)
+        return CandidateList(candidates, ids, groups, kept, claims, claim_ids)
 
 
 class Eligibility(StoreBase):
@@ -191,7 +210,20 @@ class Eligibility(StoreBase):
     def candidates(
         self, principal: Principal, scope: dict[str, str], now: datetime
     ) -> list[Candidate]:
-        """Eligible ACTIVE records for the caller, decided in Cypher (SPEC sections 3-4).
+        """Eligible ACTIVE records for the caller, decided in Cypher (SPEC sections 3-4), by
+        id: :meth:`candidate_list`'s candidates, as a list of the caller's own.
+
+        Raises:
+            as :meth:`candidate_list`.
+        """
+        return list(self.candidate_list(principal, scope, now).candidates)
+
+    def candidate_list(
+        self, principal: Principal, scope: dict[str, str], now: datetime
+    ) -> CandidateList:
+        """Eligible ACTIVE records for the caller, decided in Cypher (SPEC sections 3-4), as
+        the answer itself (shared with every read that reuses it: never mutate it), whose
+        ids, records and ``asserts`` groups the read path uses without a pass of its own.
 
         The answer of ``cypher/candidates.cypher`` is reused, without reading a record, while
         it is provably the same: every Scope the query scope sees still has the version
@@ -245,7 +277,7 @@ class Eligibility(StoreBase):
                     hi=_bound(min, row["hi_from"], row["hi_expiry"], row["hi_created"]),
                     candidates=found,
                 )
-        return list(found.candidates)
+        return found
 
     def _fetch_decided(self, ids: list[str], fingerprints: list[str], revs: list[int]
                        ) -> bool:
@@ -278,7 +310,7 @@ class Eligibility(StoreBase):
         return consistent
 
     def _delta(self, key: tuple[str, tuple[str, ...], int], answer: _Answer,
-               params: dict[str, Any]) -> list[Candidate] | None:
+               params: dict[str, Any]) -> CandidateList | None:
         """Bring a cached answer up to date from what changed since it was computed
         (``cypher/candidates_delta.cypher``): the records the visible scopes stamped since
         its versions, and their predecessors, decided again in Cypher; the rest is kept.
@@ -288,11 +320,11 @@ class Eligibility(StoreBase):
         index seek over the tenant's Scope nodes, and one round trip either way).
         """
         known = [[k, e, r, [list(w) for w in ws]] for k, e, r, ws in answer.versions]
-        row = self.read_values("candidates_delta", known=known, slots=SLOTS, **params)[0]
+        row = self.read_once("candidates_delta", known=known, slots=SLOTS, **params)[0]
         versions = _versions(row["versions"])
         if versions == answer.versions:
             self.answer_stats["reused"] += 1
-            return list(answer.candidates.candidates)
+            return answer.candidates
         if not _same_epochs(answer.versions, versions):
             return None
         cache = self._records
@@ -313,7 +345,7 @@ class Eligibility(StoreBase):
         hi = _bound(min, answer.hi, row["hi_from"], row["hi_expiry"], row["hi_created"])
         with self._answers_lock:
             self._answers[key] = _Answer(versions=versions, lo=lo, hi=hi, candidates=found)
-        return list(found.candidates)
+        return found
 
     def forget_answers(self) -> None:
         """Drop every reused candidates answer (the next call of each computes it again, as

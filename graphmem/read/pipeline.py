@@ -9,21 +9,20 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
-from operator import attrgetter, itemgetter
 from typing import Any
 
 import pydantic
 
 from graphmem.db.codec import paused_gc
-from graphmem.db.eligibility import Candidate, ScopeQuery
+from graphmem.db.eligibility import CandidateList, ScopeQuery
 from graphmem.db.store import Neo4jStore
 from graphmem.errors import ValidationError
 from graphmem.models import Principal
 from graphmem.read.attribution import AttributionLog
 from graphmem.read.context import thread_context
-from graphmem.read.rankers import Ranker, order_by_score
+from graphmem.read.rankers import Ranker, score_order
 from graphmem.read.steps import (
     DecisionState,
     MemoryConflict,
@@ -131,19 +130,40 @@ def _retrieve(
         log.log_retrieval(trace, (), (), principal, state)
         return result
 
-    found: list[Candidate] = store.candidates(principal, state.memory_scope, at)
-    records = list(map(attrgetter("record"), found))
+    found = store.candidate_list(principal, state.memory_scope, at)
+    # the log's Retrieval node and candidate set are written while the candidates are ranked
+    # (issue 15), in a transaction committed with what was selected, once it is known
+    head = RetrievalTrace(retrieval_id, at, True, fired, query, ranker.name,
+                          candidate_ids=tuple(found.ids),  # sorted, as the answer keeps them
+                          budget_chars=budget_chars)
+    pending = log.open_retrieval(head, principal, state)
+    try:
+        result = _choose(found, head, state, ranker=ranker, k=k, budget_chars=budget_chars,
+                         context_window=context_window)
+    except BaseException:
+        pending.cancel()
+        raise
+    pending.finish(result.memories, result.conflicts)
+    return result
+
+
+def _choose(found: CandidateList, head: RetrievalTrace, state: DecisionState, *,
+            ranker: Ranker, k: int, budget_chars: int, context_window: int) -> Retrieval:
+    """Conflicts, rank, partners, budget, thread context and render (SPEC 5 steps 4-8) over
+    the candidates ``found``; ``head``: the trace so far (id, time, triggers, query)."""
+    records = found.records
     # conflicts and their partners involve only records that assert a key (SPEC 5 steps 4, 6)
-    asserting = [c.record for c in found if c.record.asserts is not None]
+    claims = found.claims
+    asserting = [c.record for c in claims]
     conflicts = detect_conflicts(asserting, {c.record.id: c.conflict_ids
-                                             for c in found if c.conflict_ids})
+                                             for c in claims if c.conflict_ids})
     scores = ranker.score(search_text(state), records)  # the logged query keeps labels
-    ordered = order_by_score(records, scores)
+    at_rank, ordered = score_order(records, scores)
     kept: list[RetrievedMemory] = []  # the first k with score > 0 (ordered is best first)
-    for r, s in ordered:
+    for i, s in zip(at_rank, ordered, strict=True):
         if s <= 0 or len(kept) == k:
             break
-        kept.append(RetrievedMemory(r, s, f"{ranker.name} score {s:.3f}"))
+        kept.append(RetrievedMemory(records[i], s, f"{ranker.name} score {s:.3f}"))
     with_partners = preserve_conflict_partners(kept, asserting, conflicts)
     partner_ids = tuple(sorted({m.record.id for m in with_partners}
                                - {m.record.id for m in kept}))
@@ -154,15 +174,10 @@ def _retrieve(
                              exclude=in_conflict | set(over))
     chosen = [*chosen, *context]
     rendered = render_memories(chosen)
-    trace = RetrievalTrace(
-        retrieval_id, at, True, fired, query, ranker.name,
-        candidate_ids=tuple(sorted(map(attrgetter("id"), records))),
-        ranked=tuple(zip(map(attrgetter("id"), map(itemgetter(0), ordered)),
-                         map(itemgetter(1), ordered), strict=True)),
+    trace = replace(
+        head,
+        ranked=tuple(zip(map(found.ids.__getitem__, at_rank), ordered, strict=True)),
         partner_ids=partner_ids, over_budget_ids=tuple(over),
-        context_ids=tuple(m.record.id for m in context),
-        budget_chars=budget_chars, spent_chars=len(rendered),
+        context_ids=tuple(m.record.id for m in context), spent_chars=len(rendered),
     )
-    result = Retrieval(tuple(chosen), tuple(conflicts), rendered, trace)
-    log.log_retrieval(trace, result.memories, result.conflicts, principal, state)
-    return result
+    return Retrieval(tuple(chosen), tuple(conflicts), rendered, trace)

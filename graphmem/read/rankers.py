@@ -37,6 +37,7 @@ __all__ = [
     "Ranker",
     "get_ranker",
     "order_by_score",
+    "score_order",
 ]
 
 
@@ -63,19 +64,34 @@ def order_by_score(
         records: the candidates; scores: one float per record (same order).
 
     Returns:
-        ``(record, score)`` pairs, best first. The tie order depends only on the records,
-        so it is kept for the last few candidate sets and updated by what changed
-        (:func:`graphmem.read.index.tie_order`): a query sorts by score alone, in numpy.
+        ``(record, score)`` pairs, best first (:func:`score_order`'s order).
+    """
+    at, ordered = score_order(records, scores)
+    return list(zip(map(records.__getitem__, at), ordered, strict=True))
+
+
+def score_order(
+    records: Sequence[MemoryRecord], scores: Sequence[float]
+) -> tuple[list[int], list[float]]:
+    """The order of :func:`order_by_score` as positions in ``records``, and the scores in
+    that order, without building a pair per record (the read path needs a few of them, and
+    the ids of all: issue 15).
+
+    The tie order (higher authority, newer created_at, then id) depends only on the records,
+    so it is kept for the last few candidate sets and updated by what changed
+    (:func:`graphmem.read.index.tie_order`): a query sorts by score alone, in numpy.
+
+    Raises:
+        ValueError: ``records`` and ``scores`` differ in length.
     """
     if len(records) != len(scores):
         raise ValueError("records and scores differ in length")
     if not records:
-        return []
+        return [], []
     ties = tie_order(records)
     values = np.asarray(scores, dtype=float)
     perm = ties[np.argsort(-values[ties], kind="stable")]
-    at = perm.tolist()
-    return list(zip(map(records.__getitem__, at), map(scores.__getitem__, at), strict=True))
+    return perm.tolist(), values[perm].tolist()
 
 
 class BM25Ranker:
