@@ -1,5 +1,7 @@
-// Attribution: one Retrieval node per read-path call, linked to what it selected
-// (SPEC section 5, step 9); scores and reasons on the SELECTED edges. The candidate set is
+// Attribution: one Retrieval node per read-path call (SPEC section 5, step 9), created with
+// nothing selected; retrieval_selected, in the same transaction, links it to what it selected
+// (scores and reasons on the SELECTED edges), once ranking has chosen (issue 15: the read path
+// runs this while it ranks). The candidate set is
 // stored once per distinct set, as a CandidateSet keyed by a digest of tenant and ids
 // (repeated retrievals over an unchanged scope share it). A set that differs little from
 // one this client logged before is stored as a delta of it (issue 15: an agent's loop logs a
@@ -22,16 +24,9 @@ CREATE (q:Retrieval {
   id: $id, at: $at, triggered: $triggered, triggers: $triggers, query: $query,
   ranker: $ranker, tenant: $tenant, scope_json: $scope_json, principal_tenants: $tenants,
   clearance: $clearance, candidate_digest: $candidate_digest,
-  candidate_count: $candidate_count, selected_ids: $selected_ids,
-  conflict_keys: $conflict_keys, budget_chars: $budget_chars
+  candidate_count: $candidate_count, selected_ids: [], conflict_keys: [],
+  budget_chars: $budget_chars
 })
-WITH q, cs
-CALL (q) {
-  UNWIND $selected AS s
-  MATCH (r:Record {id: s.id})
-  USING INDEX SEEK r:Record(id)
-  CREATE (q)-[:SELECTED {score: s.score, reason: s.reason, rank: s.rank}]->(r)
-}
 // Readable: following each set's own base from cs along `base_digests` reaches a set stored
 // whole (candidate_ids reads it so). A set of the chain lost (an evaluation cleanup cut short,
 // a crash) or stored again on another base breaks that: the set is then incomplete.

@@ -106,6 +106,7 @@ class Memory:
         :meth:`connect` opened closes with the last client of its settings in this process,
         a server it started stops with its last client. A driver passed in (``owns_driver``)
         is closed. Any later call of this client raises ClientClosedError."""
+        self._log.close()  # after the retrievals it is logging
         self.store.close()  # a closed client sends nothing more (ClientClosedError)
         try:
             if self._owns_driver:

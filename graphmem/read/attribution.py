@@ -15,18 +15,25 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from neo4j import ManagedTransaction
+from neo4j.exceptions import IncompleteCommit
 
+from graphmem.db.base import OpenTransaction
+from graphmem.db.resilience import DriverFailure, translate
 from graphmem.db.store import Neo4jStore
 from graphmem.errors import RecordNotFoundError, StoreError, ValidationError
 from graphmem.models import Principal
 from graphmem.read.steps import DecisionState, MemoryConflict, RetrievalTrace, RetrievedMemory
 
-__all__ = ["MAX_CHAIN", "AttributionLog", "candidate_ids"]
+__all__ = ["MAX_CHAIN", "AttributionLog", "PendingRetrievalLog", "candidate_ids"]
 
 MAX_KNOWN_SETS = 4096
 MAX_CHAIN = 16
@@ -79,6 +86,19 @@ def candidate_ids(retrieval: dict[str, Any], candidate_set: dict[str, Any] | Non
     return sorted(ids)
 
 
+@dataclass(frozen=True)
+class _SetLog:
+    """What logging one retrieval's Retrieval node and candidate set takes (retrieval_log)."""
+
+    params: dict[str, Any]
+    digest: str
+    key: _SetKey
+    ids: frozenset[str]
+    current: bool
+    candidate_ids: tuple[str, ...]
+    triggered: bool
+
+
 class AttributionLog:
     """Writes and reads the attribution log of one store.
 
@@ -91,11 +111,46 @@ class AttributionLog:
         self._candidate_sets: set[str] = set()
         # per caller and scope: the last set logged (digest, ids, chain length), a delta base
         self._last: dict[_SetKey, tuple[str, frozenset[str], int]] = {}
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
 
     def log_retrieval(self, trace: RetrievalTrace, memories: Sequence[RetrievedMemory],
                       conflicts: Sequence[MemoryConflict], principal: Principal,
                       state: DecisionState) -> None:
-        """Log one retrieval (triggered or not) in one transaction."""
+        """Log one retrieval (triggered or not) in one transaction.
+
+        Raises:
+            GraphmemError: the store refused or could not be reached (nothing was logged).
+        """
+        self._log_whole(self._set_log(trace, principal, state), _selection(
+            trace.retrieval_id, memories, conflicts))
+
+    def open_retrieval(self, trace: RetrievalTrace, principal: Principal,
+                       state: DecisionState) -> PendingRetrievalLog:
+        """Begin logging a triggered retrieval whose candidates are known (``trace``: its id,
+        time, triggers, query, ranker, candidate ids and budget) while the caller ranks
+        them: its Retrieval node and candidate set are written on another thread, in a
+        transaction that :meth:`PendingRetrievalLog.finish` completes with what was selected
+        and commits (issue 15: a read right after a write no longer waits for the server to
+        store its candidate set after ranking). One transaction either way: nothing is
+        logged until the commit, and a retrieval is logged whole or not at all."""
+        set_log = self._set_log(trace, principal, state)
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=4,
+                                                thread_name_prefix="graphmem-log")
+            pool = self._pool
+        return PendingRetrievalLog(self, set_log, pool.submit(self._begin, set_log))
+
+    def close(self) -> None:
+        """Stop the thread :meth:`open_retrieval` writes on (after what it is writing)."""
+        with self._pool_lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True)
+
+    def _set_log(self, trace: RetrievalTrace, principal: Principal,
+                 state: DecisionState) -> _SetLog:
         t = trace
         tenant = state.memory_scope["tenant"]
         scope_json = json.dumps(state.memory_scope, sort_keys=True)
@@ -120,28 +175,46 @@ class AttributionLog:
             candidate_digest=digest, candidate_count=len(t.candidate_ids),
             candidate_ids=None if stored or base is not None else list(t.candidate_ids),
             base_digest=None if base is None else base[0], added_ids=added,
-            removed_ids=removed, max_depth=MAX_CHAIN,
-            selected_ids=[m.record.id for m in memories],
-            conflict_keys=[c.key for c in conflicts], budget_chars=t.budget_chars,
-            selected=[{"id": m.record.id, "score": m.score, "reason": m.reason, "rank": i}
-                      for i, m in enumerate(memories)],
+            removed_ids=removed, max_depth=MAX_CHAIN, budget_chars=t.budget_chars,
         )
+        return _SetLog(params, digest, key, ids, current, t.candidate_ids, t.triggered)
 
+    @staticmethod
+    def _write_set(run: Callable[..., list[dict[str, Any]]], set_log: _SetLog) -> int:
+        """Run retrieval_log (and candidate_set_fill when the set could not be read back);
+        the depth of the set's chain of deltas."""
+        row = run("retrieval_log", **set_log.params)[0]
+        if row["incomplete"]:
+            run("candidate_set_fill", digest=set_log.digest, ids=list(set_log.candidate_ids))
+            return 0
+        return int(row["depth"])
+
+    def _log_whole(self, set_log: _SetLog, selection: dict[str, Any]) -> None:
+        """Log a retrieval in one transaction function (retried by the driver)."""
         def work(tx: ManagedTransaction) -> int:
-            row = self.store.run(tx, "retrieval_log", **params)[0]
-            if row["incomplete"]:
-                self.store.run(tx, "candidate_set_fill", digest=digest,
-                               ids=list(t.candidate_ids))
-                return 0
-            return int(row["depth"])
+            depth = self._write_set(partial(self.store.run, tx), set_log)
+            if selection["selected"] or selection["conflict_keys"]:
+                self.store.run(tx, "retrieval_selected", **selection)
+            return depth
 
-        depth = self.store.transaction("retrieval_log", work)
+        self._logged(set_log, self.store.transaction("retrieval_log", work))
+
+    def _begin(self, set_log: _SetLog) -> tuple[OpenTransaction, int]:
+        tx = self.store.begin("retrieval_log")
+        try:
+            return tx, self._write_set(tx.run, set_log)
+        except BaseException:
+            tx.close()
+            raise
+
+    def _logged(self, set_log: _SetLog, depth: int) -> None:
+        """Remember a committed candidate set (a base for the next set's delta)."""
         if len(self._candidate_sets) >= MAX_KNOWN_SETS:
             self._candidate_sets.clear()
             self._last.clear()
-        self._candidate_sets.add(digest)
-        if t.triggered and not current:
-            self._last[key] = (digest, ids, depth)
+        self._candidate_sets.add(set_log.digest)
+        if set_log.triggered and not set_log.current:
+            self._last[set_log.key] = (set_log.digest, set_log.ids, depth)
 
     def log_attribution(self, name: str, retrieval_id: str, action_id: str,
                         memory_ids: Sequence[str], at: datetime, **extra: Any) -> None:
@@ -177,3 +250,63 @@ class AttributionLog:
         retrieval = {**row["retrieval"], "candidate_ids": candidate_ids(
             row["retrieval"], row["candidate_set"], row["chain"])}
         return {"retrieval": retrieval, "selected": row["selected"]}
+
+
+class PendingRetrievalLog:
+    """A retrieval's log begun by :meth:`AttributionLog.open_retrieval`; exactly one of
+    :meth:`finish` and :meth:`cancel` ends it."""
+
+    def __init__(self, log: AttributionLog, set_log: _SetLog,
+                 begun: Future[tuple[OpenTransaction, int]]) -> None:
+        self._log = log
+        self._set_log = set_log
+        self._begun = begun
+
+    def finish(self, memories: Sequence[RetrievedMemory],
+               conflicts: Sequence[MemoryConflict]) -> None:
+        """Add what the retrieval selected and commit. When the transaction begun on the
+        other thread failed (a deadlock, a lost connection, a string the driver cannot send),
+        or adding the selection fails, it is rolled back and the whole retrieval is logged
+        again in one transaction function, retried by the driver as
+        :meth:`AttributionLog.log_retrieval` is.
+
+        Raises:
+            GraphmemError: logging failed (then nothing was logged), or the commit's outcome
+                is unknown (a connection lost while committing).
+        """
+        selection = _selection(self._set_log.params["id"], memories, conflicts)
+        try:
+            tx, depth = self._begun.result()
+        except (*DriverFailure, UnicodeEncodeError):
+            self._log._log_whole(self._set_log, selection)
+            return
+        try:
+            if selection["selected"] or selection["conflict_keys"]:
+                tx.run("retrieval_selected", **selection)
+            tx.commit()
+        except IncompleteCommit as exc:  # it may or may not have been written: say so
+            raise translate(exc, "logging a retrieval") from exc
+        except DriverFailure:
+            tx.close()  # rolled back: nothing of it was written
+            self._log._log_whole(self._set_log, selection)
+            return
+        finally:
+            tx.close()
+        self._log._logged(self._set_log, depth)
+
+    def cancel(self) -> None:
+        """Roll back: the retrieval failed before it selected anything (nothing is logged)."""
+        try:
+            tx, _ = self._begun.result()
+        except Exception:  # the transaction never began, or was rolled back: nothing to end
+            return
+        tx.close()
+
+
+def _selection(retrieval_id: str, memories: Sequence[RetrievedMemory],
+               conflicts: Sequence[MemoryConflict]) -> dict[str, Any]:
+    """The parameters of retrieval_selected: what the retrieval selected."""
+    return dict(id=retrieval_id, selected_ids=[m.record.id for m in memories],
+                conflict_keys=[c.key for c in conflicts],
+                selected=[{"id": m.record.id, "score": m.score, "reason": m.reason,
+                           "rank": i} for i, m in enumerate(memories)])
