@@ -55,12 +55,35 @@ def test_incremental_scores_equal_a_fresh_bm25s_build(
     keys = sorted(held)
     if not keys or not any(held.values()):
         return  # bm25s cannot index a corpus without a single token
-    got = index.scores(query, keys)
+    got = index.scores(query, index.positions(keys))
     want = fresh_bm25s([held[k] for k in keys], query, k1, b)
     assert np.allclose(got, want, rtol=0, atol=1e-9)
     again = IncrementalBM25(k1=k1, b=b)
-    again.sync(keys, lambda k: (held[str(k)], None))
-    assert again.scores(query, keys).tolist() == got.tolist()  # history does not matter
+    again.sync(keys, lambda i: (held[keys[i]], None))
+    assert again.scores(query, again.positions(keys)).tolist() == got.tolist()  # no history
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 20), unique=True, max_size=15), min_size=1,
+                max_size=6),
+       st.lists(st.sampled_from(VOCAB), min_size=1, max_size=4))
+def test_sync_holds_exactly_the_documents_asked_for(
+        sets: list[list[int]], query: list[str]) -> None:
+    """Sets that grow (the agent loop's fast path), shrink or both, in any key order: the
+    index holds exactly the last set, scoring as an index built from it alone."""
+    words = {i: [VOCAB[(i * 7 + j) % len(VOCAB)] for j in range(1 + i % 4)] for i in range(21)}
+    index = IncrementalBM25(k1=1.5, b=0.75)
+    held: set[int] = set()
+    for keys in sets:
+        changed = index.sync(keys, lambda i, keys=keys: (words[keys[i]], None))
+        assert changed == len(held.symmetric_difference(keys))
+        held = set(keys)
+        assert set(index.keys()) == held
+        fresh = IncrementalBM25(k1=1.5, b=0.75)
+        for k in keys:
+            fresh.add(k, words[k])
+        assert np.allclose(index.scores(query, index.positions(keys)),
+                           fresh.scores(query, fresh.positions(keys)), rtol=0, atol=1e-12)
 
 
 SPEAKERS = ("Ada", "Refund bot", "Grace")

@@ -31,9 +31,8 @@ from bisect import insort
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import partial
-from itertools import chain, repeat
-from operator import is_, is_not
+from itertools import chain, compress, count, repeat
+from operator import attrgetter, is_, is_not, not_
 from typing import Any
 
 import numpy as np
@@ -102,9 +101,12 @@ class IncrementalBM25:
         self.version += 1
         self._lengths[slot] = len(tokens)
         self._total_length += len(tokens)
+        arrays = self._arrays
         for term, tf in counts.items():
             self._postings.setdefault(term, {})[slot] = tf
-            self._arrays.pop(term, None)
+            held = arrays.get(term)
+            if held is not None:  # extended, not rebuilt: a common term's posting is long
+                arrays[term] = (np.append(held[0], slot), np.append(held[1], float(tf)))
 
     def remove(self, key: Hashable) -> None:
         """Stop holding the document ``key`` (a key not held is ignored)."""
@@ -114,12 +116,16 @@ class IncrementalBM25:
         self.version += 1
         counts = self._counts[slot]
         assert counts is not None
+        arrays = self._arrays
         for term in counts:
             posting = self._postings[term]
             del posting[slot]
             if not posting:
                 del self._postings[term]
-            self._arrays.pop(term, None)
+                arrays.pop(term, None)
+            elif (held := arrays.get(term)) is not None:
+                other = held[0] != slot
+                arrays[term] = (held[0][other], held[1][other])
         self._total_length -= int(self._lengths[slot])
         self._lengths[slot] = 0.0
         self._counts[slot] = None
@@ -127,29 +133,42 @@ class IncrementalBM25:
         self._free.append(slot)
 
     def sync(self, keys: Sequence[Hashable],
-             document: Callable[[Hashable], tuple[Sequence[str], object]]) -> int:
-        """Hold exactly the documents ``keys``; ``document(key)`` gives a new one's tokens
-        and owner (see :meth:`add`).
+             document: Callable[[int], tuple[Sequence[str], object]]) -> int:
+        """Hold exactly the documents ``keys`` (distinct); ``document(i)`` gives the tokens
+        and owner (see :meth:`add`) of ``keys[i]`` when it is new.
+
+        A set that only grew (an agent's loop: a write, then a read) is brought up to date
+        in one pass over ``keys``, without building a set of them.
 
         Returns:
             How many documents were added or removed.
         """
-        wanted = set(keys)
-        gone = self._slots.keys() - wanted
-        for key in gone:
+        slots = self._slots
+        new = list(compress(count(), map(not_, map(slots.__contains__, keys))))
+        gone: Iterable[Hashable] = ()
+        if len(keys) - len(new) != len(slots):  # some held key is no longer wanted
+            gone = slots.keys() - set(keys)
+        removed = 0
+        for key in list(gone):
             self.remove(key)
-        new = wanted - self._slots.keys()
-        for key in new:
-            self.add(key, *document(key))
-        return len(gone) + len(new)
+            removed += 1
+        for i in new:
+            self.add(keys[i], *document(i))
+        return removed + len(new)
 
-    def scores(self, query_tokens: Sequence[str], keys: Sequence[Hashable]) -> Any:
-        """BM25 score of each document in ``keys`` (all held) for the query, as a float64
-        numpy array aligned with ``keys``; a query term occurring twice counts twice.
+    def positions(self, keys: Sequence[Hashable]) -> Any:
+        """The slots of ``keys`` (all held), as a numpy index array for :meth:`scores` and
+        :meth:`mentions`; valid until the index changes (:attr:`version`).
 
         Raises:
             KeyError: a key that is not held.
         """
+        return np.fromiter(map(self._slots.__getitem__, keys), dtype=np.intp, count=len(keys))
+
+    def scores(self, query_tokens: Sequence[str], at: Any) -> Any:
+        """BM25 score of each document at the slots ``at`` (:meth:`positions`) for the query,
+        as a float64 numpy array aligned with ``at``; a query term occurring twice counts
+        twice."""
         n = len(self._slots)
         by_slot = np.zeros(len(self._lengths), dtype=np.float64)
         if n:
@@ -163,25 +182,18 @@ class IncrementalBM25:
                 idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
                 norm = self.k1 * ((1 - self.b) + self.b * self._lengths[slots] / avg)
                 by_slot[slots] += times * idf * (tf / (norm + tf))
-        slots = self._slots
-        return by_slot[np.fromiter(map(slots.__getitem__, keys), dtype=np.intp, count=len(keys))]
+        return by_slot[at]
 
-    def mentions(self, terms: Sequence[str], keys: Sequence[Hashable]) -> Any:
-        """For each document in ``keys`` (all held), the fraction of the distinct ``terms``
-        it contains (0 for none, 1 for all; 0 everywhere when ``terms`` is empty), as a
-        float64 numpy array aligned with ``keys``.
-
-        Raises:
-            KeyError: a key that is not held.
-        """
+    def mentions(self, terms: Sequence[str], at: Any) -> Any:
+        """For each document at the slots ``at`` (:meth:`positions`), the fraction of the
+        distinct ``terms`` it contains (0 for none, 1 for all; 0 everywhere when ``terms``
+        is empty), as a float64 numpy array aligned with ``at``."""
         distinct = set(terms)
         found = np.zeros(len(self._lengths), dtype=np.float64)
         for term in distinct:
             arrays = self._postings_array(term)
             if arrays is not None:
                 found[arrays[0]] += 1.0
-        slots = self._slots
-        at = np.fromiter(map(slots.__getitem__, keys), dtype=np.intp, count=len(keys))
         return found[at] / len(distinct) if distinct else found[at]
 
     def _postings_array(self, term: str) -> tuple[Any, Any] | None:
@@ -201,8 +213,9 @@ def thread_neighbours(records: Sequence[MemoryRecord], window: int) -> dict[int,
     have any (index -> neighbour indices, earlier ones first: BM25 and the best-neighbour
     score do not depend on the order), from one sort of tuples instead of a keyed sort per
     thread (issue 15: computed again after every write)."""
-    threaded = sorted((r.tenant, r.thread, r.position or 0, r.id, i)
-                      for i, r in enumerate(records) if r.thread is not None)
+    threads = list(map(attrgetter("thread"), records))  # most records have none: skip them
+    threaded = sorted((records[i].tenant, threads[i], records[i].position or 0, records[i].id,
+                       i) for i in compress(count(), map(is_not, threads, repeat(None))))
     found: dict[int, list[int]] = {}
     start = 0
     while start < len(threaded):
@@ -262,30 +275,32 @@ class CandidateIndexes:
         near = thread_neighbours(records, window)
         wanted = expand and bool(near)
         keys: list[Hashable] = list(map(id, records))
-        by_key = dict(zip(keys, records, strict=True))
         own, wide, about = self._closest(keys)
-        own.sync(keys, lambda k: (tokens(by_key[k]), by_key[k]))
+        own.sync(keys, lambda i: (tokens(records[i]), records[i]))
+        about_at = None
         if sources is not None:
-            about.sync(keys, lambda k: (sources(by_key[k]), by_key[k]))
+            about.sync(keys, lambda i: (sources(records[i]), records[i]))
+            about_at = about.positions(keys)
 
-        def wide_document(key: Hashable) -> tuple[list[str], object]:
-            if not isinstance(key, tuple):
-                return tokens(by_key[key]), by_key[key]
-            members = [by_key[key[0]], *(by_key[k] for k in key[1])]
+        def wide_document(i: int) -> tuple[list[str], object]:
+            if i not in near:
+                return tokens(records[i]), records[i]
+            members = [records[i], *map(records.__getitem__, near[i])]
             return [t for r in members for t in tokens(r)], members
 
-        wide_keys: list[Hashable] = []
+        wide_at = None
         if wanted:  # a record without neighbours is its own document, keyed as alone
-            wide_keys = list(keys)
+            wide_keys: list[Hashable] = list(keys)
             for i, n in near.items():
                 wide_keys[i] = (keys[i], tuple(map(keys.__getitem__, n)))
             wide.sync(wide_keys, wide_document)
+            wide_at = wide.positions(wide_keys)
         owners = np.fromiter(chain.from_iterable(repeat(i, len(n)) for i, n in near.items()),
                              dtype=np.intp)
         members = np.fromiter(chain.from_iterable(near.values()), dtype=np.intp)
-        self._last = Prepared(list(records), window, expand, wanted, sources is not None, keys,
-                              wide_keys, (owners, members), own, wide, about,
-                              (own.version, wide.version, about.version))
+        self._last = Prepared(list(records), window, expand, sources is not None,
+                              own.positions(keys), wide_at, about_at, (owners, members), own,
+                              wide, about, (own.version, wide.version, about.version))
         return self._last
 
     def _closest(self, keys: Sequence[Hashable]) -> Indexes:
@@ -311,17 +326,18 @@ class CandidateIndexes:
 
 @dataclass(frozen=True)
 class Prepared:
-    """A candidate set made ready for scoring: its records, the index keys of each record
-    (alone and with its neighbours), each record's neighbours (as index pairs), and the
-    indexes with the versions they had."""
+    """A candidate set made ready for scoring: its records, the slots of each record in
+    the indexes (alone; with its neighbours, None when that index is not held; its
+    provenance, None when not held), each record's neighbours (as index pairs), and the
+    indexes with the versions they had (the slots hold while the versions do)."""
 
     records: list[MemoryRecord]
     window: int
     asked: bool  # whether the expanded index was asked for
-    expand: bool  # whether it is held (asked, and some record has neighbours)
     sourced: bool  # whether the provenance index is held
-    keys: list[Hashable]
-    wide_keys: list[Hashable]
+    own_at: Any
+    wide_at: Any
+    about_at: Any
     pairs: tuple[Any, Any]  # (record, neighbour) index pairs, as two arrays
     own: IncrementalBM25
     wide: IncrementalBM25
@@ -340,9 +356,9 @@ class Prepared:
         ``entities`` (terms), multiplied by ``1 + boosts[0] * m + boosts[1] * p``, where
         ``m`` is the fraction of them the record's own terms mention and ``p`` the fraction
         its provenance names (when held); float64, aligned."""
-        scores = self.own.scores(query, self.keys)
-        if self.expand:
-            scores = scores + context_weight * self.wide.scores(query, self.wide_keys)
+        scores = self.own.scores(query, self.own_at)
+        if self.wide_at is not None:
+            scores = scores + context_weight * self.wide.scores(query, self.wide_at)
         owners, members = self.pairs
         if propagate > 0 and len(owners):
             best = np.zeros(len(scores))
@@ -350,16 +366,16 @@ class Prepared:
             scores = scores + propagate * best
         mention, source = boosts
         if entities and (mention > 0 or (source > 0 and self.sourced)):
-            factor = 1.0 + mention * self.own.mentions(entities, self.keys)
+            factor = 1.0 + mention * self.own.mentions(entities, self.own_at)
             if source > 0 and self.sourced:
-                factor = factor + source * self.about.mentions(entities, self.keys)
+                factor = factor + source * self.about.mentions(entities, self.about_at)
             scores = scores * factor
         return scores
 
 
 _TIE_LOCK = threading.Lock()
 # (records, their identities in tie order, the order as indices) for the last few sets
-_TIE_ORDERS: list[tuple[list[MemoryRecord], list[int], Any]] = []  # most recent last
+_TIE_ORDERS: list[tuple[list[MemoryRecord], Any, Any]] = []  # most recent last
 
 
 def _tie_key(r: MemoryRecord) -> tuple[int, float, str]:
@@ -367,13 +383,14 @@ def _tie_key(r: MemoryRecord) -> tuple[int, float, str]:
 
 
 def tie_order(records: Sequence[MemoryRecord]) -> Any:
-    """Indices of ``records`` (distinct ids) by (authority desc, created_at desc, id asc),
-    as a numpy array.
+    """Indices of ``records`` (distinct records) by (authority desc, created_at desc, id
+    asc), as a numpy array.
 
     The orders of the last few candidate sets are kept: an identical set (the same record
     objects) reuses its order; a set that differs from the last one by a few records is
     ordered from it, dropping the records that left and inserting the new ones by bisection
-    (issue 15), which gives exactly the order a full sort gives.
+    (issue 15), which gives exactly the order a full sort gives. The records both sets hold
+    are matched by identity in numpy (a kept record is alive, so its identity is its own).
     """
     with _TIE_LOCK:
         kept = list(_TIE_ORDERS)
@@ -381,22 +398,25 @@ def tie_order(records: Sequence[MemoryRecord]) -> Any:
         if len(prev) == len(records) and all(map(is_, prev, records)):
             return ties
     n = len(records)
+    identities = np.fromiter(map(id, records), dtype=np.intp, count=n)
     order: list[int] | None = None
-    if kept:
-        where = dict(zip(map(id, records), range(n), strict=True))  # all alive: ids unique
-        found: Iterable[Any] = filter(partial(is_not, None), map(where.get, kept[-1][1]))
-        order = list(found)
-        if 4 * (n - len(order)) > n:
-            order = None  # mostly new: a full sort is cheaper
-        else:
-            for j in sorted(set(range(n)).difference(order)):
+    if kept and n:
+        sorter = np.argsort(identities)
+        ranked = identities[sorter]
+        before = kept[-1][1]  # the last set's identities, in its tie order
+        at = np.minimum(np.searchsorted(ranked, before), n - 1)
+        found = sorter[at[ranked[at] == before]]  # still here, in the last tie order
+        if 4 * (n - len(found)) <= n:
+            order = found.tolist()
+            new = np.ones(n, dtype=bool)
+            new[found] = False
+            for j in np.flatnonzero(new).tolist():
                 insort(order, j, key=lambda i: _tie_key(records[i]))
     if order is None:
         order = sorted(range(n), key=lambda i: _tie_key(records[i]))
     ties = np.asarray(order, dtype=np.intp)
     with _TIE_LOCK:
-        _TIE_ORDERS.append((list(records), list(map(id, map(records.__getitem__, order))),
-                            ties))
+        _TIE_ORDERS.append((list(records), identities[ties], ties))
         if len(_TIE_ORDERS) > 8:
             _TIE_ORDERS.pop(0)
     return ties
