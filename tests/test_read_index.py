@@ -15,6 +15,7 @@ from graphmem.models import Authority, MemoryKind, MemoryRecord
 from graphmem.read.dates import date_terms
 from graphmem.read.index import IncrementalBM25, thread_neighbours, tie_order
 from graphmem.read.rankers import BM25_DEFAULTS, BM25Ranker, order_by_score
+from graphmem.read.steps import Ranking, RetrievalTrace
 from graphmem.read.threads import neighbours
 from graphmem.read.tokens import entity_terms, tokenize, tokenize_many
 
@@ -75,7 +76,8 @@ def test_sync_holds_exactly_the_documents_asked_for(
     index = IncrementalBM25(k1=1.5, b=0.75)
     held: set[int] = set()
     for keys in sets:
-        changed = index.sync(keys, lambda i, keys=keys: (words[keys[i]], None))
+        documents = [(words[k], None) for k in keys]
+        changed = index.sync(keys, documents.__getitem__)
         assert changed == len(held.symmetric_difference(keys))
         held = set(keys)
         assert set(index.keys()) == held
@@ -194,3 +196,30 @@ def test_thread_neighbours_are_those_of_threads_module(
     records = [record(i, w, th) for i, (w, th) in enumerate(items)]
     want = {i: sorted(n) for i, n in enumerate(neighbours(records, window)) if n}
     assert {i: sorted(n) for i, n in thread_neighbours(records, window).items()} == want
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.floats(0, 10, allow_nan=False), max_size=30), st.randoms(),
+       st.integers(-35, 35), st.integers(-35, 35))
+def test_a_ranking_is_the_tuple_of_its_pairs(scores: list[float], rnd: Any, a: int,
+                                             b: int) -> None:
+    """A trace's ranking (issue 15: pairs made when asked for) reads, slices, compares and
+    hashes as the tuple of (id, score) pairs it stands for."""
+    ids = [f"r{i:02d}" for i in range(len(scores))]
+    order = list(range(len(scores)))
+    rnd.shuffle(order)
+    want = tuple((ids[i], s) for i, s in zip(order, scores, strict=True))
+    got = Ranking(ids, order, scores)
+    assert len(got) == len(want) and tuple(got) == want and list(got) == list(want)
+    assert got == want and want == got and got == Ranking(list(ids), list(order), scores)
+    arrays = Ranking(ids, np.asarray(order, dtype=np.intp), np.asarray(scores))  # as read
+    assert arrays == want and arrays[a:b] == want[a:b] and hash(arrays) == hash(want)
+    assert all(type(i) is str and type(s) is float for i, s in arrays)
+    assert got[a:b] == want[a:b] and got[::2] == want[::2]
+    if want:
+        assert got[a % len(want)] == want[a % len(want)] and got[-1] == want[-1]
+    assert hash(got) == hash(want)
+    trace = RetrievalTrace("q", T0, True, (), "", "bm25", ranked=got)
+    assert trace == RetrievalTrace("q", T0, True, (), "", "bm25", ranked=want)
+    if want:
+        assert got != want[:-1] and got != (*want[:-1], (want[-1][0], want[-1][1] + 1))

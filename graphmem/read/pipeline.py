@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
+import numpy as np
 import pydantic
 
 from graphmem.db.codec import paused_gc
@@ -26,6 +27,7 @@ from graphmem.read.rankers import Ranker, score_order
 from graphmem.read.steps import (
     DecisionState,
     MemoryConflict,
+    Ranking,
     RetrievalTrace,
     RetrievedMemory,
     build_query,
@@ -159,11 +161,9 @@ def _choose(found: CandidateList, head: RetrievalTrace, state: DecisionState, *,
                                              for c in claims if c.conflict_ids})
     scores = ranker.score(search_text(state), records)  # the logged query keeps labels
     at_rank, ordered = score_order(records, scores)
-    kept: list[RetrievedMemory] = []  # the first k with score > 0 (ordered is best first)
-    for i, s in zip(at_rank, ordered, strict=True):
-        if s <= 0 or len(kept) == k:
-            break
-        kept.append(RetrievedMemory(records[i], s, f"{ranker.name} score {s:.3f}"))
+    top = min(k, int(np.count_nonzero(ordered > 0)))  # the first k with score > 0
+    kept = [RetrievedMemory(records[i], s, f"{ranker.name} score {s:.3f}")
+            for i, s in zip(at_rank[:top].tolist(), ordered[:top].tolist(), strict=True)]
     with_partners = preserve_conflict_partners(kept, asserting, conflicts)
     partner_ids = tuple(sorted({m.record.id for m in with_partners}
                                - {m.record.id for m in kept}))
@@ -176,7 +176,7 @@ def _choose(found: CandidateList, head: RetrievalTrace, state: DecisionState, *,
     rendered = render_memories(chosen)
     trace = replace(
         head,
-        ranked=tuple(zip(map(found.ids.__getitem__, at_rank), ordered, strict=True)),
+        ranked=Ranking(found.ids, at_rank, ordered),
         partner_ids=partner_ids, over_budget_ids=tuple(over),
         context_ids=tuple(m.record.id for m in context), spent_chars=len(rendered),
     )

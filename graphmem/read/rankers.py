@@ -67,15 +67,13 @@ def order_by_score(
         ``(record, score)`` pairs, best first (:func:`score_order`'s order).
     """
     at, ordered = score_order(records, scores)
-    return list(zip(map(records.__getitem__, at), ordered, strict=True))
+    return list(zip(map(records.__getitem__, at.tolist()), ordered.tolist(), strict=True))
 
 
-def score_order(
-    records: Sequence[MemoryRecord], scores: Sequence[float]
-) -> tuple[list[int], list[float]]:
-    """The order of :func:`order_by_score` as positions in ``records``, and the scores in
-    that order, without building a pair per record (the read path needs a few of them, and
-    the ids of all: issue 15).
+def score_order(records: Sequence[MemoryRecord], scores: Sequence[float]) -> tuple[Any, Any]:
+    """The order of :func:`order_by_score` as positions in ``records`` and the scores in
+    that order, as two numpy arrays (intp, float64), without a pair, an int or a float
+    object per record (the read path needs a few of them: issue 15).
 
     The tie order (higher authority, newer created_at, then id) depends only on the records,
     so it is kept for the last few candidate sets and updated by what changed
@@ -87,11 +85,11 @@ def score_order(
     if len(records) != len(scores):
         raise ValueError("records and scores differ in length")
     if not records:
-        return [], []
+        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.float64)
     ties = tie_order(records)
-    values = np.asarray(scores, dtype=float)
+    values = np.asarray(scores, dtype=np.float64)
     perm = ties[np.argsort(-values[ties], kind="stable")]
-    return perm.tolist(), values[perm].tolist()
+    return perm, values[perm]
 
 
 class BM25Ranker:

@@ -5,10 +5,12 @@ store's exact candidates and to the attribution log.
 
 from __future__ import annotations
 
+import operator
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any, overload
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -17,6 +19,7 @@ from graphmem.models import MemoryRecord
 __all__ = [
     "DecisionState",
     "MemoryConflict",
+    "Ranking",
     "RetrievalTrace",
     "RetrievedMemory",
     "build_query",
@@ -111,9 +114,69 @@ class RetrievedMemory:
     reason: str
 
 
+class Ranking(Sequence[tuple[str, float]]):
+    """Every candidate's ``(id, score)``, best first (SPEC 5 step 5), as a read-only
+    sequence that makes each pair when it is asked for: a read ranks every candidate (10^4
+    in a large scope) and is usually asked for a few pairs, or none (issue 15: the pairs
+    were a tuple each, made, kept and collected on every read). Equal to any sequence of
+    the same pairs (a tuple of them included), and hashable like that tuple.
+
+    Args:
+        ids: candidate ids. order: positions in ``ids``, best first. scores: the score of
+            each position of ``order``, aligned with it. ``order`` and ``scores`` are
+            sequences or one-dimensional numpy arrays (read as Python ints and floats).
+    """
+
+    __slots__ = ("_ids", "_order", "_scores")
+
+    def __init__(self, ids: Sequence[str], order: Any, scores: Any) -> None:
+        if len(order) != len(scores):
+            raise ValueError("order and scores differ in length")
+        self._ids = ids
+        self._order = order
+        self._scores = scores
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[str, float]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[tuple[str, float], ...]: ...
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return tuple(self._pairs(self._order[index], self._scores[index]))
+        return (self._ids[int(self._order[index])], float(self._scores[index]))
+
+    def __iter__(self) -> Iterator[tuple[str, float]]:
+        return self._pairs(self._order, self._scores)
+
+    def _pairs(self, order: Any, scores: Any) -> Iterator[tuple[str, float]]:
+        order = order.tolist() if hasattr(order, "tolist") else order
+        scores = scores.tolist() if hasattr(scores, "tolist") else scores
+        return zip(map(self._ids.__getitem__, order), scores, strict=True)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str):
+            return NotImplemented
+        return len(self) == len(other) and all(map(operator.eq, self, other))
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"Ranking({tuple(self)!r})"
+
+
 @dataclass(frozen=True)
 class RetrievalTrace:
-    """What the read path did and why (attribution, SPEC section 5 step 9)."""
+    """What the read path did and why (attribution, SPEC section 5 step 9).
+
+    ``ranked``: every candidate's ``(id, score)``, best first (a :class:`Ranking` when the
+    read path made it; any sequence of pairs compares equal to it).
+    """
 
     retrieval_id: str
     at: datetime
@@ -122,7 +185,7 @@ class RetrievalTrace:
     query: str
     ranker: str
     candidate_ids: tuple[str, ...] = ()
-    ranked: tuple[tuple[str, float], ...] = ()
+    ranked: Sequence[tuple[str, float]] = ()
     partner_ids: tuple[str, ...] = ()
     over_budget_ids: tuple[str, ...] = ()
     context_ids: tuple[str, ...] = ()
