@@ -200,7 +200,8 @@ def test_put_many_hostile_batch(fuzz_memory: Memory, batch: list[dict[str, Any]]
 
 @FUZZ
 @given(state=states, principal=principals, at=any_datetime,
-       budget=st.integers(-5, 10**7), k=st.integers(-2, 10**6))
+       budget=st.one_of(st.integers(-5, 10**7), st.integers(2**62, 2**70)),
+       k=st.one_of(st.integers(-2, 10**6), st.integers(2**62, 2**70)))
 def test_retrieve_hostile_state(fuzz_memory: Memory, state: dict[str, Any],
                                 principal: dict[str, Any], at: Any, budget: int, k: int
                                 ) -> None:

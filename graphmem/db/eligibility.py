@@ -119,7 +119,7 @@ class CandidateList:
     candidates: list[Candidate]
     ids: list[str]
     groups: dict[tuple[str, str], frozenset[str]]
-    records: list[MemoryRecord]
+    records: tuple[MemoryRecord, ...]  # handed to rankers: a tuple, which none can change
     claims: list[Candidate]
     claim_ids: list[str]
 
@@ -134,7 +134,7 @@ class CandidateList:
         claims = [c for c in found if c.record.asserts is not None]
         return cls(found, [c.record.id for c in found],
                    {k: frozenset(v) for k, v in groups.items()},
-                   [c.record for c in found], claims, [c.record.id for c in claims])
+                   tuple(c.record for c in found), claims, [c.record.id for c in claims])
 
     def changed(self, touched: set[str], records: Sequence[MemoryRecord]) -> CandidateList:
         """This answer after the records ``touched`` changed: those among them that are
@@ -177,7 +177,7 @@ class CandidateList:
                 claims[bisect_left(claim_ids, c.record.id)] = c
             if not members:
                 groups.pop(key, None)
-        return CandidateList(candidates, ids, groups, kept, claims, claim_ids)
+        return CandidateList(candidates, ids, groups, tuple(kept), claims, claim_ids)
 
 
 class Eligibility(StoreBase):

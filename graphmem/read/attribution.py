@@ -16,8 +16,9 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
@@ -29,7 +30,7 @@ from neo4j.exceptions import IncompleteCommit
 from graphmem.db.base import OpenTransaction
 from graphmem.db.resilience import DriverFailure, translate
 from graphmem.db.store import Neo4jStore
-from graphmem.errors import RecordNotFoundError, StoreError, ValidationError
+from graphmem.errors import ClientClosedError, RecordNotFoundError, StoreError, ValidationError
 from graphmem.models import Principal
 from graphmem.read.steps import DecisionState, MemoryConflict, RetrievalTrace, RetrievedMemory
 
@@ -112,7 +113,10 @@ class AttributionLog:
         # per caller and scope: the last set logged (digest, ids, chain length), a delta base
         self._last: dict[_SetKey, tuple[str, frozenset[str], int]] = {}
         self._pool: ThreadPoolExecutor | None = None
-        self._pool_lock = threading.Lock()
+        # guards _pool, _closed and _committing; close() waits on it for commits under way
+        self._state = threading.Condition()
+        self._closed = False
+        self._committing = 0
 
     def log_retrieval(self, trace: RetrievalTrace, memories: Sequence[RetrievedMemory],
                       conflicts: Sequence[MemoryConflict], principal: Principal,
@@ -135,19 +139,43 @@ class AttributionLog:
         store its candidate set after ranking). One transaction either way: nothing is
         logged until the commit, and a retrieval is logged whole or not at all."""
         set_log = self._set_log(trace, principal, state)
-        with self._pool_lock:
+        with self._state:
+            if self._closed:
+                raise ClientClosedError("this graphmem client is closed")
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(max_workers=4,
                                                 thread_name_prefix="graphmem-log")
-            pool = self._pool
-        return PendingRetrievalLog(self, set_log, pool.submit(self._begin, set_log))
+            begun = self._pool.submit(self._begin, set_log)
+        return PendingRetrievalLog(self, set_log, begun)
 
     def close(self) -> None:
-        """Stop the thread :meth:`open_retrieval` writes on (after what it is writing)."""
-        with self._pool_lock:
+        """End logging: a retrieval begun on this log after this raises ClientClosedError
+        (none is logged after this returns: a commit under way is waited for, one not yet
+        under way is rolled back), and the threads :meth:`open_retrieval` writes on stop."""
+        with self._state:
+            self._closed = True
+            self._state.wait_for(lambda: self._committing == 0)
             pool, self._pool = self._pool, None
         if pool is not None:
             pool.shutdown(wait=True)
+
+    @contextmanager
+    def _committing_now(self) -> Iterator[None]:
+        """Count a commit under way (:meth:`close` waits for it).
+
+        Raises:
+            ClientClosedError: the log is closed (the caller rolls back).
+        """
+        with self._state:
+            if self._closed:
+                raise ClientClosedError("this graphmem client is closed")
+            self._committing += 1
+        try:
+            yield
+        finally:
+            with self._state:
+                self._committing -= 1
+                self._state.notify_all()
 
     def _set_log(self, trace: RetrievalTrace, principal: Principal,
                  state: DecisionState) -> _SetLog:
@@ -271,36 +299,58 @@ class PendingRetrievalLog:
         :meth:`AttributionLog.log_retrieval` is.
 
         Raises:
+            ClientClosedError: the client was closed first (nothing was logged).
             GraphmemError: logging failed (then nothing was logged), or the commit's outcome
                 is unknown (a connection lost while committing).
         """
         selection = _selection(self._set_log.params["id"], memories, conflicts)
         try:
-            tx, depth = self._begun.result()
+            tx, depth = self._wait()
         except (*DriverFailure, UnicodeEncodeError):
-            self._log._log_whole(self._set_log, selection)
+            self._again(selection)
             return
         try:
-            if selection["selected"] or selection["conflict_keys"]:
-                tx.run("retrieval_selected", **selection)
-            tx.commit()
+            with self._log._committing_now():
+                if selection["selected"] or selection["conflict_keys"]:
+                    tx.run("retrieval_selected", **selection)
+                tx.commit()
         except IncompleteCommit as exc:  # it may or may not have been written: say so
             raise translate(exc, "logging a retrieval") from exc
         except DriverFailure:
             tx.close()  # rolled back: nothing of it was written
-            self._log._log_whole(self._set_log, selection)
+            self._again(selection)
             return
         finally:
             tx.close()
         self._log._logged(self._set_log, depth)
 
+    def _again(self, selection: dict[str, Any]) -> None:
+        """Log the whole retrieval in one retried transaction function (unless closed)."""
+        with self._log._committing_now():
+            self._log._log_whole(self._set_log, selection)
+
     def cancel(self) -> None:
         """Roll back: the retrieval failed before it selected anything (nothing is logged)."""
         try:
-            tx, _ = self._begun.result()
+            tx, _ = self._wait()
         except Exception:  # the transaction never began, or was rolled back: nothing to end
             return
         tx.close()
+
+    def _wait(self) -> tuple[OpenTransaction, int]:
+        """The begun transaction, once begun; interrupted while waiting (KeyboardInterrupt),
+        it is rolled back when it arrives, so no transaction is left open."""
+        try:
+            return self._begun.result()
+        except BaseException as exc:
+            if not isinstance(exc, Exception):
+                self._begun.add_done_callback(_roll_back)
+            raise
+
+
+def _roll_back(begun: Future[tuple[OpenTransaction, int]]) -> None:
+    if not begun.cancelled() and begun.exception() is None:
+        begun.result()[0].close()
 
 
 def _selection(retrieval_id: str, memories: Sequence[RetrievedMemory],

@@ -39,7 +39,11 @@ from graphmem.read.steps import (
     triggers_fired,
 )
 
-__all__ = ["Retrieval", "coerce_state", "retrieve"]
+__all__ = ["MAX_BUDGET_CHARS", "Retrieval", "coerce_state", "retrieve"]
+
+MAX_BUDGET_CHARS = 2**63 - 1
+"""The largest context budget, in characters: the attribution log stores it as a 64-bit
+integer (a larger one was a raw OverflowError from the driver)."""
 
 
 @dataclass(frozen=True)
@@ -115,8 +119,9 @@ def _retrieve(
     cue_due: Callable[[DecisionState], bool], context_window: int,
 ) -> Retrieval:
     state = coerce_state(state)
-    if budget_chars < 0 or k < 1 or context_window < 0:
-        raise ValidationError("budget_chars must be >= 0, k >= 1 and context_window >= 0")
+    if not 0 <= budget_chars <= MAX_BUDGET_CHARS or k < 1 or context_window < 0:
+        raise ValidationError(f"budget_chars must be in 0..{MAX_BUDGET_CHARS} (it is logged "
+                              "as a 64-bit integer), k >= 1 and context_window >= 0")
     ScopeQuery.build(principal, state.memory_scope, at)  # authorization first
     if state.event and not state.due_cue and cue_due(state):
         state = state.model_copy(update={"due_cue": True})  # a due intention is a trigger
