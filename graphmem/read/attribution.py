@@ -143,7 +143,7 @@ class AttributionLog:
             if self._closed:
                 raise ClientClosedError("this graphmem client is closed")
             if self._pool is None:
-                self._pool = ThreadPoolExecutor(max_workers=4,
+                self._pool = ThreadPoolExecutor(max_workers=8,
                                                 thread_name_prefix="graphmem-log")
             begun = self._pool.submit(self._begin, set_log)
         return PendingRetrievalLog(self, set_log, begun)
@@ -317,7 +317,7 @@ class PendingRetrievalLog:
         except IncompleteCommit as exc:  # it may or may not have been written: say so
             raise translate(exc, "logging a retrieval") from exc
         except DriverFailure:
-            tx.close()  # rolled back: nothing of it was written
+            tx.close()  # rolled back (its locks too, which the next transaction takes)
             self._again(selection)
             return
         finally:
