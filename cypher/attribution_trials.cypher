@@ -1,7 +1,7 @@
 // The attribution log behind each funnel trial (SPEC section 9): per target {task_id,
 // record_id, retrieval_id}, whether the record exists, its write decisions, the logged
 // retrieval with its candidate set (whole, or a delta with the sets of its chain: see
-// retrieval_log), and the exposures and uses of that retrieval that name the record.
+// retrieval/log), and the exposures and uses of that retrieval that name the record.
 UNWIND $targets AS t
 OPTIONAL MATCH (r:Record {id: t.record_id})
 USING INDEX SEEK r:Record(id)

@@ -1,4 +1,4 @@
-// Store the ids of a CandidateSet that retrieval_log found without them ($digest, $ids):
+// Store the ids of a CandidateSet that retrieval/log found without them ($digest, $ids):
 // whole, so it depends on no other set.
 MATCH (cs:CandidateSet {digest: $digest})
 USING INDEX SEEK cs:CandidateSet(digest)

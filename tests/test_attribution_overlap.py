@@ -176,22 +176,22 @@ def test_the_overlapped_log_reads_back_like_the_synchronous_log(memory: Memory) 
     ids=["transient", "unicode"])
 def test_a_failed_first_statement_is_logged_once_by_the_fallback(
         memory: Memory, monkeypatch: pytest.MonkeyPatch, exc: BaseException) -> None:
-    """Protects: when retrieval_log fails on the log's thread (a driver error, or a string
+    """Protects: when retrieval/log fails on the log's thread (a driver error, or a string
     the driver cannot send), its transaction is rolled back and the retrieval is logged
     again, exactly once, and no retrieval_log transaction is left open."""
     seed(memory)
-    failed = fail_once(monkeypatch, "retrieval_log", exc)
+    failed = fail_once(monkeypatch, "retrieval/log", exc)
     result = memory.retrieve(STATE, principal=READER, now=AT)
-    assert failed == ["retrieval_log"]
+    assert failed == ["retrieval/log"]
     assert_logged_as_returned(memory, result)
     assert list(logged(memory)) == [result.trace.retrieval_id]
     assert log_transactions(memory) == []
 
 
-@pytest.mark.parametrize("step", ["retrieval_selected", "commit"])
+@pytest.mark.parametrize("step", ["retrieval/selected", "commit"])
 def test_a_failed_selection_or_commit_is_logged_once_by_the_fallback(
         memory: Memory, monkeypatch: pytest.MonkeyPatch, step: str) -> None:
-    """Protects: when retrieval_selected (after creating its edges) or the commit fails with
+    """Protects: when retrieval/selected (after creating its edges) or the commit fails with
     a driver error other than IncompleteCommit, the open transaction is rolled back and the
     fallback logs the retrieval once: one node, each SELECTED edge once, nothing left open;
     the next read logs normally."""

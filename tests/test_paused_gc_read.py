@@ -8,8 +8,11 @@ import gc
 import threading
 from collections.abc import Sequence
 from datetime import timedelta
+from typing import Any
 
+import neo4j
 import pytest
+from neo4j.exceptions import ServiceUnavailable
 
 from graphmem.client import Memory
 from graphmem.errors import AuthorizationError, GraphmemError, ValidationError
@@ -24,20 +27,30 @@ STATE = {"memory_scope": {"tenant": "a"}, "goal": "refund policy", "needs_prior_
 
 
 class _Outage:
-    """A ranker that closes the client's driver while ranking: the log write then fails."""
+    """A ranker during whose ranking the database goes away: every statement the driver
+    runs from then on fails as with a lost server (``ServiceUnavailable``), so the log write
+    fails. (Closing the driver under the log's open transaction, as this once did, is
+    unspecified behaviour of the driver: "make sure you are not using the driver object or
+    any resources spawned from it while calling [close]".)"""
 
     name = "outage"
 
-    def __init__(self, memory: Memory) -> None:
-        self.memory = memory
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        def down(*args: Any, **kwargs: Any) -> Any:
+            raise ServiceUnavailable("the database went away (test)")
+
+        self._down = down
+        self._monkeypatch = monkeypatch
 
     def score(self, query: str, records: Sequence[MemoryRecord]) -> list[float]:
-        self.memory.store.driver.close()
+        for cls, method in ((neo4j.Transaction, "run"), (neo4j.Transaction, "commit"),
+                            (neo4j.Session, "run"), (neo4j.Session, "execute_write")):
+            self._monkeypatch.setattr(cls, method, self._down)
         return [1.0] * len(records)
 
 
 def test_the_collector_runs_again_after_every_kind_of_failed_retrieve(
-        neo4j_db: Neo4jUnderTest) -> None:
+        neo4j_db: Neo4jUnderTest, monkeypatch: pytest.MonkeyPatch) -> None:
     memory = Memory.connect(neo4j_db.settings, start_if_needed=False)
     try:
         memory.put(MemoryRecord(id="g1", kind=MemoryKind.SEMANTIC, content="refund policy",
@@ -55,8 +68,10 @@ def test_the_collector_runs_again_after_every_kind_of_failed_retrieve(
             memory.retrieve(STATE, principal=READER, now=AT, budget_chars=-1)
         assert gc.isenabled()
         with pytest.raises(GraphmemError):  # a driver error must not leave the client bare
-            memory.retrieve(STATE, principal=READER, now=AT, ranker=_Outage(memory))
+            memory.retrieve(STATE, principal=READER, now=AT, ranker=_Outage(monkeypatch))
         assert gc.isenabled()
+        monkeypatch.undo()
+        assert memory.retrieve(STATE, principal=READER, now=AT).ids == ["g1"]  # back again
     finally:
         memory.close()
 

@@ -28,9 +28,15 @@ from neo4j import ManagedTransaction
 from neo4j.exceptions import IncompleteCommit
 
 from graphmem.db.base import OpenTransaction
-from graphmem.db.resilience import DriverFailure, translate
+from graphmem.db.resilience import translate
 from graphmem.db.store import Neo4jStore
-from graphmem.errors import ClientClosedError, RecordNotFoundError, StoreError, ValidationError
+from graphmem.errors import (
+    ClientClosedError,
+    GraphmemError,
+    RecordNotFoundError,
+    StoreError,
+    ValidationError,
+)
 from graphmem.models import Principal
 from graphmem.read.steps import DecisionState, MemoryConflict, RetrievalTrace, RetrievedMemory
 
@@ -89,7 +95,7 @@ def candidate_ids(retrieval: dict[str, Any], candidate_set: dict[str, Any] | Non
 
 @dataclass(frozen=True)
 class _SetLog:
-    """What logging one retrieval's Retrieval node and candidate set takes (retrieval_log)."""
+    """What logging one retrieval's Retrieval node and candidate set takes (retrieval/log)."""
 
     params: dict[str, Any]
     digest: str
@@ -209,9 +215,9 @@ class AttributionLog:
 
     @staticmethod
     def _write_set(run: Callable[..., list[dict[str, Any]]], set_log: _SetLog) -> int:
-        """Run retrieval_log (and candidate_set_fill when the set could not be read back);
+        """Run retrieval/log (and candidate_set_fill when the set could not be read back);
         the depth of the set's chain of deltas."""
-        row = run("retrieval_log", **set_log.params)[0]
+        row = run("retrieval/log", **set_log.params)[0]
         if row["incomplete"]:
             run("candidate_set_fill", digest=set_log.digest, ids=list(set_log.candidate_ids))
             return 0
@@ -222,7 +228,7 @@ class AttributionLog:
         def work(tx: ManagedTransaction) -> int:
             depth = self._write_set(partial(self.store.run, tx), set_log)
             if selection["selected"] or selection["conflict_keys"]:
-                self.store.run(tx, "retrieval_selected", **selection)
+                self.store.run(tx, "retrieval/selected", **selection)
             return depth
 
         self._logged(set_log, self.store.transaction("retrieval_log", work))
@@ -254,7 +260,7 @@ class AttributionLog:
         """
         if not action_id:
             raise ValidationError("action_id must be non-empty")
-        rows = self.store.read("retrieval_get", id=retrieval_id)
+        rows = self.store.read("retrieval/get", id=retrieval_id)
         if not rows:
             raise RecordNotFoundError(f"no retrieval {retrieval_id!r}")
         selected = set(rows[0]["retrieval"].get("selected_ids") or [])
@@ -271,7 +277,7 @@ class AttributionLog:
         Raises:
             RecordNotFoundError: unknown retrieval.
         """
-        rows = self.store.read("retrieval_get", id=retrieval_id)
+        rows = self.store.read("retrieval/get", id=retrieval_id)
         if not rows:
             raise RecordNotFoundError(f"no retrieval {retrieval_id!r}")
         row = rows[0]
@@ -294,8 +300,9 @@ class PendingRetrievalLog:
                conflicts: Sequence[MemoryConflict]) -> None:
         """Add what the retrieval selected and commit. When the transaction begun on the
         other thread failed (a deadlock, a lost connection, a string the driver cannot send),
-        or adding the selection fails, it is rolled back and the whole retrieval is logged
-        again in one transaction function, retried by the driver as
+        or adding the selection fails (the driver raises more than its own errors when its
+        connection is torn down under it: a ``BufferError``), it is rolled back and the whole
+        retrieval is logged again in one transaction function, retried by the driver as
         :meth:`AttributionLog.log_retrieval` is.
 
         Raises:
@@ -306,17 +313,21 @@ class PendingRetrievalLog:
         selection = _selection(self._set_log.params["id"], memories, conflicts)
         try:
             tx, depth = self._wait()
-        except (*DriverFailure, UnicodeEncodeError):
+        except GraphmemError:
+            raise
+        except Exception:  # a driver error, a string it cannot send, a connection torn down
             self._again(selection)
             return
         try:
             with self._log._committing_now():
                 if selection["selected"] or selection["conflict_keys"]:
-                    tx.run("retrieval_selected", **selection)
+                    tx.run("retrieval/selected", **selection)
                 tx.commit()
         except IncompleteCommit as exc:  # it may or may not have been written: say so
             raise translate(exc, "logging a retrieval") from exc
-        except DriverFailure:
+        except GraphmemError:
+            raise
+        except Exception:  # as above; a Retrieval id is unique, so none is logged twice
             tx.close()  # rolled back (its locks too, which the next transaction takes)
             self._again(selection)
             return
@@ -355,7 +366,7 @@ def _roll_back(begun: Future[tuple[OpenTransaction, int]]) -> None:
 
 def _selection(retrieval_id: str, memories: Sequence[RetrievedMemory],
                conflicts: Sequence[MemoryConflict]) -> dict[str, Any]:
-    """The parameters of retrieval_selected: what the retrieval selected."""
+    """The parameters of retrieval/selected: what the retrieval selected."""
     return dict(id=retrieval_id, selected_ids=[m.record.id for m in memories],
                 conflict_keys=[c.key for c in conflicts],
                 selected=[{"id": m.record.id, "score": m.score, "reason": m.reason,

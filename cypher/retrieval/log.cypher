@@ -1,5 +1,5 @@
 // Attribution: one Retrieval node per read-path call (SPEC section 5, step 9), created with
-// nothing selected; retrieval_selected, in the same transaction, links it to what it selected
+// nothing selected; retrieval/selected, in the same transaction, links it to what it selected
 // (scores and reasons on the SELECTED edges), once ranking has chosen (issue 15: the read path
 // runs this while it ranks). The candidate set is
 // stored once per distinct set, as a CandidateSet keyed by a digest of tenant and ids

@@ -1,4 +1,4 @@
-// What a retrieval logged by retrieval_log (in the same transaction) selected: its ids and
+// What a retrieval logged by retrieval/log (in the same transaction) selected: its ids and
 // conflict keys, and a SELECTED edge to each selected record, with its score, reason and rank
 // (SPEC section 5, step 9).
 MATCH (q:Retrieval {id: $id})

@@ -1,5 +1,5 @@
 // A logged retrieval, its candidate set and selected records (score, reason, rank). The
-// set comes whole or as a delta of the sets in its `base_digests` (retrieval_log), which are read
+// set comes whole or as a delta of the sets in its `base_digests` (retrieval/log), which are read
 // with it; retrievals logged before candidate sets were shared carry their ids on the node.
 MATCH (q:Retrieval {id: $id})
 USING INDEX SEEK q:Retrieval(id)
