@@ -129,13 +129,8 @@ class StoreBase:
         Raises:
             GraphmemError: a driver error, translated (:mod:`graphmem.db.resilience`).
         """
-        def once() -> list[dict[str, Any]]:
-            with self._session(neo4j.READ_ACCESS) as session:
-                result = session.run(cypher.query(name), params)
-                return [dict(zip(r.keys(), r.values(), strict=True)) for r in result]
-
-        with translated(f"running {name}"):
-            return with_retry(once, f"running {name}", deadline_s=self.retry_time_s)
+        return self._statement(name, params, neo4j.READ_ACCESS,
+                               lambda r: dict(zip(r.keys(), r.values(), strict=True)))
 
     def write(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """Run write query ``name`` in its own transaction (retried by the driver)."""
@@ -159,9 +154,15 @@ class StoreBase:
         Raises:
             GraphmemError: a driver error, translated (:mod:`graphmem.db.resilience`).
         """
+        return self._statement(name, params, neo4j.WRITE_ACCESS, neo4j.Record.data)
+
+    def _statement(self, name: str, params: dict[str, Any], access: str,
+                   row: Callable[[neo4j.Record], dict[str, Any]]) -> list[dict[str, Any]]:
+        """Query ``name`` as one auto-commit statement in a session chained to the driver's
+        bookmarks, retried on transient errors; each row made by ``row``."""
         def once() -> list[dict[str, Any]]:
-            with self._session() as session:
-                return [r.data() for r in session.run(cypher.query(name), params)]
+            with self._session(access) as session:
+                return [row(r) for r in session.run(cypher.query(name), params)]
 
         with translated(f"running {name}"):
             return with_retry(once, f"running {name}", deadline_s=self.retry_time_s)
