@@ -157,7 +157,9 @@ def measure(memory: Memory, root: str, expected: int, *, apply: bool, runs: int 
     if len(plan.entries) != expected + 1:
         raise AssertionError(f"plan has {len(plan.entries)} entries, expected {expected + 1}")
     _, summary, _ = memory.store.driver.execute_query(
-        cypher.query("deletion/walk"), roots=[root], terms=[], database_=memory.store.database)
+        cypher.query("deletion/walk"),
+        cypher.arguments("deletion/walk", {"roots": [root], "terms": []}),
+        database_=memory.store.database)
     server_ms = (summary.result_available_after or 0) + (summary.result_consumed_after or 0)
     out: dict[str, Any] = {
         "descendants": expected, "walk_s": statistics.median(times), "walk_runs_s": times,
@@ -174,7 +176,8 @@ def measure(memory: Memory, root: str, expected: int, *, apply: bool, runs: int 
 
 def plan_operators(memory: Memory) -> list[str]:
     _, summary, _ = memory.store.driver.execute_query(
-        "EXPLAIN " + cypher.text("deletion/walk"), roots=["t0"], terms=[],
+        "EXPLAIN " + cypher.statement("deletion/walk"),
+        cypher.arguments("deletion/walk", {"roots": ["t0"], "terms": []}),
         database_=memory.store.database)
 
     def walk(node: dict[str, Any]) -> Iterator[str]:

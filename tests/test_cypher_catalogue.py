@@ -10,9 +10,11 @@ import pytest
 
 from graphmem.client import Memory
 from graphmem.db import catalogue as cypher
+from graphmem.errors import StoreError
 
 ROOT = Path(__file__).resolve().parents[1]
-CALLS = {"read", "write", "run", "query", "text", "statements", "_run", "_read", "_write"}
+CALLS = {"read", "write", "run", "query", "text", "statement", "arguments", "statements", "_run",
+         "_read", "_write"}
 #: A catalogue name: a file's path in cypher/ without the suffix ("candidates", "deletion/walk").
 NAME = r"[a-z][a-z0-9_]+(?:/[a-z][a-z0-9_]+)*"
 
@@ -85,7 +87,9 @@ def test_no_cypher_outside_the_catalogue() -> None:
 def test_every_file_parses(memory: Memory) -> None:
     with memory.store.driver.session(database=memory.store.database) as session:
         for name in sorted(cypher.names()):
-            statements = cypher.statements(name) if name == "schema" else [cypher.text(name)]
+            # the file's text, and the form the store runs (parameters in one map: $args.p)
+            statements = (cypher.statements(name) if name == "schema"
+                          else [cypher.text(name), cypher.statement(name)])
             for statement in statements:
                 if statement.startswith(("CREATE CONSTRAINT", "CREATE INDEX")):
                     continue  # schema commands run (and so parse) in Memory.connect
@@ -230,3 +234,48 @@ def test_every_part_named_by_a_query_exists_and_every_part_is_used() -> None:
     for name, text in raw.items():
         assert not re.search(r"coalesce\(\w+\.admitted, false\)", text), name
         assert "NOT r.pending_recompute AND NOT r.erased" not in text or name == "explain", name
+
+
+def test_the_store_reads_every_parameter_from_one_map() -> None:
+    """Every ``$`` of a query is a parameter, so the form the store runs reads each of them
+    as ``$args.p`` and names no other parameter; a missing parameter is a StoreError before
+    anything runs (in a map it would be read as null), an extra one is ignored."""
+    for name in sorted(cypher.names()):
+        body = cypher.text(name)
+        assert body.count("$") == len(re.findall(r"\$[A-Za-z_]\w*", body)), name
+        run = cypher.statement(name)
+        assert run.count("$") == run.count("$args.") == body.count("$"), name
+        assert cypher.parameters(name) == set(re.findall(r"\$([A-Za-z_]\w*)", body)), name
+    assert cypher.arguments("retrieval/get", {"id": "q", "extra": 1}) == {
+        "args": {"id": "q", "extra": 1}}
+    with pytest.raises(StoreError, match=r"retrieval/log was run without parameters .*'query'"):
+        cypher.arguments("retrieval/log", {"id": "q"})
+
+
+@pytest.mark.neo4j
+def test_a_query_is_planned_once_whatever_the_lengths_of_its_lists_and_strings(
+        memory: Memory) -> None:
+    """Neo4j 5 keys its plan cache on each list or string parameter's length, in powers of
+    ten: run as the file says, a query is planned again for each (0.2-0.35 s for the
+    attribution log's, issue 15). Run by the store, with its parameters in one map, it is
+    planned once: the server's query cache holds one entry after runs with lengths 0 to 500
+    (and several when the same runs pass their parameters one by one, as a check that the
+    lengths here do fall in different powers of ten)."""
+    def cached() -> int:
+        rows, _, _ = memory.store.driver.execute_query(
+            "CALL db.clearQueryCaches()", database_=memory.store.database)
+        found = re.search(r"of (\d+) quer", rows[0][0])
+        return int(found.group(1)) if found else 0
+
+    lengths = (0, 1, 5, 50, 500)
+    cached()
+    for n in lengths:
+        memory.store.read("records/existing", ids=[f"r{i}" for i in range(n)])
+        memory.store.read("retrieval/get", id="x" * n)
+    assert cached() == 2
+    for n in lengths:
+        for name, params in (("records/existing", {"ids": [f"r{i}" for i in range(n)]}),
+                             ("retrieval/get", {"id": "x" * n})):
+            memory.store.driver.execute_query(cypher.text(name), params,
+                                              database_=memory.store.database)
+    assert cached() == 2 * len(lengths)

@@ -234,7 +234,8 @@ def test_the_batch_statement_plans_without_notifications(memory: Memory) -> None
     """No variable of the batch shadows one of its subqueries' (Neo4j's 03N60 notice,
     printed under ``python -X dev``), nor any other notice."""
     _, summary, _ = memory.store.driver.execute_query(
-        "EXPLAIN " + catalogue.text("write/new_batch"), writes=[], slots=[],
+        "EXPLAIN " + catalogue.statement("write/new_batch"),
+        catalogue.arguments("write/new_batch", {"writes": [], "slots": []}),
         database_=memory.store.database)
     assert [n.gql_status for n in summary.gql_status_objects
             if n.is_notification] == []

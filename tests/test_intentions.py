@@ -229,9 +229,9 @@ def test_invalid_intentions_and_events_are_rejected(memory: Memory) -> None:
 
 def test_due_uses_the_cue_index(memory: Memory) -> None:
     _, summary, _ = memory.store.driver.execute_query(
-        "EXPLAIN " + cypher.text("intentions/due"),
-        cues=[{"kind": "migration_completed", "value": "014"}], tenant="acme",
-        tenants=["acme"], pairs=[], clearance=0, now=NOW, database_=memory.store.database)
+        "EXPLAIN " + cypher.statement("intentions/due"), cypher.arguments("intentions/due", dict(
+            cues=[{"kind": "migration_completed", "value": "014"}], tenant="acme",
+            tenants=["acme"], pairs=[], clearance=0, now=NOW)), database_=memory.store.database)
     assert summary.plan is not None, "EXPLAIN always returns a plan"
     seeks = []
     stack = [summary.plan]

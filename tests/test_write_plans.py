@@ -103,7 +103,8 @@ def profile(memory: Memory, name: str, params: dict[str, Any]) -> tuple[int, lis
     with memory.store.driver.session(database=memory.store.database) as session:
         tx = session.begin_transaction()
         try:
-            result = tx.run("PROFILE " + catalogue.text(name), params)
+            result = tx.run("PROFILE " + catalogue.statement(name),
+                            catalogue.arguments(name, params))
             list(result)  # the server has profiler stats once every row is read
             summary = result.consume()
         finally:
@@ -224,7 +225,8 @@ def test_no_statement_of_a_scope_costs_more_in_a_larger_store(
 def plan_scans(memory: Memory, name: str, params: dict[str, Any]) -> list[str]:
     """The scans in the plan of statement ``name`` with ``params`` (EXPLAIN: nothing runs)."""
     with memory.store.driver.session(database=memory.store.database) as session:
-        summary = session.run("EXPLAIN " + catalogue.text(name), params).consume()
+        summary = session.run("EXPLAIN " + catalogue.statement(name),
+                              catalogue.arguments(name, params)).consume()
     return [f"{name}: {scan}" for scan in walked(summary.plan)[1]]
 
 

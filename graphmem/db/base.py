@@ -102,7 +102,8 @@ class StoreBase:
         """
         with translated(f"running {name}"):
             records, _, _ = self._open_driver().execute_query(
-                cypher.query(name), parameters_=params, database_=self.database,
+                cypher.query(name), parameters_=cypher.arguments(name, params),
+                database_=self.database,
                 routing_=RoutingControl.READ,
             )
         return records
@@ -113,7 +114,8 @@ class StoreBase:
         ``Record.data()``'s recursive copy, which dominates large results (deletion walks)."""
         with translated(f"running {name}"):
             records, _, _ = self._open_driver().execute_query(
-                cypher.query(name), parameters_=params, database_=self.database,
+                cypher.query(name), parameters_=cypher.arguments(name, params),
+                database_=self.database,
                 routing_=RoutingControl.READ,
             )
         return [dict(zip(r.keys(), r.values(), strict=True)) for r in records]
@@ -136,7 +138,8 @@ class StoreBase:
         """Run write query ``name`` in its own transaction (retried by the driver)."""
         with translated(f"running {name}"):
             records, _, _ = self._open_driver().execute_query(
-                cypher.query(name), parameters_=params, database_=self.database,
+                cypher.query(name), parameters_=cypher.arguments(name, params),
+                database_=self.database,
                 routing_=RoutingControl.WRITE,
             )
         return [r.data() for r in records]
@@ -162,7 +165,8 @@ class StoreBase:
         bookmarks, retried on transient errors; each row made by ``row``."""
         def once() -> list[dict[str, Any]]:
             with self._session(access) as session:
-                return [row(r) for r in session.run(cypher.query(name), params)]
+                result = session.run(cypher.query(name), cypher.arguments(name, params))
+                return [row(r) for r in result]
 
         with translated(f"running {name}"):
             return with_retry(once, f"running {name}", deadline_s=self.retry_time_s)
@@ -209,7 +213,8 @@ class StoreBase:
         tx: ManagedTransaction | Transaction, name: str, **params: Any
     ) -> list[dict[str, Any]]:
         """Run query ``name`` inside ``tx`` (managed or explicit); rows as dicts."""
-        return [r.data() for r in tx.run(cypher.text(name), params)]
+        result = tx.run(cypher.statement(name), cypher.arguments(name, params))
+        return [r.data() for r in result]
 
     def ensure_schema(self) -> None:
         """Create constraints and indexes if missing (idempotent; one auto-commit transaction

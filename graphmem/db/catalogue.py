@@ -8,6 +8,14 @@ Every query graphmem runs lives in a file; Python never builds Cypher text. Valu
 travel as ``$parameters``. Queries are tagged with their name in transaction
 metadata, so ``SHOW TRANSACTIONS`` and the query log say which file is running.
 
+The store runs a query as :func:`statement` gives it, with :func:`arguments`: each
+``$name`` of the file is read as ``$args.name`` from one map parameter. Neo4j 5 keys its
+plan cache on the type of each parameter and, for a list or a string, on the power of ten
+its length falls in; a map parameter has neither. So each query is planned once, not once
+for every mix of lengths among its lists and strings (a query text one character longer
+than 99, a candidate set logged whole after ones logged as deltas: 0.2-0.35 s of planning
+each, measured on the agent loop of issue 15).
+
 The folder is found in a checkout (``<repo>/cypher``) and in an installed wheel
 (``graphmem/_cypher``, force-included by the build).
 
@@ -21,13 +29,20 @@ text like the queries, never built from values.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
-from typing import LiteralString, cast
+from typing import Any, LiteralString, cast
 
 from neo4j import Query
 
-__all__ = ["cypher_dir", "names", "part", "query", "row_form", "statements", "text"]
+from graphmem.errors import StoreError
+
+__all__ = ["ARGS", "arguments", "cypher_dir", "names", "parameters", "part", "query", "row_form",
+           "statement", "statements", "text"]
+
+#: The one map parameter a query's own parameters travel in (:func:`statement`).
+ARGS = "args"
 
 #: ``{{name}}`` puts in part ``name``; ``{{name:w}}`` puts it in in row form: each of its
 #: parameters ``$p`` read as ``w.p`` from the row map ``w``, and ``w`` passed into each of its
@@ -134,6 +149,40 @@ def _literal(query_text: str) -> LiteralString:
     return cast(LiteralString, query_text)  # type: ignore[redundant-cast, unused-ignore]
 
 
+@cache
+def statement(name: str) -> LiteralString:
+    """The text the store runs for query ``name``: :func:`text` with each parameter ``$p``
+    read as ``$args.p`` from the one map parameter that :func:`arguments` makes (one plan
+    per query: see the module's docstring). Every ``$`` of a query is a parameter (checked
+    by ``tests/test_cypher_catalogue.py``).
+
+    Raises:
+        KeyError: no such query.
+    """
+    return _literal(_PARAM.sub(lambda m: f"${ARGS}.{m.group(1)}", text(name)))
+
+
+@cache
+def parameters(name: str) -> frozenset[str]:
+    """The names of the parameters query ``name`` reads (``$p`` in its text and parts)."""
+    return frozenset(_PARAM.findall(text(name)))
+
+
+def arguments(name: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    """The parameters of :func:`statement` ``name``: ``params`` (parameter name to value)
+    as the one map parameter ``args``.
+
+    Raises:
+        StoreError: a parameter the query reads is missing from ``params`` (as Neo4j refuses
+            a missing parameter; in a map it would be read as null).
+    """
+    missing = parameters(name) - params.keys()
+    if missing:
+        raise StoreError(f"query {name} was run without parameters {sorted(missing)}")
+    return {ARGS: params}
+
+
 def query(name: str, *, timeout_s: float | None = None) -> Query:
-    """A driver ``Query`` for file ``cypher/<name>.cypher``, tagged with ``name``."""
-    return Query(text(name), metadata={"graphmem_query": name}, timeout=timeout_s)
+    """A driver ``Query`` of :func:`statement` ``name`` (pass :func:`arguments`), tagged with
+    ``name``."""
+    return Query(statement(name), metadata={"graphmem_query": name}, timeout=timeout_s)
