@@ -16,6 +16,8 @@
 // supersedes once admitted and effective at $now, whatever happened to it since (retraction,
 // expiry, supersession, pending recompute, erasure: tombstones keep scope, times, edges and
 // `admitted`); a successor quarantined now, or erased while quarantined, does not.
+// A statement of the agent loop: planned once, kept (graphmem.db.catalogue, "Plans").
+CYPHER replan=skip
 MATCH (s:Scope {tenant: $tenant})
 USING INDEX SEEK s:Scope(tenant)
 WHERE $tenant IN $tenants AND all(p IN s.pairs WHERE p IN $pairs)

@@ -12,6 +12,8 @@
 // The caller drops the delta and computes the answer in full when an epoch moved or a known
 // scope vanished, and reuses its answer when no version moved (then no record is read: this
 // query is also the cached answer's version check, one round trip either way).
+// A statement of the agent loop: planned once, kept (graphmem.db.catalogue, "Plans").
+CYPHER replan=skip
 MATCH (s:Scope {tenant: $tenant})
 USING INDEX SEEK s:Scope(tenant)
 WHERE $tenant IN $tenants AND all(p IN s.pairs WHERE p IN $pairs)

@@ -2,6 +2,8 @@
 // applies, after authorization and scope (section 3). Same parameters as candidates.cypher.
 // Successors count as in candidates.cypher (rule 4). not_yet: why NOT_YET_VALID applies
 // ('created': created after $now; 'valid_from': valid_from in the future; both can hold).
+// A statement of the agent loop: planned once, kept (graphmem.db.catalogue, "Plans").
+CYPHER replan=skip
 MATCH (r:Record {id: $id})-[:IN_SCOPE]->(s:Scope)
 USING INDEX SEEK r:Record(id)
 WITH r, s,

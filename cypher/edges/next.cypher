@@ -3,6 +3,8 @@
 // of each named thread is rebuilt, so a record written between two neighbours takes its
 // place between them. Runs in the records/create transaction (which bumps the Scopes).
 // $threads: [{tenant, thread}].
+// A statement of the agent loop: planned once, kept (graphmem.db.catalogue, "Plans").
+CYPHER replan=skip
 UNWIND $threads AS t
 MATCH (r:Record {tenant: t.tenant, thread: t.thread})
 WHERE r.position IS NOT NULL

@@ -7,6 +7,8 @@
 // young Scope, the rev bump), and two writers each holding the shared lock deadlock (issue
 // 15). A row whose Scope or ScopeVersion is missing creates nothing and is not in `ids`; the
 // caller creates them (scopes_merge.cypher) and runs it again (RecordWrites.create_in_tx).
+// A statement of the agent loop: planned once, kept (graphmem.db.catalogue, "Plans").
+CYPHER replan=skip
 UNWIND $rows AS row
 MATCH (s:Scope {key: row.scope_key})
 USING INDEX SEEK s:Scope(key)

@@ -1,4 +1,6 @@
 // Declared expiry: the record stops being active at $at.
+// A statement of the agent loop: planned once, kept (graphmem.db.catalogue, "Plans").
+CYPHER replan=skip
 MATCH (r:Record {id: $id})
 USING INDEX SEEK r:Record(id)
 WHERE NOT r.erased

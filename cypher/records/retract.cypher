@@ -1,4 +1,6 @@
 // Retraction is a tombstone, never a delete: the record stays with who, why and when.
+// A statement of the agent loop: planned once, kept (graphmem.db.catalogue, "Plans").
+CYPHER replan=skip
 MATCH (r:Record {id: $id})
 USING INDEX SEEK r:Record(id)
 WHERE NOT r.erased

@@ -3,6 +3,8 @@
 // (nothing is created: the caller creates them and runs this again); `grouped` is false
 // when $gkey names a missing Assertion (the caller links it with assertions_link.cypher).
 // Same effects as records/create, edges/* and write/decision_log.
+// A statement of the agent loop: planned once, kept (graphmem.db.catalogue, "Plans").
+CYPHER replan=skip
 {{record_store}}
 {{record_assert}}
 RETURN r.id AS id, a IS NOT NULL AS grouped

@@ -10,6 +10,8 @@
 // $max_depth). $candidate_ids is null when the client sends a delta or believes the set is
 // stored already; `incomplete` says the set cannot be read back: stored neither whole nor as a
 // delta of a readable base (the client then runs candidate_set_fill in the same transaction).
+// A statement of the agent loop: planned once, kept (graphmem.db.catalogue, "Plans").
+CYPHER replan=skip
 OPTIONAL MATCH (base:CandidateSet {digest: $base_digest})
 USING INDEX SEEK base:CandidateSet(digest)
   WHERE base.tenant = $tenant AND size(coalesce(base.base_digests, [])) < $max_depth

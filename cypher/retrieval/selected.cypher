@@ -1,6 +1,8 @@
 // What a retrieval logged by retrieval/log (in the same transaction) selected: its ids and
 // conflict keys, and a SELECTED edge to each selected record, with its score, reason and rank
 // (SPEC section 5, step 9).
+// A statement of the agent loop: planned once, kept (graphmem.db.catalogue, "Plans").
+CYPHER replan=skip
 MATCH (q:Retrieval {id: $id})
 USING INDEX SEEK q:Retrieval(id)
 SET q.selected_ids = $selected_ids, q.conflict_keys = $conflict_keys

@@ -1,5 +1,7 @@
 // Keep every write decision and its reason (SPEC section 6), also for discarded proposals.
 // The tenant lets a deletion request find decisions that have no record to hang off (SPEC 7).
+// A statement of the agent loop: planned once, kept (graphmem.db.catalogue, "Plans").
+CYPHER replan=skip
 CREATE (w:WriteDecision {
   record_id: $record_id, tenant: $tenant, disposition: $disposition, reason: $reason,
   at: $at, by: $by

@@ -7,6 +7,8 @@
 // $write: a map of the parameters of write/check (without $evidence_ids' rows) and
 // records/write, in row form, with `now` and `decision.at` as ISO-8601 text (the driver packs a
 // datetime in Python, at about 28 us each: graphmem.db.group_commit.write_new).
+// A statement of the agent loop: planned once, kept (graphmem.db.catalogue, "Plans").
+CYPHER replan=skip
 WITH $write AS row, $write.decision AS d
 WITH row {.*, now: datetime(row.now), decision: d {.*, at: datetime(d.at)}} AS w
 {{write_probe:w}}

@@ -10,6 +10,8 @@
 // Returns the positions in $writes of the writes stored (an id alone would not tell
 // two identical proposals apart). Writes that reference other records are never batched (the
 // records they link would be locked in no common order).
+// A statement of the agent loop: planned once, kept (graphmem.db.catalogue, "Plans").
+CYPHER replan=skip
 CALL () {
   UNWIND $slots AS key
   MATCH (l:WriteSlot {key: key})

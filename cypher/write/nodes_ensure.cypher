@@ -4,6 +4,8 @@
 // MERGE of an existing node takes a shared lock; a write transaction that later writes the
 // node must upgrade it, and two writers holding the shared lock deadlock. Here nothing is
 // written to an existing node, and the locks go at this transaction's commit.
+// A statement of the agent loop: planned once, kept (graphmem.db.catalogue, "Plans").
+CYPHER replan=skip
 MERGE (s:Scope {key: $key})
   ON CREATE SET s.tenant = $tenant, s.pairs = $pairs, s.epoch = randomUUID()
 MERGE (sv:ScopeVersion {key: $key})

@@ -16,6 +16,16 @@ for every mix of lengths among its lists and strings (a query text one character
 than 99, a candidate set logged whole after ones logged as deltas: 0.2-0.35 s of planning
 each, measured on the agent loop of issue 15).
 
+Plans. A statement of the agent loop (a scope's writes, lifecycle calls and reads) starts
+``CYPHER replan=skip``: the plan made the first time it runs is kept. Neo4j otherwise plans
+a cached query again whenever the statistics it was planned on have moved past a threshold
+(at most every 10 s per query, in a store that grows: each retrieval adds to the log), and
+the call that meets it waits: 40-400 ms of planning for these statements, warm, measured
+2026-12-02. Their plans do not depend on the statistics: every lookup by an indexed key says
+``USING INDEX SEEK``, and ``tests/test_write_plans.py`` checks that each of them, planned
+while the statistics are of an empty store, scans nothing, and that the loop's statements
+are exactly the ones that keep their plans.
+
 The folder is found in a checkout (``<repo>/cypher``) and in an installed wheel
 (``graphmem/_cypher``, force-included by the build).
 
