@@ -201,7 +201,9 @@ def summary(ms: list[float]) -> dict[str, float]:
     a = np.asarray(ms)
     return {"p50_ms": round(float(np.percentile(a, 50)), 2),
             "p95_ms": round(float(np.percentile(a, 95)), 2),
-            "min_ms": round(float(a.min()), 2), "n": len(ms)}
+            "p99_ms": round(float(np.percentile(a, 99)), 2),
+            "min_ms": round(float(a.min()), 2), "max_ms": round(float(a.max()), 2),
+            "n": len(ms)}
 
 
 def state(i: int) -> DecisionState:
