@@ -28,4 +28,4 @@ RETURN r.id AS id,
     WHEN size(successors) > 0 THEN 'SUPERSEDED'
     ELSE 'ACTIVE'
   END AS status,
-  successors, not_yet
+  successors, not_yet, r.tenant AS tenant, r.sensitivity_rank AS rank, s.pairs AS pairs

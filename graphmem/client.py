@@ -12,6 +12,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from graphmem.db.access import OPERATOR, Access, out_of_reach
 from graphmem.db.codec import DEFAULT_MAX_CONTENT_BYTES, Clock, require_aware
 from graphmem.db.settings import ConnectionSettings
 from graphmem.db.store import Neo4jStore
@@ -25,10 +26,23 @@ from graphmem.deletion import (
     recompute,
     verify_deletion,
 )
+from graphmem.deletion.reach import check_plan, check_report
+from graphmem.errors import (
+    AuthorizationError,
+    DeletionError,
+    RecordNotFoundError,
+    ValidationError,
+)
 from graphmem.fields import utc_now
 from graphmem.intentions import Intentions
 from graphmem.lineage.graph import LineageDirection, LineageGraph, build_lineage
-from graphmem.models import DeferredIntention, Explanation, MemoryRecord, Principal
+from graphmem.models import (
+    Authority,
+    DeferredIntention,
+    Explanation,
+    MemoryRecord,
+    Principal,
+)
 from graphmem.read import pipeline
 from graphmem.read.attribution import AttributionLog
 from graphmem.read.pipeline import Retrieval
@@ -51,6 +65,7 @@ class Memory:
     def __init__(
         self, store: Neo4jStore, *, policy: WritePolicy | None = None,
         owns_driver: bool = True, on_close: Callable[[], None] | None = None,
+        access: Access = OPERATOR,
     ) -> None:
         self.store = store
         self._on_close = on_close
@@ -58,6 +73,9 @@ class Memory:
         self._owns_driver = owns_driver
         self._rankers: dict[str, Ranker] = {}
         self._log = AttributionLog(store)
+        #: who this client acts for and the authority it may claim (the operator: all)
+        self.access = access
+        self._view = False
 
     # -- connection -----------------------------------------------------------------
 
@@ -71,6 +89,8 @@ class Memory:
         clock: Clock = utc_now,
         max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES,
         ensure_schema: bool = True,
+        principal: Principal | None = None,
+        max_authority: Authority = Authority.HUMAN_INSTRUCTION,
     ) -> Memory:
         """Connect to Neo4j and make sure the schema exists.
 
@@ -83,6 +103,10 @@ class Memory:
             policy: write-policy settings (SPEC section 6).
             clock: returns aware UTC now; used when a call's ``now``/``at`` is omitted.
             max_content_bytes: largest record content accepted, in UTF-8 bytes.
+            principal: bind the client to this caller (see :meth:`confined`); None: the
+                operator's client, which reaches every record and claims any authority.
+            max_authority: the bound client's authority ceiling (ignored without
+                ``principal``).
 
         Safe to call from many processes at once on a new database (issue 18): the
         connectivity check and schema set-up retry transient errors. The schema is set up
@@ -99,13 +123,60 @@ class Memory:
         store, release = open_store(settings, start_if_needed=start_if_needed, clock=clock,
                                     max_content_bytes=max_content_bytes,
                                     ensure_schema=ensure_schema)
-        return cls(store, policy=policy, owns_driver=False, on_close=release)
+        access = OPERATOR if principal is None else _access(principal, max_authority)
+        return cls(store, policy=policy, owns_driver=False, on_close=release, access=access)
+
+    def confined(self, principal: Principal, *,
+                 max_authority: Authority = Authority.HUMAN_INSTRUCTION) -> Memory:
+        """A client bound to ``principal``, sharing this client's connection and log (SPEC
+        section 3). Closing it does nothing; close this client when done.
+
+        A bound client reaches only records within the principal's reach
+        (:meth:`Principal.reaches`) and changes only those that belong to its confinement
+        (:meth:`Principal.may_change`). Every call that names a record, intention, retrieval
+        or deletion request by id refuses one out of reach exactly as one that does not
+        exist, with :class:`~graphmem.errors.OutOfReachError` (an ``AuthorizationError`` and
+        a ``RecordNotFoundError``; the message names no id), and writes nothing. Its reads'
+        ``principal=`` defaults to the bound one (one given must reach no further); query
+        scopes, written scopes and deletion subjects get the confinement's pairs added (one
+        contradicting them is refused); a write claiming authority above ``max_authority``
+        raises :class:`~graphmem.errors.AuthorityCeilingError`, and each write decision
+        records the claim, the ceiling and the principal in its ``by``. Bulk imports
+        (``put``, ``put_many``, ``put_stream``, ``import_jsonl``) bypass the policy and are
+        the operator's only.
+
+        Args:
+            principal: who the client acts for (tenants, clearance, confinement ``scope``).
+            max_authority: the highest authority its writes may claim (default
+                ``human_instruction``: a user's statement relayed by an agent).
+
+        Raises:
+            AuthorizationError: this client is bound already and ``principal`` reaches
+                further than its own.
+            ValidationError: ``principal`` is not a Principal.
+        """
+        if not isinstance(principal, Principal):
+            raise ValidationError(f"principal must be a graphmem Principal, got "
+                                  f"{type(principal).__name__}")
+        if self.access.principal is not None and not self.access.principal.covers(principal):
+            raise AuthorizationError("a bound client can only be narrowed: this principal "
+                                     "reaches further than the client's own")
+        ceiling = Authority(max_authority)
+        if self.access.max_authority is not None:
+            ceiling = min(ceiling, self.access.max_authority)
+        view = type(self)(self.store, policy=self.policy, owns_driver=False,
+                          access=_access(principal, ceiling))
+        view._log, view._rankers, view._view = self._log, self._rankers, True
+        return view
 
     def close(self) -> None:
         """End this client's use of its driver and of the local server: a driver
         :meth:`connect` opened closes with the last client of its settings in this process,
         a server it started stops with its last client. A driver passed in (``owns_driver``)
-        is closed. Any later call of this client raises ClientClosedError."""
+        is closed. Any later call of this client raises ClientClosedError. A client made by
+        :meth:`confined` closes nothing (its parent owns the connection)."""
+        if self._view:
+            return
         self._log.close()  # after the retrievals it is logging
         self.store.close()  # a closed client sends nothing more (ClientClosedError)
         try:
@@ -134,11 +205,15 @@ class Memory:
 
         Raises:
             ValidationError and subclasses, RecordConflictError: nothing is written.
+            AuthorizationError: a bound client (imports are the operator's).
         """
+        self._operator_only("put")
         return self.store.put(record)
 
     def put_many(self, records: Sequence[MemoryRecord | dict[str, Any]]) -> list[str]:
-        """Write records without policy in one transaction; returns the ids created."""
+        """Write records without policy in one transaction; returns the ids created.
+        AuthorizationError for a bound client (imports are the operator's)."""
+        self._operator_only("put_many")
         return self.store.put_many(records)
 
     def import_jsonl(self, path: str | Path, *, batch_size: int = IMPORT_BATCH) -> list[str]:
@@ -150,7 +225,9 @@ class Memory:
 
         Raises:
             ValidationError (line numbers in the message), RecordConflictError.
+            AuthorizationError: a bound client (imports are the operator's).
         """
+        self._operator_only("import_jsonl")
         return import_jsonl(self.store, path, batch_size=batch_size)
 
     def put_stream(self, batches: Iterable[Sequence[MemoryRecord | dict[str, Any]]]
@@ -160,44 +237,61 @@ class Memory:
 
         Raises (when the failing batch's turn comes; earlier batches stay written):
             ValidationError and subclasses, RecordConflictError, DanglingReferenceError.
+            AuthorizationError: a bound client (imports are the operator's; at the call).
         """
+        self._operator_only("put_stream")
         return self.store.put_stream(batches)
 
 
     def get(self, record_id: str) -> MemoryRecord:
-        """The record with this id in its current state. Raises RecordNotFoundError."""
+        """The record with this id in its current state. Raises RecordNotFoundError
+        (OutOfReachError, one, for a bound client's id out of reach)."""
+        self.access.check_ids(self.store, [record_id], what="this record id")
         return self.store.get(record_id)
 
     def retract(self, record_id: str, *, by: str, reason: str, at: datetime | None = None
                 ) -> None:
-        """Retract as a tombstone with who/why/when (SPEC 2, 6). Never deletes."""
+        """Retract as a tombstone with who/why/when (SPEC 2, 6). Never deletes.
+        OutOfReachError: a bound client may not change the record."""
+        self.access.check_ids(self.store, [record_id], change=True, what="this record id")
         self.store.retract(record_id, by=by, reason=reason, at=at)
 
     def expire(self, record_id: str, *, at: datetime, by: str = "graphmem",
                reason: str = "declared expiry") -> None:
-        """Declare that a record stops being active at ``at`` (SPEC section 6)."""
+        """Declare that a record stops being active at ``at`` (SPEC section 6).
+        OutOfReachError: a bound client may not change the record."""
+        self.access.check_ids(self.store, [record_id], change=True, what="this record id")
         self.store.expire(record_id, at=at, by=by, reason=reason)
 
-    def candidates(self, *, principal: Principal, scope: dict[str, str],
+    def candidates(self, *, principal: Principal | None = None, scope: dict[str, str],
                    now: datetime | None = None) -> list[MemoryRecord]:
-        """Eligible ACTIVE records for the caller, decided in Cypher (SPEC 3-4).
+        """Eligible ACTIVE records for the caller, decided in Cypher (SPEC 3-4); the scope
+        is confined to the principal (default: a bound client's own).
 
         Raises:
-            AuthorizationError: the scope's tenant is not one of ``principal.tenants``.
+            AuthorizationError: the scope's tenant is not one of ``principal.tenants``, or
+                the scope contradicts its confinement.
         """
-        return [c.record for c in self.store.candidates(principal, scope, self._now(now))]
+        return [c.record for c in self.store.candidates(self.access.reader(principal), scope,
+                                                        self._now(now))]
 
-    def explain(self, record_id: str, *, principal: Principal, scope: dict[str, str],
-                now: datetime | None = None) -> Explanation:
-        """Why a record is or is not retrievable for this caller now (SPEC section 4).
+    def explain(self, record_id: str, *, principal: Principal | None = None,
+                scope: dict[str, str], now: datetime | None = None) -> Explanation:
+        """Why a record is or is not retrievable for this caller now (SPEC section 4). A
+        record out of the principal's reach explains as UNAUTHORIZED, as another tenant's.
 
         Raises:
-            RecordNotFoundError, AuthorizationError.
+            RecordNotFoundError, AuthorizationError; OutOfReachError: a bound client's id out
+            of reach.
         """
-        return self.store.explain(record_id, principal, scope, self._now(now))
+        reader = self.access.reader(principal)
+        self.access.check_ids(self.store, [record_id], what="this record id")
+        return self.store.explain(record_id, reader, scope, self._now(now))
 
     def history(self, record_id: str) -> list[dict[str, Any]]:
-        """The declared transitions and write decisions of a record, oldest first."""
+        """The declared transitions and write decisions of a record, oldest first.
+        OutOfReachError: a bound client's id out of reach."""
+        self.access.check_ids(self.store, [record_id], what="this record id")
         return self.store.transitions(record_id)
 
     # -- write path (SPEC section 6) --------------------------------------------------
@@ -213,11 +307,16 @@ class Memory:
         :meth:`connect` with the same settings share one) is stored together with them, in
         one transaction, and decided exactly as alone (:mod:`graphmem.db.group_commit`).
 
+        A bound client's proposal is confined first (:meth:`confined`).
+
         Raises:
             ValidationError and subclasses, RecordConflictError: nothing is written.
+            AuthorityCeilingError, AuthorizationError, OutOfReachError: a bound client's
+                proposal beyond its ceiling or reach; nothing is written.
         """
-        return lifecycle.write_record(self.store, self.policy, proposal, by=by,
-                                      at=self._now(now))
+        record = self.access.confine_record(self.store, proposal)
+        return lifecycle.write_record(self.store, self.policy, record,
+                                      by=self._by(by, record), at=self._now(now))
 
     def promote(self, record_id: str, *, by: str, reason: str) -> None:
         """Promote a quarantined record after explicit review (the only way out).
@@ -225,6 +324,7 @@ class Memory:
         Raises:
             PolicyError: the record is not quarantined. RecordNotFoundError.
         """
+        self.access.check_ids(self.store, [record_id], change=True, what="this record id")
         lifecycle.promote(self.store, record_id, by=by, reason=reason)
 
     def supersede(self, old_ids: Sequence[str], new_record: MemoryRecord | dict[str, Any], *,
@@ -232,20 +332,26 @@ class Memory:
         """Write ``new_record`` as the successor of ``old_ids`` (SPEC section 6).
 
         The new record must list every old id in ``supersedes`` (or list none, and they are
-        added). Raises PolicyError if the write policy does not persist it.
+        added). Raises PolicyError if the write policy does not persist it; a bound client's
+        OutOfReachError for an old id it may not change.
         """
-        return lifecycle.supersede(self.store, self.policy, old_ids, new_record, by=by,
-                                   reason=reason)
+        self.access.check_ids(self.store, old_ids, change=True, what="old_ids")
+        record = self.access.confine_record(self.store, new_record)
+        return lifecycle.supersede(self.store, self.policy, old_ids, record,
+                                   by=self._by(by, record), reason=reason)
 
     def consolidate(self, ids: Sequence[str], *, into: MemoryRecord | dict[str, Any],
                     by: str, reason: str) -> MemoryWriteDecision:
         """Replace duplicates with one record carrying ``derived_from`` lineage to them.
 
         ``into`` gets ``derived_from`` and ``supersedes`` set to ``ids`` (merged with its
-        own), so the duplicates stop being active once it is effective.
+        own), so the duplicates stop being active once it is effective. A bound client's
+        OutOfReachError for an id it may not change.
         """
-        return lifecycle.consolidate(self.store, self.policy, ids, into=into, by=by,
-                                     reason=reason)
+        self.access.check_ids(self.store, ids, change=True, what="ids")
+        record = self.access.confine_record(self.store, into)
+        return lifecycle.consolidate(self.store, self.policy, ids, into=record,
+                                     by=self._by(by, record), reason=reason)
 
     def promote_procedure(self, episode_ids: Sequence[str], procedure: MemoryRecord |
                           dict[str, Any], *, by: str, reason: str) -> MemoryWriteDecision:
@@ -253,9 +359,12 @@ class Memory:
 
         Raises:
             PolicyError: fewer than ``policy.min_verified_episodes`` verified episodes.
+            OutOfReachError: a bound client's episode id out of reach.
         """
-        return lifecycle.promote_procedure(self.store, self.policy, episode_ids, procedure,
-                                           by=by, reason=reason)
+        self.access.check_ids(self.store, episode_ids, what="episode_ids")
+        record = self.access.confine_record(self.store, procedure)
+        return lifecycle.promote_procedure(self.store, self.policy, episode_ids, record,
+                                           by=self._by(by, record), reason=reason)
 
 
     # -- read path (SPEC section 5) ---------------------------------------------------
@@ -264,7 +373,7 @@ class Memory:
         self,
         state: DecisionState | dict[str, Any],
         *,
-        principal: Principal,
+        principal: Principal | None = None,
         now: datetime | None = None,
         budget_chars: int = 4000,
         ranker: Ranker | str | None = None,
@@ -275,7 +384,8 @@ class Memory:
 
         Args:
             state: the decision state (or a dict for :class:`DecisionState`).
-            principal: the caller. now: aware UTC (default: the clock).
+            principal: the caller (default: a bound client's own); the state's scope is
+                confined to it. now: aware UTC (default: the clock).
             budget_chars: the context budget, in characters of rendered memory.
             ranker: a :class:`Ranker` or a name (``bm25``, ``embedding``, ``hybrid``).
             k: how many ranked records (score > 0) to keep before partners and budget.
@@ -287,12 +397,13 @@ class Memory:
                 (never an empty success). ValidationError: a malformed state.
         """
         at = self._now(now)
+        reader = self.access.reader(principal)
 
         def cue_due(s: DecisionState) -> bool:
-            return bool(s.event and self.due(s.event, principal=principal,
+            return bool(s.event and self.due(s.event, principal=reader,
                                              scope=s.memory_scope, now=at))
 
-        return pipeline.retrieve(self.store, self._log, state, principal=principal, at=at,
+        return pipeline.retrieve(self.store, self._log, state, principal=reader, at=at,
                                  budget_chars=budget_chars, ranker=self._ranker(ranker), k=k,
                                  cue_due=cue_due, context_window=context_window)
 
@@ -308,7 +419,10 @@ class Memory:
 
     def resolve(self, conflict: MemoryConflict, records: Iterable[MemoryRecord] | None = None
                 ) -> ConflictResolution:
-        """Settle a conflict on metadata (SPEC section 5 precedence) or report ambiguity."""
+        """Settle a conflict on metadata (SPEC section 5 precedence) or report ambiguity.
+        OutOfReachError: a bound client's conflict names a record out of reach."""
+        if records is None:
+            self.access.check_ids(self.store, conflict.record_ids, what="this conflict")
         pool = ({r.id: r for r in records} if records is not None
                 else self.store.get_many(list(conflict.record_ids)))
         return resolve_conflict(conflict, pool)
@@ -318,8 +432,10 @@ class Memory:
         """Log that an action was shown these retrieved memories.
 
         Raises:
-            RecordNotFoundError: unknown retrieval. ValidationError: an id it did not select.
+            RecordNotFoundError: unknown retrieval (OutOfReachError for a bound client's
+            retrieval made outside its confinement). ValidationError: an id it did not select.
         """
+        self._check_retrieval(retrieval_id)
         self._log.log_attribution("exposure_log", retrieval_id, action_id, memory_ids,
                                   self._now(at, "at"))
 
@@ -328,22 +444,37 @@ class Memory:
         """Log that an action used these memories; ``helped`` is tri-state (None: unmeasured).
 
         Raises:
-            RecordNotFoundError: unknown retrieval. ValidationError: an id it did not select.
+            RecordNotFoundError: unknown retrieval (OutOfReachError for a bound client's
+            retrieval made outside its confinement). ValidationError: an id it did not select.
         """
+        self._check_retrieval(retrieval_id)
         self._log.log_attribution("use_log", retrieval_id, action_id, memory_ids,
                                   self._now(at, "at"), helped=helped)
 
 
     def get_retrieval(self, retrieval_id: str) -> dict[str, Any]:
-        """A logged retrieval: its properties and selected records with scores and reasons."""
-        return self._log.get_retrieval(retrieval_id)
+        """A logged retrieval: its properties and selected records with scores and reasons.
+        RecordNotFoundError; OutOfReachError for a bound client's retrieval made outside its
+        confinement."""
+        return self._check_retrieval(retrieval_id)
+
+    def _check_retrieval(self, retrieval_id: str) -> dict[str, Any]:
+        try:
+            found = self._log.get_retrieval(retrieval_id)
+        except RecordNotFoundError:
+            if self.access.bound:
+                raise out_of_reach("this retrieval id") from None
+            raise
+        self.access.check_retrieval(found["retrieval"])
+        return found
 
     # -- prospective memory (SPEC section 8; graphmem.intentions does the work) ------------
 
     @property
     def intentions(self) -> Intentions:
-        """Deferred intentions on this client's store (``get``, ``history`` and the rest)."""
-        return Intentions(self.store)
+        """Deferred intentions on this client's store (``get``, ``history`` and the rest),
+        within this client's reach."""
+        return Intentions(self.store, self.access)
 
     def intend(self, intention: DeferredIntention | dict[str, Any]) -> bool:
         """Store a deferred intention; True if created, False for an identical re-write.
@@ -354,15 +485,15 @@ class Memory:
         """
         return self.intentions.intend(intention)
 
-    def due(self, event: dict[str, str], *, principal: Principal, scope: dict[str, str],
-            now: datetime | None = None) -> list[DeferredIntention]:
+    def due(self, event: dict[str, str], *, principal: Principal | None = None,
+            scope: dict[str, str], now: datetime | None = None) -> list[DeferredIntention]:
         """Pending, unexpired, in-scope intentions whose cue the event matches exactly.
 
         Raises:
             AuthorizationError: the scope's tenant is not one of ``principal.tenants``.
         """
-        return self.intentions.due(event, principal=principal, scope=scope,
-                                   now=self._now(now))
+        return self.intentions.due(event, principal=self.access.reader(principal),
+                                   scope=scope, now=self._now(now))
 
     def fire(self, intention_id: str, *, by: str, now: datetime | None = None) -> bool:
         """Fire an intention exactly once: True only for the one call that fired it.
@@ -377,7 +508,7 @@ class Memory:
         """Cancel a pending intention (who/why/when kept); False if it was not pending."""
         return self.intentions.cancel(intention_id, by=by, reason=reason, now=self._now(now))
 
-    def process_event(self, event: dict[str, str], *, principal: Principal,
+    def process_event(self, event: dict[str, str], *, principal: Principal | None = None,
                       scope: dict[str, str], by: str, now: datetime | None = None
                       ) -> list[DeferredIntention]:
         """Fire every intention the event makes due, once; return the ones this call fired.
@@ -385,8 +516,8 @@ class Memory:
         Raises:
             AuthorizationError: the scope's tenant is not one of ``principal.tenants``.
         """
-        return self.intentions.process_event(event, principal=principal, scope=scope, by=by,
-                                             now=self._now(now))
+        return self.intentions.process_event(event, principal=self.access.reader(principal),
+                                             scope=scope, by=by, now=self._now(now))
 
     # -- deletion walks and lineage (SPEC section 7; graphmem.deletion/lineage do the work) --
 
@@ -399,13 +530,18 @@ class Memory:
         ``request_id`` defaults to a fresh ``del-<uuid>``. ``plan.matches_nothing`` is True
         when the subject or roots matched nothing (issue 19).
 
+        A bound client's subject is confined (``{}``: its own scope) and its plan must change
+        nothing outside its reach, or is refused whole (:mod:`graphmem.deletion.reach`).
+
         Raises:
             ValidationError: both or neither of roots/subject, a subject without tenant.
             DeletionError: a named root does not exist.
+            OutOfReachError, AuthorizationError: a bound client's root, subject or plan
+                beyond its reach.
         """
         return plan_deletion(self.store, roots=roots, subject=subject,
                              redact_terms=redact_terms, requested_by=requested_by,
-                             reason=reason, request_id=request_id)
+                             reason=reason, request_id=request_id, access=self.access)
 
     def apply_deletion(self, plan: DeletionPlan, *, batch_size: int | None = None,
                        progress: ProgressCallback | None = None) -> DeletionReport:
@@ -414,15 +550,25 @@ class Memory:
 
         Raises:
             DeletionError: a stale or tampered plan, or a request id reused by another plan.
+            AuthorizationError: a bound client's plan changes what it may not.
         """
+        check_plan(self.store, self.access, plan)
         return apply_deletion(self.store, plan, batch_size=batch_size or DEFAULT_BATCH_SIZE,
                               progress=progress)
 
     def verify_deletion(self, request_id: str, *, redact_terms: Iterable[str] = ()
                         ) -> DeletionReport:
         """The report of an applied request with a fresh verification (pass the request's
-        terms to also prove they are gone). Raises DeletionError for an unknown request."""
-        return verify_deletion(self.store, request_id, redact_terms=redact_terms)
+        terms to also prove they are gone). Raises DeletionError for an unknown request
+        (OutOfReachError for a bound client, also for a request beyond its reach)."""
+        try:
+            found = verify_deletion(self.store, request_id, redact_terms=redact_terms)
+        except DeletionError:
+            if self.access.bound:
+                raise out_of_reach("this deletion request id") from None
+            raise
+        check_report(self.store, self.access, found)
+        return found
 
     def recompute(self, record_id: str, content: str, *, by: str, reason: str,
                   derived_from: Sequence[str] | None = None,
@@ -433,7 +579,11 @@ class Memory:
         Raises:
             PolicyError: it is not pending recompute. RecordNotFoundError: no such record.
             DanglingReferenceError, LineageCycleError: bad new lineage.
+            OutOfReachError: a bound client's record or new lineage out of reach.
         """
+        self.access.check_ids(self.store, [record_id], change=True, what="this record id")
+        self.access.check_ids(self.store, [*(derived_from or ()), *(evidence_ids or ())],
+                              what="derived_from or evidence_ids")
         return recompute(self.store, record_id, content, by=by, reason=reason,
                          derived_from=derived_from, evidence_ids=evidence_ids,
                          asserted_value=asserted_value)
@@ -444,6 +594,34 @@ class Memory:
 
         Raises:
             RecordNotFoundError: no such record. ValidationError: bad direction or depth.
+            OutOfReachError: a bound client's record out of reach (records out of reach
+            elsewhere in the graph are left out).
         """
+        self.access.check_ids(self.store, [record_id], what="this record id")
         return build_lineage(self.store, record_id, direction=direction, depth=depth,
-                             now=self._now(now))
+                             now=self._now(now), access=self.access)
+
+    # -- access (SPEC section 3) --------------------------------------------------------
+
+    def _operator_only(self, what: str) -> None:
+        if self.access.bound:
+            raise AuthorizationError(f"{what} writes without the write policy: the "
+                                     "operator's unbound client only; nothing was written")
+
+    def _by(self, by: str, record: MemoryRecord | dict[str, Any]) -> str:
+        """``by`` as the write decision records it (a bound client: with its claim)."""
+        if not self.access.bound or not isinstance(record, MemoryRecord):
+            return by
+        return self.access.decided_by(by, record.authority)
+
+
+def _access(principal: Principal, max_authority: Authority | str) -> Access:
+    if not isinstance(principal, Principal):
+        raise ValidationError(f"principal must be a graphmem Principal, got "
+                              f"{type(principal).__name__}")
+    try:
+        ceiling = Authority(max_authority)
+    except ValueError:
+        raise ValidationError(f"max_authority must be one of "
+                              f"{', '.join(a.value for a in Authority)}") from None
+    return Access(principal=principal, max_authority=ceiling)

@@ -11,6 +11,9 @@
     ├── RecordConflictError        the same id written again with different content
     ├── RecordNotFoundError        no record (or intention) with that id
     ├── AuthorizationError         the principal may not read the query scope's tenant
+    │   ├── OutOfReachError        (also a RecordNotFoundError) an id outside a bound
+    │   │                          client's reach, or naming nothing: the two look alike
+    │   └── AuthorityCeilingError  a write claims more authority than its caller may
     ├── PolicyError                a lifecycle call that the write policy refuses
     ├── DeletionError              a deletion plan that cannot be applied
     ├── EvaluationError            inconsistent evaluation input (e.g. a non-monotonic funnel)
@@ -28,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 __all__ = [
+    "AuthorityCeilingError",
     "AuthorizationError",
     "ConstraintViolationError",
     "ContentTooLargeError",
@@ -39,6 +43,7 @@ __all__ = [
     "GraphmemError",
     "LineageCycleError",
     "NaiveDatetimeError",
+    "OutOfReachError",
     "PolicyError",
     "RecordConflictError",
     "RecordNotFoundError",
@@ -90,6 +95,19 @@ class RecordNotFoundError(GraphmemError):
 
 class AuthorizationError(GraphmemError):
     """The principal may not read the tenant of the query scope (SPEC section 3, rule 1)."""
+
+
+class OutOfReachError(AuthorizationError, RecordNotFoundError):
+    """A client bound to a principal (:meth:`graphmem.Memory.confined`) was given an id that
+    names no record, intention, retrieval or deletion request within the principal's reach
+    (SPEC section 3): another tenant's, another user's of a confined principal, one above
+    its clearance, one it may read but not change, or none at all. The message names no id
+    and says nothing of whether it exists; nothing was written."""
+
+
+class AuthorityCeilingError(AuthorizationError):
+    """A write claimed an authority above the ceiling its caller was configured with
+    (``max_authority``; SPEC section 6); nothing was written."""
 
 
 class PolicyError(GraphmemError):

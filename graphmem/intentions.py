@@ -33,10 +33,12 @@ from typing import Any
 import pydantic
 from neo4j import ManagedTransaction
 
+from graphmem.db.access import OPERATOR, Access
 from graphmem.db.codec import require_aware, scope_key, scope_pairs
 from graphmem.db.eligibility import ScopeQuery
 from graphmem.db.store import Neo4jStore
 from graphmem.errors import (
+    AuthorizationError,
     ConstraintViolationError,
     NaiveDatetimeError,
     RecordConflictError,
@@ -157,10 +159,14 @@ class Intentions:
 
     Args:
         store: the record store; intentions share its driver, database and Scope nodes.
+        access: the caller's reach (default: the operator's, everything): an intention out
+            of it is refused by every call that names one, with
+            :class:`~graphmem.errors.OutOfReachError` (SPEC section 3).
     """
 
-    def __init__(self, store: Neo4jStore) -> None:
+    def __init__(self, store: Neo4jStore, access: Access = OPERATOR) -> None:
         self.store = store
+        self.access = access
 
     # -- writing ------------------------------------------------------------------
 
@@ -175,6 +181,11 @@ class Intentions:
             ValidationError, NaiveDatetimeError: an invalid intention; nothing is written.
         """
         item = coerce_intention(intention)
+        if self.access.principal is not None:
+            item = item.model_copy(update={"scope": self.access.principal.confine(item.scope)})
+            if not self.access.allows(item.tenant, item.sensitivity, item.scope, change=True):
+                raise AuthorizationError("this intention is outside the caller's reach "
+                                         "(tenant or clearance); nothing was written")
         props = intention_props(item)
 
         def work(tx: ManagedTransaction) -> bool:
@@ -204,6 +215,7 @@ class Intentions:
         Raises:
             RecordNotFoundError: no such intention, or it was erased by a deletion request.
         """
+        self.access.check_ids(self.store, [intention_id], what="this intention id")
         rows = self.store.read("intentions/get", id=intention_id)
         if not rows:
             raise RecordNotFoundError(f"no intention {intention_id!r}", record_ids=[intention_id])
@@ -214,7 +226,12 @@ class Intentions:
         return intention_from_props(props)
 
     def history(self, intention_id: str) -> list[IntentionTransition]:
-        """Who fired or cancelled the intention, and when, oldest first."""
+        """Who fired or cancelled the intention, and when, oldest first.
+
+        Raises:
+            OutOfReachError: a bound caller named an intention out of its reach.
+        """
+        self.access.check_ids(self.store, [intention_id], what="this intention id")
         return [
             IntentionTransition(kind=row["kind"], by=row["by"], reason=row["reason"],
                                 at=row["at"].to_native())
@@ -262,6 +279,8 @@ class Intentions:
         """
         require_text([intention_id], by=by, reason=reason)
         at = require_aware(now, "now")
+        self.access.check_ids(self.store, [intention_id], change=True,
+                              what="this intention id")
         token = uuid.uuid4().hex  # fixed outside the retried function: see intentions/fire
 
         def work(tx: ManagedTransaction) -> bool:
@@ -286,6 +305,8 @@ class Intentions:
         """
         require_text([intention_id], by=by, reason=reason)
         at = require_aware(now, "now")
+        self.access.check_ids(self.store, [intention_id], change=True,
+                              what="this intention id")
 
         def work(tx: ManagedTransaction) -> bool:
             if not self.store.run(tx, "intentions/lock", id=intention_id):
@@ -305,13 +326,17 @@ class Intentions:
         """Fire every intention the event makes due, once; return those this call fired.
 
         Workers that process the same event concurrently split the due intentions between
-        them: each intention is in exactly one worker's result.
+        them: each intention is in exactly one worker's result. A bound caller fires only
+        the intentions it may change (those belonging to its confinement).
 
         Raises:
             AuthorizationError, ValidationError, NaiveDatetimeError: as :meth:`due`.
         """
         fired = []
         for intention in self.due(event, principal=principal, scope=scope, now=now):
+            if not self.access.allows(intention.tenant, intention.sensitivity,
+                                      intention.scope, change=True):
+                continue  # due for a confined caller, but not its to fire (tenant-wide)
             cue = f"{intention.trigger_kind}={intention.trigger_value}"
             if self.fire(intention.id, by=by, now=now, reason=f"event cue {cue}"):
                 fired.append(intention.model_copy(update={"status": IntentionStatus.FIRED}))

@@ -7,6 +7,7 @@ become records in one place (:meth:`MemoryRecord.model_validate`).
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from enum import StrEnum
 from functools import cache
 from typing import Any
@@ -19,6 +20,7 @@ from pydantic import (
     model_validator,
 )
 
+from graphmem.errors import AuthorizationError
 from graphmem.fields import (
     MAX_METADATA_DEPTH,
     AwareDatetime,
@@ -105,6 +107,14 @@ class Sensitivity(_Ordered):
     CONFIDENTIAL = "confidential"
     RESTRICTED = "restricted"
 
+    @classmethod
+    def from_rank(cls, rank: object) -> Sensitivity:
+        """The sensitivity of a stored rank; an unknown rank counts as the highest."""
+        members = list(cls)
+        if isinstance(rank, int) and 0 <= rank < len(members):
+            return members[rank]
+        return cls.RESTRICTED
+
 
 Clearance = Sensitivity
 
@@ -133,17 +143,98 @@ class IntentionStatus(StrEnum):
 
 
 class Principal(BaseModel):
-    """Who is asking: the tenants they may read and their clearance (SPEC section 3).
+    """Who is asking: the tenants they may read, their clearance and their confinement
+    (SPEC section 3).
+
+    A record is *within reach* of a principal (:meth:`reaches`) when its tenant is one of
+    ``tenants``, its sensitivity is at most ``clearance`` and its scope does not contradict
+    ``scope`` (for every confinement pair the record's scope lacks the key or has the same
+    value): some query scope holding the confinement lets it through (rule 3), so a
+    tenant-wide record is readable by a principal confined to one user, another user's is
+    not. Changing or erasing a record also needs it to *belong* to the confinement
+    (:meth:`may_change`: its scope holds every pair of ``scope``). Query scopes are confined
+    by :meth:`confine`. These methods are the one home of the rule; every client, adapter
+    and deletion path asks them.
 
     Args:
         tenants: tenant names this caller may read (at least one).
         clearance: the highest sensitivity this caller may see.
+        scope: the confinement, e.g. ``{"user": "u-17"}``: non-empty string pairs (default
+            empty: the whole of its tenants). A ``tenant`` key, if given, must be one of
+            ``tenants`` and confines the principal to that tenant.
+
+    Raises:
+        pydantic.ValidationError: no tenant, an empty scope key or value, a scope tenant
+            outside ``tenants``.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     tenants: frozenset[NonEmptyStr] = Field(min_length=1)
     clearance: Sensitivity = Sensitivity.NORMAL
+    scope: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("scope")
+    @classmethod
+    def _confinement(cls, value: dict[str, str]) -> dict[str, str]:
+        for key, val in value.items():
+            if not isinstance(key, str) or not key or not isinstance(val, str) or not val:
+                raise ValueError("a principal's scope maps non-empty keys to non-empty "
+                                 "strings")
+        return dict(sorted(value.items()))
+
+    @model_validator(mode="after")
+    def _scope_tenant(self) -> Principal:
+        if "tenant" in self.scope and self.scope["tenant"] not in self.tenants:
+            raise ValueError("the principal's scope names a tenant outside its tenants")
+        return self
+
+    def __hash__(self) -> int:
+        return hash((self.tenants, self.clearance, tuple(self.scope.items())))
+
+    @property
+    def confined(self) -> bool:
+        """True when the principal is confined to less than the whole of its tenants."""
+        return bool(self.scope)
+
+    def reaches(self, tenant: str, sensitivity: Sensitivity, scope: Mapping[str, str]
+                ) -> bool:
+        """True if a record (or intention) of ``tenant`` at ``sensitivity`` with ``scope``
+        is within reach: readable by this principal under some query scope (see above)."""
+        return (tenant in self.tenants and sensitivity <= self.clearance
+                and all(scope.get(k, v) == v for k, v in self.scope.items()))
+
+    def may_change(self, tenant: str, sensitivity: Sensitivity, scope: Mapping[str, str]
+                   ) -> bool:
+        """True if such a record is within reach and belongs to the confinement (its scope
+        holds every pair of :attr:`scope`): the principal may change or erase it."""
+        return (self.reaches(tenant, sensitivity, scope)
+                and all(scope.get(k) == v for k, v in self.scope.items()))
+
+    def confine(self, scope: Mapping[str, str]) -> dict[str, str]:
+        """A query or subject scope confined to this principal: the confinement's pairs
+        added, sorted.
+
+        Raises:
+            AuthorizationError: ``scope`` gives a confined key another value (say
+                ``user=u-99`` to a principal confined to ``user=u-17``).
+        """
+        clash = sorted(k for k, v in self.scope.items() if scope.get(k, v) != v)
+        if clash:
+            raise AuthorizationError(
+                f"the scope contradicts this principal's confinement on {', '.join(clash)}: "
+                "a confined caller may add scope keys, not change the confined ones")
+        return dict(sorted({**scope, **self.scope}.items()))
+
+    def covers(self, other: Principal) -> bool:
+        """True if ``other`` reaches nothing this principal does not: its tenants among
+        these, its clearance at most this one, and confined at least as tightly."""
+        return (other.tenants <= self.tenants and other.clearance <= self.clearance
+                and all(other.scope.get(k) == v for k, v in self.scope.items()
+                        if k != "tenant")
+                and ("tenant" not in self.scope
+                     or other.tenants == {self.scope["tenant"]}
+                     or other.scope.get("tenant") == self.scope["tenant"]))
 
 
 class MemoryRecord(BaseModel):

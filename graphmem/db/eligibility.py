@@ -14,6 +14,7 @@ from typing import Any
 
 from neo4j import Driver
 
+from graphmem.db.access import decode_pairs
 from graphmem.db.base import StoreBase
 from graphmem.db.codec import (
     DEFAULT_MAX_CONTENT_BYTES,
@@ -37,10 +38,12 @@ from graphmem.models import Explanation, MemoryRecord, Principal, Sensitivity, S
 
 @dataclass(frozen=True)
 class ScopeQuery:
-    """A validated (principal, query scope, now) triple, as Cypher parameters.
+    """A validated (principal, query scope, now) triple, as Cypher parameters. The scope is
+    confined to the principal (:meth:`Principal.confine`: its confinement's pairs added).
 
     Raises:
-        AuthorizationError: the query scope's tenant is not one of the principal's tenants.
+        AuthorizationError: the query scope's tenant is not one of the principal's tenants,
+            or the scope contradicts the principal's confinement.
         ValidationError: the scope lacks ``tenant`` or has empty keys or values; ``principal``
             is not a :class:`Principal`.
         NaiveDatetimeError: ``now`` has no timezone.
@@ -67,7 +70,7 @@ class ScopeQuery:
                 f"principal may not read tenant {scope['tenant']!r} "
                 f"(may read: {sorted(principal.tenants)})"
             )
-        return cls(principal=principal, scope=dict(scope), now=now)
+        return cls(principal=principal, scope=principal.confine(scope), now=now)
 
     def params(self) -> dict[str, Any]:
         """The Cypher parameters shared by eligibility queries."""
@@ -368,6 +371,9 @@ class Eligibility(StoreBase):
         if not rows:
             raise RecordNotFoundError(f"no record {record_id!r}", record_ids=[record_id])
         status = Status(rows[0]["status"])
+        if not principal.reaches(rows[0]["tenant"], Sensitivity.from_rank(rows[0]["rank"]),
+                                 decode_pairs(rows[0]["pairs"])):
+            status = Status.UNAUTHORIZED  # out of reach: as another tenant's record
         successors = tuple(sorted(rows[0]["successors"])) if status is Status.SUPERSEDED else ()
         detail = _detail(status, successors, principal.clearance)
         if status is Status.NOT_YET_VALID:

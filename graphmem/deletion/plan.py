@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from graphmem.db.access import OPERATOR, Access
 from graphmem.db.codec import (
     paused_gc,
     scope_pairs,
@@ -23,6 +24,7 @@ from graphmem.deletion.models import (
     PlanEntry,
     RetrievalHit,
 )
+from graphmem.deletion.reach import check_plan, confine_subject
 from graphmem.errors import (
     DeletionError,
     ValidationError,
@@ -189,6 +191,7 @@ def plan_deletion(
     requested_by: str,
     reason: str,
     request_id: str | None = None,
+    access: Access = OPERATOR,
 ) -> DeletionPlan:
     """Plan a deletion (SPEC section 7). Reads only; nothing changes until it is applied.
 
@@ -203,6 +206,10 @@ def plan_deletion(
             redacts every other text of the tenants' graph (issue 12 item 1).
         requested_by, reason: who asks and why (kept on the request for audit).
         request_id: the request's id (default: a fresh ``del-<uuid>``).
+        access: the caller's reach (default: the operator's, everything). A bound caller's
+            subject is confined (:func:`graphmem.deletion.reach.confine_subject`; ``{}`` is
+            its own scope), its roots must be records it may change, and a plan with any
+            entry it may not change is refused as a whole (:mod:`graphmem.deletion.reach`).
 
     Returns:
         The plan, with a digest; roots first, then descendants by depth, then the rest.
@@ -211,7 +218,10 @@ def plan_deletion(
         ValidationError: both or neither of roots/subject, a subject without tenant, empty
             terms, empty requested_by/reason, a string with a lone surrogate, a request id
             that breaks SPEC section 2's id rule (:func:`graphmem.models.id_problem`).
-        DeletionError: a named root does not exist.
+        DeletionError: a named root does not exist (an operator's plan).
+        OutOfReachError: a bound caller named a root out of its reach, or none.
+        AuthorizationError: a bound caller's subject contradicts its confinement, or the
+            plan reaches memories it may not change.
     """
     if (roots is None) == (subject is None):
         raise ValidationError("plan a deletion from exactly one of roots= or subject=")
@@ -226,7 +236,7 @@ def plan_deletion(
     terms = clean_terms(redact_terms)
     subject_scope: dict[str, str] | None = None
     if subject is not None:
-        subject_scope = _check_subject(subject)
+        subject_scope = _check_subject(confine_subject(access, subject))
         root_rows = store.read("deletion/subject_roots", tenant=subject_scope["tenant"],
                                subject_pairs=scope_pairs(subject_scope))
         root_reason = "in the subject's scope"
@@ -235,6 +245,7 @@ def plan_deletion(
         wanted = list(dict.fromkeys(roots))
         if not wanted or not all(isinstance(r, str) and r for r in wanted):
             raise ValidationError("roots must be a non-empty list of ids")
+        access.check_ids(store, wanted, change=True, what="a deletion root")
         root_rows = store.read("deletion/roots_by_id", ids=wanted)
         unknown = [row["id"] for row in root_rows if row["node"] is None]
         if unknown:
@@ -303,6 +314,7 @@ def plan_deletion(
         tenants=tuple(tenants), planned_at=store.clock(), entries=tuple(ordered),
         dangling_citations=tuple(citations), retrievals=tuple(hits),
     )
+    check_plan(store, access, plan)
     return plan.model_copy(update={"digest": plan.compute_digest()})
 
 

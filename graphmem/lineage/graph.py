@@ -30,10 +30,11 @@ from typing import Any, Literal, TypeAlias
 import networkx as nx
 
 from graphmem.db import catalogue as cypher
+from graphmem.db.access import OPERATOR, Access, out_of_reach
 from graphmem.db.codec import require_aware
 from graphmem.db.store import Neo4jStore
 from graphmem.errors import RecordNotFoundError, ValidationError
-from graphmem.models import MemoryKind, Status
+from graphmem.models import MemoryKind, Sensitivity, Status
 
 __all__ = [
     "FORMATS",
@@ -112,6 +113,15 @@ def _status(props: Mapping[str, Any], successors: list[str], now: datetime) -> S
     return Status.ACTIVE
 
 
+def _reached(access: Access, props: Mapping[str, Any]) -> bool:
+    scope = json.loads(props["scope_json"]) if props.get("scope_json") else {}
+    try:
+        sensitivity = Sensitivity(str(props.get("sensitivity")))
+    except ValueError:
+        sensitivity = Sensitivity.RESTRICTED  # unknown: only the widest clearance sees it
+    return access.allows(props.get("tenant"), sensitivity, scope, change=False)
+
+
 def build_lineage(
     store: Neo4jStore,
     record_id: str,
@@ -120,6 +130,7 @@ def build_lineage(
     depth: int | None = None,
     now: datetime | None = None,
     include_content: bool = False,
+    access: Access = OPERATOR,
 ) -> nx.DiGraph:
     """The lineage of ``record_id`` as a directed graph (SPEC section 7, for analysts).
 
@@ -131,12 +142,15 @@ def build_lineage(
         now: aware UTC time the statuses are computed for (default: the store clock).
         include_content: add each record's ``content`` as a node attribute (off by default:
             exports leave the database, and content is user data).
+        access: the caller's reach (default: the operator's): records out of it are left
+            out of the graph, with their edges (SPEC section 3).
 
     Returns:
         A ``networkx.DiGraph``; graph attributes ``root``, ``direction``, ``depth``.
 
     Raises:
         RecordNotFoundError: no record with this id (erased ones are found, as tombstones).
+        OutOfReachError: ``access`` does not reach the root.
         ValidationError: unknown direction, negative depth, naive ``now``.
     """
     if direction not in ("up", "down", "both"):
@@ -149,8 +163,11 @@ def build_lineage(
                  if direction == "down" else ("lineage/up", "lineage/down")):
         for row in store.read(name, id=record_id, depth=depth):
             depths[row["id"]] = min(row["depth"], depths.get(row["id"], row["depth"]))
-    rows = store.read("lineage/nodes", ids=sorted(depths), now=at)
+    rows = [row for row in store.read("lineage/nodes", ids=sorted(depths), now=at)
+            if _reached(access, row["props"])]
     if not any(row["props"]["id"] == record_id for row in rows):
+        if access.bound:
+            raise out_of_reach("this record id")
         raise RecordNotFoundError(f"no record {record_id!r}", record_ids=[record_id])
     graph = nx.DiGraph(root=record_id, direction=direction, depth=depth)
     for row in rows:

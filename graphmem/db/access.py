@@ -1,0 +1,206 @@
+"""What one client may reach and claim: the gate every id a bound client names goes through
+(SPEC sections 3 and 6).
+
+:class:`Access` pairs a principal (None: the operator, who reaches everything) with the
+highest authority its writes may claim. The rule itself is
+:meth:`graphmem.models.Principal.reaches` / :meth:`~graphmem.models.Principal.may_change`;
+this module only fetches what the rule looks at (``cypher/records/reach.cypher``) and turns a
+refusal into :class:`~graphmem.errors.OutOfReachError`, whose message names no id and says
+nothing of whether the id exists, so a refused id and an unknown one look alike.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from graphmem.db.codec import coerce_record
+from graphmem.errors import (
+    AuthorityCeilingError,
+    AuthorizationError,
+    OutOfReachError,
+    ValidationError,
+)
+from graphmem.models import Authority, MemoryRecord, Principal, Sensitivity
+
+__all__ = ["OPERATOR", "OUT_OF_REACH", "Access", "Reader", "decode_pairs", "out_of_reach"]
+
+OUT_OF_REACH = ("names no memory within this caller's reach (another tenant's or user's, "
+                "above its clearance, one it may read but not change, or none); nothing "
+                "was done")
+
+
+def out_of_reach(what: str = "this call") -> OutOfReachError:
+    """The one refusal for ids out of reach: no id, no count, no hint of existence."""
+    return OutOfReachError(f"{what} {OUT_OF_REACH}")
+
+
+class Reader(Protocol):
+    """What the gate needs of a store: one named read query."""
+
+    def read(self, name: str, **params: Any) -> list[dict[str, Any]]: ...
+
+
+def decode_pairs(pairs: Iterable[str] | None) -> dict[str, str]:
+    """A Scope node's ``pairs`` (JSON ``[key, value]`` strings) as a dict."""
+    return {k: v for k, v in (json.loads(p) for p in pairs or ())}
+
+
+@dataclass(frozen=True)
+class Access:
+    """A client's reach and authority ceiling.
+
+    Attributes:
+        principal: who the client acts for; None: the operator (no confinement, no check).
+        max_authority: the highest :class:`~graphmem.models.Authority` a write may claim;
+            None: no ceiling (the operator).
+    """
+
+    principal: Principal | None = None
+    max_authority: Authority | None = None
+
+    @property
+    def bound(self) -> bool:
+        """True when a principal confines this client."""
+        return self.principal is not None
+
+    def reader(self, given: Principal | None) -> Principal:
+        """The principal a read runs as: ``given``, or the bound one when omitted.
+
+        Raises:
+            ValidationError: no principal given to a client bound to none.
+            AuthorizationError: ``given`` reaches beyond the bound principal.
+        """
+        if self.principal is None:
+            if given is None:
+                raise ValidationError("pass principal=: this client is not bound to one "
+                                      "(Memory.confined binds one)")
+            return given
+        if given is None:
+            return self.principal
+        if not isinstance(given, Principal):
+            raise ValidationError(f"principal must be a graphmem Principal, got "
+                                  f"{type(given).__name__}")
+        if not self.principal.covers(given):
+            raise AuthorizationError("the principal given reaches beyond the one this "
+                                     "client is bound to; nothing was done")
+        return given
+
+    def allows(self, tenant: str | None, sensitivity: Sensitivity, scope: Mapping[str, str],
+               *, change: bool) -> bool:
+        """The rule, for a bound client (True for the operator)."""
+        p = self.principal
+        if p is None:
+            return True
+        if tenant is None:
+            return False
+        return (p.may_change if change else p.reaches)(tenant, sensitivity, scope)
+
+    def check_ids(self, store: Reader, ids: Iterable[str], *, change: bool = False,
+                  what: str = "this call") -> None:
+        """Refuse unless every id names a record or intention within reach (``change``:
+        one the principal may also change). Nothing for the operator.
+
+        Raises:
+            OutOfReachError: an id out of reach or naming nothing.
+        """
+        wanted = sorted({i for i in ids if isinstance(i, str)})
+        if self.principal is None or not wanted:
+            return
+        for row in store.read("records/reach", ids=wanted):
+            if not row["found"] or not self.allows(
+                    row["tenant"], Sensitivity.from_rank(row["rank"]), decode_pairs(row["pairs"]),
+                    change=change):
+                raise out_of_reach(what)
+
+    def visible(self, store: Reader, ids: Iterable[str]) -> set[str]:
+        """The ids among ``ids`` within reach (all of them for the operator)."""
+        wanted = sorted(set(ids))
+        if self.principal is None:
+            return set(wanted)
+        return {row["id"] for row in store.read("records/reach", ids=wanted)
+                if row["found"] and self.allows(
+                    row["tenant"], Sensitivity.from_rank(row["rank"]), decode_pairs(row["pairs"]),
+                    change=False)}
+
+    def check_retrieval(self, logged: Mapping[str, Any]) -> None:
+        """Refuse a logged retrieval (its properties) unless it was made within the
+        confinement: its tenant one of the principal's, its clearance at most the
+        principal's, its query scope holding every confinement pair.
+
+        Raises:
+            OutOfReachError: it was not.
+        """
+        if self.principal is None:
+            return
+        try:
+            scope = json.loads(str(logged.get("scope_json") or "{}"))
+            clearance = Sensitivity(str(logged.get("clearance") or "normal"))
+        except ValueError:
+            raise out_of_reach("this retrieval id") from None
+        if not self.allows(logged.get("tenant"), clearance, scope, change=True):
+            raise out_of_reach("this retrieval id")
+
+    def check_authority(self, authority: Authority | str) -> None:
+        """Refuse a claim above :attr:`max_authority`.
+
+        Raises:
+            AuthorityCeilingError: the claim is above the ceiling (names the setting).
+        """
+        if self.max_authority is None:
+            return
+        claimed = Authority(authority)
+        if claimed > self.max_authority:
+            raise AuthorityCeilingError(
+                f"this caller may claim authority up to {self.max_authority.value!r} (its "
+                f"max_authority setting: --max-authority for the MCP server, max_authority= "
+                f"for GraphmemStore and Memory.confined); {claimed.value!r} was claimed; "
+                "nothing was written")
+
+    def confine_record(self, store: Reader, proposal: MemoryRecord | dict[str, Any]
+                       ) -> MemoryRecord | dict[str, Any]:
+        """A bound caller's proposal as it may be written: its authority within the ceiling,
+        its scope confined (:meth:`Principal.confine`) and within reach to change, the
+        records it supersedes changeable and the ones it cites or derives from within reach.
+        The operator's proposal is returned as given.
+
+        Raises:
+            AuthorityCeilingError: authority above :attr:`max_authority`.
+            AuthorizationError: a scope contradicting the confinement, another tenant, a
+                sensitivity above the clearance.
+            OutOfReachError: a referenced id out of reach (or naming nothing).
+            ValidationError: an invalid proposal.
+        """
+        if self.principal is None and self.max_authority is None:
+            return proposal
+        record = coerce_record(proposal)
+        self.check_authority(record.authority)
+        if self.principal is None:
+            return record
+        scope = self.principal.confine(record.scope)
+        if not self.allows(record.tenant, record.sensitivity, scope, change=True):
+            raise AuthorizationError("this memory would lie outside the caller's reach "
+                                     "(tenant or clearance); nothing was written")
+        self.check_ids(store, record.supersedes, change=True, what="supersedes")
+        self.check_ids(store, [*record.derived_from, *record.evidence_ids],
+                       what="derived_from or evidence_ids")
+        return record if scope == record.scope else record.model_copy(update={"scope": scope})
+
+    def decided_by(self, by: str, authority: Authority | str) -> str:
+        """``by`` as a bound client's write decision records it: who claimed what authority,
+        under which ceiling and confinement (the operator's ``by`` is kept as given)."""
+        if self.principal is None:
+            return by
+        p = self.principal
+        where = ",".join(f"{k}={v}" for k, v in p.scope.items()) or "whole tenant"
+        ceiling = self.max_authority.value if self.max_authority else "none"
+        return (f"{by} [claimed {Authority(authority).value}; max_authority {ceiling}; "
+                f"tenants {','.join(sorted(p.tenants))}; scope {where}; clearance "
+                f"{p.clearance.value}]")
+
+
+OPERATOR = Access()
+"""The unbound client's access: everything, no ceiling."""
+
