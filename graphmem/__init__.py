@@ -7,6 +7,7 @@ Importing graphmem does nothing else: no connection, no environment reads.
 from graphmem.client import Memory, Retrieval
 from graphmem.db.settings import ConnectionSettings
 from graphmem.errors import (
+    AuthorityCeilingError,
     AuthorizationError,
     ClientClosedError,
     ConstraintViolationError,
@@ -19,6 +20,7 @@ from graphmem.errors import (
     GraphmemError,
     LineageCycleError,
     NaiveDatetimeError,
+    OutOfReachError,
     PolicyError,
     RecordConflictError,
     RecordNotFoundError,
@@ -43,6 +45,7 @@ from graphmem.write.policy import MemoryWriteDecision, WriteDisposition, WritePo
 
 __all__ = [
     "Authority",
+    "AuthorityCeilingError",
     "AuthorizationError",
     "BM25Ranker",
     "ClientClosedError",
@@ -69,6 +72,7 @@ __all__ = [
     "MemoryRecord",
     "MemoryWriteDecision",
     "NaiveDatetimeError",
+    "OutOfReachError",
     "PolicyError",
     "Principal",
     "Ranker",

@@ -38,12 +38,12 @@ from graphmem.models import Explanation, MemoryRecord, Principal, Sensitivity, S
 
 @dataclass(frozen=True)
 class ScopeQuery:
-    """A validated (principal, query scope, now) triple, as Cypher parameters. The scope is
-    confined to the principal (:meth:`Principal.confine`: its confinement's pairs added).
+    """A validated (principal, query scope, now) triple, as Cypher parameters; the scope is
+    confined to the principal (:meth:`Principal.confine`).
 
     Raises:
-        AuthorizationError: the query scope's tenant is not one of the principal's tenants,
-            or the scope contradicts the principal's confinement.
+        AuthorizationError: the scope's tenant is not the principal's, or it contradicts the
+            principal's confinement.
         ValidationError: the scope lacks ``tenant`` or has empty keys or values; ``principal``
             is not a :class:`Principal`.
         NaiveDatetimeError: ``now`` has no timezone.
@@ -90,7 +90,6 @@ class Candidate:
 
     record: MemoryRecord
     conflict_ids: tuple[str, ...]
-
 
 
 def with_conflicts(records: Sequence[MemoryRecord]) -> tuple[Candidate, ...]:
@@ -370,17 +369,16 @@ class Eligibility(StoreBase):
         rows = self.read("explain", id=record_id, **sq.params())
         if not rows:
             raise RecordNotFoundError(f"no record {record_id!r}", record_ids=[record_id])
-        status = Status(rows[0]["status"])
-        if not principal.reaches(rows[0]["tenant"], Sensitivity.from_rank(rows[0]["rank"]),
-                                 decode_pairs(rows[0]["pairs"])):
+        row = rows[0]
+        status = Status(row["status"])
+        if not principal.reaches(row["tenant"], Sensitivity.from_rank(row["rank"]),
+                                 decode_pairs(row["pairs"])):
             status = Status.UNAUTHORIZED  # out of reach: as another tenant's record
-        successors = tuple(sorted(rows[0]["successors"])) if status is Status.SUPERSEDED else ()
-        detail = _detail(status, successors, principal.clearance)
-        if status is Status.NOT_YET_VALID:
-            detail = _not_yet_detail(rows[0]["not_yet"])
+        successors = tuple(sorted(row["successors"])) if status is Status.SUPERSEDED else ()
+        detail = (_not_yet_detail(row["not_yet"]) if status is Status.NOT_YET_VALID
+                  else _detail(status, successors, principal.clearance))
         return Explanation(record_id=record_id, status=status, successor_ids=successors,
                            detail=detail)
-
 
 
 @dataclass(frozen=True)
@@ -425,7 +423,6 @@ def _same_epochs(known: tuple[Version, ...], now: tuple[Version, ...]) -> bool:
 def _bound(pick: Callable[[list[datetime]], datetime], *values: Any) -> datetime | None:
     present = [to_native(v) for v in values if v is not None]
     return pick(present) if present else None
-
 
 
 def _not_yet_detail(reasons: list[str]) -> str:

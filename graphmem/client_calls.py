@@ -1,0 +1,228 @@
+"""The calls of :class:`graphmem.Memory` that log attribution, keep deferred intentions and
+delete: one-line delegations, as the rest of the facade, kept in their own module so the
+facade stays small. Each call checks the ids it names against the client's
+:class:`~graphmem.db.access.Access` first (SPEC section 3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+from graphmem.db.access import Access, out_of_reach
+from graphmem.db.store import Neo4jStore
+from graphmem.deletion import (
+    DEFAULT_BATCH_SIZE,
+    DeletionPlan,
+    DeletionReport,
+    ProgressCallback,
+    apply_deletion,
+    plan_deletion,
+    recompute,
+    verify_deletion,
+)
+from graphmem.deletion.reach import check_plan, check_report
+from graphmem.errors import DeletionError, RecordNotFoundError
+from graphmem.intentions import Intentions
+from graphmem.lineage.graph import LineageDirection, LineageGraph, build_lineage
+from graphmem.models import DeferredIntention, MemoryRecord, Principal
+from graphmem.read.attribution import AttributionLog
+
+__all__ = ["AttributionCalls", "DeletionCalls", "ProspectiveCalls"]
+
+
+class _Calls:
+    """What the calls use of the client."""
+
+    store: Neo4jStore
+    access: Access
+    _log: AttributionLog
+
+    def _now(self, now: datetime | None, name: str = "now") -> datetime:
+        raise NotImplementedError
+
+
+class AttributionCalls(_Calls):
+    """Exposure and use of retrieved memories (SPEC section 9's attribution loop)."""
+
+    def record_exposure(self, retrieval_id: str, action_id: str, memory_ids: Sequence[str],
+                        *, at: datetime | None = None) -> None:
+        """Log that an action was shown these retrieved memories.
+
+        Raises:
+            RecordNotFoundError: unknown retrieval (OutOfReachError for a bound client's
+            retrieval made outside its confinement). ValidationError: an id it did not select.
+        """
+        self._check_retrieval(retrieval_id)
+        self._log.log_attribution("exposure_log", retrieval_id, action_id, memory_ids,
+                                  self._now(at, "at"))
+
+    def record_use(self, retrieval_id: str, action_id: str, memory_ids: Sequence[str], *,
+                   helped: bool | None = None, at: datetime | None = None) -> None:
+        """Log that an action used these memories; ``helped`` is tri-state (None: unmeasured).
+
+        Raises:
+            RecordNotFoundError: unknown retrieval (OutOfReachError for a bound client's
+            retrieval made outside its confinement). ValidationError: an id it did not select.
+        """
+        self._check_retrieval(retrieval_id)
+        self._log.log_attribution("use_log", retrieval_id, action_id, memory_ids,
+                                  self._now(at, "at"), helped=helped)
+
+
+    def get_retrieval(self, retrieval_id: str) -> dict[str, Any]:
+        """A logged retrieval: its properties and selected records with scores and reasons.
+        RecordNotFoundError; OutOfReachError for a bound client's retrieval made outside its
+        confinement."""
+        return self._check_retrieval(retrieval_id)
+
+    def _check_retrieval(self, retrieval_id: str) -> dict[str, Any]:
+        try:
+            found = self._log.get_retrieval(retrieval_id)
+        except RecordNotFoundError:
+            if self.access.bound:
+                raise out_of_reach("this retrieval id") from None
+            raise
+        self.access.check_retrieval(found["retrieval"])
+        return found
+
+
+class ProspectiveCalls(_Calls):
+    """Deferred intentions (SPEC section 8; :mod:`graphmem.intentions` does the work)."""
+
+
+    @property
+    def intentions(self) -> Intentions:
+        """Deferred intentions on this client's store (``get``, ``history`` and the rest),
+        within this client's reach."""
+        return Intentions(self.store, self.access)
+
+    def intend(self, intention: DeferredIntention | dict[str, Any]) -> bool:
+        """Store a deferred intention; True if created, False for an identical re-write.
+
+        Raises:
+            RecordConflictError: the id exists with a different definition.
+            ValidationError, NaiveDatetimeError: an invalid intention.
+        """
+        return self.intentions.intend(intention)
+
+    def due(self, event: dict[str, str], *, principal: Principal | None = None,
+            scope: dict[str, str], now: datetime | None = None) -> list[DeferredIntention]:
+        """Pending, unexpired, in-scope intentions whose cue the event matches exactly.
+
+        Raises:
+            AuthorizationError: the scope's tenant is not one of ``principal.tenants``.
+        """
+        return self.intentions.due(event, principal=self.access.reader(principal),
+                                   scope=scope, now=self._now(now))
+
+    def fire(self, intention_id: str, *, by: str, now: datetime | None = None) -> bool:
+        """Fire an intention exactly once: True only for the one call that fired it.
+
+        Raises:
+            RecordNotFoundError: no such intention.
+        """
+        return self.intentions.fire(intention_id, by=by, now=self._now(now))
+
+    def cancel(self, intention_id: str, *, by: str, reason: str,
+               now: datetime | None = None) -> bool:
+        """Cancel a pending intention (who/why/when kept); False if it was not pending."""
+        return self.intentions.cancel(intention_id, by=by, reason=reason, now=self._now(now))
+
+    def process_event(self, event: dict[str, str], *, principal: Principal | None = None,
+                      scope: dict[str, str], by: str, now: datetime | None = None
+                      ) -> list[DeferredIntention]:
+        """Fire every intention the event makes due, once; return the ones this call fired.
+
+        Raises:
+            AuthorizationError: the scope's tenant is not one of ``principal.tenants``.
+        """
+        return self.intentions.process_event(event, principal=self.access.reader(principal),
+                                             scope=scope, by=by, now=self._now(now))
+
+
+class DeletionCalls(_Calls):
+    """Deletion walks, recomputation and lineage (SPEC section 7; :mod:`graphmem.deletion`
+    and :mod:`graphmem.lineage` do the work)."""
+
+
+    def plan_deletion(self, roots: Sequence[str] | None = None,
+                      subject: dict[str, str] | None = None, redact_terms: Iterable[str] = (),
+                      *, requested_by: str, reason: str, request_id: str | None = None
+                      ) -> DeletionPlan:
+        """Plan a deletion from root ids or a subject scope; reads only (SPEC section 7).
+
+        ``request_id`` defaults to a fresh ``del-<uuid>``. ``plan.matches_nothing`` is True
+        when the subject or roots matched nothing (issue 19).
+
+        A bound client's subject is confined (``{}``: its own scope) and its plan must change
+        nothing outside its reach, or is refused whole (:mod:`graphmem.deletion.reach`).
+
+        Raises:
+            ValidationError: both or neither of roots/subject, a subject without tenant.
+            DeletionError: a named root does not exist.
+            OutOfReachError, AuthorizationError: a bound client's root, subject or plan
+                beyond its reach.
+        """
+        return plan_deletion(self.store, roots=roots, subject=subject,
+                             redact_terms=redact_terms, requested_by=requested_by,
+                             reason=reason, request_id=request_id, access=self.access)
+
+    def apply_deletion(self, plan: DeletionPlan, *, batch_size: int | None = None,
+                       progress: ProgressCallback | None = None) -> DeletionReport:
+        """Apply a plan: atomic when it fits one batch, else batched and resumable; applying
+        it again changes nothing. Returns the verified report.
+
+        Raises:
+            DeletionError: a stale or tampered plan, or a request id reused by another plan.
+            AuthorizationError: a bound client's plan changes what it may not.
+        """
+        check_plan(self.store, self.access, plan)
+        return apply_deletion(self.store, plan, batch_size=batch_size or DEFAULT_BATCH_SIZE,
+                              progress=progress)
+
+    def verify_deletion(self, request_id: str, *, redact_terms: Iterable[str] = ()
+                        ) -> DeletionReport:
+        """The report of an applied request with a fresh verification (pass the request's
+        terms to also prove they are gone). Raises DeletionError for an unknown request
+        (OutOfReachError for a bound client, also for a request beyond its reach)."""
+        try:
+            found = verify_deletion(self.store, request_id, redact_terms=redact_terms)
+        except DeletionError:
+            if self.access.bound:
+                raise out_of_reach("this deletion request id") from None
+            raise
+        check_report(self.store, self.access, found)
+        return found
+
+    def recompute(self, record_id: str, content: str, *, by: str, reason: str,
+                  derived_from: Sequence[str] | None = None,
+                  evidence_ids: Sequence[str] | None = None,
+                  asserted_value: str | None = None) -> MemoryRecord:
+        """Return a RECOMPUTE record to service with new content and fresh lineage.
+
+        Raises:
+            PolicyError: it is not pending recompute. RecordNotFoundError: no such record.
+            DanglingReferenceError, LineageCycleError: bad new lineage.
+            OutOfReachError: a bound client's record or new lineage out of reach.
+        """
+        self.access.check_ids(self.store, [record_id], change=True, what="this record id")
+        self.access.check_ids(self.store, [*(derived_from or ()), *(evidence_ids or ())],
+                              what="derived_from or evidence_ids")
+        return recompute(self.store, record_id, content, by=by, reason=reason,
+                         derived_from=derived_from, evidence_ids=evidence_ids,
+                         asserted_value=asserted_value)
+
+    def lineage(self, record_id: str, direction: LineageDirection = "up",
+                depth: int | None = None, *, now: datetime | None = None) -> LineageGraph:
+        """The lineage of a record as a ``networkx.DiGraph`` (see :mod:`graphmem.lineage`).
+
+        Raises:
+            RecordNotFoundError: no such record. ValidationError: bad direction or depth.
+            OutOfReachError: a bound client's record out of reach (records out of reach
+            elsewhere in the graph are left out).
+        """
+        self.access.check_ids(self.store, [record_id], what="this record id")
+        return build_lineage(self.store, record_id, direction=direction, depth=depth,
+                             now=self._now(now), access=self.access)
