@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from graphmem.errors import ValidationError
 
@@ -85,14 +85,19 @@ def namespace_from_pairs(pairs: Iterable[str]) -> tuple[str, ...]:
     return tuple(labels[i] for i in sorted(labels))
 
 
-def version_prefix(tenant: str, namespace: Sequence[str], key: str) -> str:
-    """The id prefix shared by every version of ``(namespace, key)`` in ``tenant``.
+def version_prefix(tenant: str, namespace: Sequence[str], key: str,
+                   confinement: Mapping[str, str] | None = None) -> str:
+    """The id prefix shared by every version of ``(namespace, key)`` in ``tenant`` (and, for
+    a confined store, its confinement: each confinement keeps its own versions).
 
     A hash, so ids obey SPEC section 2 (no whitespace, control or invisible characters,
     at most 256 characters) whatever the labels and key hold, and one index seek
     (``STARTS WITH``) finds every version.
     """
-    payload = json.dumps([tenant, list(namespace), key], ensure_ascii=False)
+    parts: list[object] = [tenant, list(namespace), key]
+    if confinement:
+        parts.append(sorted(confinement.items()))
+    payload = json.dumps(parts, ensure_ascii=False)
     digest = hashlib.sha256(payload.encode("utf-8")).hexdigest()[:_ID_HASH_CHARS]
     return f"lg-{digest}-"
 

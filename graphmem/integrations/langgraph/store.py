@@ -13,7 +13,7 @@ import json
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from langgraph.store.base import (
@@ -35,6 +35,7 @@ from neo4j.exceptions import ConstraintError
 # Not in graphmem.__all__ (kept to these two lines): ranking.order_by_score and
 # store.record_from_props / scope_key / scope_pairs (row decoding and scope encoding).
 from graphmem.client import Memory
+from graphmem.db.access import Access
 from graphmem.db.codec import record_from_props, scope_key, scope_pairs
 from graphmem.errors import AuthorizationError, ValidationError
 from graphmem.models import Authority, MemoryKind, MemoryRecord, Principal, Sensitivity
@@ -42,6 +43,7 @@ from graphmem.read.rankers import BM25Ranker, Ranker, order_by_score
 from graphmem.write.policy import PROCEDURE_EXEMPT_AUTHORITIES
 
 from . import filters
+from .items import META, item_meta, path_matches, to_item
 from .namespaces import (
     check_labels,
     namespace_from_pairs,
@@ -52,8 +54,6 @@ from .namespaces import (
 )
 
 __all__ = ["GraphmemStore"]
-
-_META = "langgraph"
 
 
 @dataclass(frozen=True)
@@ -81,6 +81,10 @@ class GraphmemStore(BaseStore):
       "langgraph.0": label0, ...}`` (:mod:`.namespaces`). ``T`` is the first label, or
       ``tenant`` when configured. A namespace whose tenant is not one of the principal's
       raises :class:`~graphmem.errors.AuthorizationError`, never an empty success.
+    - A confined principal (``Principal(..., scope={"user": "u-17"})``) adds its pairs to
+      every namespace's scope: its puts are stored there, and ``get``, ``search``,
+      ``list_namespaces`` and ``delete`` reach only items stored under the same
+      confinement (SPEC section 3), never another user's of the same namespace.
     - ``put`` writes a record: content from ``text_fields`` (LangGraph path syntax; the
       whole value as JSON by default), the value kept verbatim in
       ``metadata["langgraph"]``. A second put of the same (namespace, key) is a new
@@ -107,10 +111,12 @@ class GraphmemStore(BaseStore):
 
     Args:
         memory: a connected :class:`~graphmem.Memory`.
-        principal: who reads and writes (tenants and clearance).
+        principal: who reads and writes (tenants, clearance and confinement ``scope``).
         tenant: put every namespace in this tenant instead of its first label.
         text_fields: paths whose text becomes the record content (default ``["$"]``).
         authority, kind, sensitivity: what each written record carries.
+        max_authority: the highest authority this store may claim (default
+            ``human_instruction``); each write decision records the claim and the ceiling.
         ranker: ranks search results for a query (default :class:`~graphmem.BM25Ranker`).
         actor: the ``by`` of write decisions, supersessions and retractions.
         ttl_config: LangGraph's TTL settings (``default_ttl`` is used).
@@ -118,7 +124,9 @@ class GraphmemStore(BaseStore):
     Raises:
         ValidationError: ``sensitivity`` above the principal's clearance, an empty ``actor``,
             or procedural ``kind`` with an authority the procedure bar does not exempt.
-        AuthorizationError: ``tenant`` is not one of the principal's tenants.
+        AuthorizationError: ``tenant`` is not one of the principal's tenants, or
+            contradicts the principal's confinement.
+        AuthorityCeilingError: ``authority`` above ``max_authority``.
     """
 
     supports_ttl: bool = True
@@ -136,6 +144,7 @@ class GraphmemStore(BaseStore):
         ranker: Ranker | None = None,
         actor: str = "langgraph",
         ttl_config: TTLConfig | None = None,
+        max_authority: Authority = Authority.HUMAN_INSTRUCTION,
     ) -> None:
         if sensitivity > principal.clearance:
             raise ValidationError("the store's sensitivity is above the principal's clearance")
@@ -145,6 +154,11 @@ class GraphmemStore(BaseStore):
             raise ValidationError("procedural puts need human_instruction/authoritative_source")
         if tenant is not None and tenant not in principal.tenants:
             raise AuthorizationError(f"principal may not use tenant {tenant!r}")
+        self.access = Access(principal=principal, max_authority=Authority(max_authority))
+        self.access.check_authority(authority)
+        self.confinement = {k: v for k, v in principal.scope.items() if k != "tenant"}
+        tenant = principal.confine({"tenant": tenant})["tenant"] if tenant else \
+            principal.scope.get("tenant")
         self.memory = memory
         self.principal = principal
         self.tenant = tenant
@@ -175,12 +189,22 @@ class GraphmemStore(BaseStore):
             ValidationError: an empty namespace or label. AuthorizationError.
         """
         namespace = check_labels(namespace, allow_empty_tuple=False)
-        return namespace_scope(namespace, self.tenant_of(namespace))
+        return self._scope(namespace, self.tenant_of(namespace))
+
+    def _scope(self, namespace: Sequence[str], tenant: str) -> dict[str, str]:
+        """A namespace's scope with the principal's confinement added."""
+        return {**namespace_scope(namespace, tenant), **self.confinement}
+
+    def _prefix(self, tenant: str, namespace: Sequence[str], key: str) -> str:
+        return version_prefix(tenant, namespace, key, self.confinement)
+
+    def _pairs(self, labels: Iterable[tuple[int, str]]) -> list[str]:  # under a prefix
+        return prefix_pairs(labels) + scope_pairs(self.confinement)
 
     def record_ids(self, namespace: tuple[str, ...], key: str) -> list[str]:
         """Ids of every version of (namespace, key), oldest first, deleted ones included."""
         namespace = check_labels(namespace, allow_empty_tuple=False)
-        prefix = version_prefix(self.tenant_of(namespace), namespace, str(key))
+        prefix = self._prefix(self.tenant_of(namespace), namespace, str(key))
         return [row["id"] for row in self.memory.store.read("langgraph/versions",
                                                             prefix=prefix)]
 
@@ -240,10 +264,10 @@ class GraphmemStore(BaseStore):
         for i, op in enumerate(ops):
             namespace = check_labels(op.namespace, allow_empty_tuple=False)
             tenant = self.tenant_of(namespace)
-            gets.append({"i": i, "prefix": version_prefix(tenant, namespace, str(op.key)),
-                         "key": scope_key(namespace_scope(namespace, tenant))})
+            gets.append({"i": i, "prefix": self._prefix(tenant, namespace, str(op.key)),
+                         "key": scope_key(self._scope(namespace, tenant))})
         for row in self.memory.store.read("langgraph/get", gets=gets, **self._read_params(now)):
-            yield int(row["i"]), _item(row["record"], Item)
+            yield int(row["i"]), to_item(row["record"], Item)
 
     def _search_tenants(self, prefix: tuple[str, ...]) -> list[str]:
         if self.tenant is not None:
@@ -256,11 +280,11 @@ class GraphmemStore(BaseStore):
         prefix = check_labels(op.namespace_prefix, allow_empty_tuple=True)
         tenants = self._search_tenants(prefix)
         rows = self.memory.store.read(
-            "langgraph/items", search_tenants=tenants, pairs=prefix_pairs(enumerate(prefix)),
+            "langgraph/items", search_tenants=tenants, pairs=self._pairs(enumerate(prefix)),
             **self._read_params(now))
         found = []
         for row in rows:
-            meta = _meta(row["record"])
+            meta = item_meta(row["record"])
             value = json.loads(meta["value_json"])
             if filters.matches(value, op.filter):
                 order = (tenants.index(row["record"]["tenant"]), int(row["ns_seq"]),
@@ -269,11 +293,11 @@ class GraphmemStore(BaseStore):
         found.sort(key=lambda pair: pair[0])
         window = slice(op.offset, op.offset + op.limit)
         if not op.query:
-            return [_item(props, SearchItem) for _, props in found[window]]
+            return [to_item(props, SearchItem) for _, props in found[window]]
         records = [record_from_props(props) for _, props in found]
         by_id = {props["id"]: props for _, props in found}
         ranked = order_by_score(records, self.ranker.score(op.query, records))
-        return [_item(by_id[record.id], SearchItem, score=float(score))
+        return [to_item(by_id[record.id], SearchItem, score=float(score))
                 for record, score in ranked[window]]
 
     def _list_selector(self, op: ListNamespacesOp) -> tuple[list[str], list[str] | None]:
@@ -291,7 +315,7 @@ class GraphmemStore(BaseStore):
             tenants = [self.tenant_of((fixed[0],))]
         else:
             tenants = self._search_tenants(())
-        return tenants, prefix_pairs(sorted(fixed.items()))
+        return tenants, self._pairs(sorted(fixed.items()))
 
     def _list_namespaces(self, op: ListNamespacesOp, now: datetime) -> list[tuple[str, ...]]:
         tenants, pairs = self._list_selector(op)
@@ -301,7 +325,7 @@ class GraphmemStore(BaseStore):
                                       pairs=pairs, **self._read_params(now))
         namespaces = [namespace_from_pairs(row["pairs"]) for row in rows]
         namespaces = [ns for ns in namespaces
-                      if all(_path_matches(c.match_type, tuple(c.path), ns)
+                      if all(path_matches(c.match_type, tuple(c.path), ns)
                              for c in op.match_conditions or ())]
         if op.max_depth is not None:
             namespaces = sorted({ns[:op.max_depth] for ns in namespaces})
@@ -355,14 +379,14 @@ class GraphmemStore(BaseStore):
                         for row in store.run(tx, "langgraph/lock", rows=locks)}
             scopes: dict[str, dict[str, Any]] = {}
             for put in puts:
-                scope = namespace_scope(put.namespace, put.tenant)
+                scope = self._scope(put.namespace, put.tenant)
                 key = scope_key(scope)
                 if put.value is not None and key not in scopes:
                     scopes[key] = {"key": key, "tenant": put.tenant, "pairs": scope_pairs(scope),
                                    "seq": next(counters[put.tenant])}
             if scopes:
                 store.run(tx, "langgraph/scopes", scopes=list(scopes.values()))
-            prefixes = [version_prefix(p.tenant, p.namespace, p.key) for p in puts]
+            prefixes = [self._prefix(p.tenant, p.namespace, p.key) for p in puts]
             heads = {row["prefix"]: row for row in store.run(
                 tx, "langgraph/heads", prefixes=prefixes,
                 clearance=self.principal.clearance.rank, now=now)}
@@ -380,7 +404,7 @@ class GraphmemStore(BaseStore):
                 rid = record_id(prefix, seq)
                 chain = {"chain_seq": seq, "created_at": now.isoformat()}
                 if head["live"]:
-                    old = json.loads(head["metadata_json"])[_META]
+                    old = json.loads(head["metadata_json"])[META]
                     chain = {"chain_seq": old["chain_seq"], "created_at": old["created_at"]}
                 if open_head:
                     superseded.append((head["id"], rid))
@@ -392,7 +416,8 @@ class GraphmemStore(BaseStore):
                 store.create_in_tx(tx, store.prepare_in_tx(tx, records))
                 for record in records:
                     store.run(tx, "write/decision_log", record_id=record.id, tenant=record.tenant,
-                              disposition="PERSIST", at=now, by=self.actor,
+                              disposition="PERSIST", at=now,
+                              by=self.access.decided_by(self.actor, record.authority),
                               reason="LangGraph BaseStore.put: an explicit key-value write, "
                                      "stored without the write policy")
             for old_id, new_id in superseded:
@@ -418,33 +443,8 @@ class GraphmemStore(BaseStore):
                 "value_json": put.value_json, "seq": seq, **chain}
         return MemoryRecord(
             id=rid, kind=self.kind, content=self._content(put), created_at=now,
-            scope=namespace_scope(put.namespace, put.tenant),
+            scope=self._scope(put.namespace, put.tenant),
             provenance={"source": "langgraph", "by": self.actor},
             authority=self.authority, sensitivity=self.sensitivity, expires_at=expires,
-            supersedes=(supersedes,) if supersedes else (), metadata={_META: meta},
+            supersedes=(supersedes,) if supersedes else (), metadata={META: meta},
         )
-
-
-def _meta(props: Mapping[str, Any]) -> dict[str, Any]:
-    meta: dict[str, Any] = json.loads(props.get("metadata_json") or "{}")[_META]
-    return meta
-
-
-def _item(props: Mapping[str, Any], cls: type[Item], **extra: Any) -> Any:
-    """An Item (or SearchItem) from a stored record's properties."""
-    meta = _meta(props)
-    updated = props["created_at"].to_native().astimezone(UTC)
-    return cls(namespace=tuple(meta["namespace"]), key=meta["key"],
-               value=json.loads(meta["value_json"]),
-               created_at=datetime.fromisoformat(meta["created_at"]),
-               updated_at=updated, **extra)
-
-
-def _path_matches(match_type: str, path: tuple[str, ...], namespace: tuple[str, ...]) -> bool:
-    """A prefix or suffix pattern (``*`` matches any one label) against a namespace."""
-    if len(namespace) < len(path):
-        return False
-    labels = namespace[:len(path)] if match_type == "prefix" else namespace[-len(path):]
-    if not path:
-        return True
-    return all(p == "*" or p == label for p, label in zip(path, labels, strict=True))

@@ -3,7 +3,8 @@
 ::
 
     graphmem mcp [--tenant T ...] [--clearance C] [--scope KEY=VALUE ...] [--agent NAME]
-                 [--allow-deletion] [--http] [--host 127.0.0.1] [--port 8000]
+                 [--max-authority A] [--allow-deletion] [--http] [--host 127.0.0.1]
+                 [--port 8000]
 
 Every option may also come from an environment variable (``GRAPHMEM_MCP_*``, listed in
 each option's help; list-valued ones are space-separated). The database comes from
@@ -41,11 +42,17 @@ def mcp_command(
              "restricted.")] = "normal",
     scope: Annotated[list[str] | None, typer.Option(
         "--scope", envvar="GRAPHMEM_MCP_SCOPE", show_default=False,
-        help="Default scope KEY=VALUE (repeat; space-separated in the env var); tool "
-             "calls may add keys, never change these.")] = None,
+        help="Default scope KEY=VALUE (repeat; space-separated in the env var): the "
+             "server's confinement; tool calls may add keys, never change these, and reach "
+             "no memory of another value of them.")] = None,
     agent: Annotated[str, typer.Option(
         envvar="GRAPHMEM_MCP_AGENT",
         help="Name recorded as the author of writes and deletions.")] = DEFAULT_AGENT,
+    max_authority: Annotated[str, typer.Option(
+        "--max-authority", envvar="GRAPHMEM_MCP_MAX_AUTHORITY",
+        help="Highest authority the agent's writes may claim: untrusted, model_inferred, "
+             "human_instruction, verified_outcome or authoritative_source.")
+    ] = "human_instruction",
     allow_deletion: Annotated[bool, typer.Option(
         "--allow-deletion", envvar="GRAPHMEM_MCP_ALLOW_DELETION",
         help="Offer the deletion tools (plan_deletion, apply_deletion, "
@@ -70,7 +77,8 @@ def mcp_command(
     try:
         config = ServerConfig.build(
             tenants=tenant or (), clearance=clearance,
-            scope=parse_pairs(scope or ()), allow_deletion=allow_deletion, agent=agent)
+            scope=parse_pairs(scope or ()), allow_deletion=allow_deletion, agent=agent,
+            max_authority=max_authority)
     except GraphmemError as exc:
         raise fail(exc) from None
 

@@ -2,8 +2,11 @@
 
 The principal (tenants, clearance), the default scope and the agent name come from the
 ``graphmem mcp`` options or their environment variables, never from a tool argument the
-model can set. Tool calls may *add* scope keys; they may not change a key the server fixed,
-nor name a tenant outside the principal's. No ``mcp`` import here.
+model can set. The default scope is the principal's confinement (``Principal.scope``): the
+core then keeps every call within it (SPEC section 3). Tool calls may *add* scope keys;
+they may not change a key the server fixed, nor name a tenant outside the principal's. The
+authority a write may claim is capped by ``max_authority`` (``--max-authority``; default
+``human_instruction``). No ``mcp`` import here.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from dataclasses import dataclass, field
 import pydantic
 
 from graphmem.errors import AuthorizationError, ValidationError
-from graphmem.models import Principal, Sensitivity
+from graphmem.models import Authority, Principal, Sensitivity
 
 __all__ = ["DEFAULT_AGENT", "ServerConfig", "parse_pairs"]
 
@@ -45,17 +48,20 @@ class ServerConfig:
     """The MCP server's fixed identity and options.
 
     Attributes:
-        principal: the tenants this server may read and write, and its clearance.
+        principal: the tenants this server may read and write, its clearance, and its
+            confinement (``principal.scope``: the default scope).
         scope: the default scope every call starts from (holds ``tenant`` unless the
             principal has several tenants, in which case each call must name one).
         allow_deletion: whether the deletion tools exist.
         agent: the name recorded as ``by`` / ``requested_by`` on writes and deletions.
+        max_authority: the highest authority a write may claim (SPEC section 6).
     """
 
     principal: Principal
     scope: dict[str, str] = field(default_factory=dict)
     allow_deletion: bool = False
     agent: str = DEFAULT_AGENT
+    max_authority: Authority = Authority.HUMAN_INSTRUCTION
 
     @classmethod
     def build(
@@ -66,6 +72,7 @@ class ServerConfig:
         scope: Mapping[str, str] | None = None,
         allow_deletion: bool = False,
         agent: str = DEFAULT_AGENT,
+        max_authority: str | Authority = Authority.HUMAN_INSTRUCTION,
     ) -> ServerConfig:
         """A checked configuration.
 
@@ -75,9 +82,11 @@ class ServerConfig:
             scope: the default scope; its ``tenant`` (added when there is exactly one
                 tenant) must be one of ``tenants``.
             allow_deletion: register the deletion tools. agent: who writes, for the log.
+            max_authority: the highest authority a write may claim.
 
         Raises:
-            ValidationError: no tenant at all, an unknown clearance, an empty agent name.
+            ValidationError: no tenant at all, an unknown clearance or authority, an empty
+                agent name.
             AuthorizationError: the default scope names a tenant outside ``tenants``.
         """
         default = dict(scope or {})
@@ -102,8 +111,16 @@ class ServerConfig:
                 f"server's tenants ({', '.join(sorted(principal.tenants))})")
         if not agent.strip():
             raise ValidationError("the agent name must be non-empty")
-        return cls(principal=principal, scope=dict(sorted(default.items())),
-                   allow_deletion=allow_deletion, agent=agent.strip())
+        try:
+            ceiling = Authority(max_authority)
+        except ValueError:
+            raise ValidationError(
+                f"--max-authority must be one of {', '.join(a.value for a in Authority)}, "
+                f"not {max_authority!r}") from None
+        scope = dict(sorted(default.items()))
+        return cls(principal=principal.model_copy(update={"scope": scope}), scope=scope,
+                   allow_deletion=allow_deletion, agent=agent.strip(),
+                   max_authority=ceiling)
 
     def check_tenant(self, tenant: str) -> None:
         """Raise AuthorizationError unless ``tenant`` is one of the principal's."""
@@ -111,14 +128,6 @@ class ServerConfig:
             raise AuthorizationError(
                 f"tenant {tenant!r} is outside this server's principal "
                 f"(tenants: {', '.join(sorted(self.principal.tenants))}); nothing was done")
-
-    def check_readable(self, tenant: str, sensitivity: Sensitivity, what: str) -> None:
-        """Raise AuthorizationError unless the principal may see ``what`` (an id, for the
-        message) of ``tenant`` at ``sensitivity``."""
-        if tenant not in self.principal.tenants or sensitivity > self.principal.clearance:
-            raise AuthorizationError(
-                f"{what} is outside this server's principal (tenant or clearance); "
-                "nothing was done")
 
     def resolve_scope(self, additions: Mapping[str, str] | None = None) -> dict[str, str]:
         """The default scope plus a call's additions.

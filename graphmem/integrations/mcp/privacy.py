@@ -9,18 +9,9 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from graphmem import (
-    AuthorizationError,
-    DeletionError,
-)
+from graphmem import DeletionError
 from graphmem.deletion.models import DeletionPlan, DeletionReport
-from graphmem.integrations.mcp.tools import (
-    Ctx,
-    ServerState,
-    check_record,
-    server_state,
-    tool_errors,
-)
+from graphmem.integrations.mcp.tools import Ctx, server_state, tool_errors
 
 from .schemas import (
     PlanDeletionOut,
@@ -32,42 +23,27 @@ __all__ = ["apply_deletion", "plan_deletion", "verify_deletion"]
 # -- deletion (registered only with --allow-deletion) ------------------------------------
 
 
-def _check_plan_tenants(state: ServerState, tenants: tuple[str, ...], what: str) -> None:
-    outside = sorted(set(tenants) - state.config.principal.tenants)
-    if outside:
-        raise AuthorizationError(f"{what} touches tenants outside this server's principal; "
-                                 "nothing was done")
-
-
 def plan_deletion(
     ctx: Ctx,
     reason: Annotated[str, Field(min_length=1, description="Why the deletion is requested.")],
     roots: Annotated[list[str] | None, Field(
         description="Memory ids to delete (with what was derived from them).")] = None,
     subject: Annotated[dict[str, str] | None, Field(
-        description="Delete everything in this scope, e.g. {'user': 'u-17'} (the "
-                    "server's tenant is added).")] = None,
+        description="Delete everything in this scope, e.g. {'user': 'u-17'}: the "
+                    "server's --scope is added; {} is the server's own scope.")] = None,
     redact_terms: Annotated[list[str] | None, Field(
         description="Terms to redact wherever they survive (names, emails).")] = None,
 ) -> PlanDeletionOut:
     """Plan a lineage-aware deletion (reads only); review it, then apply_deletion(digest).
 
     Raises:
-        ToolError: both or neither of roots/subject, unknown roots, another tenant.
+        ToolError: both or neither of roots/subject, roots out of reach, a subject
+            contradicting the server's scope, a plan reaching beyond the server's reach.
     """
     state = server_state(ctx)
     with tool_errors():
-        for rid in roots or ():
-            check_record(state, rid)
-        if subject is not None:
-            subject = dict(subject)
-            if "tenant" not in subject and "tenant" in state.config.scope:
-                subject["tenant"] = state.config.scope["tenant"]
-            if "tenant" in subject:
-                state.config.check_tenant(subject["tenant"])
         plan = state.memory.plan_deletion(roots, subject, redact_terms or (),
                                           requested_by=state.config.agent, reason=reason)
-        _check_plan_tenants(state, plan.tenants, "this plan")
         with state.lock:
             state.plans[plan.digest] = plan
         return PlanDeletionOut(digest=plan.digest, request_id=plan.request_id,
@@ -112,10 +88,8 @@ def verify_deletion(
     """Re-verify an applied deletion request and return its report.
 
     Raises:
-        ToolError: unknown request, or one touching another tenant.
+        ToolError: unknown request, or one beyond the server's reach.
     """
     state = server_state(ctx)
     with tool_errors():
-        report = state.memory.verify_deletion(request_id, redact_terms=redact_terms or ())
-        _check_plan_tenants(state, report.request.tenants, "this request")
-        return report
+        return state.memory.verify_deletion(request_id, redact_terms=redact_terms or ())

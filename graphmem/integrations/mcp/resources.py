@@ -11,7 +11,7 @@ from mcp.server.mcpserver.exceptions import ResourceError
 from graphmem import (
     GraphmemError,
 )
-from graphmem.integrations.mcp.tools import Ctx, check_record, server_state, visible_lineage
+from graphmem.integrations.mcp.tools import Ctx, server_state
 from graphmem.lineage import export
 
 __all__ = ["lineage_resource", "memory_resource"]
@@ -29,10 +29,9 @@ def _resource_errors() -> Iterator[None]:
 
 
 def memory_resource(id: str, ctx: Ctx) -> str:
-    """``graphmem://memory/{id}``: the memory as JSON (within the principal only)."""
+    """``graphmem://memory/{id}``: the memory as JSON (within the principal's reach only)."""
     state = server_state(ctx)
     with _resource_errors():
-        check_record(state, id)
         return state.memory.get(id).model_dump_json(indent=2)
 
 
@@ -40,5 +39,5 @@ def lineage_resource(id: str, ctx: Ctx) -> str:
     """``graphmem://lineage/{id}``: the memory's lineage (both ways) as node-link JSON."""
     state = server_state(ctx)
     with _resource_errors():
-        graph, _ = visible_lineage(state, id, "both", None)
+        graph = state.memory.lineage(id, "both", None)
         return str(export(graph, "json"))

@@ -161,9 +161,9 @@ class LineageOut(BaseModel):
     direction: str
     depth: int | None
     mermaid: str = Field(description="A Mermaid flowchart of the lineage.")
-    graph: dict[str, Any] = Field(description="networkx node-link JSON (nodes, edges).")
-    hidden: int = Field(description="Nodes left out: outside this server's tenants or "
-                                    "clearance.")
+    graph: dict[str, Any] = Field(description="networkx node-link JSON (nodes, edges); "
+                                              "memories out of this server's reach are left "
+                                              "out.")
 
 
 class IntendOut(BaseModel):

@@ -109,8 +109,9 @@ def build_server(
     @asynccontextmanager
     async def lifespan(_: MCPServer[ServerState]) -> AsyncIterator[ServerState]:
         memory = await anyio.to_thread.run_sync(opener)
-        try:
-            yield ServerState(memory=memory, config=config)
+        try:  # the core confines every call to the server's principal and ceiling
+            yield ServerState(memory=memory.confined(
+                config.principal, max_authority=config.max_authority), config=config)
         finally:
             memory.close()
 

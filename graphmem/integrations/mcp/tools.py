@@ -2,9 +2,10 @@
 
 Each tool reads the server's :class:`ServerState` (one ``Memory`` for the server's life,
 the fixed :class:`~.config.ServerConfig`, the deletion plans this server made) from the
-SDK's lifespan context. Authorization is checked here before anything is written: a
-call's scope goes through :meth:`ServerConfig.resolve_scope`, and every id a call names
-must belong to one of the principal's tenants (and be within its clearance). A graphmem
+SDK's lifespan context. The server's ``Memory`` is bound to the configured principal
+(:meth:`graphmem.Memory.confined`), so every id a call names is checked by the core, which
+refuses one out of the principal's reach (tenant, clearance, ``--scope`` confinement) as
+one that does not exist; a call's scope goes through :meth:`ServerConfig.resolve_scope`. A graphmem
 error becomes a tool error carrying graphmem's message (``ToolError``); the SDK turns it
 into a result with ``is_error`` set, so the server keeps running.
 
@@ -31,8 +32,6 @@ from graphmem import (
     DecisionState,
     GraphmemError,
     Memory,
-    RecordNotFoundError,
-    Sensitivity,
 )
 from graphmem.deletion.models import DeletionPlan
 from graphmem.lineage import export, to_mermaid
@@ -67,7 +66,8 @@ class ServerState:
     """What the server holds for its life (the SDK's lifespan context).
 
     Attributes:
-        memory: the one connected client. config: the fixed principal and scope.
+        memory: the one connected client, bound to ``config.principal``. config: the fixed
+            principal and scope.
         plans: deletion plans this server made, by digest (``apply_deletion`` applies
             only these).
     """
@@ -100,27 +100,8 @@ def tool_errors() -> Iterator[None]:
         raise ToolError(f"{type(exc).__name__}: {exc}{ids}") from None
 
 
-def check_record(state: ServerState, record_id: str) -> None:
-    """The record exists (not erased) and the principal may see it."""
-    record = state.memory.get(record_id)
-    state.config.check_readable(record.tenant, record.sensitivity, f"memory {record_id!r}")
-
-
-def _check_references(state: ServerState, ids: list[str]) -> None:
-    """Referenced ids that exist must be the principal's; unknown ones are left for the
-    store to report as dangling."""
-    for rid in ids:
-        try:
-            check_record(state, rid)
-        except RecordNotFoundError:
-            continue
-
-
-def _record_from(state: ServerState, proposal: Proposal, *, scope: dict[str, str],
-                 supersedes: list[str] | None = None) -> dict[str, Any]:
-    refs = [*proposal.supersedes, *proposal.derived_from, *proposal.evidence_ids,
-            *(supersedes or [])]
-    _check_references(state, refs)
+def _record_from(state: ServerState, proposal: Proposal, *, scope: dict[str, str]
+                 ) -> dict[str, Any]:
     return {
         "id": f"mem-{uuid.uuid4().hex}",
         "kind": proposal.kind,
@@ -205,11 +186,8 @@ def supersede(
     """
     state = server_state(ctx)
     with tool_errors():
-        for rid in old_ids:
-            check_record(state, rid)
         record = _record_from(state, successor,
-                              scope=state.config.resolve_scope(successor.scope),
-                              supersedes=old_ids)
+                              scope=state.config.resolve_scope(successor.scope))
         decision = state.memory.supersede(old_ids, record, by=state.config.agent,
                                           reason=reason)
         return WriteDecisionOut(id=decision.record_id, disposition=decision.disposition.value,
@@ -228,7 +206,6 @@ def retract(
     """
     state = server_state(ctx)
     with tool_errors():
-        check_record(state, id)
         state.memory.retract(id, by=state.config.agent, reason=reason)
         record = state.memory.get(id)
         explanation = state.memory.explain(id, principal=state.config.principal,
@@ -322,24 +299,11 @@ def history(ctx: Ctx, id: MemoryId) -> HistoryOut:
     """
     state = server_state(ctx)
     with tool_errors():
-        check_record(state, id)
         return HistoryOut(id=id, transitions=[TransitionOut.model_validate(t)
                                               for t in state.memory.history(id)])
 
 
 Direction = Literal["up", "down", "both"]
-
-
-def visible_lineage(state: ServerState, record_id: str, direction: Direction,
-                     depth: int | None) -> tuple[Any, int]:
-    check_record(state, record_id)
-    graph = state.memory.lineage(record_id, direction, depth)
-    principal = state.config.principal
-    hidden = [n for n, a in graph.nodes(data=True)
-              if a.get("tenant") not in principal.tenants
-              or Sensitivity(a.get("sensitivity") or "normal") > principal.clearance]
-    graph.remove_nodes_from(hidden)
-    return graph, len(hidden)
 
 
 def lineage(
@@ -350,17 +314,18 @@ def lineage(
     depth: Annotated[int | None, Field(ge=0, description="Most edges from the memory "
                                                          "(default: no limit).")] = None,
 ) -> LineageOut:
-    """A memory's lineage as Mermaid text and node-link JSON (others' nodes left out).
+    """A memory's lineage as Mermaid text and node-link JSON (memories out of reach left
+    out).
 
     Raises:
         ToolError: unknown id, or a memory outside the principal.
     """
     state = server_state(ctx)
     with tool_errors():
-        graph, hidden = visible_lineage(state, id, direction, depth)
+        graph = state.memory.lineage(id, direction, depth)
         data = json.loads(str(export(graph, "json")))
         return LineageOut(root=id, direction=direction, depth=depth,
-                          mermaid=to_mermaid(graph), graph=data, hidden=hidden)
+                          mermaid=to_mermaid(graph), graph=data)
 
 
 # -- prospective memory and attribution --------------------------------------------------
@@ -427,8 +392,6 @@ def record_use(
     """
     state = server_state(ctx)
     with tool_errors():
-        logged = state.memory.get_retrieval(retrieval_id)["retrieval"]
-        state.config.check_tenant(str(logged.get("tenant")))
         state.memory.record_use(retrieval_id, action_id, memory_ids, helped=helped)
         return RecordUseOut(retrieval_id=retrieval_id, action_id=action_id,
                             memory_ids=memory_ids, helped=helped)

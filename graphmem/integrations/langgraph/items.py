@@ -1,0 +1,43 @@
+"""How a stored record becomes a LangGraph ``Item`` (issue 14), and how a namespace pattern
+matches: the pure helpers of :class:`~.store.GraphmemStore`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from langgraph.store.base import Item
+
+__all__ = ["META", "item_meta", "path_matches", "to_item"]
+
+#: the metadata key a LangGraph item's namespace, key and value are kept under
+META = "langgraph"
+
+
+def item_meta(props: Mapping[str, Any]) -> dict[str, Any]:
+    """The LangGraph part of a stored record's metadata."""
+    meta: dict[str, Any] = json.loads(props.get("metadata_json") or "{}")[META]
+    return meta
+
+
+def to_item(props: Mapping[str, Any], cls: type[Item], **extra: Any) -> Any:
+    """An Item (or SearchItem) from a stored record's properties."""
+    meta = item_meta(props)
+    updated = props["created_at"].to_native().astimezone(UTC)
+    return cls(namespace=tuple(meta["namespace"]), key=meta["key"],
+               value=json.loads(meta["value_json"]),
+               created_at=datetime.fromisoformat(meta["created_at"]),
+               updated_at=updated, **extra)
+
+
+def path_matches(match_type: str, path: tuple[str, ...], namespace: tuple[str, ...]) -> bool:
+    """A prefix or suffix pattern (``*`` matches any one label) against a namespace."""
+    if len(namespace) < len(path):
+        return False
+    labels = namespace[:len(path)] if match_type == "prefix" else namespace[-len(path):]
+    if not path:
+        return True
+    return all(p == "*" or p == label for p, label in zip(path, labels, strict=True))
