@@ -1,0 +1,348 @@
+"""A client bound to a confined principal stays inside its reach: every call of ``Memory``
+that names a record, intention, retrieval or deletion request refuses one of another user
+of the same tenant, and one above the caller's clearance, exactly as one that does not
+exist, writes nothing, and leaks no id or content (against the real Neo4j).
+
+The table of calls is checked against ``Memory``'s public methods: a method added later that
+takes an id fails :func:`test_every_id_taking_method_is_in_the_table` until it is listed.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from graphmem import (
+    Authority,
+    AuthorityCeilingError,
+    AuthorizationError,
+    GraphmemError,
+    Memory,
+    MemoryConflict,
+    OutOfReachError,
+    Principal,
+    RecordNotFoundError,
+    Sensitivity,
+    Status,
+)
+
+pytestmark = pytest.mark.neo4j
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+U17 = Principal(tenants=frozenset({"acme"}), scope={"user": "u-17"})
+U99 = Principal(tenants=frozenset({"acme"}), scope={"user": "u-99"})
+U17_CONF = Principal(tenants=frozenset({"acme"}), clearance=Sensitivity.CONFIDENTIAL,
+                     scope={"user": "u-17"})
+PRIVACY = Principal(tenants=frozenset({"acme"}), clearance=Sensitivity.RESTRICTED)
+SECRET_TEXT = "zebra-secret-content"
+
+
+def _rec(rid: str, scope: dict[str, str], *, sensitivity: str = "normal",
+         **extra: Any) -> dict[str, Any]:
+    return {"id": rid, "kind": "semantic", "content": f"{SECRET_TEXT} of {rid}",
+            "created_at": T0, "scope": {"tenant": "acme", **scope},
+            "authority": "human_instruction", "sensitivity": sensitivity,
+            "asserts": "plan", "asserted_value": rid, **extra}
+
+
+@dataclass(frozen=True)
+class Victim:
+    """Ids a u-17 client of clearance normal must not reach."""
+
+    record: str
+    intention: str
+    retrieval: str
+    request: str
+
+
+def _intention(iid: str, scope: dict[str, str], sensitivity: str = "normal") -> dict[str, Any]:
+    return {"id": iid, "action": f"{SECRET_TEXT} action", "trigger_kind": "customer",
+            "trigger_value": "c-1", "scope": {"tenant": "acme", **scope},
+            "created_at": T0, "sensitivity": sensitivity}
+
+
+def _retrieval(memory: Memory, principal: Principal) -> str:
+    result = memory.retrieve({"memory_scope": {"tenant": "acme"}, "goal": "plan",
+                              "needs_prior_context": True}, principal=principal,
+                             now=T0 + timedelta(days=1))
+    return result.trace.retrieval_id
+
+
+def _request(memory: Memory, rid: str, scope: dict[str, str], sensitivity: str) -> str:
+    memory.put(_rec(rid, scope, sensitivity=sensitivity))
+    plan = memory.plan_deletion(roots=[rid], requested_by="ops", reason="test")
+    return memory.apply_deletion(plan).request.id
+
+
+@pytest.fixture()
+def world(memory: Memory) -> Iterator[dict[str, Victim]]:
+    memory.put(_rec("own", {"user": "u-17"}))
+    memory.put(_rec("shared", {}))
+    for rid, scope, sens in (("other", {"user": "u-99"}, "normal"),
+                             ("secret", {"user": "u-17"}, "confidential")):
+        memory.put(_rec(rid, scope, sensitivity=sens))
+    memory.intend(_intention("i-own", {"user": "u-17"}))
+    memory.intend(_intention("i-other", {"user": "u-99"}))
+    memory.intend(_intention("i-secret", {"user": "u-17"}, "confidential"))
+    yield {
+        "other user": Victim("other", "i-other", _retrieval(memory, U99),
+                             _request(memory, "gone-other", {"user": "u-99"}, "normal")),
+        "above clearance": Victim("secret", "i-secret", _retrieval(memory, U17_CONF),
+                                  _request(memory, "gone-secret", {"user": "u-17"},
+                                           "confidential")),
+    }
+
+
+def _proposal(rid: str, **refs: Any) -> dict[str, Any]:
+    return {"id": rid, "kind": "semantic", "content": "a fresh note", "created_at": T0,
+            "scope": {"tenant": "acme"}, "authority": "human_instruction", **refs}
+
+
+Call = Callable[[Memory, Memory, Victim], object]
+
+#: every public method of Memory that names an id, with the calls that name a victim's
+CALLS: dict[str, list[Call]] = {
+    "get": [lambda b, m, v: b.get(v.record)],
+    "history": [lambda b, m, v: b.history(v.record)],
+    "explain": [lambda b, m, v: b.explain(v.record, scope={"tenant": "acme"})],
+    "lineage": [lambda b, m, v: b.lineage(v.record, "both")],
+    "retract": [lambda b, m, v: b.retract(v.record, by="a", reason="r")],
+    "expire": [lambda b, m, v: b.expire(v.record, at=T0 + timedelta(days=2))],
+    "promote": [lambda b, m, v: b.promote(v.record, by="a", reason="r")],
+    "recompute": [lambda b, m, v: b.recompute(v.record, "new", by="a", reason="r"),
+                  lambda b, m, v: b.recompute("own", "new", by="a", reason="r",
+                                              derived_from=[v.record])],
+    "write": [lambda b, m, v: b.write(_proposal("w1", supersedes=[v.record])),
+              lambda b, m, v: b.write(_proposal("w2", derived_from=[v.record])),
+              lambda b, m, v: b.write(_proposal("w3", evidence_ids=[v.record]))],
+    "supersede": [lambda b, m, v: b.supersede([v.record], _proposal("s1"), by="a",
+                                              reason="r")],
+    "consolidate": [lambda b, m, v: b.consolidate(["own", v.record], into=_proposal("c1"),
+                                                  by="a", reason="r")],
+    "promote_procedure": [lambda b, m, v: b.promote_procedure(
+        [v.record], {**_proposal("p1"), "kind": "procedural"}, by="a", reason="r")],
+    "resolve": [lambda b, m, v: b.resolve(MemoryConflict("plan", ("own", v.record),
+                                                         ("own", v.record)))],
+    "record_exposure": [lambda b, m, v: b.record_exposure(v.retrieval, "act", [])],
+    "record_use": [lambda b, m, v: b.record_use(v.retrieval, "act", [])],
+    "get_retrieval": [lambda b, m, v: b.get_retrieval(v.retrieval)],
+    "fire": [lambda b, m, v: b.fire(v.intention, by="a")],
+    "cancel": [lambda b, m, v: b.cancel(v.intention, by="a", reason="r")],
+    "intentions": [lambda b, m, v: b.intentions.get(v.intention),
+                   lambda b, m, v: b.intentions.history(v.intention)],
+    "plan_deletion": [lambda b, m, v: b.plan_deletion(roots=[v.record], requested_by="a",
+                                                      reason="r")],
+    "apply_deletion": [lambda b, m, v: b.apply_deletion(m.plan_deletion(
+        roots=[v.record], requested_by="ops", reason="r"))],
+    "verify_deletion": [lambda b, m, v: b.verify_deletion(v.request)],
+    # bulk imports bypass the policy: a bound client may not use them at all
+    "put": [lambda b, m, v: b.put(_proposal("x1", derived_from=[v.record]))],
+    "put_many": [lambda b, m, v: b.put_many([_proposal("x2", supersedes=[v.record])])],
+    "put_stream": [lambda b, m, v: b.put_stream([[_proposal("x3", derived_from=[v.record])]])],
+    "import_jsonl": [lambda b, m, v: b.import_jsonl("/nonexistent/records.jsonl")],
+}
+
+#: public members that name no id, each with what confines it instead
+NO_ID: dict[str, str] = {
+    "connect": "classmethod: makes a client", "confined": "binds a principal",
+    "close": "ends the client", "candidates": "query scope confined (test below)",
+    "retrieve": "query scope confined (test below)", "due": "query scope confined",
+    "process_event": "query scope confined; fires only its own", "intend": "scope confined",
+    "store": "the operator's store",
+    "policy": "settings", "access": "the binding itself",
+}
+
+_ID_PARAM = ("id", "ids", "roots", "plan", "conflict", "proposal", "record", "into",
+             "procedure")
+
+
+def _public() -> dict[str, Any]:
+    return {n: getattr(Memory, n, None) for n in dir(Memory) if not n.startswith("_")}
+
+
+def test_every_id_taking_method_is_in_the_table() -> None:
+    names = set(_public()) | {"store", "policy", "access"}
+    unlisted = names - set(CALLS) - set(NO_ID)
+    assert not unlisted, f"list these Memory members in CALLS or NO_ID: {sorted(unlisted)}"
+    for name, member in _public().items():
+        if callable(member) and name not in ("connect",):
+            params = inspect.signature(member).parameters
+            if any(p.endswith(_ID_PARAM) for p in params):
+                assert name in CALLS, f"{name} takes an id: add it to CALLS"
+
+
+def _snapshot(memory: Memory, v: Victim) -> tuple[object, ...]:
+    props = memory.store.get_props([v.record])
+    intention = memory.store.read("intentions/get", id=v.intention)
+    return (props, intention, memory.store.counts(),
+            memory.store.read("retrieval/get", id=v.retrieval))
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_a_confined_client_refuses_what_is_out_of_reach(
+        memory: Memory, world: dict[str, Victim], name: str) -> None:
+    bound = memory.confined(U17)
+    for kind, victim in world.items():
+        for call in CALLS[name]:
+            before = _snapshot(memory, victim)
+            with pytest.raises(AuthorizationError) as info:
+                call(bound, memory, victim)
+            message = str(info.value)
+            for leak in (victim.record, victim.intention, victim.retrieval, victim.request,
+                         SECRET_TEXT, "u-99"):
+                assert leak not in message, (name, kind, message)
+                assert leak not in info.value.record_ids
+            assert _snapshot(memory, victim) == before, (name, kind)
+
+
+def test_an_unknown_id_and_an_id_out_of_reach_look_alike(
+        memory: Memory, world: dict[str, Victim]) -> None:
+    bound = memory.confined(U17)
+    with pytest.raises(OutOfReachError) as unknown:
+        bound.get("no-such-id")
+    with pytest.raises(OutOfReachError) as hidden:
+        bound.get("other")
+    assert str(unknown.value) == str(hidden.value)
+    with pytest.raises(RecordNotFoundError):  # as it always was for callers catching this
+        bound.history("other")
+    assert memory.get("other").id == "other"  # the operator's client is unchanged
+
+
+def test_a_confined_client_reads_its_own_and_shared_records_and_changes_only_its_own(
+        memory: Memory, world: dict[str, Victim]) -> None:
+    bound = memory.confined(U17)
+    assert bound.get("own").id == "own" and bound.get("shared").id == "shared"
+    assert bound.explain("shared", scope={"tenant": "acme"}).status is Status.ACTIVE
+    seen = {r.id for r in bound.candidates(scope={"tenant": "acme"}, now=T0)}
+    assert seen == {"own", "shared"}
+    with pytest.raises(OutOfReachError):
+        bound.retract("shared", by="a", reason="r")
+    with pytest.raises(AuthorizationError):
+        bound.candidates(scope={"tenant": "acme", "user": "u-99"}, now=T0)
+    with pytest.raises(AuthorizationError):
+        bound.candidates(principal=PRIVACY, scope={"tenant": "acme"}, now=T0)
+    assert {n for n in bound.lineage("own", "both").nodes} == {"own"}
+    bound.retract("own", by="a", reason="r")
+    assert memory.store.state("own").retracted_by == "a"
+    assert bound.intentions.get("i-own").id == "i-own"
+    assert [i.id for i in bound.due({"customer": "c-1"}, scope={"tenant": "acme"},
+                                    now=T0)] == ["i-own"]
+    assert bound.fire("i-own", by="a", now=T0)
+
+
+def test_explain_for_a_confined_principal_answers_unauthorized_as_another_tenants(
+        memory: Memory, world: dict[str, Victim]) -> None:
+    e = memory.explain("other", principal=U17, scope={"tenant": "acme"}, now=T0)
+    assert e.status is Status.UNAUTHORIZED and not e.successor_ids
+    assert memory.explain("other", principal=U99, scope={"tenant": "acme"},
+                          now=T0).status is Status.ACTIVE
+
+
+def test_retrievals_of_a_confined_principal_are_confined_and_logged_so(
+        memory: Memory, world: dict[str, Victim]) -> None:
+    bound = memory.confined(U17)
+    result = bound.retrieve({"memory_scope": {"tenant": "acme"}, "goal": "plan",
+                             "needs_prior_context": True}, now=T0 + timedelta(days=1))
+    assert {m.record.id for m in result.memories} <= {"own", "shared"}
+    assert "other" not in result.trace.candidate_ids
+    logged = bound.get_retrieval(result.trace.retrieval_id)["retrieval"]
+    assert '"user": "u-17"' in logged["scope_json"]
+
+
+def test_bulk_imports_are_the_operators_only(memory: Memory) -> None:
+    bound = memory.confined(U17)
+    for call in (lambda: bound.put(_rec("x", {"user": "u-17"})),
+                 lambda: bound.put_many([_rec("x", {"user": "u-17"})])):
+        with pytest.raises(AuthorizationError):
+            call()
+    assert "x" not in memory.store.get_props(["x"])
+
+
+def test_writes_are_confined_and_the_ceiling_refuses_and_records_claims(
+        memory: Memory) -> None:
+    bound = memory.confined(U17)
+    before = memory.store.counts()
+    with pytest.raises(AuthorityCeilingError, match="max_authority"):
+        bound.write({**_proposal("planted"), "authority": "authoritative_source"})
+    assert memory.store.counts() == before and not memory.store.get_props(["planted"])
+    with pytest.raises(AuthorizationError):
+        bound.write({**_proposal("w-99"), "scope": {"tenant": "acme", "user": "u-99"}})
+    decision = bound.write(_proposal("mine"))
+    assert decision.disposition.value == "PERSIST"
+    assert memory.get("mine").scope == {"tenant": "acme", "user": "u-17"}
+    by = [h["by"] for h in memory.history("mine") if str(h["kind"]).startswith("write:")]
+    assert by and "claimed human_instruction" in by[0] and "max_authority human_instruction" \
+        in by[0] and "user=u-17" in by[0]
+    trusted = memory.confined(U17, max_authority=Authority.AUTHORITATIVE_SOURCE)
+    assert trusted.write({**_proposal("trusted"), "authority": "authoritative_source"}
+                         ).disposition.value == "PERSIST"
+    memory.write({**_proposal("op"), "authority": "authoritative_source"})  # the operator
+
+
+def test_a_bound_client_can_only_be_narrowed(memory: Memory) -> None:
+    bound = memory.confined(U17)
+    with pytest.raises(AuthorizationError):
+        bound.confined(PRIVACY)
+    narrower = bound.confined(U17, max_authority=Authority.AUTHORITATIVE_SOURCE)
+    assert narrower.access.max_authority is Authority.HUMAN_INSTRUCTION
+    bound.close()  # a view closes nothing
+    assert memory.store.counts() is not None
+
+
+# -- deletion across the confinement ------------------------------------------------------
+
+
+def test_subject_deletion_is_confined_and_holds_clearance(memory: Memory) -> None:
+    memory.put(_rec("own", {"user": "u-17"}))
+    memory.put(_rec("other", {"user": "u-99"}))
+    memory.put(_rec("shared", {}))
+    bound = memory.confined(U17)
+    with pytest.raises(AuthorizationError) as info:
+        bound.plan_deletion(subject={"user": "u-99"}, requested_by="a", reason="r")
+    assert "other" not in str(info.value)
+    plan = bound.plan_deletion(subject={}, requested_by="a", reason="r")
+    assert plan.subject == {"tenant": "acme", "user": "u-17"}
+    assert {e.id for e in plan.entries} == {"own"}
+    memory.put(_rec("secret", {"user": "u-17"}, sensitivity="confidential"))
+    for subject in ({}, {"user": "u-17"}):
+        with pytest.raises(AuthorizationError) as info:
+            bound.plan_deletion(subject=subject, requested_by="a", reason="r")
+        assert "secret" not in str(info.value) and "wider reach" in str(info.value)
+    cleared = memory.confined(U17_CONF)
+    report = cleared.apply_deletion(cleared.plan_deletion(subject={}, requested_by="a",
+                                                          reason="r"))
+    assert {e.id for e in report.entries} == {"own", "secret"}
+    assert memory.get("other").id == "other" and memory.get("shared").id == "shared"
+
+
+def test_lineage_deletion_reaching_another_user_needs_a_wider_principal(
+        memory: Memory) -> None:
+    memory.put(_rec("root", {"user": "u-17"}))
+    memory.put(_rec("child", {"user": "u-99"}, derived_from=["root"]))
+    bound = memory.confined(U17)
+    before = memory.store.get_props(["root", "child"])
+    with pytest.raises(AuthorizationError) as info:
+        bound.plan_deletion(roots=["root"], requested_by="a", reason="r")
+    assert "child" not in str(info.value) and "wider reach" in str(info.value)
+    wide_plan = memory.plan_deletion(roots=["root"], requested_by="ops", reason="r")
+    with pytest.raises(AuthorizationError):
+        bound.apply_deletion(wide_plan)
+    assert memory.store.get_props(["root", "child"]) == before
+    privacy = memory.confined(PRIVACY)
+    report = privacy.apply_deletion(privacy.plan_deletion(roots=["root"], requested_by="p",
+                                                          reason="r"))
+    assert {e.id for e in report.entries} == {"root", "child"}
+    assert privacy.verify_deletion(report.request.id).verification.passed
+    with pytest.raises(OutOfReachError):
+        bound.verify_deletion(report.request.id)
+
+
+def test_errors_are_graphmem_errors(memory: Memory) -> None:
+    bound = memory.confined(U17)
+    with pytest.raises(GraphmemError):
+        bound.get("nothing-here")
