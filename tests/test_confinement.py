@@ -83,16 +83,16 @@ def _request(memory: Memory, rid: str, scope: dict[str, str], sensitivity: str) 
 def world(memory: Memory) -> Iterator[dict[str, Victim]]:
     memory.put(_rec("own", {"user": "u-17"}))
     memory.put(_rec("shared", {}))
-    for rid, scope, sens in (("other", {"user": "u-99"}, "normal"),
-                             ("secret", {"user": "u-17"}, "confidential")):
+    for rid, scope, sens in (("rec-u99", {"user": "u-99"}, "normal"),
+                             ("rec-conf", {"user": "u-17"}, "confidential")):
         memory.put(_rec(rid, scope, sensitivity=sens))
     memory.intend(_intention("i-own", {"user": "u-17"}))
-    memory.intend(_intention("i-other", {"user": "u-99"}))
-    memory.intend(_intention("i-secret", {"user": "u-17"}, "confidential"))
+    memory.intend(_intention("int-u99", {"user": "u-99"}))
+    memory.intend(_intention("int-conf", {"user": "u-17"}, "confidential"))
     yield {
-        "other user": Victim("other", "i-other", _retrieval(memory, U99),
+        "other user": Victim("rec-u99", "int-u99", _retrieval(memory, U99),
                              _request(memory, "gone-other", {"user": "u-99"}, "normal")),
-        "above clearance": Victim("secret", "i-secret", _retrieval(memory, U17_CONF),
+        "above clearance": Victim("rec-conf", "int-conf", _retrieval(memory, U17_CONF),
                                   _request(memory, "gone-secret", {"user": "u-17"},
                                            "confidential")),
     }
@@ -206,11 +206,11 @@ def test_an_unknown_id_and_an_id_out_of_reach_look_alike(
     with pytest.raises(OutOfReachError) as unknown:
         bound.get("no-such-id")
     with pytest.raises(OutOfReachError) as hidden:
-        bound.get("other")
+        bound.get("rec-u99")
     assert str(unknown.value) == str(hidden.value)
     with pytest.raises(RecordNotFoundError):  # as it always was for callers catching this
-        bound.history("other")
-    assert memory.get("other").id == "other"  # the operator's client is unchanged
+        bound.history("rec-u99")
+    assert memory.get("rec-u99").id == "rec-u99"  # the operator's client is unchanged
 
 
 def test_a_confined_client_reads_its_own_and_shared_records_and_changes_only_its_own(
@@ -237,9 +237,9 @@ def test_a_confined_client_reads_its_own_and_shared_records_and_changes_only_its
 
 def test_explain_for_a_confined_principal_answers_unauthorized_as_another_tenants(
         memory: Memory, world: dict[str, Victim]) -> None:
-    e = memory.explain("other", principal=U17, scope={"tenant": "acme"}, now=T0)
+    e = memory.explain("rec-u99", principal=U17, scope={"tenant": "acme"}, now=T0)
     assert e.status is Status.UNAUTHORIZED and not e.successor_ids
-    assert memory.explain("other", principal=U99, scope={"tenant": "acme"},
+    assert memory.explain("rec-u99", principal=U99, scope={"tenant": "acme"},
                           now=T0).status is Status.ACTIVE
 
 
@@ -249,7 +249,7 @@ def test_retrievals_of_a_confined_principal_are_confined_and_logged_so(
     result = bound.retrieve({"memory_scope": {"tenant": "acme"}, "goal": "plan",
                              "needs_prior_context": True}, now=T0 + timedelta(days=1))
     assert {m.record.id for m in result.memories} <= {"own", "shared"}
-    assert "other" not in result.trace.candidate_ids
+    assert "rec-u99" not in result.trace.candidate_ids
     logged = bound.get_retrieval(result.trace.retrieval_id)["retrieval"]
     assert '"user": "u-17"' in logged["scope_json"]
 
@@ -279,8 +279,8 @@ def test_writes_are_confined_and_the_ceiling_refuses_and_records_claims(
     assert by and "claimed human_instruction" in by[0] and "max_authority human_instruction" \
         in by[0] and "user=u-17" in by[0]
     trusted = memory.confined(U17, max_authority=Authority.AUTHORITATIVE_SOURCE)
-    assert trusted.write({**_proposal("trusted"), "authority": "authoritative_source"}
-                         ).disposition.value == "PERSIST"
+    assert trusted.write({**_proposal("trusted"), "authority": "authoritative_source",
+                          "content": "the contract says so"}).disposition.value == "PERSIST"
     memory.write({**_proposal("op"), "authority": "authoritative_source"})  # the operator
 
 
@@ -299,25 +299,25 @@ def test_a_bound_client_can_only_be_narrowed(memory: Memory) -> None:
 
 def test_subject_deletion_is_confined_and_holds_clearance(memory: Memory) -> None:
     memory.put(_rec("own", {"user": "u-17"}))
-    memory.put(_rec("other", {"user": "u-99"}))
+    memory.put(_rec("rec-u99", {"user": "u-99"}))
     memory.put(_rec("shared", {}))
     bound = memory.confined(U17)
     with pytest.raises(AuthorizationError) as info:
         bound.plan_deletion(subject={"user": "u-99"}, requested_by="a", reason="r")
-    assert "other" not in str(info.value)
+    assert "rec-u99" not in str(info.value)
     plan = bound.plan_deletion(subject={}, requested_by="a", reason="r")
     assert plan.subject == {"tenant": "acme", "user": "u-17"}
     assert {e.id for e in plan.entries} == {"own"}
-    memory.put(_rec("secret", {"user": "u-17"}, sensitivity="confidential"))
+    memory.put(_rec("rec-conf", {"user": "u-17"}, sensitivity="confidential"))
     for subject in ({}, {"user": "u-17"}):
         with pytest.raises(AuthorizationError) as info:
             bound.plan_deletion(subject=subject, requested_by="a", reason="r")
-        assert "secret" not in str(info.value) and "wider reach" in str(info.value)
+        assert "rec-conf" not in str(info.value) and "wider reach" in str(info.value)
     cleared = memory.confined(U17_CONF)
     report = cleared.apply_deletion(cleared.plan_deletion(subject={}, requested_by="a",
                                                           reason="r"))
-    assert {e.id for e in report.entries} == {"own", "secret"}
-    assert memory.get("other").id == "other" and memory.get("shared").id == "shared"
+    assert {e.id for e in report.entries} == {"own", "rec-conf"}
+    assert memory.get("rec-u99").id == "rec-u99" and memory.get("shared").id == "shared"
 
 
 def test_lineage_deletion_reaching_another_user_needs_a_wider_principal(
