@@ -21,6 +21,7 @@ from graphmem import (
     Authority,
     AuthorityCeilingError,
     AuthorizationError,
+    Explanation,
     GraphmemError,
     Memory,
     MemoryConflict,
@@ -109,7 +110,6 @@ Call = Callable[[Memory, Memory, Victim], object]
 CALLS: dict[str, list[Call]] = {
     "get": [lambda b, m, v: b.get(v.record)],
     "history": [lambda b, m, v: b.history(v.record)],
-    "explain": [lambda b, m, v: b.explain(v.record, scope={"tenant": "acme"})],
     "lineage": [lambda b, m, v: b.lineage(v.record, "both")],
     "retract": [lambda b, m, v: b.retract(v.record, by="a", reason="r")],
     "expire": [lambda b, m, v: b.expire(v.record, at=T0 + timedelta(days=2))],
@@ -147,6 +147,12 @@ CALLS: dict[str, list[Call]] = {
     "import_jsonl": [lambda b, m, v: b.import_jsonl("/nonexistent/records.jsonl")],
 }
 
+#: id-taking methods that answer rather than refuse: they must say no more than for another
+#: tenant's record (SPEC section 4: UNAUTHORIZED, without successors)
+ANSWERS: dict[str, Callable[[Memory, Memory, Victim], Explanation]] = {
+    "explain": lambda b, m, v: b.explain(v.record, scope={"tenant": "acme"}),
+}
+
 #: public members that name no id, each with what confines it instead
 NO_ID: dict[str, str] = {
     "connect": "classmethod: makes a client", "confined": "binds a principal",
@@ -167,13 +173,13 @@ def _public() -> dict[str, Any]:
 
 def test_every_id_taking_method_is_in_the_table() -> None:
     names = set(_public()) | {"store", "policy", "access"}
-    unlisted = names - set(CALLS) - set(NO_ID)
+    unlisted = names - set(CALLS) - set(ANSWERS) - set(NO_ID)
     assert not unlisted, f"list these Memory members in CALLS or NO_ID: {sorted(unlisted)}"
     for name, member in _public().items():
         if callable(member) and name not in ("connect",):
             params = inspect.signature(member).parameters
             if any(p.endswith(_ID_PARAM) for p in params):
-                assert name in CALLS, f"{name} takes an id: add it to CALLS"
+                assert name in CALLS or name in ANSWERS, f"{name} takes an id: list it"
 
 
 def _snapshot(memory: Memory, v: Victim) -> tuple[object, ...]:
@@ -200,6 +206,20 @@ def test_a_confined_client_refuses_what_is_out_of_reach(
             assert _snapshot(memory, victim) == before, (name, kind)
 
 
+@pytest.mark.parametrize("name", sorted(ANSWERS))
+def test_a_confined_client_answers_as_for_another_tenant(
+        memory: Memory, world: dict[str, Victim], name: str) -> None:
+    bound = memory.confined(U17)
+    memory.put(_rec("rec-globex", {}) | {"scope": {"tenant": "globex"}})
+    foreign = ANSWERS[name](bound, memory, Victim("rec-globex", "", "", ""))
+    for kind, victim in world.items():
+        before = _snapshot(memory, victim)
+        answer = ANSWERS[name](bound, memory, victim)
+        assert answer.model_copy(update={"record_id": "x"}) == foreign.model_copy(
+            update={"record_id": "x"}), (name, kind)
+        assert _snapshot(memory, victim) == before
+
+
 def test_an_unknown_id_and_an_id_out_of_reach_look_alike(
         memory: Memory, world: dict[str, Victim]) -> None:
     bound = memory.confined(U17)
@@ -217,7 +237,7 @@ def test_a_confined_client_reads_its_own_and_shared_records_and_changes_only_its
         memory: Memory, world: dict[str, Victim]) -> None:
     bound = memory.confined(U17)
     assert bound.get("own").id == "own" and bound.get("shared").id == "shared"
-    assert bound.explain("shared", scope={"tenant": "acme"}).status is Status.ACTIVE
+    assert bound.explain("shared", scope={"tenant": "acme"}, now=T0).status is Status.ACTIVE
     seen = {r.id for r in bound.candidates(scope={"tenant": "acme"}, now=T0)}
     assert seen == {"own", "shared"}
     with pytest.raises(OutOfReachError):

@@ -9,13 +9,15 @@ def test_exported_members() -> None:
         assert getattr(graphmem, name) is not None
         assert getattr(graphmem, name).__doc__, f"{name} has no docstring"
     assert set(graphmem.__all__) == {
-        "Authority", "AuthorityCeilingError", "AuthorizationError", "BM25Ranker", "ClientClosedError", "ConflictResolution",
+        "Authority", "AuthorityCeilingError", "AuthorizationError", "BM25Ranker",
+        "ClientClosedError", "ConflictResolution",
         "ConnectionSettings", "ConstraintViolationError", "ContentTooLargeError",
         "DanglingReferenceError", "DatabaseAuthError", "DatabaseUnavailableError",
         "DecisionState", "DeferredIntention", "DeletionError", "EmbeddingRanker",
         "EvaluationError", "Explanation", "GraphmemError", "HybridRanker", "IntentionStatus",
         "LineageCycleError", "Memory", "MemoryConflict", "MemoryKind", "MemoryRecord",
-        "MemoryWriteDecision", "NaiveDatetimeError", "OutOfReachError", "PolicyError", "Principal", "Ranker",
+        "MemoryWriteDecision", "NaiveDatetimeError", "OutOfReachError", "PolicyError",
+        "Principal", "Ranker",
         "RecordConflictError", "RecordNotFoundError", "Retrieval", "RetrievalTrace",
         "RetrievedMemory", "Sensitivity", "Status", "StoreError", "ValidationError",
         "WriteDisposition", "WritePolicy",

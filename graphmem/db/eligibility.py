@@ -434,8 +434,8 @@ def _not_yet_detail(reasons: list[str]) -> str:
 
 def _detail(status: Status, successors: tuple[str, ...], clearance: Sensitivity) -> str:
     return {
-        Status.UNAUTHORIZED: "another tenant's record, or its sensitivity is above clearance "
-                             f"{clearance.value}",
+        Status.UNAUTHORIZED: "out of the caller's reach: another tenant's or scope's record, "
+                             f"or its sensitivity is above clearance {clearance.value}",
         Status.OUT_OF_SCOPE: "its scope names a key/value the query scope does not match",
         Status.QUARANTINED: "held for audit by the write policy; only an explicit review "
                             "promotes it",
