@@ -11,7 +11,7 @@ from mcp.server.mcpserver.exceptions import ResourceError
 from graphmem import (
     GraphmemError,
 )
-from graphmem.integrations.mcp.tools import Ctx, server_state
+from graphmem.integrations.mcp.tools import Ctx, error_name, server_state
 from graphmem.lineage import export
 
 __all__ = ["lineage_resource", "memory_resource"]
@@ -25,7 +25,7 @@ def _resource_errors() -> Iterator[None]:
     try:
         yield
     except GraphmemError as exc:
-        raise ResourceError(f"{type(exc).__name__}: {exc}") from None
+        raise ResourceError(f"{error_name(exc)}: {exc}") from None
 
 
 def memory_resource(id: str, ctx: Ctx) -> str:

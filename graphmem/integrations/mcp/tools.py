@@ -97,7 +97,15 @@ def tool_errors() -> Iterator[None]:
         yield
     except GraphmemError as exc:
         ids = f" [ids: {', '.join(exc.record_ids)}]" if exc.record_ids else ""
-        raise ToolError(f"{type(exc).__name__}: {exc}{ids}") from None
+        raise ToolError(f"{error_name(exc)}: {exc}{ids}") from None
+
+
+def error_name(exc: GraphmemError) -> str:
+    """The error's class, with the graphmem classes it is also one of (``OutOfReachError
+    (AuthorizationError, RecordNotFoundError)``), so a client can match either."""
+    bases = [c.__name__ for c in type(exc).__mro__[1:]
+             if issubclass(c, GraphmemError) and c is not GraphmemError]
+    return f"{type(exc).__name__} ({', '.join(bases)})" if bases else type(exc).__name__
 
 
 def _record_from(state: ServerState, proposal: Proposal, *, scope: dict[str, str]
