@@ -31,6 +31,7 @@ from graphmem import (
     Sensitivity,
     Status,
 )
+from tests.conftest import Neo4jUnderTest
 
 pytestmark = pytest.mark.neo4j
 
@@ -366,3 +367,25 @@ def test_errors_are_graphmem_errors(memory: Memory) -> None:
     bound = memory.confined(U17)
     with pytest.raises(GraphmemError):
         bound.get("nothing-here")
+
+
+def test_connect_binds_a_principal_and_process_event_fires_only_its_own(
+        neo4j_db: Neo4jUnderTest, memory: Memory) -> None:
+    memory.put(_rec("rec-u99", {"user": "u-99"}))
+    memory.intend(_intention("int-own", {"user": "u-17"}))
+    memory.intend(_intention("int-wide", {}))
+    memory.intend(_intention("int-u99", {"user": "u-99"}))
+    with Memory.connect(neo4j_db.settings, start_if_needed=False, ensure_schema=False,
+                        principal=U17) as bound:
+        with pytest.raises(OutOfReachError):
+            bound.get("rec-u99")
+        with pytest.raises(AuthorityCeilingError):
+            bound.write({**_proposal("planted"), "authority": "verified_outcome"})
+        due = {i.id for i in bound.due({"customer": "c-1"}, scope={"tenant": "acme"}, now=T0)}
+        assert due == {"int-own", "int-wide"}  # a tenant-wide intention is due for u-17
+        fired = bound.process_event({"customer": "c-1"}, scope={"tenant": "acme"}, by="a",
+                                    now=T0)
+        assert [i.id for i in fired] == ["int-own"]  # but not its to fire
+    assert memory.intentions.get("int-wide").status.value == "pending"
+    assert memory.intentions.get("int-u99").status.value == "pending"
+    assert memory.get("rec-u99").id == "rec-u99"  # the operator's client still reaches it

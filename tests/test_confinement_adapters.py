@@ -20,6 +20,7 @@ from mcp.shared.exceptions import MCPError
 
 from graphmem import (
     AuthorityCeilingError,
+    AuthorizationError,
     Memory,
     Principal,
     Sensitivity,
@@ -182,7 +183,12 @@ def test_graphmem_store_reaches_only_its_confinement(memory: Memory) -> None:
     assert mine.batch([GetOp(ns, "k")]) == [None]
     before = memory.store.counts()
     mine.delete(ns, "k")
-    mine.delete(ns, "hidden")
+    writes: list[Callable[[], None]] = [lambda: mine.delete(ns, "hidden"),
+                                        lambda: mine.put(ns, "hidden", {})]
+    for write in writes:
+        with pytest.raises(AuthorizationError) as info:  # above its clearance: unchanged
+            write()
+        assert TEXT not in str(info.value)
     assert memory.store.counts() == before
     item = theirs.get(ns, "k")
     assert item is not None and item.value == {"text": TEXT}

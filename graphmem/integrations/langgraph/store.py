@@ -115,8 +115,7 @@ class GraphmemStore(BaseStore):
         tenant: put every namespace in this tenant instead of its first label.
         text_fields: paths whose text becomes the record content (default ``["$"]``).
         authority, kind, sensitivity: what each written record carries.
-        max_authority: the highest authority this store may claim (default
-            ``human_instruction``); each write decision records the claim and the ceiling.
+        max_authority: the most authority puts may claim (each decision records both).
         ranker: ranks search results for a query (default :class:`~graphmem.BM25Ranker`).
         actor: the ``by`` of write decisions, supersessions and retractions.
         ttl_config: LangGraph's TTL settings (``default_ttl`` is used).
@@ -124,9 +123,8 @@ class GraphmemStore(BaseStore):
     Raises:
         ValidationError: ``sensitivity`` above the principal's clearance, an empty ``actor``,
             or procedural ``kind`` with an authority the procedure bar does not exempt.
-        AuthorizationError: ``tenant`` is not one of the principal's tenants, or
-            contradicts the principal's confinement.
-        AuthorityCeilingError: ``authority`` above ``max_authority``.
+        AuthorizationError: ``tenant`` outside the principal's tenants or confinement;
+            AuthorityCeilingError: ``authority`` above ``max_authority``.
     """
 
     supports_ttl: bool = True
@@ -155,7 +153,7 @@ class GraphmemStore(BaseStore):
         if tenant is not None and tenant not in principal.tenants:
             raise AuthorizationError(f"principal may not use tenant {tenant!r}")
         self.access = Access(principal=principal, max_authority=Authority(max_authority))
-        self.access.check_authority(authority)
+        self.access.check_authority(authority)  # AuthorityCeilingError
         self.confinement = {k: v for k, v in principal.scope.items() if k != "tenant"}
         tenant = principal.confine({"tenant": tenant})["tenant"] if tenant else \
             principal.scope.get("tenant")
@@ -169,7 +167,6 @@ class GraphmemStore(BaseStore):
         self.ranker: Ranker = ranker or BM25Ranker()
         self.actor = actor
         self.ttl_config = ttl_config
-
     # -- graphmem views --------------------------------------------------------------
 
     def tenant_of(self, namespace: Sequence[str]) -> str:
@@ -217,7 +214,8 @@ class GraphmemStore(BaseStore):
 
         Raises:
             ValidationError: a malformed op (nothing is read or written).
-            AuthorizationError: an op names a tenant the principal may not use.
+            AuthorizationError: an op names a tenant the principal may not use, or writes a
+                key whose live item is above the principal's clearance (nothing written).
         """
         ops = list(ops)
         puts: dict[tuple[tuple[str, ...], str], _Put] = {}
@@ -396,6 +394,8 @@ class GraphmemStore(BaseStore):
             for put, prefix in zip(puts, prefixes, strict=True):
                 head = heads.get(prefix) or {"id": None, "ended": True, "live": False}
                 open_head = not head["ended"]
+                if open_head and not head["visible"]:  # above its clearance: never changed
+                    raise AuthorizationError("a key is held above this store's clearance")
                 if put.value is None:
                     if open_head:
                         retracted.append(head["id"])
