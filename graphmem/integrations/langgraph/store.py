@@ -36,6 +36,7 @@ from neo4j.exceptions import ConstraintError
 # store.record_from_props / scope_key / scope_pairs (row decoding and scope encoding).
 from graphmem.client import Memory
 from graphmem.db.codec import record_from_props, scope_key, scope_pairs
+from graphmem.db.reserved import LANGGRAPH
 from graphmem.errors import AuthorizationError, ValidationError
 from graphmem.models import Authority, MemoryKind, MemoryRecord, Principal, Sensitivity
 from graphmem.read.rankers import BM25Ranker, Ranker, order_by_score
@@ -44,6 +45,7 @@ from graphmem.write.policy import PROCEDURE_EXEMPT_AUTHORITIES
 from . import filters
 from .namespaces import (
     check_labels,
+    item_meta,
     namespace_from_pairs,
     namespace_scope,
     prefix_pairs,
@@ -243,7 +245,8 @@ class GraphmemStore(BaseStore):
             gets.append({"i": i, "prefix": version_prefix(tenant, namespace, str(op.key)),
                          "key": scope_key(namespace_scope(namespace, tenant))})
         for row in self.memory.store.read("langgraph/get", gets=gets, **self._read_params(now)):
-            yield int(row["i"]), _item(row["record"], Item)
+            if item_meta(row["record"]) is not None:  # else not written by this adapter
+                yield int(row["i"]), _item(row["record"], Item)
 
     def _search_tenants(self, prefix: tuple[str, ...]) -> list[str]:
         if self.tenant is not None:
@@ -260,9 +263,8 @@ class GraphmemStore(BaseStore):
             **self._read_params(now))
         found = []
         for row in rows:
-            meta = _meta(row["record"])
-            value = json.loads(meta["value_json"])
-            if filters.matches(value, op.filter):
+            meta = item_meta(row["record"])  # None: a record this adapter did not write
+            if meta is not None and filters.matches(json.loads(meta["value_json"]), op.filter):
                 order = (tenants.index(row["record"]["tenant"]), int(row["ns_seq"]),
                          int(meta["chain_seq"]))
                 found.append((order, row["record"]))
@@ -379,8 +381,8 @@ class GraphmemStore(BaseStore):
                 seq = next(counters[put.tenant])
                 rid = record_id(prefix, seq)
                 chain = {"chain_seq": seq, "created_at": now.isoformat()}
-                if head["live"]:
-                    old = json.loads(head["metadata_json"])[_META]
+                old = item_meta(head) if head["live"] else None
+                if old is not None:
                     chain = {"chain_seq": old["chain_seq"], "created_at": old["created_at"]}
                 if open_head:
                     superseded.append((head["id"], rid))
@@ -388,7 +390,7 @@ class GraphmemStore(BaseStore):
                                             head["id"] if open_head else None))
             if records:
                 for record in records:
-                    store.check_record(record)
+                    store.check_new_record(record, adapter=LANGGRAPH)
                 store.create_in_tx(tx, store.prepare_in_tx(tx, records))
                 for record in records:
                     store.run(tx, "write/decision_log", record_id=record.id, tenant=record.tenant,
@@ -425,14 +427,10 @@ class GraphmemStore(BaseStore):
         )
 
 
-def _meta(props: Mapping[str, Any]) -> dict[str, Any]:
-    meta: dict[str, Any] = json.loads(props.get("metadata_json") or "{}")[_META]
-    return meta
-
-
 def _item(props: Mapping[str, Any], cls: type[Item], **extra: Any) -> Any:
     """An Item (or SearchItem) from a stored record's properties."""
-    meta = _meta(props)
+    meta = item_meta(props)
+    assert meta is not None  # the callers keep only the adapter's own records
     updated = props["created_at"].to_native().astimezone(UTC)
     return cls(namespace=tuple(meta["namespace"]), key=meta["key"],
                value=json.loads(meta["value_json"]),
