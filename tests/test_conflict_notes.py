@@ -11,14 +11,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphmem.models import MemoryKind, MemoryRecord
+from graphmem.read.budget import fit_context, fit_to_budget
 from graphmem.read.notes import conflict_note, omitted_note
 from graphmem.read.steps import (
     SEPARATOR,
     RetrievedMemory,
     conflict_components,
     detect_conflicts,
-    fit_context,
-    fit_to_budget,
     preserve_conflict_partners,
     render_memory,
 )
@@ -71,6 +70,19 @@ def test_a_conflict_group_left_out_says_so_within_the_budget() -> None:
     assert [m.record.id for m in chosen] == ["m3"] and set(over) == {"m1", "m2"}
 
 
+def test_the_left_out_note_comes_before_a_better_ranked_memory() -> None:
+    """A memory ranked above a conflict group cannot take the room of the note that says
+    the group was left out (the group itself still goes first by score only)."""
+    conflicts = detect_conflicts(REFUND)
+    memories = ranked([REFUND[2], REFUND[0], REFUND[1]])  # m3 first
+    note = omitted_note("refund_threshold")
+    budget = len(render_memory(memories[0])) + len(SEPARATOR) + len(note)
+    for tight in (budget, budget - 1):
+        fit = fit_context(memories, budget_chars=tight, conflicts=conflicts)
+        assert note in fit.blocks and len(fit.rendered) <= tight
+        assert [m.record.id for m in fit.chosen] == (["m3"] if tight == budget else [])
+
+
 def test_notes_name_the_key_and_each_side() -> None:
     assert conflict_note("k", [("a", "1"), ("b", "2")]).startswith(
         "Conflict on `k`: a says 1, b says 2")
@@ -105,6 +117,9 @@ def test_the_text_never_exceeds_the_budget_and_names_every_conflict(
     chosen = {m.record.id for m in fit.chosen}
     assert chosen | set(fit.over) == {m.record.id for m in memories}
     components = conflict_components(conflicts)
+    present = {m.record.id for m in memories}
+    every_note = sum(len(omitted_note(c.key)) + len(SEPARATOR) for c in conflicts
+                     if set(c.record_ids) & present)
     for rid in chosen:
         assert components.get(rid, frozenset({rid})) & {m.record.id for m in memories} <= chosen
     for c in conflicts:
@@ -114,9 +129,8 @@ def test_the_text_never_exceeds_the_budget_and_names_every_conflict(
             assert f"Conflict on `{c.key}`: " in text
             for i in shown:
                 assert f"{i} says " in text
-        elif left_out:  # left out: said so, unless even that note could not fit
-            note = omitted_note(c.key)
-            assert note in fit.blocks or len(text) + len(SEPARATOR) + len(note) > budget
+        elif left_out and every_note <= budget + len(SEPARATOR):
+            assert omitted_note(c.key) in fit.blocks  # left out: said so
     # every block is a memory shown or a note
     memories_shown = [b for b in fit.blocks if b.startswith("Memory ID: ")]
     assert len(memories_shown) == len(fit.chosen)

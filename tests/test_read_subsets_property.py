@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from graphmem.client import Memory
 from graphmem.models import MemoryKind, MemoryRecord, Principal, Sensitivity
+from graphmem.read.budget import fit_context
 from graphmem.read.context import thread_context
 from graphmem.read.rankers import get_ranker, order_by_score
 from graphmem.read.steps import (
@@ -18,7 +19,6 @@ from graphmem.read.steps import (
     DecisionState,
     RetrievedMemory,
     detect_conflicts,
-    fit_context,
     preserve_conflict_partners,
     render_memory,
     search_text,

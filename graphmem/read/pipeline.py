@@ -22,6 +22,7 @@ from graphmem.db.store import Neo4jStore
 from graphmem.errors import ValidationError
 from graphmem.models import Principal
 from graphmem.read.attribution import AttributionLog
+from graphmem.read.budget import fit_context
 from graphmem.read.context import thread_context
 from graphmem.read.rankers import Ranker, score_order
 from graphmem.read.steps import (
@@ -33,7 +34,6 @@ from graphmem.read.steps import (
     RetrievedMemory,
     build_query,
     detect_conflicts,
-    fit_context,
     preserve_conflict_partners,
     render_memory,
     search_text,

@@ -15,10 +15,8 @@ from typing import Any, overload
 from pydantic import BaseModel, ConfigDict, Field
 
 from graphmem.models import MemoryRecord
-from graphmem.read.notes import conflict_note, omitted_note
 
 __all__ = [
-    "ContextFit",
     "DecisionState",
     "MemoryConflict",
     "Ranking",
@@ -27,8 +25,6 @@ __all__ = [
     "build_query",
     "conflict_components",
     "detect_conflicts",
-    "fit_context",
-    "fit_to_budget",
     "human_date",
     "preserve_conflict_partners",
     "render_memories",
@@ -326,106 +322,3 @@ SEPARATOR = "\n\n"
 def render_memories(memories: Sequence[RetrievedMemory]) -> str:
     """All chosen memories, blank-line separated, in the order given."""
     return SEPARATOR.join(render_memory(m) for m in memories)
-
-
-@dataclass(frozen=True)
-class ContextFit:
-    """What fits the context budget (SPEC 5 step 7) and the text the model is shown (step 8).
-
-    Attributes:
-        chosen: the chosen memories in score order (conflict components whole).
-        over: ids of the memories left out over budget.
-        blocks: the rendered text's blocks, in order: each chosen memory
-            (:func:`render_memory`), each shown conflict's note after its group
-            (:func:`graphmem.read.notes.conflict_note`), and where a conflict group was left
-            out, the note saying so (:func:`graphmem.read.notes.omitted_note`) when it fit.
-    """
-
-    chosen: tuple[RetrievedMemory, ...]
-    over: tuple[str, ...]
-    blocks: tuple[str, ...]
-
-    @property
-    def rendered(self) -> str:
-        """The blocks as shown, blank-line separated (at most the budget, in characters)."""
-        return SEPARATOR.join(self.blocks)
-
-
-def fit_context(
-    memories: Sequence[RetrievedMemory],
-    *,
-    budget_chars: int,
-    conflicts: Sequence[MemoryConflict],
-) -> ContextFit:
-    """Greedy by score; a conflict component is all in or all out (SPEC 5 step 7), with the
-    notes that tell the model about conflicts (step 8).
-
-    Cost is the rendered length of each block plus the separator between blocks, so the
-    rendered text never exceeds ``budget_chars`` characters. A shown conflict group costs
-    its memories and one note per conflict key ("Conflict on `k`: m1 says 500, m2 says
-    1000 ..."). A group that does not fit is skipped and the next one tried; a skipped
-    group's conflict keys each get, at that point, a note that an unresolved conflict on the
-    key was left out, if that note fits what is left (it then holds its place against
-    later memories).
-
-    Args:
-        memories: the ranked memories with their conflict partners.
-        budget_chars: the budget, in characters (>= 0).
-        conflicts: every conflict among the candidates.
-    """
-    components = conflict_components(conflicts)
-    of_record: dict[str, list[MemoryConflict]] = defaultdict(list)
-    for c in conflicts:
-        for rid in c.record_ids:
-            of_record[rid].append(c)
-    by_id = {m.record.id: m for m in memories}
-    ordered = sorted(memories, key=lambda m: (-m.score, m.record.id))
-    chosen: dict[str, RetrievedMemory] = {}
-    skipped: list[str] = []
-    blocks: list[str] = []
-    spent = 0
-
-    def cost(texts: Sequence[str]) -> int:
-        seps = len(texts) if blocks else len(texts) - 1
-        return sum(len(t) for t in texts) + len(SEPARATOR) * max(seps, 0)
-
-    for item in ordered:
-        rid = item.record.id
-        if rid in chosen or rid in skipped:
-            continue
-        group_ids = components.get(rid, frozenset({rid}))
-        group = sorted((by_id[g] for g in group_ids if g in by_id),
-                       key=lambda m: (-m.score, m.record.id))
-        keyed = sorted({c for m in group for c in of_record.get(m.record.id, ())},
-                       key=lambda c: c.key)
-        texts = [render_memory(m) for m in group]
-        texts += [conflict_note(c.key, [(m.record.id, m.record.asserted_value) for m in group
-                                        if m.record.id in c.record_ids
-                                        and m.record.asserted_value is not None])
-                  for c in keyed]
-        if spent + cost(texts) > budget_chars:
-            skipped.extend(m.record.id for m in group)
-            for c in keyed:
-                note = omitted_note(c.key)
-                if spent + cost([note]) <= budget_chars:
-                    spent += cost([note])
-                    blocks.append(note)
-            continue
-        for m in group:
-            chosen[m.record.id] = m
-        spent += cost(texts)
-        blocks.extend(texts)
-    return ContextFit(tuple(chosen.values()), tuple(skipped), tuple(blocks))
-
-
-def fit_to_budget(
-    memories: Sequence[RetrievedMemory],
-    *,
-    budget_chars: int,
-    conflicts: Sequence[MemoryConflict],
-) -> tuple[list[RetrievedMemory], list[str]]:
-    """The memories :func:`fit_context` chooses, and the ids it leaves out (SPEC 5 step 7):
-    ``(chosen, over_budget_ids)``, chosen in score order. The conflict notes count in the
-    budget, so ``render_memories(chosen)`` never exceeds ``budget_chars`` characters."""
-    fit = fit_context(memories, budget_chars=budget_chars, conflicts=conflicts)
-    return list(fit.chosen), list(fit.over)
