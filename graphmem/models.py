@@ -132,6 +132,8 @@ class Status(StrEnum):
     EXPIRED = "EXPIRED"
     SUPERSEDED = "SUPERSEDED"
     ACTIVE = "ACTIVE"
+    #: not a record: the write policy discarded the proposal of this id (SPEC section 6)
+    DISCARDED = "DISCARDED"
 
 
 class IntentionStatus(StrEnum):
@@ -425,6 +427,8 @@ class Explanation(BaseModel):
         status: the first status that applies, in SPEC order.
         successor_ids: for SUPERSEDED, the eligible effective successors.
         detail: a human-readable sentence (no record content).
+        write_decision: for DISCARDED and QUARANTINED, the disposition of the proposal's
+            latest write decision (its reason is in ``detail``).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -433,3 +437,4 @@ class Explanation(BaseModel):
     status: Status
     successor_ids: tuple[str, ...] = ()
     detail: str = ""
+    write_decision: str | None = None

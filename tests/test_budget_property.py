@@ -9,11 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphmem.models import MemoryKind, MemoryRecord
+from graphmem.read.budget import fit_to_budget
 from graphmem.read.steps import (
     RetrievedMemory,
     conflict_components,
     detect_conflicts,
-    fit_to_budget,
     preserve_conflict_partners,
     render_memories,
 )

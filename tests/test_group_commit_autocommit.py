@@ -301,11 +301,14 @@ def test_duplicates_are_decided_at_now_to_the_microsecond(memory: Memory, batche
                                                           ) -> None:
     """write_probe's duplicate check reads ``now`` converted back from text: a stored record
     expiring at E is an active duplicate at E - 1 us (DISCARD) and not at E (PERSIST), and
-    one created at C is no duplicate at C - 1 us; with ``now`` given at another offset."""
+    one created at C is a duplicate from C - clock_skew on (its writer's clock may run
+    ahead), not at C - clock_skew - 1 us; with ``now`` given at another offset."""
     created = datetime(2026, 5, 1, 12, 0, 0, 250000, UTC)
     ends = created + timedelta(milliseconds=500)
     offset = timezone(timedelta(hours=-3, minutes=-30))
-    cases = {"before-created": (created - US, WriteDisposition.PERSIST),
+    skew = memory.policy.clock_skew
+    cases = {"before-created": (created - skew - US, WriteDisposition.PERSIST),
+             "within-skew": (created - skew, WriteDisposition.DISCARD),
              "live": (ends - US, WriteDisposition.DISCARD),
              "expired": (ends, WriteDisposition.PERSIST)}
     # each into a scope of its own, with a stored record to be a duplicate of

@@ -97,6 +97,12 @@ def test_refund_conflict_is_shown_whole_and_resolves_on_authority(northwind: Mem
     assert not {"pol-refund-v2", "inf-refund-750"} & set(tight.ids)
     assert [c.key for c in tight.conflicts] == ["refund_manual_approval_threshold_eur"]
     assert len(tight.rendered) <= 300
+    # the text says so, and marks the group where it is shown
+    assert ("Unresolved conflict on `refund_manual_approval_threshold_eur` left out"
+            in tight.rendered)
+    assert ("Conflict on `refund_manual_approval_threshold_eur`: " in result.rendered
+            and "pol-refund-v2 says 1000" in result.rendered
+            and "inf-refund-750 says 750" in result.rendered)
 
 
 @pytest.mark.parametrize("qid", [q for q in QUERIES if QUERIES[q]["expect"] == NO_TRIGGER_EXPECT])

@@ -11,15 +11,16 @@ from hypothesis import strategies as st
 
 from graphmem.client import Memory
 from graphmem.models import MemoryKind, MemoryRecord, Principal, Sensitivity
+from graphmem.read.budget import fit_context
 from graphmem.read.context import thread_context
 from graphmem.read.rankers import get_ranker, order_by_score
 from graphmem.read.steps import (
+    SEPARATOR,
     DecisionState,
     RetrievedMemory,
     detect_conflicts,
-    fit_to_budget,
     preserve_conflict_partners,
-    render_memories,
+    render_memory,
     search_text,
 )
 
@@ -64,12 +65,14 @@ def test_conflicts_partners_and_context_equal_the_full_computation(
     kept = [RetrievedMemory(r, s, f"{ranker.name} score {s:.3f}")
             for r, s in ordered if s > 0][:k]
     partners = preserve_conflict_partners(kept, records, conflicts)
-    chosen, over = fit_to_budget(partners, budget_chars=budget, conflicts=conflicts)
-    context = thread_context(chosen, records, budget_chars=budget,
-                             spent_chars=len(render_memories(chosen)), window=1,
-                             exclude={i for c in conflicts for i in c.record_ids} | set(over))
+    fit = fit_context(partners, budget_chars=budget, conflicts=conflicts)
+    context = thread_context(fit.chosen, records, budget_chars=budget,
+                             spent_chars=len(fit.rendered), window=1,
+                             exclude={i for c in conflicts for i in c.record_ids} | set(fit.over))
     assert [(m.record.id, m.reason) for m in result.memories] == \
-        [(m.record.id, m.reason) for m in [*chosen, *context]]
+        [(m.record.id, m.reason) for m in [*fit.chosen, *context]]
+    assert result.rendered == SEPARATOR.join([*fit.blocks, *map(render_memory, context)])
+    assert len(result.rendered) <= budget
 
 
 def memory_state() -> DecisionState:

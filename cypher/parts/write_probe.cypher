@@ -7,9 +7,14 @@
 // share one and run side by side. MATCH then SET takes the exclusive lock at once (no shared
 // lock to upgrade), held to the commit; nothing is left changed, so a write that stores
 // nothing (a DISCARD) moves no version: record_store bumps the slot's seq. $ids: the proposal's id and the ids it references (records/existing);
-// $scope_key, $dedup_key, $now: active records of the scope with that dedup key (SPEC
-// section 6; status rules 2 and 4 as in candidates.cypher, the scope itself as the query
-// scope: a successor in a narrower scope or another tenant does not supersede there).
+// $scope_key, $dedup_key, $now, $skew_ms: the twins of the proposal, records of the scope
+// with that dedup key that a write at $now duplicates (SPEC section 6; docs/write-path.md):
+// admitted and neither retracted nor expired at $now, nor superseded then (status rule 4 as
+// in candidates.cypher, the scope itself as the query scope: a successor in a narrower scope
+// or another tenant does not supersede there), and created and valid by $now plus $skew_ms
+// milliseconds (the write policy's clock_skew). Not by $now alone: a twin that a concurrent
+// writer committed first, stamped by a clock a little ahead, or a little later than this
+// write's stamp while this write waited for the slot, is the same memory, and found.
 // Gives `locked`, `existing` ({id, fingerprint, erased, tokens: of its write decisions})
 // and `duplicates` (ids). The duplicates are found by a seek of the dedup key's index,
 // whatever the planner estimates: in a new database, after an import (the index's
@@ -32,10 +37,14 @@ CALL () {
                   tokens: [(r)<-[:DECIDED]-(d:WriteDecision) | d.token]}) AS existing
 }
 CALL () {
-  WITH $scope_key AS scope_key, $dedup_key AS dedup_key
+  WITH $scope_key AS scope_key, $dedup_key AS dedup_key,
+       $now + duration({milliseconds: $skew_ms}) AS horizon
   MATCH (s:Scope {key: scope_key})<-[:IN_SCOPE]-(r:Record {dedup_key: dedup_key})
   USING INDEX SEEK r:Record(dedup_key)
-  WHERE {{record_live}}
+  WHERE NOT r.quarantined AND NOT r.pending_recompute AND NOT r.erased AND NOT r.retracted
+    AND r.created_at <= horizon
+    AND (r.valid_from IS NULL OR r.valid_from <= horizon)
+    AND (r.expires_at IS NULL OR $now < r.expires_at)
     AND NOT EXISTS {
       MATCH (r)<-[:SUPERSEDES]-(succ:Record)-[:IN_SCOPE]->(ss:Scope {tenant: s.tenant})
       WHERE all(p IN ss.pairs WHERE p IN s.pairs)

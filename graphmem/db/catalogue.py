@@ -138,7 +138,7 @@ def part(name: str) -> str:
     path = cypher_dir() / _PARTS / f"{name}.cypher"
     if not path.is_file():
         raise KeyError(f"no Cypher part named {name!r}")
-    # a part may name other parts (write_probe names record_live)
+    # a part may name other parts (write_probe names successor_effective)
     return _PART.sub(_expand, _strip(path.read_text(encoding="utf-8")))
 
 

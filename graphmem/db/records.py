@@ -20,6 +20,7 @@ from graphmem.db.codec import (
     scope_key,
     scope_pairs,
 )
+from graphmem.db.reserved import check_reserved_scope
 from graphmem.db.slots import WriteSlots
 from graphmem.errors import (
     ConstraintViolationError,
@@ -43,6 +44,17 @@ class RecordWrites(WriteSlots):
                 f"content of {record.id!r} is {size} bytes; the maximum is "
                 f"{self.max_content_bytes}", record_ids=[record.id],
             )
+
+    def check_new_record(self, record: MemoryRecord, *, adapter: str | None = None) -> None:
+        """:meth:`check_record`, for a record about to be created by ``adapter`` (None: the
+        client, MCP, an import): its scope holds no key another adapter reserves
+        (:mod:`graphmem.db.reserved`).
+
+        Raises:
+            ContentTooLargeError, ValidationError: nothing is written.
+        """
+        self.check_record(record)
+        check_reserved_scope(record.scope, adapter=adapter, record_id=record.id)
 
     @staticmethod
     def check_batch_lineage(records: Sequence[MemoryRecord]) -> None:
@@ -202,7 +214,7 @@ class RecordWrites(WriteSlots):
         """
         batch = [coerce_record(r) for r in records]
         for r in batch:
-            self.check_record(r)
+            self.check_new_record(r)
         self.check_batch_lineage(batch)
         fingerprints = {r.id: record_fingerprint(r) for r in batch}
         rows = {r.id: record_row(r, quarantined, fingerprints[r.id]) for r in batch}

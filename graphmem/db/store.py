@@ -2,8 +2,9 @@
 
 It is composed of one class per concern: :mod:`~graphmem.db.base` (driver, query plumbing,
 schema, plain reads), :mod:`~graphmem.db.records` (writes and imports),
-:mod:`~graphmem.db.transitions` (lifecycle) and :mod:`~graphmem.db.eligibility`
-(candidates, explain and the reused-answer cache).
+:mod:`~graphmem.db.transitions` (lifecycle), :mod:`~graphmem.db.eligibility`
+(candidates, explain and the reused-answer cache) and :mod:`~graphmem.db.decisions` (explain
+of discarded and quarantined proposals).
 
 Graph model::
 
@@ -25,14 +26,14 @@ value (quotes, backticks, ``=``) is data and never query text. Eligibility rule 
 
 from __future__ import annotations
 
-from graphmem.db.eligibility import Eligibility
+from graphmem.db.decisions import WriteDecisions
 from graphmem.db.records import RecordWrites
 from graphmem.db.transitions import Transitions
 
 __all__ = ["Neo4jStore"]
 
 
-class Neo4jStore(RecordWrites, Transitions, Eligibility):
+class Neo4jStore(RecordWrites, Transitions, WriteDecisions):
     """Records, scopes and lineage in one Neo4j database.
 
     Reads of candidates return versions (``fingerprint``, ``rev``) from Cypher; records are

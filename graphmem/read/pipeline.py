@@ -22,9 +22,11 @@ from graphmem.db.store import Neo4jStore
 from graphmem.errors import ValidationError
 from graphmem.models import Principal
 from graphmem.read.attribution import AttributionLog
+from graphmem.read.budget import fit_context
 from graphmem.read.context import thread_context
 from graphmem.read.rankers import Ranker, score_order
 from graphmem.read.steps import (
+    SEPARATOR,
     DecisionState,
     MemoryConflict,
     Ranking,
@@ -32,9 +34,8 @@ from graphmem.read.steps import (
     RetrievedMemory,
     build_query,
     detect_conflicts,
-    fit_to_budget,
     preserve_conflict_partners,
-    render_memories,
+    render_memory,
     search_text,
     triggers_fired,
 )
@@ -54,7 +55,10 @@ class Retrieval:
         memories: chosen memories in score order (conflict components whole), then the
             thread context that fits the budget (score 0, issue 16).
         conflicts: every conflict among the candidates, even when none of it fit.
-        rendered: the memories as shown to a model, each with id, kind, source, created.
+        rendered: the memories as shown to a model, each with id, kind, source, created;
+            after each conflict group shown, a note naming its key and what each side says,
+            and for a conflict group left out over budget, a note that it was (within the
+            budget: :func:`graphmem.read.steps.fit_context`).
         trace: what happened and why, as logged for attribution.
     """
 
@@ -174,13 +178,15 @@ def _choose(found: CandidateList, head: RetrievalTrace, state: DecisionState, *,
     with_partners = preserve_conflict_partners(kept, asserting, conflicts)
     partner_ids = tuple(sorted({m.record.id for m in with_partners}
                                - {m.record.id for m in kept}))
-    chosen, over = fit_to_budget(with_partners, budget_chars=budget_chars, conflicts=conflicts)
+    fit = fit_context(with_partners, budget_chars=budget_chars, conflicts=conflicts)
+    over = fit.over
     in_conflict = {i for c in conflicts for i in c.record_ids}
-    context = thread_context(chosen, records, budget_chars=budget_chars,
-                             spent_chars=len(render_memories(chosen)), window=context_window,
+    context = thread_context(fit.chosen, records, budget_chars=budget_chars,
+                             spent_chars=len(fit.rendered), window=context_window,
                              exclude=in_conflict | set(over))
-    chosen = [*chosen, *context]
-    rendered = render_memories(chosen)
+    chosen = [*fit.chosen, *context]
+    # the memories with their conflict notes (step 8), then the thread context
+    rendered = SEPARATOR.join([*fit.blocks, *map(render_memory, context)])
     trace = replace(
         head,
         ranked=Ranking(found.ids, at_rank, ordered),

@@ -25,7 +25,6 @@ __all__ = [
     "build_query",
     "conflict_components",
     "detect_conflicts",
-    "fit_to_budget",
     "human_date",
     "preserve_conflict_partners",
     "render_memories",
@@ -323,43 +322,3 @@ SEPARATOR = "\n\n"
 def render_memories(memories: Sequence[RetrievedMemory]) -> str:
     """All chosen memories, blank-line separated, in the order given."""
     return SEPARATOR.join(render_memory(m) for m in memories)
-
-
-def fit_to_budget(
-    memories: Sequence[RetrievedMemory],
-    *,
-    budget_chars: int,
-    conflicts: Sequence[MemoryConflict],
-) -> tuple[list[RetrievedMemory], list[str]]:
-    """Greedy by score; a conflict component is all in or all out (SPEC 5 step 7).
-
-    Cost is the rendered length of each memory (:func:`render_memory`) plus the separator
-    between memories, so the rendered block never exceeds ``budget_chars`` characters.
-    A group that does not fit is skipped and the next one is tried.
-
-    Returns:
-        ``(chosen, over_budget_ids)``: chosen memories in score order, and ids left out.
-    """
-    components = conflict_components(conflicts)
-    by_id = {m.record.id: m for m in memories}
-    ordered = sorted(memories, key=lambda m: (-m.score, m.record.id))
-    chosen: dict[str, RetrievedMemory] = {}
-    skipped: list[str] = []
-    spent = 0
-    for item in ordered:
-        rid = item.record.id
-        if rid in chosen or rid in skipped:
-            continue
-        group_ids = components.get(rid, frozenset({rid}))
-        group = sorted((by_id[g] for g in group_ids if g in by_id),
-                       key=lambda m: (-m.score, m.record.id))
-        cost = sum(len(render_memory(m)) + len(SEPARATOR) for m in group)
-        if not chosen:
-            cost -= len(SEPARATOR)
-        if spent + cost > budget_chars:
-            skipped.extend(m.record.id for m in group)
-            continue
-        for m in group:
-            chosen[m.record.id] = m
-        spent += cost
-    return list(chosen.values()), skipped

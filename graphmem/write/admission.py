@@ -84,14 +84,14 @@ def admit(store: Neo4jStore, policy: WritePolicy, proposal: MemoryRecord | dict[
     """
     require_text(non_empty=False, by=by)  # else the driver's bare ValueError while packing
     record = coerce_record(proposal)
-    store.check_record(record)
+    store.check_new_record(record)
     fingerprint = record_fingerprint(record)
     dedup = dedup_key(record)  # the content's normalisation, once per write (not four times)
     slots = slot_keys(record, dedup)
     params: dict[str, Any] = {
         "slots": slots, "ids": sorted({record.id} | batch_refs([record])),
         "scope_key": scope_key(record.scope), "dedup_key": dedup, "now": at,
-        "evidence_ids": list(record.evidence_ids),
+        "skew_ms": policy.clock_skew_ms, "evidence_ids": list(record.evidence_ids),
     }
 
     def check(tx: ManagedTransaction) -> None:

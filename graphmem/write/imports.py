@@ -57,7 +57,7 @@ def read_records(store: Neo4jStore, path: Path) -> list[MemoryRecord]:
     for number, obj in iter_jsonl(path):
         try:
             record = coerce_record(obj)
-            store.check_record(record)
+            store.check_new_record(record)
         except ValidationError as exc:
             raise type(exc)(f"{path.name}:{number}: {exc}", record_ids=exc.record_ids) from None
         records.append(record)

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import timedelta
 from enum import StrEnum
 
+from graphmem.errors import ValidationError
 from graphmem.fields import duplicate_text
 from graphmem.models import Authority, MemoryKind, MemoryRecord
 
 __all__ = [
+    "DEFAULT_CLOCK_SKEW",
     "PROCEDURE_EXEMPT_AUTHORITIES",
     "MemoryWriteDecision",
     "WriteDisposition",
@@ -29,6 +32,13 @@ __all__ = [
 #: procedure drawn from one verified outcome is one lucky episode until N agree.
 PROCEDURE_EXEMPT_AUTHORITIES = frozenset({Authority.HUMAN_INSTRUCTION,
                                           Authority.AUTHORITATIVE_SOURCE})
+
+
+#: How far apart the clocks that stamp one scope's writes may be, plus how long a write may
+#: wait between its stamp and its duplicate check (a lock, a batch in flight): the window
+#: within which a twin stamped after a write's own time is still its duplicate
+#: (:attr:`WritePolicy.clock_skew`, docs/write-path.md).
+DEFAULT_CLOCK_SKEW = timedelta(seconds=60)
 
 
 class WriteDisposition(StrEnum):
@@ -70,6 +80,17 @@ class WritePolicy:
             (``human_instruction``, ``authoritative_source``; not ``verified_outcome``).
         require_future_decision: when True, a proposal must name in
             ``metadata["future_decision"]`` the future decision it could improve.
+        clock_skew: the duplicate check's window (SPEC section 6: concurrent identical
+            writes persist once, whatever each writer's clock says). A stored twin (same
+            scope, same normalised content, admitted, not retracted, expired or superseded
+            at the write's time) is a duplicate when it was created and valid by the write's
+            time plus this window: a twin a concurrent writer committed first is found
+            though its clock, or the moment it read it, stamped it a little later. A twin
+            stamped further ahead is a later-dated memory, not yet one at the write's time.
+            A non-negative ``timedelta`` (default :data:`DEFAULT_CLOCK_SKEW`).
+
+    Raises:
+        ValidationError: ``clock_skew`` is not a non-negative ``timedelta`` (at most a day).
     """
 
     runtime_state_keys: frozenset[str] = field(default_factory=frozenset)
@@ -78,6 +99,18 @@ class WritePolicy:
     )
     min_verified_episodes: int = 3
     require_future_decision: bool = False
+    clock_skew: timedelta = DEFAULT_CLOCK_SKEW
+
+    def __post_init__(self) -> None:
+        skew = self.clock_skew
+        if not isinstance(skew, timedelta) or not timedelta(0) <= skew <= timedelta(days=1):
+            raise ValidationError("clock_skew must be a timedelta from 0 to one day")
+
+    @property
+    def clock_skew_ms(self) -> int:
+        """:attr:`clock_skew` in whole milliseconds (rounded up), as the duplicate check
+        reads it (``cypher/parts/write_probe.cypher``)."""
+        return -(-self.clock_skew // timedelta(milliseconds=1))
 
 
 def verified_episodes(evidence: Sequence[MemoryRecord]) -> list[MemoryRecord]:
@@ -102,7 +135,8 @@ def decide(
         proposal: the proposed record.
         policy: the policy settings.
         duplicate_ids: active records in the same scope with the same normalised content
-            (:func:`graphmem.models.duplicate_text`, via the stored ``dedup_key``).
+            (:func:`graphmem.models.duplicate_text`, via the stored ``dedup_key``), active
+            at the write's time or created within ``policy.clock_skew`` after it.
         evidence: the admitted stored records named by ``proposal.evidence_ids``
             (:func:`graphmem.write.admission.admitted_evidence`).
     """

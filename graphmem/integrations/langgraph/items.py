@@ -11,21 +11,24 @@ from typing import Any
 
 from langgraph.store.base import Item
 
+from . import namespaces
+
 __all__ = ["META", "item_meta", "path_matches", "to_item"]
 
 #: the metadata key a LangGraph item's namespace, key and value are kept under
 META = "langgraph"
 
 
-def item_meta(props: Mapping[str, Any]) -> dict[str, Any]:
-    """The LangGraph part of a stored record's metadata."""
-    meta: dict[str, Any] = json.loads(props.get("metadata_json") or "{}")[META]
-    return meta
+def item_meta(props: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The LangGraph part of a stored record's metadata; None for a record this adapter
+    did not write (see :func:`.namespaces.item_meta`)."""
+    return namespaces.item_meta(props)
 
 
 def to_item(props: Mapping[str, Any], cls: type[Item], **extra: Any) -> Any:
     """An Item (or SearchItem) from a stored record's properties."""
     meta = item_meta(props)
+    assert meta is not None  # the callers keep only the adapter's own records
     updated = props["created_at"].to_native().astimezone(UTC)
     return cls(namespace=tuple(meta["namespace"]), key=meta["key"],
                value=json.loads(meta["value_json"]),

@@ -16,12 +16,14 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from graphmem.errors import ValidationError
 
 __all__ = [
     "MARKER_KEY",
     "MARKER_VALUE",
+    "item_meta",
     "label_key",
     "namespace_from_pairs",
     "namespace_scope",
@@ -34,6 +36,23 @@ MARKER_KEY = "langgraph"
 MARKER_VALUE = "namespace"
 _ID_HASH_CHARS = 40
 _SEQ_DIGITS = 16
+
+
+#: The fields the adapter keeps in ``metadata[MARKER_KEY]`` of every record it writes.
+_META_FIELDS = ("namespace", "key", "value_json", "chain_seq", "created_at")
+
+
+def item_meta(props: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The adapter's own metadata (``metadata["langgraph"]``) of a stored record's
+    properties; None for a record the adapter did not write (one stored in a namespace's
+    scope before its keys were reserved: :mod:`graphmem.db.reserved`), which it ignores."""
+    try:
+        meta = json.loads(props.get("metadata_json") or "{}").get(MARKER_KEY)
+    except (TypeError, ValueError, AttributeError):
+        return None
+    if not isinstance(meta, dict) or not all(f in meta for f in _META_FIELDS):
+        return None
+    return meta
 
 
 def label_key(position: int) -> str:

@@ -37,6 +37,7 @@ from neo4j.exceptions import ConstraintError
 from graphmem.client import Memory
 from graphmem.db.access import Access
 from graphmem.db.codec import record_from_props, scope_key, scope_pairs
+from graphmem.db.reserved import LANGGRAPH
 from graphmem.errors import AuthorizationError, ValidationError
 from graphmem.models import Authority, MemoryKind, MemoryRecord, Principal, Sensitivity
 from graphmem.read.rankers import BM25Ranker, Ranker, order_by_score
@@ -265,7 +266,8 @@ class GraphmemStore(BaseStore):
             gets.append({"i": i, "prefix": self._prefix(tenant, namespace, str(op.key)),
                          "key": scope_key(self._scope(namespace, tenant))})
         for row in self.memory.store.read("langgraph/get", gets=gets, **self._read_params(now)):
-            yield int(row["i"]), to_item(row["record"], Item)
+            if item_meta(row["record"]) is not None:  # else not written by this adapter
+                yield int(row["i"]), to_item(row["record"], Item)
 
     def _search_tenants(self, prefix: tuple[str, ...]) -> list[str]:
         if self.tenant is not None:
@@ -282,9 +284,8 @@ class GraphmemStore(BaseStore):
             **self._read_params(now))
         found = []
         for row in rows:
-            meta = item_meta(row["record"])
-            value = json.loads(meta["value_json"])
-            if filters.matches(value, op.filter):
+            meta = item_meta(row["record"])  # None: a record this adapter did not write
+            if meta is not None and filters.matches(json.loads(meta["value_json"]), op.filter):
                 order = (tenants.index(row["record"]["tenant"]), int(row["ns_seq"]),
                          int(meta["chain_seq"]))
                 found.append((order, row["record"]))
@@ -403,8 +404,8 @@ class GraphmemStore(BaseStore):
                 seq = next(counters[put.tenant])
                 rid = record_id(prefix, seq)
                 chain = {"chain_seq": seq, "created_at": now.isoformat()}
-                if head["live"]:
-                    old = json.loads(head["metadata_json"])[META]
+                old = item_meta(head) if head["live"] else None
+                if old is not None:
                     chain = {"chain_seq": old["chain_seq"], "created_at": old["created_at"]}
                 if open_head:
                     superseded.append((head["id"], rid))
@@ -412,7 +413,7 @@ class GraphmemStore(BaseStore):
                                             head["id"] if open_head else None))
             if records:
                 for record in records:
-                    store.check_record(record)
+                    store.check_new_record(record, adapter=LANGGRAPH)
                 store.create_in_tx(tx, store.prepare_in_tx(tx, records))
                 for record in records:
                     store.run(tx, "write/decision_log", record_id=record.id, tenant=record.tenant,

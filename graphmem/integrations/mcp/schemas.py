@@ -125,7 +125,8 @@ class ExplainOut(BaseModel):
     id: str
     status: str = Field(description="ACTIVE, or why not: UNAUTHORIZED, OUT_OF_SCOPE, "
                                      "QUARANTINED, PENDING_RECOMPUTE, ERASED, RETRACTED, "
-                                     "NOT_YET_VALID, EXPIRED, SUPERSEDED.")
+                                     "NOT_YET_VALID, EXPIRED, SUPERSEDED; DISCARDED: the write "
+                                     "policy discarded the proposal (reason says why).")
     reason: str
     successors: list[str] = Field(description="For SUPERSEDED: the effective successors.")
 
