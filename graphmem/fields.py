@@ -29,6 +29,7 @@ __all__ = [
     "canonical_value",
     "check_scope",
     "duplicate_text",
+    "fold_case",
     "id_problem",
     "metadata_depth",
     "reject_lone_surrogates",
@@ -158,6 +159,34 @@ def canonical_value(value: str) -> str:
     records asserting the same value compare equal in Cypher and in Python.
     """
     return " ".join(unicodedata.normalize("NFC", value).split())
+
+
+_DOTTED_I = str.maketrans({"\u0130": "i", "\u0131": "i"})
+_IGNORABLE_RUN = regex.compile(r"\p{Default_Ignorable_Code_Point}+")
+
+
+def fold_case(text: str) -> str:
+    """``text`` in the form every case-insensitive comparison and ranking index uses, in
+    every script: Unicode compatibility normalisation (NFKC: full-width Latin, ligatures,
+    the Kelvin sign...), full case folding (``str.casefold``: "Straße" and "STRASSE" both
+    become "strasse", the Greek final sigma becomes sigma, Georgian Mtavruli becomes
+    Mkhedruli, Cherokee small letters become capitals), and the Turkish and Azerbaijani I:
+    dotted capital İ, its lower-case form "i" + U+0307 and dotless U+0131 all fold to a plain
+    ``i``, so "İSTANBUL", "istanbul",
+    "Izmir" and "İzmir" compare equal (casefold alone turns İ into "i" plus a combining dot,
+    which no query typed with a plain i matches). Default-ignorable characters (soft
+    hyphens, zero-width joiners, variation selectors) are removed, as Unicode's
+    NFKC_Casefold does, and the result is NFKC again (folding can denormalise).
+
+    Args:
+        text: any Unicode text.
+
+    Returns:
+        The folded text (it may be longer: "ß" becomes "ss").
+    """
+    folded = unicodedata.normalize("NFKC", text).translate(_DOTTED_I).casefold()
+    folded = folded.replace("i\u0307", "i")  # İ lower-cased as "i" + dot, or typed so
+    return unicodedata.normalize("NFKC", _IGNORABLE_RUN.sub("", folded))
 
 
 # A trailing run of sentence punctuation, with any whitespace between: the Unicode properties
