@@ -27,6 +27,7 @@ from graphmem.deletion import (
 )
 from graphmem.fields import utc_now
 from graphmem.intentions import Intentions
+from graphmem.limits import DEFAULT_LIMITS, InputLimits
 from graphmem.lineage.graph import LineageDirection, LineageGraph, build_lineage
 from graphmem.models import DeferredIntention, Explanation, MemoryRecord, Principal
 from graphmem.read import pipeline
@@ -71,6 +72,7 @@ class Memory:
         clock: Clock = utc_now,
         max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES,
         ensure_schema: bool = True,
+        limits: InputLimits = DEFAULT_LIMITS,
     ) -> Memory:
         """Connect to Neo4j and make sure the schema exists.
 
@@ -83,6 +85,9 @@ class Memory:
             policy: write-policy settings (SPEC section 6).
             clock: returns aware UTC now; used when a call's ``now``/``at`` is omitted.
             max_content_bytes: largest record content accepted, in UTF-8 bytes.
+            limits: the bounds of every other user-supplied value: metadata, provenance,
+                intention actions and cues, goals, observations, JSON depth and numbers
+                (:class:`graphmem.limits.InputLimits`).
 
         Safe to call from many processes at once on a new database (issue 18): the
         connectivity check and schema set-up retry transient errors. The schema is set up
@@ -98,7 +103,7 @@ class Memory:
 
         store, release = open_store(settings, start_if_needed=start_if_needed, clock=clock,
                                     max_content_bytes=max_content_bytes,
-                                    ensure_schema=ensure_schema)
+                                    ensure_schema=ensure_schema, limits=limits)
         return cls(store, policy=policy, owns_driver=False, on_close=release)
 
     def close(self) -> None:

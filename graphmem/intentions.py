@@ -175,6 +175,7 @@ class Intentions:
             ValidationError, NaiveDatetimeError: an invalid intention; nothing is written.
         """
         item = coerce_intention(intention)
+        self.store.limits.check_intention(item)
         props = intention_props(item)
 
         def work(tx: ManagedTransaction) -> bool:
@@ -238,6 +239,7 @@ class Intentions:
             ValidationError, NaiveDatetimeError: malformed event, scope or ``now``.
         """
         query = ScopeQuery.build(principal, scope, now)
+        self.store.limits.check_event(event)
         cues = event_cues(event)
         if not cues:
             return []

@@ -203,7 +203,8 @@ class AttributionLog:
                 base = None
         params = dict(
             id=t.retrieval_id, at=t.at, triggered=t.triggered,
-            triggers=list(t.triggers), query=t.query, ranker=t.ranker, tenant=tenant,
+            triggers=list(t.triggers), query=self.store.limits.logged_query(t.query),
+            ranker=t.ranker, tenant=tenant,
             scope_json=scope_json,
             tenants=sorted(principal.tenants), clearance=principal.clearance.value,
             candidate_digest=digest, candidate_count=len(t.candidate_ids),
