@@ -50,6 +50,7 @@ from .namespaces import (
     record_id,
     version_prefix,
 )
+from .ttl import check_ttl
 
 __all__ = ["GraphmemStore"]
 
@@ -323,8 +324,7 @@ class GraphmemStore(BaseStore):
             value_json = json.dumps(value, ensure_ascii=False)
         except (TypeError, ValueError) as exc:
             raise ValidationError(f"a put value must be JSON-serialisable: {exc}") from None
-        if op.ttl is not None and not isinstance(op.ttl, int | float):
-            raise ValidationError("ttl must be a number of minutes or None")
+        check_ttl(op.ttl)
         index = list(op.index) if isinstance(op.index, list) else None
         return _Put(namespace, str(op.key), value, value_json, index, op.ttl, tenant)
 
@@ -448,3 +448,4 @@ def _path_matches(match_type: str, path: tuple[str, ...], namespace: tuple[str, 
     if not path:
         return True
     return all(p == "*" or p == label for p, label in zip(path, labels, strict=True))
+
