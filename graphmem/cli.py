@@ -13,12 +13,14 @@ import typer
 from typer.core import TyperOption
 
 from graphmem.db.commands import db_app, stats_command
+from graphmem.db.progress import reporting
 from graphmem.deletion.commands import delete_app
 from graphmem.demo.commands import demo, scenario_app
 from graphmem.evaluation.commands import eval_app
 from graphmem.integrations.mcp.commands import mcp_command
 from graphmem.lineage.commands import lineage_command
 from graphmem.read.commands import explain_command, history_command, retrieve_command
+from graphmem.terminal import stderr_reporter
 from graphmem.write.commands import import_command
 
 __all__ = ["app", "main"]
@@ -61,11 +63,14 @@ def _print_version(value: bool) -> None:
 
 @app.callback()
 def _options(
+    ctx: typer.Context,
     show_version: Annotated[bool, typer.Option(
         "--version", callback=_print_version, is_eager=True,
         help="Print graphmem's version and exit.")] = False,
 ) -> None:
     """Memory for LLM agents, stored in Neo4j."""
+    # long first-run steps (the jar fetch, the server start) report on stderr
+    ctx.with_resource(reporting(stderr_reporter()))
 
 # Command groups: one line per group.
 SUBCOMMANDS: list[tuple[str, typer.Typer]] = [

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
@@ -21,11 +22,12 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from graphmem.db.progress import Reporter
 from graphmem.errors import DatabaseUnavailableError, GraphmemError, ValidationError
 
 __all__ = ["EXIT_CHECK_FAILED", "EXIT_INPUT", "EXIT_OK", "EXIT_UNAVAILABLE", "checked_output",
            "console", "emit_json", "err_console", "fail", "output_callback", "output_problem",
-           "parse_pairs", "parse_time", "usage_error", "writing"]
+           "parse_pairs", "parse_time", "stderr_reporter", "usage_error", "writing"]
 
 EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
@@ -68,6 +70,25 @@ def usage_error(message: str) -> typer.Exit:
     err_console.print(f"[red]error:[/red] {escape(message)}", markup=True, highlight=False,
                       soft_wrap=True)
     return typer.Exit(code=EXIT_INPUT)
+
+
+def stderr_reporter(every_s: float = 5.0) -> Reporter:
+    """A progress reporter (:mod:`graphmem.db.progress`) that prints ``phase: detail`` lines
+    on stderr: the first of each phase at once, then at most one every ``every_s`` seconds,
+    and the last ("done ...", "ready ...") always. Nothing goes to stdout, so ``--json``
+    output stays clean, and plain lines work in a log as in a terminal (beside a spinner)."""
+    last: dict[str, float] = {}
+
+    def show(phase: str, detail: str) -> None:
+        now = time.monotonic()
+        final = detail.startswith(("done", "ready"))
+        if phase in last and not final and now - last[phase] < every_s:
+            return
+        last[phase] = now
+        err_console.print(f"{phase}: {detail}" if detail else phase, highlight=False,
+                          soft_wrap=True, markup=False)
+
+    return show
 
 
 def output_problem(path: Path, *, suffixes: Collection[str] = (),
