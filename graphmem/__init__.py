@@ -25,6 +25,7 @@ from graphmem.errors import (
     StoreError,
     ValidationError,
 )
+from graphmem.limits import InputLimits
 from graphmem.models import (
     Authority,
     DeferredIntention,
@@ -61,6 +62,7 @@ __all__ = [
     "Explanation",
     "GraphmemError",
     "HybridRanker",
+    "InputLimits",
     "IntentionStatus",
     "LineageCycleError",
     "Memory",

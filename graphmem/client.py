@@ -85,9 +85,7 @@ class Memory:
             policy: write-policy settings (SPEC section 6).
             clock: returns aware UTC now; used when a call's ``now``/``at`` is omitted.
             max_content_bytes: largest record content accepted, in UTF-8 bytes.
-            limits: the bounds of every other user-supplied value: metadata, provenance,
-                intention actions and cues, goals, observations, JSON depth and numbers
-                (:class:`graphmem.limits.InputLimits`).
+            limits: bounds of every other input (:class:`graphmem.limits.InputLimits`).
 
         Safe to call from many processes at once on a new database (issue 18): the
         connectivity check and schema set-up retry transient errors. The schema is set up
@@ -167,7 +165,6 @@ class Memory:
             ValidationError and subclasses, RecordConflictError, DanglingReferenceError.
         """
         return self.store.put_stream(batches)
-
 
     def get(self, record_id: str) -> MemoryRecord:
         """The record with this id in its current state. Raises RecordNotFoundError."""
@@ -261,7 +258,6 @@ class Memory:
         """
         return lifecycle.promote_procedure(self.store, self.policy, episode_ids, procedure,
                                            by=by, reason=reason)
-
 
     # -- read path (SPEC section 5) ---------------------------------------------------
 

@@ -154,3 +154,14 @@ def test_help_shows_every_text_as_written_and_no_bool(words: tuple[str, ...]) ->
 def test_lineage_help_keeps_the_extra_in_brackets() -> None:
     result = CliRunner().invoke(app, ["lineage", "--help"], terminal_width=400)
     assert "pip install 'graphmem[html]'" in result.stdout
+
+
+@pytest.mark.parametrize("name", ["missing/x.json", "file.txt/x.json"])
+def test_the_evaluation_writers_raise_typed_errors(tmp_path: Path, name: str) -> None:
+    from graphmem.errors import ValidationError
+    from graphmem.evaluation.report import write_json
+
+    (tmp_path / "file.txt").write_text("", encoding="utf-8")
+    (tmp_path / "missing").write_text("a file where a folder is needed", encoding="utf-8")
+    with pytest.raises(ValidationError, match="cannot write"):
+        write_json(tmp_path / name, {"a": 1})

@@ -324,9 +324,8 @@ class GraphmemStore(BaseStore):
             value_json = json.dumps(value, ensure_ascii=False)
         except (TypeError, ValueError) as exc:
             raise ValidationError(f"a put value must be JSON-serialisable: {exc}") from None
-        check_ttl(op.ttl)
         index = list(op.index) if isinstance(op.index, list) else None
-        return _Put(namespace, str(op.key), value, value_json, index, op.ttl, tenant)
+        return _Put(namespace, str(op.key), value, value_json, index, check_ttl(op.ttl), tenant)
 
     def _content(self, put: _Put) -> str:
         assert put.value is not None and put.value_json is not None
@@ -448,4 +447,3 @@ def _path_matches(match_type: str, path: tuple[str, ...], namespace: tuple[str, 
     if not path:
         return True
     return all(p == "*" or p == label for p, label in zip(path, labels, strict=True))
-
