@@ -93,7 +93,7 @@ def test_the_issue_example_through_the_console_script(tmp_path: Path) -> None:
                                    "/nonexistent does not exist")
 
 
-@pytest.mark.parametrize("name", ["x.pdf", "x.txt", "x.JSONL"])
+@pytest.mark.parametrize("name", ["x.pdf", "x.docx", "x.JSONL", "x.jpg"])
 def test_lineage_refuses_an_extension_that_names_no_format(name: str, tmp_path: Path) -> None:
     target = tmp_path / name
     result = CliRunner().invoke(app, ["lineage", "r1", "-o", str(target)])

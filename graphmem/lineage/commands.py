@@ -18,8 +18,10 @@ from graphmem.terminal import checked_output, err_console, fail, usage_error, wr
 
 __all__ = ["EXTENSIONS", "lineage_command"]
 
-EXTENSIONS = {**{f: f for f in FORMATS}, "htm": "html", "mmd": "mermaid", "gv": "dot"}
-"""File extensions of ``-o FILE`` that name a format when ``--format`` is not given."""
+EXTENSIONS = {**{f: f for f in FORMATS}, "htm": "html", "mmd": "mermaid", "gv": "dot",
+              "md": "mermaid", "txt": "mermaid"}
+"""File extensions of ``-o FILE`` that name a format when ``--format`` is not given (Mermaid
+is text, so ``.md`` and ``.txt`` take it); another extension is a usage error."""
 
 
 def lineage_command(
