@@ -37,6 +37,8 @@ class _Record(Protocol):
 class _Intention(Protocol):
     id: str
     action: str
+    trigger_kind: str
+    trigger_value: str
 
 
 class _Decision(Protocol):
@@ -99,13 +101,25 @@ class InputLimits(BaseModel):
         self.check_json_value("metadata", record.metadata, ids)
 
     def check_intention(self, intention: _Intention) -> None:
-        """Bound an intention's ``action`` (its cue is bounded by the model).
+        """Bound an intention's ``action`` and its cue (kind and value).
 
         Raises:
-            ValidationError: the action is over ``action_bytes``.
+            ValidationError: the action is over ``action_bytes``, or the cue over
+                ``cue_bytes``.
         """
-        self._size("action", intention.action, self.action_bytes, "action_bytes",
-                   [intention.id])
+        ids = [intention.id]
+        self._size("action", intention.action, self.action_bytes, "action_bytes", ids)
+        self._size("trigger_kind", intention.trigger_kind, self.cue_bytes, "cue_bytes", ids)
+        self._size("trigger_value", intention.trigger_value, self.cue_bytes, "cue_bytes", ids)
+
+    def check_label(self, field: str, value: str) -> None:
+        """Bound a short caller-chosen name that is stored (an action id of the
+        attribution log), like a cue: at most ``cue_bytes``.
+
+        Raises:
+            ValidationError: ``value`` is over ``cue_bytes``.
+        """
+        self._size(field, value, self.cue_bytes, "cue_bytes", ())
 
     def check_event(self, event: Mapping[str, str] | None) -> None:
         """Bound an event's cue kinds and values (an event longer than any cue can match

@@ -226,3 +226,27 @@ def test_langgraph_put_with_a_bad_ttl_writes_nothing(memory: Memory, ttl: float)
     store.put(("acme", "notes"), "k", {"text": "hello"}, ttl=10)
     item = store.get(("acme", "notes"), "k")
     assert item is not None and item.value == {"text": "hello"}
+
+
+def test_a_configured_cue_bound_applies_to_intentions_and_events() -> None:
+    tight = InputLimits(cue_bytes=8)
+    intention = DeferredIntention(id="i-1", action="act", trigger_kind="topic",
+                                  trigger_value="a-long-cue", scope={"tenant": "bounds"},
+                                  created_at=T0)
+    with pytest.raises(ValidationError, match="trigger_value of 'i-1'"):
+        tight.check_intention(intention)
+    with pytest.raises(ValidationError, match="event"):
+        tight.check_event({"topic": "a-long-cue"})
+    with pytest.raises(ValidationError, match="action_id"):
+        tight.check_label("action_id", "a-long-action")
+    tight.check_event({"topic": "short"})
+
+
+def test_an_oversized_action_id_is_refused_by_the_log(memory: Memory) -> None:
+    memory.put(record(content="the invoice is due friday"))
+    result = memory.retrieve({"memory_scope": {"tenant": "bounds"}, "goal": "invoice",
+                              "needs_prior_context": True},
+                             principal=Principal(tenants=frozenset({"bounds"})))
+    with pytest.raises(ValidationError, match="action_id"):
+        memory.record_use(result.trace.retrieval_id, "a" * 5000, result.ids)
+    memory.record_use(result.trace.retrieval_id, "act-1", result.ids)

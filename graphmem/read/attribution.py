@@ -259,8 +259,9 @@ class AttributionLog:
             RecordNotFoundError: unknown retrieval. ValidationError: an empty action id, or
                 an id the retrieval did not select.
         """
-        if not action_id:
-            raise ValidationError("action_id must be non-empty")
+        if not isinstance(action_id, str) or not action_id:
+            raise ValidationError("action_id must be a non-empty string")
+        self.store.limits.check_label("action_id", action_id)
         rows = self.store.read("retrieval/get", id=retrieval_id)
         if not rows:
             raise RecordNotFoundError(f"no retrieval {retrieval_id!r}")
