@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from graphmem.cli import app
 from graphmem.db import server
-from graphmem.db.launcher import wait_ready
+from graphmem.db.launcher import free_port, wait_ready
 from graphmem.db.maven import run_maven
 from graphmem.db.progress import reporting
 
@@ -98,3 +98,12 @@ def test_the_server_start_reports_its_phases(tmp_path: Path) -> None:
     assert seen[0].startswith("starting the JVM")
     assert any(d.startswith("creating or opening the database") for d in seen)
     assert seen[-1].startswith("ready at bolt://127.0.0.1:7999")
+
+
+def test_db_start_reports_its_phases_on_stderr(data_dir_with_jars: Path) -> None:
+    port = free_port()
+    result = CliRunner().invoke(app, ["db", "start", "--port", str(port)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip() == f"bolt://127.0.0.1:{port}"  # stdout: the URI only
+    assert "Starting Neo4j: starting the JVM" in result.stderr
+    assert f"Starting Neo4j: ready at bolt://127.0.0.1:{port}" in result.stderr
