@@ -27,6 +27,7 @@ from graphmem.errors import (
     StoreError,
     ValidationError,
 )
+from graphmem.limits import InputLimits
 from graphmem.models import (
     Authority,
     DeferredIntention,
@@ -64,6 +65,7 @@ __all__ = [
     "Explanation",
     "GraphmemError",
     "HybridRanker",
+    "InputLimits",
     "IntentionStatus",
     "LineageCycleError",
     "Memory",

@@ -22,6 +22,7 @@ from graphmem.errors import (
     ValidationError,
 )
 from graphmem.fields import utc_now
+from graphmem.limits import DEFAULT_LIMITS, InputLimits
 from graphmem.models import (
     Authority,
     Explanation,
@@ -76,6 +77,7 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls):
         ensure_schema: bool = True,
         principal: Principal | None = None,
         max_authority: Authority = Authority.HUMAN_INSTRUCTION,
+        limits: InputLimits = DEFAULT_LIMITS,
     ) -> Memory:
         """Connect to Neo4j and make sure the schema exists.
 
@@ -92,6 +94,7 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls):
                 operator's client, which reaches every record and claims any authority.
             max_authority: the bound client's authority ceiling (ignored without
                 ``principal``).
+            limits: bounds of every other input (:class:`graphmem.limits.InputLimits`).
 
         Safe to call from many processes at once on a new database (issue 18): the
         connectivity check and schema set-up retry transient errors. The schema is set up
@@ -107,7 +110,7 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls):
 
         store, release = open_store(settings, start_if_needed=start_if_needed, clock=clock,
                                     max_content_bytes=max_content_bytes,
-                                    ensure_schema=ensure_schema)
+                                    ensure_schema=ensure_schema, limits=limits)
         access = OPERATOR if principal is None else _access(principal, max_authority)
         return cls(store, policy=policy, owns_driver=False, on_close=release, access=access)
 
@@ -226,7 +229,6 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls):
         """
         self._operator_only("put_stream")
         return self.store.put_stream(batches)
-
 
     def get(self, record_id: str) -> MemoryRecord:
         """The record with this id in its current state. Raises RecordNotFoundError
@@ -349,7 +351,6 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls):
         record = self.access.confine_record(self.store, procedure)
         return lifecycle.promote_procedure(self.store, self.policy, episode_ids, record,
                                            by=self._by(by, record), reason=reason)
-
 
     # -- read path (SPEC section 5) ---------------------------------------------------
 

@@ -29,6 +29,7 @@ __all__ = [
     "canonical_value",
     "check_scope",
     "duplicate_text",
+    "fold_case",
     "id_problem",
     "metadata_depth",
     "reject_lone_surrogates",
@@ -76,6 +77,11 @@ def reject_lone_surrogates(name: str, value: Any) -> None:
             reject_lone_surrogates(name, item)
 
 
+MAX_NOTE_BYTES = 16 * 1024
+"""Largest who (``by``) or why (``reason``) of a write or a transition, in UTF-8 bytes: each
+is stored on a transition, and shown by ``history``."""
+
+
 def require_text(record_ids: list[str] | tuple[str, ...] = (), *, non_empty: bool = True,
                  **named: object) -> None:
     """Check that each named argument (``by=..., reason=...``) is a string, and non-empty
@@ -84,13 +90,16 @@ def require_text(record_ids: list[str] | tuple[str, ...] = (), *, non_empty: boo
 
     Raises:
         ValidationError: a value is not a string (the driver would store an int or a null as
-            given, and fail to pack other objects with a bare ValueError), or is empty; the
-            message names the argument.
+            given, and fail to pack other objects with a bare ValueError), is empty, or is
+            over :data:`MAX_NOTE_BYTES`; the message names the argument.
     """
     for name, value in named.items():
         if not isinstance(value, str):
             raise ValidationError(f"{name} must be a string, got {type(value).__name__}",
                                   record_ids=list(record_ids))
+        if len(value) > MAX_NOTE_BYTES // 4 and utf8_size(value) > MAX_NOTE_BYTES:
+            raise ValidationError(f"{name} is {utf8_size(value)} bytes; at most "
+                                  f"{MAX_NOTE_BYTES} are allowed", record_ids=list(record_ids))
         if non_empty and not value:
             raise ValidationError(f"{name} must be a non-empty string",
                                   record_ids=list(record_ids))
@@ -158,6 +167,34 @@ def canonical_value(value: str) -> str:
     records asserting the same value compare equal in Cypher and in Python.
     """
     return " ".join(unicodedata.normalize("NFC", value).split())
+
+
+_DOTTED_I = str.maketrans({"\u0130": "i", "\u0131": "i"})
+_IGNORABLE_RUN = regex.compile(r"\p{Default_Ignorable_Code_Point}+")
+
+
+def fold_case(text: str) -> str:
+    """``text`` in the form every case-insensitive comparison and ranking index uses, in
+    every script: Unicode compatibility normalisation (NFKC: full-width Latin, ligatures,
+    the Kelvin sign...), full case folding (``str.casefold``: "Straße" and "STRASSE" both
+    become "strasse", the Greek final sigma becomes sigma, Georgian Mtavruli becomes
+    Mkhedruli, Cherokee small letters become capitals), and the Turkish and Azerbaijani I:
+    dotted capital İ, its lower-case form "i" + U+0307 and dotless U+0131 all fold to a plain
+    ``i``, so "İSTANBUL", "istanbul",
+    "Izmir" and "İzmir" compare equal (casefold alone turns İ into "i" plus a combining dot,
+    which no query typed with a plain i matches). Default-ignorable characters (soft
+    hyphens, zero-width joiners, variation selectors) are removed, as Unicode's
+    NFKC_Casefold does, and the result is NFKC again (folding can denormalise).
+
+    Args:
+        text: any Unicode text.
+
+    Returns:
+        The folded text (it may be longer: "ß" becomes "ss").
+    """
+    folded = unicodedata.normalize("NFKC", text).translate(_DOTTED_I).casefold()
+    folded = folded.replace("i\u0307", "i")  # İ lower-cased as "i" + dot, or typed so
+    return unicodedata.normalize("NFKC", _IGNORABLE_RUN.sub("", folded))
 
 
 # A trailing run of sentence punctuation, with any whitespace between: the Unicode properties

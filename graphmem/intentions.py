@@ -186,6 +186,7 @@ class Intentions:
             if not self.access.allows(item.tenant, item.sensitivity, item.scope, change=True):
                 raise AuthorizationError("this intention is outside the caller's reach "
                                          "(tenant or clearance); nothing was written")
+        self.store.limits.check_intention(item)
         props = intention_props(item)
 
         def work(tx: ManagedTransaction) -> bool:
@@ -255,6 +256,7 @@ class Intentions:
             ValidationError, NaiveDatetimeError: malformed event, scope or ``now``.
         """
         query = ScopeQuery.build(principal, scope, now)
+        self.store.limits.check_event(event)
         cues = event_cues(event)
         if not cues:
             return []

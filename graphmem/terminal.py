@@ -11,7 +11,9 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Collection, Iterator, Mapping
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -20,10 +22,12 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from graphmem.db.progress import Reporter
 from graphmem.errors import DatabaseUnavailableError, GraphmemError, ValidationError
 
-__all__ = ["EXIT_CHECK_FAILED", "EXIT_INPUT", "EXIT_OK", "EXIT_UNAVAILABLE", "console",
-           "emit_json", "err_console", "fail", "parse_pairs", "parse_time", "usage_error"]
+__all__ = ["EXIT_CHECK_FAILED", "EXIT_INPUT", "EXIT_OK", "EXIT_UNAVAILABLE", "checked_output",
+           "console", "emit_json", "err_console", "fail", "output_callback", "output_problem",
+           "parse_pairs", "parse_time", "stderr_reporter", "usage_error", "writing"]
 
 EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
@@ -52,7 +56,8 @@ def fail(exc: GraphmemError, code: int | None = None) -> typer.Exit:
     error out of a command is bad input, such as an unknown id or an invalid record).
     """
     # escaped: a message may hold brackets, as in pip install 'graphmem[html]'
-    err_console.print(f"[red]error:[/red] {escape(str(exc))}", markup=True, highlight=False)
+    err_console.print(f"[red]error:[/red] {escape(str(exc))}", markup=True, highlight=False,
+                      soft_wrap=True)  # one line, however narrow the terminal
     if exc.record_ids:
         err_console.print(f"ids: {', '.join(exc.record_ids)}", highlight=False)
     if isinstance(exc, DatabaseUnavailableError):
@@ -62,8 +67,100 @@ def fail(exc: GraphmemError, code: int | None = None) -> typer.Exit:
 
 def usage_error(message: str) -> typer.Exit:
     """Print a usage error on stderr; the exit (code 2) to raise."""
-    err_console.print(f"[red]error:[/red] {escape(message)}", markup=True, highlight=False)
+    err_console.print(f"[red]error:[/red] {escape(message)}", markup=True, highlight=False,
+                      soft_wrap=True)
     return typer.Exit(code=EXIT_INPUT)
+
+
+def stderr_reporter(every_s: float = 5.0) -> Reporter:
+    """A progress reporter (:mod:`graphmem.db.progress`) that prints ``phase: detail`` lines
+    on stderr: the first of each phase at once, then at most one every ``every_s`` seconds,
+    and the last ("done ...", "ready ...") always. Nothing goes to stdout, so ``--json``
+    output stays clean, and plain lines work in a log as in a terminal (beside a spinner)."""
+    last: dict[str, float] = {}
+
+    def show(phase: str, detail: str) -> None:
+        now = time.monotonic()
+        final = detail.startswith(("done", "ready"))
+        if phase in last and not final and now - last[phase] < every_s:
+            return
+        last[phase] = now
+        err_console.print(f"{phase}: {detail}" if detail else phase, highlight=False,
+                          soft_wrap=True, markup=False)
+
+    return show
+
+
+def output_problem(path: Path, *, suffixes: Collection[str] = (),
+                   folder: bool = False) -> str | None:
+    """Why a command could not write its output to ``path``, or None when it can: checked
+    before the command does any work, so a long run does not end in a lost report.
+
+    Args:
+        path: a file a command will write (``-o``, ``--chart``), or with ``folder`` a
+            folder it will create or fill (``eval all --out``).
+        suffixes: the file extensions accepted (lower case, no dot); empty: any.
+        folder: ``path`` names a folder.
+
+    The folder that holds ``path`` must exist (nothing is created on the way); the check
+    opens the file (or a probe file in the folder) for writing and removes what it created,
+    so permissions, read-only file systems and special paths count, for root as well.
+    """
+    suffix = path.suffix.lower().lstrip(".")
+    if suffixes and suffix not in suffixes:
+        shown = f"extension .{suffix}" if suffix else "no extension"
+        return (f"{path} has {shown}; use one of "
+                f"{', '.join('.' + s for s in sorted(suffixes))}")
+    if folder and path.exists() and not path.is_dir():
+        return f"cannot write into {path}: it is a file, not a folder"
+    if folder and path.is_dir():
+        parent, target = path, path / ".graphmem-write-probe"
+    else:
+        parent, target = path.parent, path
+    if not parent.is_dir():
+        return f"cannot write {path}: the folder {parent} does not exist"
+    if not folder and path.is_dir():
+        return f"cannot write {path}: it is a folder"
+    existed = target.exists()
+    try:
+        with target.open("ab"):
+            pass
+    except OSError as exc:
+        return f"cannot write {path}: {exc.strerror or exc}"
+    if not existed:
+        target.unlink(missing_ok=True)
+    return None
+
+
+def output_callback(suffixes: Collection[str] = (), *, folder: bool = False
+                    ) -> Callable[[Path | None], Path | None]:
+    """A typer option callback that ends the command with exit 2 and a one-line message
+    when its path cannot be written (:func:`output_problem`); every command's ``-o``,
+    ``--chart`` and output folder goes through one."""
+    accepted = frozenset(suffixes)
+
+    def check(value: Path | None) -> Path | None:
+        if value is not None:
+            problem = output_problem(value, suffixes=accepted, folder=folder)
+            if problem is not None:
+                raise usage_error(problem)
+        return value
+
+    return check
+
+
+checked_output = output_callback()
+"""The callback of a ``-o FILE`` option that takes any extension."""
+
+
+@contextmanager
+def writing(path: Path) -> Iterator[None]:
+    """Write ``path`` inside this block: an ``OSError`` (disk full, a folder removed since
+    the option was checked) ends the command with exit 2 and a one-line message."""
+    try:
+        yield
+    except OSError as exc:
+        raise usage_error(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def parse_pairs(pairs: list[str] | None, option: str) -> dict[str, str]:
@@ -108,7 +205,8 @@ def emit_json(payload: Mapping[str, Any] | list[Any], as_json: bool,
     the only thing on stdout if ``as_json``. Datetimes become ISO-8601 strings."""
     text = json.dumps(payload, indent=2, ensure_ascii=False, default=_iso)
     if output is not None:
-        output.write_text(text + "\n", encoding="utf-8")
+        with writing(output):
+            output.write_text(text + "\n", encoding="utf-8")
         err_console.print(f"report written to {output}", highlight=False)
     if as_json:
         typer.echo(text)

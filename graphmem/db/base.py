@@ -37,6 +37,7 @@ from graphmem.db.resilience import translated, with_retry
 from graphmem.db.settings import DEFAULT_RETRY_TIME_S
 from graphmem.errors import ClientClosedError, RecordNotFoundError
 from graphmem.fields import utc_now
+from graphmem.limits import DEFAULT_LIMITS, InputLimits
 from graphmem.models import MemoryRecord
 
 
@@ -52,6 +53,7 @@ class StoreBase:
         retry_time_s: how long :meth:`write_once` and :meth:`read_once` keep retrying, in
             seconds: the driver's retry time for transaction functions
             (``ConnectionSettings.retry_time_s``).
+        limits: the bounds of every other user-supplied value (:mod:`graphmem.limits`).
     """
 
     def __init__(
@@ -62,8 +64,10 @@ class StoreBase:
         max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES,
         clock: Clock = utc_now,
         retry_time_s: float = DEFAULT_RETRY_TIME_S,
+        limits: InputLimits = DEFAULT_LIMITS,
     ) -> None:
         self.driver = driver
+        self.limits = limits
         self.retry_time_s = retry_time_s
         self.database = database
         self.max_content_bytes = max_content_bytes

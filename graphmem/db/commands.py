@@ -21,6 +21,7 @@ from graphmem.errors import GraphmemError
 from graphmem.fields import utc_now
 from graphmem.terminal import (
     EXIT_UNAVAILABLE,
+    checked_output,
     console,
     emit_json,
     err_console,
@@ -33,6 +34,7 @@ __all__ = ["db_app", "stats_command"]
 db_app = typer.Typer(
     help="Run a local Neo4j without Docker (needs a Java 17+ JDK and Maven).",
     no_args_is_help=True,
+    rich_markup_mode=None,  # help is plain text: 'graphmem[html]' stays as written
 )
 
 
@@ -101,7 +103,8 @@ def stats_command(
     as_json: Annotated[bool, typer.Option(
         "--json", help="Print the counts as JSON on stdout (and nothing else there).")] = False,
     output: Annotated[Path | None, typer.Option(
-        "-o", "--output", help="Write the counts (JSON) to this file.")] = None,
+        "-o", "--output", callback=checked_output,
+        help="Write the counts (JSON) to this file.")] = None,
 ) -> None:
     """Count records by tenant, kind and status (active, superseded, expired, retracted,
     quarantined, erased ...), intentions by status and deletion requests by state."""

@@ -33,6 +33,7 @@ from graphmem.errors import (
     ValidationError,
 )
 from graphmem.fields import utc_now
+from graphmem.limits import DEFAULT_LIMITS, InputLimits
 from graphmem.models import Explanation, MemoryRecord, Principal, Sensitivity, Status
 
 
@@ -198,9 +199,10 @@ class Eligibility(StoreBase):
         max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES,
         clock: Clock = utc_now,
         retry_time_s: float = DEFAULT_RETRY_TIME_S,
+        limits: InputLimits = DEFAULT_LIMITS,
     ) -> None:
         super().__init__(driver, database=database, max_content_bytes=max_content_bytes,
-                         clock=clock, retry_time_s=retry_time_s)
+                         clock=clock, retry_time_s=retry_time_s, limits=limits)
         # id -> ((fingerprint, rev), record): records rebuilt once per version (see candidates)
         self._records: dict[str, tuple[tuple[str, int], MemoryRecord]] = {}
         # (tenant, pairs, clearance) -> the last exact answer and when it stays exact

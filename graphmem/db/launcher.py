@@ -16,7 +16,6 @@ import re
 import shutil
 import signal
 import socket
-import subprocess
 import tempfile
 import time
 from collections.abc import Callable
@@ -24,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from graphmem.db.credentials import read_password
+from graphmem.db.maven import run_maven
+from graphmem.db.progress import report
 from graphmem.db.settings import ConnectionSettings, data_dir
 from graphmem.errors import DatabaseUnavailableError
 
@@ -167,36 +168,27 @@ def ensure_jars(lib_dir: Path | None = None) -> Path:
     try:
         with tempfile.TemporaryDirectory(prefix="graphmem-mvn-") as build:
             shutil.copy2(pom, Path(build) / "pom.xml")
-            cmd = [
+            cmd = [  # not quiet: "Downloaded from ..." lines measure the progress
                 mvn,
-                "-q",
                 "-B",
                 "-f",
                 str(Path(build) / "pom.xml"),
                 "package",
                 f"-Dlib.dir={staging}",
             ]
-            try:
-                done = subprocess.run(
-                    cmd,
-                    cwd=build,
-                    stdin=subprocess.DEVNULL,
-                    capture_output=True,
-                    text=True,
-                    timeout=_MVN_TIMEOUT_S,
-                    check=False,
-                )
-            except subprocess.TimeoutExpired as exc:
-                raise DatabaseUnavailableError(
-                    f"Fetching Neo4j {NEO4J_VERSION} jars with Maven timed out after "
-                    f"{exc.timeout:.0f} s."
-                ) from exc
+            code, output = run_maven(
+                cmd, build, phase=f"Fetching the Neo4j {NEO4J_VERSION} jars with Maven "
+                "(first run only, about 150 MB)", timeout_s=_MVN_TIMEOUT_S,
+                tail_lines=_LOG_TAIL_LINES)
         fetched = _marker_jar(staging)
-        if done.returncode != 0 or not fetched.is_file():
-            output = _tail_text(done.stdout + done.stderr)
+        if code is None:
+            raise DatabaseUnavailableError(
+                f"Fetching Neo4j {NEO4J_VERSION} jars with Maven timed out after "
+                f"{_MVN_TIMEOUT_S:.0f} s.")
+        if code != 0 or not fetched.is_file():
             raise DatabaseUnavailableError(
                 f"Fetching Neo4j {NEO4J_VERSION} jars with Maven failed "
-                f"(exit {done.returncode}). {_INSTALL_HINT}\n{output}"
+                f"(exit {code}). {_INSTALL_HINT}\n{_tail_text(output)}"
             )
         lib_dir.mkdir(parents=True, exist_ok=True)
         for jar in sorted(staging.iterdir()):
@@ -325,6 +317,18 @@ class LauncherExited(DatabaseUnavailableError):
         self.code = code
 
 
+_START_PHASE = "Starting Neo4j"
+
+
+def _start_step(log_text: str) -> str:
+    """Which step of a start the launcher's output so far shows: the JVM compiles
+    Launcher.java and loads the jars until the launcher writes its first line (setting the
+    password), then Neo4j creates or opens the database."""
+    if not log_text.strip():
+        return "starting the JVM and compiling the launcher"
+    return "creating or opening the database"
+
+
 def wait_ready(log: Path, exit_code: Callable[[], int | None], timeout_s: float) -> str:
     """Poll ``log`` for the launcher's ready line; return its URI.
 
@@ -332,7 +336,9 @@ def wait_ready(log: Path, exit_code: Callable[[], int | None], timeout_s: float)
         LauncherExited: the process exited first (``exit_code()`` not None).
         DatabaseUnavailableError: ``timeout_s`` passed. The caller adds the log tails.
     """
-    deadline = time.monotonic() + timeout_s
+    started = time.monotonic()
+    deadline = started + timeout_s
+    shown = -1.0
     while True:
         try:
             text = log.read_text(encoding="utf-8", errors="replace")
@@ -340,7 +346,13 @@ def wait_ready(log: Path, exit_code: Callable[[], int | None], timeout_s: float)
             text = ""
         ready = _READY_RE.search(text)
         if ready is not None:
+            report(_START_PHASE, f"ready at {ready.group(1)} after "
+                                 f"{time.monotonic() - started:.0f} s")
             return ready.group(1)
+        elapsed = time.monotonic() - started
+        if elapsed - shown >= 1:  # the phase, from what the launcher has written so far
+            shown = elapsed
+            report(_START_PHASE, f"{_start_step(text)}, {elapsed:.0f} s")
         code = exit_code()
         if code is not None:
             raise LauncherExited(code)

@@ -37,13 +37,19 @@ class RecordWrites(WriteSlots):
     """Writing records: checks and creation in one transaction, batches and streams."""
 
     def check_record(self, record: MemoryRecord) -> None:
-        """Store-level rules that the model alone cannot check (content size)."""
+        """Store-level rules that the model alone cannot check: content size, and the
+        bounds of :attr:`limits` (provenance, metadata; :mod:`graphmem.limits`).
+
+        Raises:
+            ContentTooLargeError, ValidationError: nothing is written.
+        """
         size = len(record.content.encode("utf-8"))
         if size > self.max_content_bytes:
             raise ContentTooLargeError(
                 f"content of {record.id!r} is {size} bytes; the maximum is "
                 f"{self.max_content_bytes}", record_ids=[record.id],
             )
+        self.limits.check_record(record)
 
     def check_new_record(self, record: MemoryRecord, *, adapter: str | None = None) -> None:
         """:meth:`check_record`, for a record about to be created by ``adapter`` (None: the

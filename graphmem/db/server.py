@@ -56,6 +56,7 @@ from graphmem.db.launcher import (
 from graphmem.db.settings import ConnectionSettings, data_dir
 from graphmem.db.store import Neo4jStore
 from graphmem.errors import DatabaseUnavailableError
+from graphmem.limits import DEFAULT_LIMITS, InputLimits
 
 __all__ = [
     "NEO4J_VERSION",
@@ -394,7 +395,8 @@ def resolve_settings(start_if_needed: bool = True) -> ConnectionSettings:
 
 
 def open_store(settings: ConnectionSettings | None, *, start_if_needed: bool, clock: Clock,
-               max_content_bytes: int, ensure_schema: bool
+               max_content_bytes: int, ensure_schema: bool,
+               limits: InputLimits = DEFAULT_LIMITS,
                ) -> tuple[Neo4jStore, Callable[[], None]]:
     """The store behind :meth:`graphmem.Memory.connect`, and the release of what it holds: its
     use of the driver shared by the clients of the same settings in this process
@@ -432,7 +434,7 @@ def open_store(settings: ConnectionSettings | None, *, start_if_needed: bool, cl
     try:
         store = Neo4jStore(driver, database=settings.database, clock=clock,
                            max_content_bytes=max_content_bytes,
-                           retry_time_s=settings.retry_time_s)
+                           retry_time_s=settings.retry_time_s, limits=limits)
         if ensure_schema:  # once per shared driver and database
             schema_once(driver, settings.database, store.ensure_schema)
     except BaseException:

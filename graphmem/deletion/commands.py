@@ -29,7 +29,15 @@ import typer
 from rich.table import Table
 
 from graphmem.errors import GraphmemError
-from graphmem.terminal import EXIT_CHECK_FAILED, console, err_console, fail, parse_pairs
+from graphmem.terminal import (
+    EXIT_CHECK_FAILED,
+    checked_output,
+    console,
+    err_console,
+    fail,
+    parse_pairs,
+    writing,
+)
 
 if TYPE_CHECKING:
     from graphmem.client import Memory
@@ -40,6 +48,7 @@ __all__ = ["delete_app"]
 delete_app = typer.Typer(
     help="Plan, apply and verify deletion walks over lineage (SPEC section 7).",
     no_args_is_help=True,
+    rich_markup_mode=None,  # help is plain text: 'graphmem[html]' stays as written
 )
 
 _TABLE_ROWS = 50
@@ -127,7 +136,8 @@ def plan_command(
         help="Accept a subject or roots that match nothing (exit 0 instead of 1).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the plan as JSON.")] = False,
     output: Annotated[Path | None, typer.Option(
-        "-o", "--output", help="Write the plan (JSON) to this file.")] = None,
+        "-o", "--output", callback=checked_output,
+        help="Write the plan (JSON) to this file.")] = None,
 ) -> None:
     """Plan a deletion walk: roots, descendants over lineage, and a disposition for each.
 
@@ -144,7 +154,8 @@ def plan_command(
     except GraphmemError as exc:
         raise fail(exc) from None
     if output is not None:
-        output.write_text(plan.to_json(), encoding="utf-8")
+        with writing(output):
+            output.write_text(plan.to_json(), encoding="utf-8")
     if as_json:
         sys.stdout.write(plan.to_json() + "\n")
     else:
@@ -172,7 +183,8 @@ def apply_command(
         help="Nodes per transaction; a plan that fits one batch is applied atomically.")] = 5000,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     output: Annotated[Path | None, typer.Option(
-        "-o", "--output", help="Write the report (JSON) to this file.")] = None,
+        "-o", "--output", callback=checked_output,
+        help="Write the report (JSON) to this file.")] = None,
 ) -> None:
     """Apply a reviewed plan (resumes a crashed apply; re-applying changes nothing)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
@@ -195,7 +207,8 @@ def apply_command(
     except GraphmemError as exc:
         raise fail(exc) from None
     if output is not None:
-        output.write_text(report.model_dump_json(indent=2), encoding="utf-8")
+        with writing(output):
+            output.write_text(report.model_dump_json(indent=2), encoding="utf-8")
     _emit_report(report, as_json)
 
 
@@ -216,7 +229,8 @@ def verify_command(
         "--redact", help="A term of the request to prove absent (repeat).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     output: Annotated[Path | None, typer.Option(
-        "-o", "--output", help="Write the report (JSON) to this file.")] = None,
+        "-o", "--output", callback=checked_output,
+        help="Write the report (JSON) to this file.")] = None,
 ) -> None:
     """Re-run the verification of an applied request and print its audit report."""
     try:
@@ -225,5 +239,6 @@ def verify_command(
     except GraphmemError as exc:
         raise fail(exc) from None
     if output is not None:
-        output.write_text(report.model_dump_json(indent=2), encoding="utf-8")
+        with writing(output):
+            output.write_text(report.model_dump_json(indent=2), encoding="utf-8")
     _emit_report(report, as_json)

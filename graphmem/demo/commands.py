@@ -17,7 +17,15 @@ from graphmem.demo.load import LoadReport, load_into
 from graphmem.demo.run import DemoReport, default_scenario_dir, run_demo
 from graphmem.demo.scenario import load_scenario
 from graphmem.errors import GraphmemError
-from graphmem.terminal import EXIT_CHECK_FAILED, EXIT_OK, console, emit_json, fail
+from graphmem.terminal import (
+    EXIT_CHECK_FAILED,
+    EXIT_OK,
+    checked_output,
+    console,
+    emit_json,
+    fail,
+    writing,
+)
 from graphmem.terminal import err_console as err
 
 __all__ = ["demo", "scenario_app"]
@@ -25,6 +33,7 @@ __all__ = ["demo", "scenario_app"]
 scenario_app = typer.Typer(
     help="Load a scenario into your database to keep and explore.",
     no_args_is_help=True,
+    rich_markup_mode=None,  # help is plain text: 'graphmem[html]' stays as written
 )
 
 
@@ -62,7 +71,8 @@ def demo(
     as_json: Annotated[bool, typer.Option(
         "--json", help="Print the report as JSON on stdout (and nothing else there).")] = False,
     output: Annotated[Path | None, typer.Option(
-        "-o", "--output", help="Also write the report (JSON) to this file.")] = None,
+        "-o", "--output", callback=checked_output,
+        help="Also write the report (JSON) to this file.")] = None,
     wipe: Annotated[bool, typer.Option(
         help="With NEO4J_URI set: delete everything in that database first.")] = False,
 ) -> None:
@@ -81,7 +91,8 @@ def demo(
         raise fail(exc) from None
     text = json.dumps(report.as_json(), indent=2, default=str)
     if output is not None:
-        output.write_text(text + "\n", encoding="utf-8")
+        with writing(output):
+            output.write_text(text + "\n", encoding="utf-8")
     if as_json:
         typer.echo(text)
     else:
@@ -157,7 +168,8 @@ def scenario_load(
     as_json: Annotated[bool, typer.Option(
         "--json", help="Print the report as JSON on stdout (and nothing else there).")] = False,
     output: Annotated[Path | None, typer.Option(
-        "-o", "--output", help="Also write the report (JSON) to this file.")] = None,
+        "-o", "--output", callback=checked_output,
+        help="Also write the report (JSON) to this file.")] = None,
 ) -> None:
     """Load a scenario's records, operations and intentions into the configured database
     and keep them there: NEO4J_URI when set, else the local server (started if needed).

@@ -25,7 +25,15 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from graphmem.errors import GraphmemError
-from graphmem.terminal import EXIT_CHECK_FAILED, console, err_console, fail
+from graphmem.terminal import (
+    EXIT_CHECK_FAILED,
+    checked_output,
+    console,
+    err_console,
+    fail,
+    output_callback,
+    writing,
+)
 
 __all__ = ["eval_app"]
 
@@ -35,13 +43,19 @@ eval_app = typer.Typer(
     help="Measure how memory helps and fails: fault injection, write and read paths, "
          "paired runs and the funnel.",
     no_args_is_help=True,
+    rich_markup_mode=None,  # help is plain text: 'graphmem[html]' stays as written
 )
+
+#: File extensions ``--chart`` accepts (the formats matplotlib writes that we document).
+CHART_SUFFIXES = ("png", "svg", "pdf")
 
 JsonOpt = Annotated[bool, typer.Option(
     "--json", help="Print the report as JSON on stdout (and nothing else there).")]
 OutputOpt = Annotated[Path | None, typer.Option(
-    "-o", "--output", help="Write the report as JSON to this file.")]
-ChartOpt = Annotated[Path | None, typer.Option("--chart", help="Write a PNG chart here.")]
+    "-o", "--output", callback=checked_output, help="Write the report as JSON to this file.")]
+ChartOpt = Annotated[Path | None, typer.Option(
+    "--chart", callback=output_callback(CHART_SUFFIXES),
+    help="Write a chart here (PNG; .svg and .pdf also work).")]
 KeepOpt = Annotated[bool, typer.Option(help="Keep the seeded namespace in the database.")]
 KOpt = Annotated[int, typer.Option("-k", min=1, help="Memories shown per retrieval.")]
 ScenarioOpt = Annotated[Path | None, typer.Option(
@@ -76,7 +90,8 @@ def _emit(payload: dict[str, Any], as_json: bool, output: Path | None) -> None:
     from graphmem.evaluation.report import write_json
 
     if output is not None:
-        err_console.print(f"JSON: {write_json(output, payload)}", highlight=False)
+        with writing(output):
+            err_console.print(f"JSON: {write_json(output, payload)}", highlight=False)
     if as_json:
         typer.echo(json.dumps(payload, indent=2, sort_keys=True, ensure_ascii=False))
 
@@ -102,7 +117,8 @@ def faults_command(
         console.print(faults_table(report))
     _emit(report.as_dict(), as_json, output)
     if chart:
-        drawn = _run("Drawing ...", lambda: write_chart(chart, faults=report))
+        with writing(chart):
+            drawn = _run("Drawing ...", lambda: write_chart(chart, faults=report))
         err_console.print(f"chart: {drawn}", highlight=False)
     if report.graphmem_through:
         raise typer.Exit(code=EXIT_CHECK_FAILED)
@@ -147,14 +163,17 @@ def northwind_command(
     _emit(result.as_dict(), as_json, output)
     if chart:
         arms = {a: e for a, e in result.effects.items() if a != "graphmem_vs_naive"}
-        drawn = _run("Drawing ...", lambda: write_chart(chart, funnel=result.funnel,
-                                                        effects=arms))
+        with writing(chart):
+            drawn = _run("Drawing ...", lambda: write_chart(chart, funnel=result.funnel,
+                                                            effects=arms))
         err_console.print(f"chart: {drawn}", highlight=False)
 
 
 @eval_app.command("all")
 def all_command(
-    out: Annotated[Path, typer.Option(help="Folder for report.json and report.png.")] = Path(
+    out: Annotated[Path, typer.Option(
+        callback=output_callback(folder=True),
+        help="Folder for report.json and report.png.")] = Path(
         "eval-report"),
     scenario: ScenarioOpt = None,
     k: KOpt = 5,
@@ -188,8 +207,9 @@ def all_command(
                "northwind": northwind.as_dict()}
     _emit(payload, as_json, out / "report.json")
     arms = {a: e for a, e in northwind.effects.items() if a != "graphmem_vs_naive"}
-    chart = _run("Drawing ...", lambda: write_chart(out / "report.png", funnel=northwind.funnel,
-                                                    effects=arms, faults=faults))
+    with writing(out):
+        chart = _run("Drawing ...", lambda: write_chart(
+            out / "report.png", funnel=northwind.funnel, effects=arms, faults=faults))
     err_console.print(f"chart: {chart}", highlight=False)
     if faults.graphmem_through:
         raise typer.Exit(code=EXIT_CHECK_FAILED)

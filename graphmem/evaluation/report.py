@@ -14,7 +14,7 @@ from typing import Any
 
 from rich.table import Table
 
-from graphmem.errors import EvaluationError
+from graphmem.errors import EvaluationError, ValidationError
 from graphmem.evaluation.faults import FaultSuiteReport
 from graphmem.evaluation.funnel import FunnelReport, MemoryEffect, MemoryStage
 from graphmem.evaluation.metrics import ReadMetrics, WriteMetrics
@@ -111,11 +111,19 @@ def read_table(metrics: Mapping[str, ReadMetrics]) -> Table:
 
 
 def write_json(path: str | Path, payload: Mapping[str, Any]) -> Path:
-    """Write ``payload`` as indented, key-sorted UTF-8 JSON; returns the path."""
+    """Write ``payload`` as indented, key-sorted UTF-8 JSON (creating its folder); returns
+    the path.
+
+    Raises:
+        ValidationError: the path cannot be written.
+    """
     out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(payload, indent=2, sort_keys=True, ensure_ascii=False) + "\n",
-                   encoding="utf-8")
+    text = json.dumps(payload, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise ValidationError(f"cannot write {out}: {exc.strerror or exc}") from None
     return out
 
 
@@ -132,6 +140,7 @@ def write_chart(
     Raises:
         EvaluationError: nothing to draw, or matplotlib is not installed
             (``pip install 'graphmem[charts]'``).
+        ValidationError: the path cannot be written, or its extension names no format.
     """
     panels = [p for p in (("funnel", funnel), ("effects", effects), ("faults", faults))
               if p[1] is not None]
@@ -179,7 +188,13 @@ def write_chart(
             ax.set_title("fault injection")
     fig.tight_layout()
     out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(out, dpi=120)
+    except OSError as exc:
+        raise ValidationError(f"cannot write {out}: {exc.strerror or exc}") from None
+    except ValueError as exc:  # an extension matplotlib has no format for
+        raise ValidationError(f"cannot draw {out}: {exc}") from None
+    finally:
+        plt.close(fig)
     return out

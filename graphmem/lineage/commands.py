@@ -14,12 +14,14 @@ from graphmem.client import Memory
 from graphmem.errors import GraphmemError
 from graphmem.lineage.graph import FORMATS, export
 from graphmem.lineage.html import require_bokeh
-from graphmem.terminal import err_console, fail, usage_error
+from graphmem.terminal import checked_output, err_console, fail, usage_error, writing
 
 __all__ = ["EXTENSIONS", "lineage_command"]
 
-EXTENSIONS = {**{f: f for f in FORMATS}, "htm": "html", "mmd": "mermaid", "gv": "dot"}
-"""File extensions of ``-o FILE`` that name a format when ``--format`` is not given."""
+EXTENSIONS = {**{f: f for f in FORMATS}, "htm": "html", "mmd": "mermaid", "gv": "dot",
+              "md": "mermaid", "txt": "mermaid"}
+"""File extensions of ``-o FILE`` that name a format when ``--format`` is not given (Mermaid
+is text, so ``.md`` and ``.txt`` take it); another extension is a usage error."""
 
 
 def lineage_command(
@@ -30,7 +32,8 @@ def lineage_command(
              "(interactive page; pip install 'graphmem[html]'); default: from -o FILE's "
              "extension, else mermaid.")] = None,
     output: Annotated[Path | None, typer.Option(
-        "-o", "--output", help="Write to this file (required for png, svg and html).")] = None,
+        "-o", "--output", callback=checked_output,
+        help="Write to this file (required for png, svg and html).")] = None,
     direction: Annotated[str, typer.Option(help="up, down or both.")] = "both",
     depth: Annotated[int | None, typer.Option(help="At most this many edges away.")] = None,
     as_json: Annotated[bool, typer.Option(
@@ -42,6 +45,9 @@ def lineage_command(
         fmt = "json"
     if fmt is None:  # `-o lineage.png` means a picture, not Mermaid text in a .png file
         suffix = output.suffix.lower().lstrip(".") if output is not None else ""
+        if suffix and suffix not in EXTENSIONS:
+            raise usage_error(f"{output} has extension .{suffix}, which names no format: use "
+                              f"one of {', '.join('.' + e for e in EXTENSIONS)}, or --format")
         fmt = EXTENSIONS.get(suffix, "mermaid")
     if fmt not in FORMATS:
         raise usage_error(f"--format must be one of {', '.join(FORMATS)}")
@@ -61,10 +67,11 @@ def lineage_command(
     except GraphmemError as exc:
         raise fail(exc) from None
     if output is not None:
-        if isinstance(data, bytes):
-            output.write_bytes(data)
-        else:
-            output.write_text(data, encoding="utf-8")
+        with writing(output):
+            if isinstance(data, bytes):
+                output.write_bytes(data)
+            else:
+                output.write_text(data, encoding="utf-8")
         err_console.print(f"{graph.number_of_nodes()} nodes, {graph.number_of_edges()} edges "
                           f"written to {output}", highlight=False)
     else:

@@ -203,7 +203,8 @@ class AttributionLog:
                 base = None
         params = dict(
             id=t.retrieval_id, at=t.at, triggered=t.triggered,
-            triggers=list(t.triggers), query=t.query, ranker=t.ranker, tenant=tenant,
+            triggers=list(t.triggers), query=self.store.limits.logged_query(t.query),
+            ranker=t.ranker, tenant=tenant,
             scope_json=scope_json,
             tenants=sorted(principal.tenants), clearance=principal.clearance.value,
             candidate_digest=digest, candidate_count=len(t.candidate_ids),
@@ -258,8 +259,9 @@ class AttributionLog:
             RecordNotFoundError: unknown retrieval. ValidationError: an empty action id, or
                 an id the retrieval did not select.
         """
-        if not action_id:
-            raise ValidationError("action_id must be non-empty")
+        if not isinstance(action_id, str) or not action_id:
+            raise ValidationError("action_id must be a non-empty string")
+        self.store.limits.check_label("action_id", action_id)
         rows = self.store.read("retrieval/get", id=retrieval_id)
         if not rows:
             raise RecordNotFoundError(f"no retrieval {retrieval_id!r}")

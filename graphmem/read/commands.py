@@ -24,14 +24,21 @@ from rich.table import Table
 from graphmem.client import Memory
 from graphmem.errors import GraphmemError
 from graphmem.models import Principal, Sensitivity
-from graphmem.terminal import console, emit_json, fail, parse_pairs, parse_time
+from graphmem.terminal import (
+    checked_output,
+    console,
+    emit_json,
+    fail,
+    parse_pairs,
+    parse_time,
+)
 
 __all__ = ["explain_command", "history_command", "retrieve_command"]
 
 JsonOpt = Annotated[bool, typer.Option(
     "--json", help="Print the report as JSON on stdout (and nothing else there).")]
 OutputOpt = Annotated[Path | None, typer.Option(
-    "-o", "--output", help="Write the report (JSON) to this file.")]
+    "-o", "--output", callback=checked_output, help="Write the report (JSON) to this file.")]
 TenantOpt = Annotated[str, typer.Option(help="The caller's tenant (and the scope's).")]
 ScopeOpt = Annotated[list[str] | None, typer.Option(
     "--scope", help="KEY=VALUE of the query scope besides the tenant (repeat).")]

@@ -123,6 +123,7 @@ def _retrieve(
     cue_due: Callable[[DecisionState], bool], context_window: int,
 ) -> Retrieval:
     state = coerce_state(state)
+    store.limits.check_decision(state)
     if not 0 <= budget_chars <= MAX_BUDGET_CHARS or k < 1 or context_window < 0:
         raise ValidationError(f"budget_chars must be in 0..{MAX_BUDGET_CHARS} (it is logged "
                               "as a 64-bit integer), k >= 1 and context_window >= 0")

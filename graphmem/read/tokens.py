@@ -3,8 +3,10 @@
 One function, :func:`tokenize`, serves the index and the query alike, so whatever a record
 is split into, a query in the same language is split the same way:
 
-* Text is NFKC-normalised (full-width Latin and digits become ASCII, compatibility forms
-  fold) and lower-cased.
+* Text is folded with :func:`graphmem.fields.fold_case`: NFKC (full-width Latin and digits
+  become ASCII, compatibility forms fold), full Unicode case folding ("Straße" and
+  "STRASSE" give one term, as do "ΟΔΟΣ" and "οδος") and the Turkish dotted and dotless I
+  ("İSTANBUL" and "istanbul" give one term).
 * A word is a run of letters, digits, underscores *and combining marks*: Python's ``\\w``
   leaves out the vowel signs and viramas of Indic, Thai and other scripts, which cut
   "हिन्दी" or "ภาษาไทย" into single letters that BM25 then drops; keeping the marks
@@ -48,6 +50,8 @@ from typing import Any
 import regex
 import Stemmer
 from bm25s.stopwords import STOPWORDS_EN
+
+from graphmem.fields import fold_case
 
 __all__ = ["NO_SPACE_LINE_BREAK", "NO_SPACE_RANGES", "QUESTION_WORDS", "entity_terms",
            "is_no_space_char", "tokenize",
@@ -180,7 +184,7 @@ def tokenize(text: str) -> list[str]:
     word, no_space = _patterns()
     plain: list[str] = []
     grams: list[str] = []
-    normalised = unicodedata.normalize("NFKC", text).lower()
+    normalised = fold_case(text)
     for w in word.findall(normalised):
         if w.isascii():  # no script written without spaces is ASCII
             plain.append(w)

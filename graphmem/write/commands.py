@@ -27,7 +27,7 @@ from rich.progress import (
 from graphmem.client import Memory
 from graphmem.errors import GraphmemError
 from graphmem.models import MemoryRecord
-from graphmem.terminal import console, emit_json, err_console, fail
+from graphmem.terminal import checked_output, console, emit_json, err_console, fail
 from graphmem.write.imports import IMPORT_BATCH, read_records
 
 __all__ = ["import_command"]
@@ -42,7 +42,8 @@ def import_command(
     as_json: Annotated[bool, typer.Option(
         "--json", help="Print the summary as JSON on stdout (and nothing else there).")] = False,
     output: Annotated[Path | None, typer.Option(
-        "-o", "--output", help="Write the summary (JSON) to this file.")] = None,
+        "-o", "--output", callback=checked_output,
+        help="Write the summary (JSON) to this file.")] = None,
 ) -> None:
     """Import records without policy (imports, restores): validate the whole file, then
     load it in batches; prints how many records were created and how many were present."""

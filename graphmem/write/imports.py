@@ -4,7 +4,6 @@ and validated whole before anything is written, then loaded in ``UNWIND`` batche
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ from neo4j import ManagedTransaction
 from graphmem.db.codec import coerce_record
 from graphmem.db.store import Neo4jStore
 from graphmem.errors import ValidationError
+from graphmem.limits import DEFAULT_LIMITS, InputLimits, loads_bounded
 from graphmem.models import MemoryRecord
 
 __all__ = ["IMPORT_BATCH", "import_jsonl", "iter_jsonl", "read_records"]
@@ -21,15 +21,33 @@ __all__ = ["IMPORT_BATCH", "import_jsonl", "iter_jsonl", "read_records"]
 IMPORT_BATCH = 1000
 
 
-def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+def iter_jsonl(path: Path, limits: InputLimits = DEFAULT_LIMITS
+               ) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line_number, object)`` for each non-blank line.
 
+    Args:
+        path: a JSON Lines file. limits: the JSON nesting depth and number length allowed
+            (:func:`graphmem.limits.loads_bounded`).
+
     Raises:
-        ValidationError: a line is not UTF-8 or not a JSON object (the line number is in
-            the message).
+        ValidationError: the file cannot be read (missing, a folder, no permission), or a
+            line is not UTF-8, not a JSON object, nested too deep or holds a too long
+            number (``file:line`` and the field in the message).
     """
-    with path.open("rb") as fh:
-        for number, raw in enumerate(fh, start=1):
+    try:
+        fh = path.open("rb")
+    except OSError as exc:
+        raise ValidationError(f"cannot read {path}: {exc.strerror or exc}") from None
+    with fh:
+        number = 0
+        while True:
+            try:
+                raw = fh.readline()
+            except OSError as exc:
+                raise ValidationError(f"cannot read {path}: {exc.strerror or exc}") from None
+            if not raw:
+                return
+            number += 1
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError:
@@ -37,9 +55,9 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             if not line.strip():
                 continue
             try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValidationError(f"{path.name}:{number}: not JSON ({exc.msg})") from None
+                obj = loads_bounded(line, limits)
+            except ValidationError as exc:
+                raise ValidationError(f"{path.name}:{number}: {exc}") from None
             if not isinstance(obj, dict):
                 raise ValidationError(f"{path.name}:{number}: expected a JSON object")
             yield number, obj
@@ -54,7 +72,7 @@ def read_records(store: Neo4jStore, path: Path) -> list[MemoryRecord]:
         DanglingReferenceError, LineageCycleError.
     """
     records: list[MemoryRecord] = []
-    for number, obj in iter_jsonl(path):
+    for number, obj in iter_jsonl(path, store.limits):
         try:
             record = coerce_record(obj)
             store.check_new_record(record)

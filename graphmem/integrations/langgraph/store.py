@@ -53,6 +53,7 @@ from .namespaces import (
     record_id,
     version_prefix,
 )
+from .ttl import check_ttl
 
 __all__ = ["GraphmemStore"]
 
@@ -346,10 +347,8 @@ class GraphmemStore(BaseStore):
             value_json = json.dumps(value, ensure_ascii=False)
         except (TypeError, ValueError) as exc:
             raise ValidationError(f"a put value must be JSON-serialisable: {exc}") from None
-        if op.ttl is not None and not isinstance(op.ttl, int | float):
-            raise ValidationError("ttl must be a number of minutes or None")
         index = list(op.index) if isinstance(op.index, list) else None
-        return _Put(namespace, str(op.key), value, value_json, index, op.ttl, tenant)
+        return _Put(namespace, str(op.key), value, value_json, index, check_ttl(op.ttl), tenant)
 
     def _content(self, put: _Put) -> str:
         assert put.value is not None and put.value_json is not None

@@ -1,0 +1,233 @@
+"""Oversized and overdeep input, fuzzed with hypothesis through every public entry point:
+the client, the command line (``graphmem import``), the MCP tools and the LangGraph store.
+Each call succeeds or raises a graphmem error (a tool error over MCP, exit 2 in the CLI),
+and one that fails leaves the database unchanged (``tests/test_fuzz.py``'s snapshot)."""
+
+from __future__ import annotations
+
+import json
+import math
+import tempfile
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from mcp.server.mcpserver.exceptions import ToolError
+from typer.testing import CliRunner
+
+from graphmem.cli import app
+from graphmem.client import Memory
+from graphmem.errors import GraphmemError
+from graphmem.integrations.langgraph.store import GraphmemStore
+from graphmem.integrations.mcp import tools
+from graphmem.integrations.mcp.config import ServerConfig
+from graphmem.integrations.mcp.tools import ServerState
+from graphmem.limits import DEFAULT_LIMITS
+from graphmem.models import Principal
+from tests.conftest import Neo4jUnderTest, wipe
+from tests.test_fuzz import FUZZ, check, snapshot
+
+pytestmark = pytest.mark.neo4j
+
+TENANT = "fuzz"
+BASE = datetime(2026, 1, 1, tzinfo=UTC)
+L = DEFAULT_LIMITS
+
+
+# sizes around each bound, and far past it
+def _around(limit: int) -> st.SearchStrategy[int]:
+    return st.sampled_from([1, limit - 1, limit, limit + 1, 4 * limit])
+
+
+sized_text = st.builds(lambda n, ch: ch * max(1, n // len(ch.encode())),
+                       st.one_of(_around(L.goal_bytes), _around(L.cue_bytes),
+                                 _around(L.provenance_bytes)),
+                       st.sampled_from(["x", "é", "\U0001f600", "İ"]))
+huge_numbers = st.one_of(
+    st.integers(0, 6000).map(lambda k: 10**k),
+    st.integers(0, 6000).map(lambda k: -(10**k) + 1),
+    st.sampled_from([math.inf, -math.inf, math.nan, 1e308, 5e-324]),
+)
+
+
+def _nest(depth: int, leaf: Any, kind: str) -> Any:
+    value = leaf
+    for _ in range(depth):
+        value = {"a": value} if kind == "obj" else [value]
+    return value
+
+
+nested = st.builds(_nest, st.sampled_from([1, 63, 64, 65, 1000, 20_000]), huge_numbers,
+                   st.sampled_from(["obj", "list"]))
+metadata = st.one_of(
+    st.builds(lambda v: {"v": v}, st.one_of(nested, huge_numbers, sized_text)),
+    st.builds(lambda n: {"blob": "m" * n}, _around(L.metadata_bytes)),
+)
+provenance = st.one_of(st.builds(lambda v: {"source": v}, sized_text),
+                       st.builds(lambda n: {f"k{i}": "v" * 1000 for i in range(n)},
+                                 st.sampled_from([1, 16, 17, 100])))
+
+
+@pytest.fixture(scope="module")
+def fuzz_memory(neo4j_db: Neo4jUnderTest) -> Iterator[Memory]:
+    mem = Memory.connect(neo4j_db.settings, start_if_needed=False)
+    wipe(mem)
+    mem.put({"id": "seed", "kind": "semantic", "content": "the invoice is due friday",
+             "created_at": BASE, "scope": {"tenant": TENANT}})
+    try:
+        yield mem
+    finally:
+        wipe(mem)
+        mem.close()
+
+
+def record(rid: str, **fields: Any) -> dict[str, Any]:
+    return {"id": rid, "kind": "semantic", "content": "bounded fuzz", "created_at": BASE,
+            "scope": {"tenant": TENANT}, **fields}
+
+
+# -- the client ------------------------------------------------------------------------
+
+
+@FUZZ
+@given(meta=metadata, prov=provenance, how=st.sampled_from(["put", "write", "put_many"]))
+def test_client_records(fuzz_memory: Memory, meta: dict[str, Any], prov: dict[str, Any],
+                        how: str) -> None:
+    rec = record("f-rec", metadata=meta, provenance=prov)
+    call: dict[str, Callable[[], Any]] = {
+        "put": lambda: fuzz_memory.put(rec),
+        "write": lambda: fuzz_memory.write(rec, by="fuzzer", now=BASE),
+        "put_many": lambda: fuzz_memory.put_many([record("f-ok"), rec]),
+    }
+    check(fuzz_memory, call[how])
+    wipe_fuzzed(fuzz_memory)
+
+
+@FUZZ
+@given(action=sized_text, cue=sized_text, goal=sized_text, observation=sized_text,
+       entities=st.lists(sized_text, max_size=3), many=st.sampled_from([0, 256, 257]))
+def test_client_intentions_and_retrieval(fuzz_memory: Memory, action: str, cue: str,
+                                         goal: str, observation: str, entities: list[str],
+                                         many: int) -> None:
+    principal = Principal(tenants=frozenset({TENANT}))
+    scope = {"tenant": TENANT}
+    check(fuzz_memory, lambda: fuzz_memory.intend(
+        {"id": "f-int", "action": action, "trigger_kind": "topic", "trigger_value": cue,
+         "scope": scope, "created_at": BASE}))
+    check(fuzz_memory, lambda: fuzz_memory.due({cue: cue}, principal=principal, scope=scope,
+                                               now=BASE))
+    state = {"memory_scope": scope, "goal": goal, "last_observation": observation,
+             "entities": [*entities, *(["e"] * many)], "needs_prior_context": True}
+    before = snapshot(fuzz_memory)
+    try:
+        fuzz_memory.retrieve(state, principal=principal, now=BASE)
+    except GraphmemError:
+        assert snapshot(fuzz_memory) == before
+    except Exception as exc:
+        pytest.fail(f"untyped error: {type(exc).__name__}: {str(exc)[:200]}")
+    wipe_fuzzed(fuzz_memory)
+
+
+def wipe_fuzzed(memory: Memory) -> None:
+    """Leave the seed only, so the next example starts from the same store."""
+    memory.store.driver.execute_query(
+        "MATCH (n) WHERE n.id STARTS WITH 'f-' OR n.record_id STARTS WITH 'f-' "
+        "OR n.intention_id STARTS WITH 'f-' OR n:Retrieval OR n:CandidateSet "
+        "OR n:WriteDecision DETACH DELETE n", database_=memory.store.database)
+
+
+# -- the command line ------------------------------------------------------------------
+
+json_lines = st.one_of(
+    st.builds(lambda m: json.dumps(record("f-line", metadata=m, created_at=BASE.isoformat()),
+                                   allow_nan=True), metadata),
+    st.builds(lambda d: '{"id": "f-deep", "metadata": ' + "[" * d + "]" * d + "}",
+              st.sampled_from([65, 1000, 100_000])),
+    st.builds(lambda k: '{"id": "f-num", "metadata": {"n": 1' + "0" * k + "}}",
+              st.sampled_from([63, 64, 100, 4300, 5000])),
+    st.text(max_size=50),
+    st.just('{"id": "f-x", "content": "' + "[" * 10_000 + '"}'),
+)
+
+
+@pytest.fixture(scope="module")
+def cli_env(neo4j_db: Neo4jUnderTest) -> Iterator[None]:
+    s = neo4j_db.settings
+    with pytest.MonkeyPatch.context() as mp:
+        for key, value in {"NEO4J_URI": s.uri, "NEO4J_USER": s.user,
+                           "NEO4J_PASSWORD": s.password, "NEO4J_DATABASE": s.database}.items():
+            mp.setenv(key, value)
+        yield
+
+
+@FUZZ
+@given(lines=st.lists(json_lines, min_size=1, max_size=3))
+def test_cli_import(fuzz_memory: Memory, cli_env: None, lines: list[str]) -> None:
+    before = snapshot(fuzz_memory)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "fuzz.jsonl"
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8", errors="surrogatepass")
+        result = CliRunner().invoke(app, ["import", str(path), "--json"])
+    assert result.exit_code in (0, 2), result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), (
+        repr(result.exception))
+    assert "Traceback" not in result.output
+    if result.exit_code == 2:
+        assert len(result.stderr.strip().splitlines()) >= 1
+        assert snapshot(fuzz_memory) == before
+    wipe_fuzzed(fuzz_memory)
+
+
+# -- the MCP tools (called as the SDK calls them, with the server's state) -----------------
+
+
+@FUZZ
+@given(content=sized_text, prov=st.one_of(st.none(), provenance.filter(
+    lambda p: all(isinstance(v, str) for v in p.values()))), goal=sized_text, action=sized_text,
+       event_value=sized_text)
+def test_mcp_tools(fuzz_memory: Memory, content: str, prov: dict[str, str] | None, goal: str,
+                   action: str, event_value: str) -> None:
+    config = ServerConfig.build(tenants=(TENANT,), agent="fuzz-agent")
+    ctx: Any = SimpleNamespace(request_context=SimpleNamespace(
+        lifespan_context=ServerState(memory=fuzz_memory, config=config)))
+    calls: list[Callable[[], Any]] = [
+        lambda: tools.remember(ctx, content=content, provenance=prov,
+                               authority="human_instruction"),
+        lambda: tools.recall(ctx, goal=goal, needs_prior_context=True),
+        lambda: tools.intend(ctx, action=action, cue_kind="topic", cue_value=event_value),
+        lambda: tools.process_event(ctx, event={"topic": event_value}),
+    ]
+    for call in calls:
+        before = snapshot(fuzz_memory)
+        try:
+            call()
+        except ToolError as exc:
+            assert str(exc).split(":")[0].endswith("Error"), str(exc)[:200]
+            assert snapshot(fuzz_memory) == before
+        except Exception as exc:
+            pytest.fail(f"untyped error out of a tool: {type(exc).__name__}: {str(exc)[:200]}")
+    wipe_fuzzed(fuzz_memory)
+
+
+# -- the LangGraph store -----------------------------------------------------------------
+
+ttls = st.one_of(st.none(), st.floats(allow_nan=True, allow_infinity=True),
+                 st.integers(-10, 10), st.sampled_from([1e15, 10**20, True]))
+
+
+@FUZZ
+@given(value=st.one_of(metadata, st.builds(lambda t: {"text": t}, sized_text)), ttl=ttls)
+def test_langgraph_put(fuzz_memory: Memory, value: dict[str, Any], ttl: Any) -> None:
+    store = GraphmemStore(fuzz_memory, principal=Principal(tenants=frozenset({TENANT})))
+    check(fuzz_memory, lambda: store.put((TENANT, "notes"), "f-key", value, ttl=ttl))
+    check(fuzz_memory, lambda: store.search((TENANT,), query="invoice"))
+    wipe_fuzzed(fuzz_memory)
+    fuzz_memory.store.driver.execute_query(
+        "MATCH (n:Record) WHERE n.tenant = $t AND n.id <> 'seed' DETACH DELETE n",
+        t=TENANT, database_=fuzz_memory.store.database)
+
