@@ -290,9 +290,12 @@ class TermMatcher:
     (:meth:`from_digests`): both decide the same matches.
     """
 
-    def __init__(self, specs: Sequence[TermSpec], keyer: Callable[[str], str]) -> None:
+    def __init__(self, specs: Sequence[TermSpec], keyer: Callable[[str], str] | None = None
+                 ) -> None:
         self.specs = tuple(specs)
-        self._keyer = keyer
+        self.clear = keyer is None
+        """Whether the specs' keys are the skeletons themselves (clear terms)."""
+        self._keyer: Callable[[str], str] = keyer or (lambda skeleton: skeleton)
         self._by_key: dict[str, list[int]] = {}
         for number, spec in enumerate(self.specs):
             self._by_key.setdefault(spec.key, []).append(number)
@@ -311,7 +314,7 @@ class TermMatcher:
             spec = term_spec(term)
             if spec not in specs:
                 specs.append(spec)
-        return cls(specs, lambda skeleton: skeleton)
+        return cls(specs)
 
     @classmethod
     def from_digests(cls, digests: Iterable[TermDigest], key: bytes) -> TermMatcher:
@@ -320,6 +323,13 @@ class TermMatcher:
 
     def __bool__(self) -> bool:
         return bool(self.specs)
+
+    def anchors(self) -> list[str] | None:
+        """The :func:`ascii_anchor` of every clear term that has one (an ASCII text can hold
+        only those terms, and holds their anchor when it does); None for digests."""
+        if not self.clear:
+            return None
+        return sorted({a for s in self.specs if (a := ascii_anchor(s)) is not None})
 
     def matches(self, text: str) -> list[Match]:
         """Every match in ``text`` (overlapping ones too), by start then longest first."""
