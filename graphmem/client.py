@@ -392,36 +392,44 @@ class Memory:
 
     def plan_deletion(self, roots: Sequence[str] | None = None,
                       subject: dict[str, str] | None = None, redact_terms: Iterable[str] = (),
-                      *, requested_by: str, reason: str, request_id: str | None = None
-                      ) -> DeletionPlan:
+                      *, requested_by: str, reason: str, request_id: str | None = None,
+                      allow_missing: bool = False) -> DeletionPlan:
         """Plan a deletion from root ids or a subject scope; reads only (SPEC section 7).
 
         ``request_id`` defaults to a fresh ``del-<uuid>``. ``plan.matches_nothing`` is True
-        when the subject or roots matched nothing (issue 19).
+        when the subject or roots matched nothing (issue 19); with ``allow_missing``, roots
+        that name nothing are listed in ``plan.missing_roots`` instead of raising. The plan
+        keeps ``redact_terms`` only as salted digests (and in memory, for
+        :meth:`apply_deletion`).
 
         Raises:
-            ValidationError: both or neither of roots/subject, a subject without tenant.
-            DeletionError: a named root does not exist.
+            ValidationError: both or neither of roots/subject, a subject without tenant, a
+                term without a letter or digit.
+            DeletionError: a named root does not exist (without ``allow_missing``).
         """
         return plan_deletion(self.store, roots=roots, subject=subject,
                              redact_terms=redact_terms, requested_by=requested_by,
-                             reason=reason, request_id=request_id)
+                             reason=reason, request_id=request_id, allow_missing=allow_missing)
 
     def apply_deletion(self, plan: DeletionPlan, *, batch_size: int | None = None,
-                       progress: ProgressCallback | None = None) -> DeletionReport:
+                       progress: ProgressCallback | None = None,
+                       redact_terms: Iterable[str] | None = None) -> DeletionReport:
         """Apply a plan: atomic when it fits one batch, else batched and resumable; applying
-        it again changes nothing. Returns the verified report.
+        it again changes nothing (``report.already_applied``). Returns the verified report.
+        A plan loaded from JSON that names terms needs them again (``redact_terms``).
 
         Raises:
-            DeletionError: a stale or tampered plan, or a request id reused by another plan.
+            DeletionError: a stale or tampered plan, a request id reused by another plan, or
+                terms missing or not the plan's.
         """
         return apply_deletion(self.store, plan, batch_size=batch_size or DEFAULT_BATCH_SIZE,
-                              progress=progress)
+                              progress=progress, redact_terms=redact_terms)
 
     def verify_deletion(self, request_id: str, *, redact_terms: Iterable[str] = ()
                         ) -> DeletionReport:
-        """The report of an applied request with a fresh verification (pass the request's
-        terms to also prove they are gone). Raises DeletionError for an unknown request."""
+        """The report of an applied request with a fresh verification, which checks the
+        request's own terms from its keyed digests (``redact_terms`` may repeat them).
+        Raises DeletionError for an unknown request or a term that is not the request's."""
         return verify_deletion(self.store, request_id, redact_terms=redact_terms)
 
     def recompute(self, record_id: str, content: str, *, by: str, reason: str,

@@ -1,7 +1,8 @@
 """The deletion term matcher (SPEC section 7): every way a name is written is found, nothing
 else is touched. Pure: no database.
 
-The property tests generate 10,000 cases in all (4 tests x 250 examples x 10): random surrounding text and
+The property tests generate 10,000 cases in all (4 tests x 250 examples x 10): random
+surrounding text and
 random variants of a term (case, compatibility forms, decomposed accents, ignorables inside
 words, any run of whitespace or invisible characters between words), words that merely
 contain a term or start with it, and the digest form of the matcher against the clear one.
@@ -39,7 +40,7 @@ SEPARATORS = [" ", "\u00a0", "\n", "\r\n", "  ", "\t", "\u200b", " \u200b ", "\u
 INSIDE = ["\u00ad", "\u200b", "\u200c", "\u200d", "\u2060", "\ufeff"]
 # The same, without the zero-width space, which marks a word break where no term asks one.
 INSIDE_NO_BREAK = ["\u00ad", "\u200c", "\u200d", "\u2060", "\ufeff"]
-LETTERS = "abcdefghijklmnopqrstuvwxyzäöüéèçñßøåı"
+LETTERS = "abcdefghijklmnopqrstuvwxyzäöüéèçñßøå\u0131"
 _INVISIBLE = regex.compile(r"[\s\p{Default_Ignorable_Code_Point}]")
 
 
@@ -59,7 +60,7 @@ def char_variant(rnd: random.Random, char: str) -> str:
     options = [char, char.upper(), char.lower(), unicodedata.normalize("NFD", char)]
     if char == "ß":
         options += ["SS", "ss", "\u1e9e"]
-    if char == "ı":
+    if char == "\u0131":
         options += ["I", "i", "\u0130"]
     if char == "i":
         options += ["\u0130", "I"]
@@ -180,7 +181,8 @@ def test_the_ascii_anchor_never_misses_a_match(term: list[str], rnd: random.Rand
 
 @pytest.mark.parametrize("written", [
     "Jane\u00a0Roe", "Jane\nRoe", "Jane  Roe", "Jane\u200bRoe", "JANE ROE", "jane roe",
-    "Jane\r\n  Roe", "Ja\u00adne Roe", "Ｊａｎｅ Ｒｏｅ", "Jane\u2060 Roe"])
+    "Jane\r\n  Roe", "Ja\u00adne Roe", "\uff2a\uff41\uff4e\uff45 \uff32\uff4f\uff45",
+    "Jane\u2060 Roe"])
 def test_the_issue_variants_of_jane_roe_are_redacted(written: str) -> None:
     text = f"Call {written} back, said Ann."
     out = TermMatcher.from_terms(["Jane Roe"]).redact(text)
@@ -220,8 +222,8 @@ def test_latin_words_beside_cjk_are_whole_words() -> None:
 
 
 def test_dotted_and_dotless_i_match_as_people_expect() -> None:
-    m = TermMatcher.from_terms(["Yıldız", "İzmir"])
-    for text in ("YILDIZ", "yildiz", "Yıldız", "YİLDİZ", "izmir", "IZMIR", "İZMİR"):
+    m = TermMatcher.from_terms(["Y\u0131ld\u0131z", "İzmir"])
+    for text in ("YILDIZ", "yildiz", "Y\u0131ld\u0131z", "YİLDİZ", "izmir", "IZMIR", "İZMİR"):
         assert m.redact(text) == REDACTION, text
 
 

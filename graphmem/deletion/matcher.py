@@ -5,9 +5,9 @@ A text and a term are read the same way:
 
 1. **Normalised** grapheme by grapheme (``\\X``): Unicode compatibility forms (NFKC: full-width
    letters, ligatures, NBSP), full case folding (``ß`` and ``SS`` are both ``ss``), composed
-   combining marks (``Rene\\u0301`` is ``René``), and dotted and dotless I (``İ``, ``ı``)
-   folded to ``i``. Every normalised character remembers the original span of its grapheme,
-   so a match maps back to exactly the original characters it covers.
+   combining marks (``Rene\\u0301`` is ``René``), and dotted and dotless I (``\\u0130``,
+   ``\\u0131``) folded to ``i``. Every normalised character remembers the original span of
+   its grapheme, so a match maps back to exactly the original characters it covers.
 2. **Cut into pieces.** Each normalised character is a word character of a script that
    separates words with spaces (``W``: Latin, Greek, Cyrillic, Arabic, digits ...), a word
    character of a script that does not (``C``: Han, Hiragana, Katakana, Hangul, Thai, Lao,
@@ -42,6 +42,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 
 import regex
 
@@ -227,7 +228,7 @@ def ascii_anchor(spec: TermSpec) -> str | None:
         return None
     cuts = sorted({0, spec.length, *spec.breaks})
     runs: list[str] = []
-    for a, b in zip(cuts, cuts[1:], strict=False):
+    for a, b in pairwise(cuts):
         runs.extend(regex.findall(r"[a-z0-9]+", spec.key[a:b]))
     return max(runs, key=len) if runs else None
 
