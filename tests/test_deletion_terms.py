@@ -177,7 +177,8 @@ def test_cli_plan_file_apply_twice_and_roots_matching_nothing(memory: Memory,
     assert "roe" not in plan_file.read_text().lower()
     result = runner.invoke(app, ["delete", "apply", str(plan_file), "--redact", "Jane Roe"])
     assert result.exit_code == 0, result.output
-    assert "changed 1" in result.output and "1 of 1 term(s) checked" in result.output
+    assert "REDACT 5" in result.output and "changed 6" in result.output
+    assert "1 of 1 term(s) checked" in result.output
     result = runner.invoke(app, ["delete", "apply", str(plan_file)])
     assert result.exit_code == 0, result.output
     assert "already applied, nothing changed" in result.output
