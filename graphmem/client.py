@@ -396,15 +396,10 @@ class Memory:
                       allow_missing: bool = False) -> DeletionPlan:
         """Plan a deletion from root ids or a subject scope; reads only (SPEC section 7).
 
-        ``request_id`` defaults to a fresh ``del-<uuid>``. ``plan.matches_nothing`` is True
-        when the subject or roots matched nothing (issue 19); with ``allow_missing``, roots
-        that name nothing are listed in ``plan.missing_roots`` instead of raising. The plan
-        keeps ``redact_terms`` only as salted digests (and in memory, for
-        :meth:`apply_deletion`).
+        See :func:`graphmem.deletion.plan_deletion` (``allow_missing``, terms as digests).
 
         Raises:
-            ValidationError: both or neither of roots/subject, a subject without tenant, a
-                term without a letter or digit.
+            ValidationError: both or neither of roots/subject, a subject without tenant.
             DeletionError: a named root does not exist (without ``allow_missing``).
         """
         return plan_deletion(self.store, roots=roots, subject=subject,
@@ -414,21 +409,18 @@ class Memory:
     def apply_deletion(self, plan: DeletionPlan, *, batch_size: int | None = None,
                        progress: ProgressCallback | None = None,
                        redact_terms: Iterable[str] | None = None) -> DeletionReport:
-        """Apply a plan: atomic when it fits one batch, else batched and resumable; applying
-        it again changes nothing (``report.already_applied``). Returns the verified report.
-        A plan loaded from JSON that names terms needs them again (``redact_terms``).
+        """Apply a plan (see :func:`graphmem.deletion.apply_deletion`; a plan loaded from
+        JSON needs ``redact_terms`` again). Returns the verified report.
 
         Raises:
-            DeletionError: a stale or tampered plan, a request id reused by another plan, or
-                terms missing or not the plan's.
+            DeletionError: a stale or tampered plan, a reused request id, missing terms.
         """
         return apply_deletion(self.store, plan, batch_size=batch_size or DEFAULT_BATCH_SIZE,
                               progress=progress, redact_terms=redact_terms)
 
     def verify_deletion(self, request_id: str, *, redact_terms: Iterable[str] = ()
                         ) -> DeletionReport:
-        """The report of an applied request with a fresh verification, which checks the
-        request's own terms from its keyed digests (``redact_terms`` may repeat them).
+        """The report of an applied request with a fresh verification of its own terms.
         Raises DeletionError for an unknown request or a term that is not the request's."""
         return verify_deletion(self.store, request_id, redact_terms=redact_terms)
 

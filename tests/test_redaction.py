@@ -14,9 +14,9 @@ from graphmem.deletion import apply_deletion, plan_deletion, verify_deletion
 from graphmem.deletion.redaction import (
     STRUCTURAL_KEYS,
     holds_term,
+    matcher_of,
     redact_value,
     scan_tenant_text,
-    matcher_of,
 )
 from graphmem.evaluation.faults import run_faults
 from graphmem.evaluation.namespace import Namespace
