@@ -104,8 +104,8 @@ def _plan_tables(plan: DeletionPlan, limit: int) -> None:
 def _report_tables(report: DeletionReport, limit: int) -> None:
     req = report.request
     if report.already_applied:
-        console.print(f"request {req.id} was already applied (finished {req.finished_at}): "
-                      "already applied, nothing changed", highlight=False)
+        console.print(f"already applied, nothing changed: request {req.id} finished at "
+                      f"{req.finished_at}", highlight=False)
         _verdict(report)
         return
     table = Table(title=f"Deletion request {req.id}: {req.state}", title_justify="left")

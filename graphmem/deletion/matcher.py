@@ -250,7 +250,8 @@ class TermDigest:
     def from_dict(cls, data: dict[str, object]) -> TermDigest:
         """The inverse of :meth:`as_dict`."""
         breaks = data.get("breaks") or []
-        assert isinstance(breaks, list)
+        if not isinstance(breaks, list):
+            raise ValueError("a term digest's breaks must be a list")
         return cls(str(data["digest"]), int(str(data["length"])), tuple(int(b) for b in breaks))
 
 
