@@ -158,7 +158,7 @@ def measure(memory: Memory, root: str, expected: int, *, apply: bool, runs: int 
         raise AssertionError(f"plan has {len(plan.entries)} entries, expected {expected + 1}")
     _, summary, _ = memory.store.driver.execute_query(
         cypher.query("deletion/walk"),
-        cypher.arguments("deletion/walk", {"roots": [root], "terms": []}),
+        cypher.arguments("deletion/walk", {"roots": [root], "pattern": None}),
         database_=memory.store.database)
     server_ms = (summary.result_available_after or 0) + (summary.result_consumed_after or 0)
     out: dict[str, Any] = {

@@ -2,6 +2,7 @@
 MATCH (q:Retrieval {id: $retrieval_id})
 USING INDEX SEEK q:Retrieval(id)
 CREATE (e:Exposure {retrieval_id: $retrieval_id, action_id: $action_id, at: $at,
+                    written_at: datetime(),
                     memory_ids: $memory_ids})
 CREATE (e)-[:OF]->(q)
 WITH e

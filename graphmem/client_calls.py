@@ -149,8 +149,8 @@ class DeletionCalls(_Calls):
 
     def plan_deletion(self, roots: Sequence[str] | None = None,
                       subject: dict[str, str] | None = None, redact_terms: Iterable[str] = (),
-                      *, requested_by: str, reason: str, request_id: str | None = None
-                      ) -> DeletionPlan:
+                      *, requested_by: str, reason: str, request_id: str | None = None,
+                      allow_missing: bool = False) -> DeletionPlan:
         """Plan a deletion from root ids or a subject scope; reads only (SPEC section 7).
 
         ``request_id`` defaults to a fresh ``del-<uuid>``. ``plan.matches_nothing`` is True
@@ -161,31 +161,37 @@ class DeletionCalls(_Calls):
 
         Raises:
             ValidationError: both or neither of roots/subject, a subject without tenant.
-            DeletionError: a named root does not exist.
+            DeletionError: a named root does not exist (without ``allow_missing``, which
+                leaves it out and lists it in ``missing_roots``).
             OutOfReachError, AuthorizationError: a bound client's root, subject or plan
                 beyond its reach.
         """
         return plan_deletion(self.store, roots=roots, subject=subject,
                              redact_terms=redact_terms, requested_by=requested_by,
-                             reason=reason, request_id=request_id, access=self.access)
+                             reason=reason, request_id=request_id, access=self.access,
+                             allow_missing=allow_missing)
 
     def apply_deletion(self, plan: DeletionPlan, *, batch_size: int | None = None,
-                       progress: ProgressCallback | None = None) -> DeletionReport:
+                       progress: ProgressCallback | None = None,
+                       redact_terms: Iterable[str] | None = None) -> DeletionReport:
         """Apply a plan: atomic when it fits one batch, else batched and resumable; applying
-        it again changes nothing. Returns the verified report.
+        it again changes nothing. Returns the verified report. A plan loaded from JSON holds
+        its terms only as digests: pass ``redact_terms`` again.
 
         Raises:
-            DeletionError: a stale or tampered plan, or a request id reused by another plan.
+            DeletionError: a stale or tampered plan, a request id reused by another plan, or
+                missing or wrong terms.
             AuthorizationError: a bound client's plan changes what it may not.
         """
         check_plan(self.store, self.access, plan)
         return apply_deletion(self.store, plan, batch_size=batch_size or DEFAULT_BATCH_SIZE,
-                              progress=progress)
+                              progress=progress, redact_terms=redact_terms)
 
     def verify_deletion(self, request_id: str, *, redact_terms: Iterable[str] = ()
                         ) -> DeletionReport:
-        """The report of an applied request with a fresh verification (pass the request's
-        terms to also prove they are gone). Raises DeletionError for an unknown request
+        """The report of an applied request with a fresh verification of the request's own
+        terms (kept as keyed digests; ``redact_terms`` need not be given).
+        Raises DeletionError for an unknown request
         (OutOfReachError for a bound client, also for a request beyond its reach)."""
         try:
             found = verify_deletion(self.store, request_id, redact_terms=redact_terms)

@@ -342,7 +342,7 @@ def _operators(plan: Any) -> Iterator[str]:
 def test_walk_is_planned_as_a_pruning_bfs_anchored_on_the_constraint(memory: Memory) -> None:
     _, summary, _ = memory.store.driver.execute_query(
         "EXPLAIN " + cypher.statement("deletion/walk"),
-        cypher.arguments("deletion/walk", {"roots": ["a"], "terms": []}),
+        cypher.arguments("deletion/walk", {"roots": ["a"], "pattern": None}),
         database_=memory.store.database)
     ops = list(_operators(summary.plan))
     assert any(op.startswith("VarLengthExpand(Pruning,BFS") for op in ops), ops

@@ -192,6 +192,9 @@ def test_cli_plan_apply_verify(cli_env: Memory, tmp_path: Path) -> None:
     assert json.loads(result.stdout)["entries"]
 
     result = runner.invoke(app, ["delete", "apply", str(plan_file), "--batch-size", "3"])
+    assert result.exit_code == 2 and "give them again" in result.output  # terms not kept
+    result = runner.invoke(app, ["delete", "apply", str(plan_file), "--batch-size", "3",
+                                 "--redact", "JANE  ROE"])
     assert result.exit_code == 0, result.output
     assert "verification passed" in result.output
     assert cli_env.get("sum-duplicate-charges").content.count("[REDACTED]") == 1

@@ -14,9 +14,9 @@ from graphmem.deletion import apply_deletion, plan_deletion, verify_deletion
 from graphmem.deletion.redaction import (
     STRUCTURAL_KEYS,
     holds_term,
+    matcher_of,
     redact_value,
     scan_tenant_text,
-    term_pattern,
 )
 from graphmem.evaluation.faults import run_faults
 from graphmem.evaluation.namespace import Namespace
@@ -218,16 +218,16 @@ def test_identifiers_are_reported_not_redacted(memory: Memory) -> None:
 
 @pytest.mark.parametrize("terms", [["CANARY-7731"], ["redact"], ['a"b\\c']])
 def test_redaction_is_idempotent_and_keeps_json_valid(terms: list[str]) -> None:
-    pattern = term_pattern(terms)
+    pattern = matcher_of(terms)
     raw = json.dumps({"CANARY-7731": 'x a"b\\c y', "n": [1, "canary-7731"], "redacted": 2},
                      sort_keys=True, ensure_ascii=False)
     once = redact_value("metadata_json", raw, pattern)
     assert json.loads(once)  # still JSON
     assert redact_value("metadata_json", once, pattern) == once
     assert not holds_term("metadata_json", once, pattern)
-    assert redact_value("note", "[REDACTED] and CANARY-7731", term_pattern(["canary-7731"])
+    assert redact_value("note", "[REDACTED] and CANARY-7731", matcher_of(["canary-7731"])
                         ) == "[REDACTED] and [REDACTED]"
-    assert redact_value("tags", ["a", "canary-7731"], term_pattern(["CANARY-7731"])) == [
+    assert redact_value("tags", ["a", "canary-7731"], matcher_of(["CANARY-7731"])) == [
         "a", "[REDACTED]"]
 
 

@@ -9,11 +9,14 @@
 // retrieval) is the tenant's graph too; and every relationship that starts at one of these
 // nodes (every relationship the write queries create does).
 // Properties are found generically, with keys(n) and n[key], so a field added later is
-// scanned too. $terms: lower-cased terms and their JSON-escaped forms (JSON-encoded
-// properties escape quotes and backslashes); a '[REDACTED]' marker never counts as text.
+// scanned too. $pattern: null (every string is a candidate), or the regular expression that
+// narrows the candidates without ever dropping one the client's matcher would match
+// (graphmem.deletion.redaction.narrowing); the client decides.
 // $skip: keys not to report (the caller's structural keys; empty to report everything).
 // $after: null, or a time: log nodes (Transition, WriteDecision, Retrieval, Exposure, Use,
-// DeletionRequest) written after it, and their relationships, are left out.
+// DeletionRequest) written after it, and their relationships, are left out. Written means
+// the server's clock at the write (written_at), never the caller's `now` (at), which an
+// as-of read sets in the past; nodes from before written_at existed fall back to at.
 CALL () {
   MATCH (n:Scope) WHERE n.tenant IN $tenants
   RETURN n
@@ -60,12 +63,12 @@ WITH DISTINCT node AS n
 WHERE $after IS NULL
    OR NOT (n:Transition OR n:WriteDecision OR n:Retrieval OR n:Exposure OR n:Use
            OR n:DeletionRequest)
-   OR NOT coalesce(coalesce(n.at, n.started_at) > $after, false)
+   OR NOT coalesce(coalesce(n.written_at, n.at, n.started_at) > $after, false)
 CALL (n) {
   WITH n, [k IN keys(n) WHERE NOT k IN $skip AND any(s IN
       CASE WHEN n[k] IS :: STRING THEN [n[k]]
            WHEN n[k] IS :: LIST<STRING NOT NULL> THEN n[k] ELSE [] END
-      WHERE any(t IN $terms WHERE toLower(normalize(replace(s, '[REDACTED]', '\n'))) CONTAINS t))]
+      WHERE $pattern IS NULL OR s =~ $pattern)]
     AS hits
   UNWIND hits AS key
   RETURN elementId(n) AS eid, false AS rel, labels(n) AS labels, key, n[key] AS value
@@ -74,7 +77,7 @@ CALL (n) {
   WITH e, [k IN keys(e) WHERE NOT k IN $skip AND any(s IN
       CASE WHEN e[k] IS :: STRING THEN [e[k]]
            WHEN e[k] IS :: LIST<STRING NOT NULL> THEN e[k] ELSE [] END
-      WHERE any(t IN $terms WHERE toLower(normalize(replace(s, '[REDACTED]', '\n'))) CONTAINS t))]
+      WHERE $pattern IS NULL OR s =~ $pattern)]
     AS hits
   UNWIND hits AS key
   RETURN elementId(e) AS eid, true AS rel, [type(e)] AS labels, key, e[key] AS value

@@ -3,12 +3,14 @@
 // expansion sits under a distinct horizon (min(length(p)) grouped by d) with no relationship
 // used downstream, so Neo4j plans VarLengthExpand(Pruning,BFS): every node is visited once
 // per root, linear in the number of descendants even through chained diamonds.
-// $roots: record ids; $terms: lower-cased redaction terms (may be empty).
+// $roots: record ids; $pattern: null (no redaction terms), or the regular expression that
+// narrows the descendants that may hold a term (graphmem.deletion.redaction.narrowing).
 // Returns ONE row of parallel lists, because one row decodes far faster in the driver than a
 // row per descendant:
 // - per descendant: id, kind, erased flag, minimum depth below a root, parent ids;
-// - the descendants holding a term in content, asserted value, provenance or metadata, with
-//   the terms found (only when $terms is not empty);
+// - the descendants that may hold a term in content, asserted value, provenance, metadata,
+//   asserted key or thread, with those texts (the client's matcher decides; only with
+//   $pattern);
 // - per EVIDENCED_BY or SELECTED edge into a root or descendant: the record, the citing
 //   record or selecting retrieval, the edge type, and the citer's kind ('' for a retrieval:
 //   collect() drops nulls, which would misalign the lists) and erased flag.
@@ -23,13 +25,13 @@ WITH collect(d) AS ds, collect(d.id) AS ids, collect(d.kind) AS kinds,
   collect(depth) AS depths, collect([(d)-[:DERIVED_FROM]->(parent:Record) | parent.id]) AS parents
 CALL (ds) {
   WITH ds
-  WHERE size($terms) > 0
+  WHERE $pattern IS NOT NULL
   UNWIND ds AS d
-  WITH d, toLower(normalize(coalesce(d.content, '') + '\n' + coalesce(d.asserted_value, '') + '\n' +
-                  coalesce(d.provenance_json, '') + '\n' + coalesce(d.metadata_json, ''))) AS text
-  WITH d, [t IN $terms WHERE text CONTAINS t] AS found
-  WHERE size(found) > 0
-  RETURN collect(d.id) AS term_ids, collect(found) AS term_found
+  WITH d, [coalesce(d.content, ''), coalesce(d.asserted_value, ''),
+           coalesce(d.provenance_json, ''), coalesce(d.metadata_json, ''),
+           coalesce(d.asserts, ''), coalesce(d.thread, '')] AS texts
+  WHERE any(s IN texts WHERE s =~ $pattern)
+  RETURN collect(d.id) AS term_ids, collect(texts) AS term_texts
 }
 CALL (ds) {
   UNWIND $roots AS root_id
@@ -41,5 +43,5 @@ CALL (ds) {
   RETURN collect(x.id) AS cited, collect(c.id) AS citer, collect(type(r)) AS edge,
     collect(coalesce(c.kind, '')) AS citer_kind, collect(coalesce(c.erased, false)) AS citer_erased
 }
-RETURN ids, kinds, erased, depths, parents, term_ids, term_found,
+RETURN ids, kinds, erased, depths, parents, term_ids, term_texts,
   cited, citer, edge, citer_kind, citer_erased

@@ -10,6 +10,8 @@
 // $max_depth). $candidate_ids is null when the client sends a delta or believes the set is
 // stored already; `incomplete` says the set cannot be read back: stored neither whole nor as a
 // delta of a readable base (the client then runs candidate_set_fill in the same transaction).
+// `at` is the caller's `now` (an as-of read sets it in the past); `written_at` the server's
+// clock at the write (a deletion's verification compares that).
 // A statement of the agent loop: planned once, kept (graphmem.db.catalogue, "Plans").
 CYPHER replan=skip
 OPTIONAL MATCH (base:CandidateSet {digest: $base_digest})
@@ -23,7 +25,8 @@ MERGE (cs:CandidateSet {digest: $candidate_digest})
     cs.added_ids = CASE WHEN base IS NULL THEN null ELSE $added_ids END,
     cs.removed_ids = CASE WHEN base IS NULL THEN null ELSE $removed_ids END
 CREATE (q:Retrieval {
-  id: $id, at: $at, triggered: $triggered, triggers: $triggers, query: $query,
+  id: $id, at: $at, written_at: datetime(), triggered: $triggered, triggers: $triggers,
+  query: $query,
   ranker: $ranker, tenant: $tenant, scope_json: $scope_json, principal_tenants: $tenants,
   clearance: $clearance, candidate_digest: $candidate_digest,
   candidate_count: $candidate_count, selected_ids: [], conflict_keys: [],

@@ -5,9 +5,9 @@ record that was derived from erased content.
 
 from __future__ import annotations
 
-import hashlib
 import json
-from collections.abc import Mapping, Sequence
+import secrets
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -21,6 +21,7 @@ from graphmem.db.codec import (
     scope_pairs,
 )
 from graphmem.db.store import Neo4jStore
+from graphmem.deletion.matcher import TermMatcher, digest_terms
 from graphmem.deletion.models import (
     DeletionPlan,
     DeletionReport,
@@ -31,13 +32,12 @@ from graphmem.deletion.models import (
 from graphmem.deletion.plan import (
     DEFAULT_BATCH_SIZE,
     ProgressCallback,
+    check_terms,
     walk,
 )
 from graphmem.deletion.redaction import (
     redact_record,
     redact_tenant_text,
-    redact_text,
-    term_pattern,
 )
 from graphmem.deletion.verify import report
 from graphmem.errors import (
@@ -58,7 +58,11 @@ _REDACTED_FIELDS = ("content", "asserted_value", "provenance_json", "source", "m
                     "fingerprint", "dedup_key")
 
 
-def _request_props(plan: DeletionPlan, at: datetime) -> dict[str, Any]:
+def _request_props(plan: DeletionPlan, at: datetime, terms: Sequence[str]) -> dict[str, Any]:
+    """The request node's properties. The terms are kept as keyed digests under a fresh
+    random key (``redact_key``, ``redact_terms_json``: :func:`~graphmem.deletion.matcher.
+    digest_terms`), so the verification checks them without being given them again."""
+    key = secrets.token_bytes(32) if terms else b""
     return {
         "state": "applying",
         "version": plan.version,
@@ -67,9 +71,10 @@ def _request_props(plan: DeletionPlan, at: datetime) -> dict[str, Any]:
         "reason": plan.reason,
         "subject_json": json.dumps(plan.subject, sort_keys=True) if plan.subject else None,
         "tenants": list(plan.tenants),
-        "redact_term_count": len(plan.redact_terms),
-        "redact_term_digests": [hashlib.sha256(t.encode()).hexdigest()
-                                for t in plan.redact_terms],
+        "redact_term_count": len(terms),
+        "redact_key": key.hex() if terms else None,
+        "redact_terms_json": json.dumps([d.as_dict() for d in digest_terms(terms, key)])
+        if terms else None,
         "planned_at": plan.planned_at,
         "started_at": at,
         "planned_count": len(plan.entries),
@@ -115,7 +120,7 @@ def _check_stale(store: Neo4jStore, plan: DeletionPlan) -> None:
 
 
 def _apply_batch(store: Neo4jStore, tx: ManagedTransaction, plan: DeletionPlan,
-                 batch: Sequence[PlanEntry], at: datetime) -> None:
+                 batch: Sequence[PlanEntry], at: datetime, matcher: TermMatcher) -> None:
     rid = plan.request_id
     lock = store.run(tx, "deletion/request/lock", id=rid)
     if not lock or lock[0]["digest"] != plan.digest:
@@ -132,22 +137,20 @@ def _apply_batch(store: Neo4jStore, tx: ManagedTransaction, plan: DeletionPlan,
         store.run(tx, "deletion/erase_intentions", rows=erase_intents, **params)
 
     live = [e for e in batch if e.disposition is not Disposition.DELETE]
-    terms = plan.redact_terms
     redact_records = [e.id for e in live if e.terms and e.node is NodeType.RECORD]
-    if redact_records and terms:
+    if redact_records and matcher:
         rows = []
         for row in store.run(tx, "records/get", ids=redact_records):
             props = row["record"]
             if props.get("erased"):
                 continue
-            new = record_props(redact_record(record_from_props(props), terms))
+            new = record_props(redact_record(record_from_props(props), matcher))
             rows.append({"id": props["id"], **{k: new[k] for k in _REDACTED_FIELDS}})
         if rows:
             store.run(tx, "deletion/redact/records", rows=rows, request_id=rid, at=at)
     redact_intents = [e.id for e in live if e.terms and e.node is NodeType.INTENTION]
-    if redact_intents and terms:
-        pattern = term_pattern(terms)
-        rows = [{"id": row["id"], "action": redact_text(row["action"] or "", pattern)}
+    if redact_intents and matcher:
+        rows = [{"id": row["id"], "action": matcher.redact(row["action"] or "")}
                 for row in store.run(tx, "deletion/intentions_get", ids=redact_intents)]
         if rows:
             store.run(tx, "deletion/redact/intentions", rows=rows, request_id=rid, at=at)
@@ -156,17 +159,16 @@ def _apply_batch(store: Neo4jStore, tx: ManagedTransaction, plan: DeletionPlan,
                                              for e in live], request_id=rid, at=at)
 
 
-def _finish(store: Neo4jStore, tx: ManagedTransaction, plan: DeletionPlan, at: datetime
-            ) -> None:
+def _finish(store: Neo4jStore, tx: ManagedTransaction, plan: DeletionPlan, at: datetime,
+            matcher: TermMatcher) -> None:
     targets = [h.retrieval_id for h in plan.retrievals if h.query_holds_terms]
-    if targets and plan.redact_terms:
-        pattern = term_pattern(plan.redact_terms)
-        rows = [{"id": row["id"], "query": redact_text(row["query"] or "", pattern)}
+    if targets and matcher:
+        rows = [{"id": row["id"], "query": matcher.redact(row["query"] or "")}
                 for row in store.run(tx, "deletion/retrieval_queries", ids=targets)]
         store.run(tx, "deletion/redact/retrievals", rows=rows, request_id=plan.request_id,
                   at=at)
-    if plan.redact_terms:
-        redact_tenant_text(store, tx, tenants=plan.tenants, terms=plan.redact_terms,
+    if matcher:
+        redact_tenant_text(store, tx, tenants=plan.tenants, terms=matcher,
                            request_id=plan.request_id, at=at)
     store.run(tx, "deletion/request/finish", id=plan.request_id, at=at)
 
@@ -178,6 +180,7 @@ def apply_deletion(
     batch_size: int = DEFAULT_BATCH_SIZE,
     progress: ProgressCallback | None = None,
     check_stale: bool = True,
+    redact_terms: Iterable[str] | None = None,
 ) -> DeletionReport:
     """Apply a deletion plan (SPEC section 7) and return the verified audit report.
 
@@ -192,7 +195,13 @@ def apply_deletion(
     A plan with at most ``batch_size`` entries is applied in one transaction. A larger one
     runs as a begin transaction, one transaction per ``batch_size`` entries, and a finish
     transaction; if the process dies in between, applying the same plan again resumes where
-    it stopped. Applying an applied plan again changes nothing and returns its report.
+    it stopped. Applying an applied plan again changes nothing and returns its report with
+    ``already_applied`` set.
+
+    The plan holds its redaction terms only as digests: ``plan_deletion``'s plan keeps them
+    in memory; a plan loaded from JSON is applied with ``redact_terms`` given again, checked
+    against the plan (:func:`~graphmem.deletion.plan.check_terms`). The request keeps them
+    as keyed digests (``docs/deletion-terms.md``).
 
     Args:
         store: the store. plan: a plan from :func:`plan_deletion` or
@@ -201,12 +210,15 @@ def apply_deletion(
         progress: called after each committed batch with (entries applied, total entries).
         check_stale: first re-check the plan against the graph (roots, descendants,
             citing procedures); costs one more walk.
+        redact_terms: the plan's terms, for a plan loaded from JSON (any spelling the matcher
+            reads the same; None: the ones the plan keeps in memory).
 
     Raises:
         DeletionError: the plan's digest does not match its content; the request id is
             already used by a different plan; the plan is stale (the graph changed since
-            planning: plan again).
-        ValidationError: ``batch_size`` < 1.
+            planning: plan again); the plan names terms and they were not given, or the
+            terms given are not the plan's.
+        ValidationError: ``batch_size`` < 1; an empty term.
     """
     if batch_size < 1:
         raise ValidationError("batch_size must be >= 1")
@@ -220,14 +232,20 @@ def apply_deletion(
         if stored.get("digest") != plan.digest:
             raise DeletionError("this request id belongs to a different plan", record_ids=[rid])
         if stored.get("state") == "applied":
-            return report(store, rid, redact_terms=plan.redact_terms)
+            known = check_terms(plan, redact_terms) if (
+                redact_terms is not None or plan.clear_terms) else ()
+            done = report(store, rid, redact_terms=known)
+            return done.model_copy(update={"already_applied": True})
+    terms = check_terms(plan, redact_terms)
+    matcher = TermMatcher.from_terms(terms)
     if check_stale:
         _check_stale(store, plan)
     at = store.clock()
     total = len(plan.entries)
 
     def begin(tx: ManagedTransaction) -> None:
-        rows = store.run(tx, "deletion/request/begin", id=rid, props=_request_props(plan, at))
+        rows = store.run(tx, "deletion/request/begin", id=rid,
+                         props=_request_props(plan, at, terms))
         if rows[0]["digest"] != plan.digest:
             raise DeletionError("this request id belongs to a different plan",
                                 record_ids=[rid])
@@ -235,8 +253,8 @@ def apply_deletion(
     if total <= batch_size:
         def atomic(tx: ManagedTransaction) -> None:
             begin(tx)
-            _apply_batch(store, tx, plan, plan.entries, at)
-            _finish(store, tx, plan, at)
+            _apply_batch(store, tx, plan, plan.entries, at, matcher)
+            _finish(store, tx, plan, at, matcher)
 
         store.transaction("deletion_apply", atomic)
         if progress is not None:
@@ -247,13 +265,13 @@ def apply_deletion(
             batch = plan.entries[start:start + batch_size]
 
             def one(tx: ManagedTransaction, batch: Sequence[PlanEntry] = batch) -> None:
-                _apply_batch(store, tx, plan, batch, at)
+                _apply_batch(store, tx, plan, batch, at, matcher)
 
             store.transaction("deletion_batch", one)
             if progress is not None:
                 progress(min(start + batch_size, total), total)
-        store.transaction("deletion_finish", lambda tx: _finish(store, tx, plan, at))
-    return report(store, rid, redact_terms=plan.redact_terms)
+        store.transaction("deletion_finish", lambda tx: _finish(store, tx, plan, at, matcher))
+    return report(store, rid, redact_terms=terms)
 
 
 # ------------------------------------------------------------------------------ recomputing

@@ -6,21 +6,24 @@ derivation graphs for analysts (SPEC section 7). :mod:`graphmem.cli` registers
 
     graphmem delete plan --subject tenant=acme --subject user=u-17 [--redact "Jane Roe"]
                          [--request-id ID] [--allow-empty] [--json] [-o PLAN.json]
-    graphmem delete apply PLAN.json [--batch-size N] [--json] [-o REPORT.json]
-    graphmem delete verify REQUEST_ID [--redact TERM] [--json] [-o REPORT.json]
+    graphmem delete apply PLAN.json [--redact TERM] [--batch-size N] [--json] [-o REPORT.json]
+    graphmem delete verify REQUEST_ID [--json] [-o REPORT.json]
     graphmem lineage ID [--direction up|down|both] [--depth N]
                         [--format graphml|gexf|json|dot|mermaid|png|svg] [-o FILE]
 
 Every command connects with :meth:`graphmem.Memory.connect` (``NEO4J_*`` environment or the
 ``graphmem db start`` server). Exit codes (:mod:`graphmem.terminal`): 1 a failed
-verification or a plan whose subject matches nothing (without ``--allow-empty``), 2 bad
-input (an unknown request, a tampered plan), 3 no database.
+verification or a plan whose subject or roots match nothing (without ``--allow-empty``), 2 bad
+input (an unknown request, a tampered plan, terms that are not the plan's), 3 no database.
+A plan file is written readable by its owner only (0600) and holds no term in clear: apply
+takes the terms again (``--redact``) and checks them against the plan's digests.
 Heavy imports (the client, networkx, matplotlib) happen inside the commands.
 """
 
 from __future__ import annotations
 
 import getpass
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -58,6 +61,15 @@ def _connect() -> Memory:
     from graphmem.client import Memory
 
     return Memory.connect()
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` readable and writable by its owner only (0600), also when
+    the file exists already."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        os.fchmod(out.fileno(), 0o600)
+        out.write(text)
 
 
 def _plan_tables(plan: DeletionPlan, limit: int) -> None:
@@ -100,6 +112,11 @@ def _plan_tables(plan: DeletionPlan, limit: int) -> None:
 
 def _report_tables(report: DeletionReport, limit: int) -> None:
     req = report.request
+    if report.already_applied:
+        console.print(f"already applied, nothing changed: request {req.id} finished at "
+                      f"{req.finished_at}", highlight=False)
+        _verdict(report)
+        return
     table = Table(title=f"Deletion request {req.id}: {req.state}", title_justify="left")
     for col in ("id", "node", "kind", "disposition", "changed"):
         table.add_column(col, no_wrap=True)
@@ -111,10 +128,14 @@ def _report_tables(report: DeletionReport, limit: int) -> None:
         console.print(f"... and {len(report.entries) - limit} more (see --json)")
     console.print(", ".join(f"{k} {v}" for k, v in report.counts.items())
                   + f"; changed {report.changed}", highlight=False)
+    _verdict(report)
+
+
+def _verdict(report: DeletionReport) -> None:
     v = report.verification
     verdict = "[green]passed[/green]" if v.passed else "[red]FAILED[/red]"
     console.print(f"verification {verdict}: {v.disposed}/{v.planned} disposed, "
-                  f"{v.terms_checked} term(s) checked", highlight=False)
+                  f"{v.terms_checked} of {v.terms_requested} term(s) checked", highlight=False)
     for problem in v.problems:
         console.print(f"  - {problem}", highlight=False, markup=False)
 
@@ -133,7 +154,8 @@ def plan_command(
     request_id: Annotated[str | None, typer.Option(
         help="The request's id, e.g. your ticket (default: a fresh del-<uuid>).")] = None,
     allow_empty: Annotated[bool, typer.Option(
-        help="Accept a subject or roots that match nothing (exit 0 instead of 1).")] = False,
+        help="Accept a subject or roots that match nothing (exit 0 instead of 1; roots that "
+             "name nothing are left out of the plan).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the plan as JSON.")] = False,
     output: Annotated[Path | None, typer.Option(
         "-o", "--output", callback=checked_output,
@@ -141,8 +163,9 @@ def plan_command(
 ) -> None:
     """Plan a deletion walk: roots, descendants over lineage, and a disposition for each.
 
-    Exits 1 when the subject matches no record or intention (usually a typo),
-    unless --allow-empty; the plan is still printed and written.
+    Exits 1 when the subject or a root matches no record or intention (usually a typo),
+    unless --allow-empty; the plan is still printed and written. The plan file is written
+    0600 and holds the --redact terms only as salted digests: give them again to apply.
     """
     try:
         subject_scope = parse_pairs(subject, "--subject") if subject else None
@@ -150,21 +173,24 @@ def plan_command(
             plan = memory.plan_deletion(
                 roots=root or None, subject=subject_scope, redact_terms=redact or (),
                 requested_by=requested_by or getpass.getuser(), reason=reason,
-                request_id=request_id)
+                request_id=request_id, allow_missing=True)
     except GraphmemError as exc:
         raise fail(exc) from None
     if output is not None:
         with writing(output):
-            output.write_text(plan.to_json(), encoding="utf-8")
+            _write_private(output, plan.to_json())
     if as_json:
         sys.stdout.write(plan.to_json() + "\n")
     else:
         _plan_tables(plan, _TABLE_ROWS)
         if output is not None:
+            again = "".join(" --redact TERM" for _ in range(plan.term_count))
             console.print(f"plan written to {output}; apply it with "
-                          f"`graphmem delete apply {output}`", highlight=False)
+                          f"`graphmem delete apply {output}{again}`", highlight=False)
     if plan.matches_nothing:
-        what = (f"the subject {plan.subject}" if plan.subject is not None else "the roots")
+        what = (f"the subject {plan.subject}" if plan.subject is not None else
+                f"the roots {', '.join(plan.missing_roots)}" if plan.missing_roots
+                else "the roots")
         tone = "yellow" if allow_empty else "red"
         err_console.print(
             f"[bold {tone}]{what} matched no record or intention[/]: this plan deletes "
@@ -179,6 +205,9 @@ def plan_command(
 def apply_command(
     plan_file: Annotated[Path, typer.Argument(help="A plan written by `delete plan -o`.",
                                               exists=True, dir_okay=False)],
+    redact: Annotated[list[str] | None, typer.Option(
+        "--redact", help="The plan's terms again (repeat; the plan keeps only their "
+                         "digests).")] = None,
     batch_size: Annotated[int, typer.Option(
         help="Nodes per transaction; a plan that fits one batch is applied atomically.")] = 5000,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
@@ -186,7 +215,8 @@ def apply_command(
         "-o", "--output", callback=checked_output,
         help="Write the report (JSON) to this file.")] = None,
 ) -> None:
-    """Apply a reviewed plan (resumes a crashed apply; re-applying changes nothing)."""
+    """Apply a reviewed plan (resumes a crashed apply; re-applying changes nothing and says
+    so: "already applied, nothing changed", exit 0)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     from graphmem.deletion.models import DeletionPlan
@@ -200,10 +230,11 @@ def apply_command(
                               console=err_console) as bar:
                     task = bar.add_task("applying", total=len(plan.entries))
                     report = memory.apply_deletion(
-                        plan, batch_size=batch_size,
+                        plan, batch_size=batch_size, redact_terms=redact,
                         progress=lambda done, total: bar.update(task, completed=done))
             else:
-                report = memory.apply_deletion(plan, batch_size=batch_size)
+                report = memory.apply_deletion(plan, batch_size=batch_size,
+                                               redact_terms=redact)
     except GraphmemError as exc:
         raise fail(exc) from None
     if output is not None:
@@ -226,13 +257,15 @@ def _emit_report(report: DeletionReport, as_json: bool) -> None:
 def verify_command(
     request_id: Annotated[str, typer.Argument(help="The request id (del-...).")],
     redact: Annotated[list[str] | None, typer.Option(
-        "--redact", help="A term of the request to prove absent (repeat).")] = None,
+        "--redact", help="Optional: a term of the request again (repeat); the request's "
+                         "own terms are checked anyway, from their digests.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     output: Annotated[Path | None, typer.Option(
         "-o", "--output", callback=checked_output,
         help="Write the report (JSON) to this file.")] = None,
 ) -> None:
-    """Re-run the verification of an applied request and print its audit report."""
+    """Re-run the verification of an applied request and print its audit report; it checks
+    every term of the request (kept as keyed digests) without being given them."""
     try:
         with _connect() as memory:
             report = memory.verify_deletion(request_id, redact_terms=redact or ())

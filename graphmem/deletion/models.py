@@ -14,7 +14,7 @@ from enum import StrEnum
 from typing import Literal
 
 import pydantic
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from graphmem.errors import DeletionError
 from graphmem.fields import AwareDatetime, Identifier, NonEmptyStr
@@ -35,7 +35,7 @@ __all__ = [
     "counts_of",
 ]
 
-PLAN_VERSION: Literal[1] = 1
+PLAN_VERSION: Literal[2] = 2
 
 
 class Disposition(StrEnum):
@@ -72,7 +72,8 @@ class PlanEntry(BaseModel):
         depth: shortest DERIVED_FROM distance below a root (0 for roots and non-lineage).
         parents: the record's DERIVED_FROM parents (lineage entries only).
         erased_parents: those of ``parents`` an earlier request already erased.
-        terms: the lower-cased redaction terms it holds (redacted on apply unless DELETE).
+        terms: the numbers (0-based, in the plan's ``term_checks`` order) of the redaction
+            terms it holds (redacted on apply unless DELETE); never the terms themselves.
         already_erased: an earlier request erased it; it stays a tombstone (DELETE).
     """
 
@@ -87,7 +88,7 @@ class PlanEntry(BaseModel):
     depth: int = Field(default=0, ge=0)
     parents: tuple[str, ...] = ()
     erased_parents: tuple[str, ...] = ()
-    terms: tuple[str, ...] = ()
+    terms: tuple[int, ...] = ()
     already_erased: bool = False
 
 
@@ -115,7 +116,12 @@ class DeletionPlan(BaseModel):
 
     Build one with :func:`plan_deletion`; save it with :meth:`to_json`, load it with
     :meth:`from_json` (which checks the digest). Entries hold ids, kinds and reasons, never
-    record content; ``redact_terms`` are the only user data in it.
+    record content, and the plan never holds a redaction term in clear: ``term_checks`` are
+    scrypt digests (salted with ``term_salt``) of each normalised term, so a plan is applied
+    with its terms given again and checked against them (``docs/deletion-terms.md``). The
+    plan :func:`plan_deletion` returns keeps its terms in memory (not in its JSON), so
+    ``apply_deletion(plan)`` needs them only for a plan loaded from a file.
+    ``missing_roots``: named roots that named nothing (planned with ``allow_missing``).
 
     Raises:
         DeletionError: (from :meth:`from_json`) malformed JSON, an unknown version, a digest
@@ -125,22 +131,28 @@ class DeletionPlan(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    version: Literal[1] = PLAN_VERSION
+    version: Literal[2] = PLAN_VERSION
     request_id: Identifier
     requested_by: NonEmptyStr
     reason: NonEmptyStr
     subject: dict[str, str] | None = None
     roots: tuple[str, ...]
-    redact_terms: tuple[str, ...] = ()
+    missing_roots: tuple[str, ...] = ()
+    term_salt: str = ""
+    term_checks: tuple[str, ...] = ()
     tenants: tuple[str, ...] = ()
     planned_at: AwareDatetime
     entries: tuple[PlanEntry, ...]
     dangling_citations: tuple[Citation, ...] = ()
     retrievals: tuple[RetrievalHit, ...] = ()
     digest: str = ""
+    _terms: tuple[str, ...] = PrivateAttr(default=())
 
     @model_validator(mode="after")
     def _consistent(self) -> DeletionPlan:
+        for e in self.entries:
+            if any(n >= len(self.term_checks) for n in e.terms):
+                raise ValueError(f"{e.id!r} names a term the plan does not have")
         ids = [e.id for e in self.entries]
         if len(set(ids)) != len(ids):
             raise ValueError("a plan names the same id twice")
@@ -157,6 +169,16 @@ class DeletionPlan(BaseModel):
             ):
                 raise ValueError(f"{e.id!r} is DELETE although a parent survives")
         return self
+
+    def __eq__(self, other: object) -> bool:
+        """Plans are equal when their fields are (the terms kept in memory do not count: a
+        plan loaded from its JSON is the plan)."""
+        if not isinstance(other, DeletionPlan):
+            return NotImplemented
+        return self.model_dump() == other.model_dump()
+
+    def __hash__(self) -> int:
+        return hash(self.compute_digest())
 
     # -- digest and JSON --------------------------------------------------------------
 
@@ -201,13 +223,32 @@ class DeletionPlan(BaseModel):
 
     @property
     def matches_nothing(self) -> bool:
-        """True when the subject or roots matched no record or intention (issue 19).
+        """True when the subject or roots matched no record or intention (issue 19), or a
+        named root named nothing (``missing_roots``).
 
-        Usually a typo in the subject (``user=u-71``); ``graphmem delete plan`` exits 1 for
-        it unless ``--allow-empty``. Records that only hold a redaction term do not count:
-        the request's subject still matched nothing.
+        Usually a typo in the subject (``user=u-71``) or an id; ``graphmem delete plan``
+        exits 1 for it unless ``--allow-empty``. Records that only hold a redaction term do
+        not count: the request's subject still matched nothing.
         """
-        return not self.roots
+        return not self.roots or bool(self.missing_roots)
+
+    @property
+    def term_count(self) -> int:
+        """How many redaction terms the request names."""
+        return len(self.term_checks)
+
+    @property
+    def clear_terms(self) -> tuple[str, ...]:
+        """The terms as given to :func:`plan_deletion`, kept in memory only (empty for a plan
+        loaded from JSON)."""
+        return self._terms
+
+    def with_terms(self, terms: tuple[str, ...]) -> DeletionPlan:
+        """A copy that keeps ``terms`` in memory (checked by the caller against
+        ``term_checks``); its JSON and digest are this plan's."""
+        copy = self.model_copy()
+        copy._terms = terms
+        return copy
 
     def disposition_of(self, node_id: str) -> Disposition | None:
         """The disposition planned for ``node_id``, or None when the plan leaves it alone."""
@@ -249,6 +290,9 @@ class Verification(BaseModel):
     ``identifiers_with_terms`` (ids, scopes, enum values and digests, which are never
     redacted: :data:`graphmem.deletion.redaction.STRUCTURAL_KEYS`) and
     ``quarantine_released`` (promoted by a later review) are reported without failing.
+    ``terms_requested`` is how many terms the request named, ``terms_checked`` how many this
+    verification checked (from the request's own digests, without being given them); it
+    never passes with fewer checked than requested.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -262,6 +306,7 @@ class Verification(BaseModel):
     intentions_not_cancelled: tuple[str, ...] = ()
     recompute_not_pending: tuple[str, ...] = ()
     quarantine_released: tuple[str, ...] = ()
+    terms_requested: int = 0
     terms_checked: int = 0
     retrievable_with_terms: tuple[str, ...] = ()
     stored_with_terms: tuple[str, ...] = ()
@@ -292,7 +337,9 @@ class DeletionRequestInfo(BaseModel):
 
 class DeletionReport(BaseModel):
     """The audit report of a deletion request: every id with its disposition, counts,
-    timestamps, the request, dangling citations, touched retrievals and the verification."""
+    timestamps, the request, dangling citations, touched retrievals and the verification.
+    ``already_applied``: the apply that returned it found the request applied before and
+    changed nothing (``changed`` and the entries' ``changed`` tell what the first apply did)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -304,6 +351,7 @@ class DeletionReport(BaseModel):
     retrievals: tuple[RetrievalHit, ...] = ()
     verification: Verification
     generated_at: AwareDatetime
+    already_applied: bool = False
 
     def disposition_of(self, node_id: str) -> Disposition | None:
         """The disposition the request gave ``node_id``, or None."""

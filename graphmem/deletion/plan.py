@@ -3,7 +3,8 @@ scope, and a disposition for every node it reaches (see :mod:`graphmem.deletion`
 
 from __future__ import annotations
 
-import unicodedata
+import hashlib
+import secrets
 import uuid
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -16,6 +17,7 @@ from graphmem.db.codec import (
     scope_pairs,
 )
 from graphmem.db.store import Neo4jStore
+from graphmem.deletion.matcher import REDACTION, TermMatcher, term_spec
 from graphmem.deletion.models import (
     Citation,
     DeletionPlan,
@@ -25,6 +27,7 @@ from graphmem.deletion.models import (
     RetrievalHit,
 )
 from graphmem.deletion.reach import check_plan, confine_subject
+from graphmem.deletion.redaction import narrowing, terms_in
 from graphmem.errors import (
     DeletionError,
     ValidationError,
@@ -32,12 +35,11 @@ from graphmem.errors import (
 from graphmem.fields import id_problem
 from graphmem.models import MemoryKind
 
-__all__ = ["DEFAULT_BATCH_SIZE", "REDACTION", "ProgressCallback", "Walk", "plan_deletion", "walk",
-           "walk_descendants"]
+__all__ = ["DEFAULT_BATCH_SIZE", "REDACTION", "ProgressCallback", "Walk", "check_terms",
+           "clean_terms", "plan_deletion", "term_check", "walk", "walk_descendants"]
 
 
 DEFAULT_BATCH_SIZE = 5000
-REDACTION = "[REDACTED]"
 
 ProgressCallback = Callable[[int, int], None]
 """Called after each committed batch with (entries applied so far, entries in the plan)."""
@@ -47,20 +49,67 @@ ProgressCallback = Callable[[int, int], None]
 
 
 def clean_terms(terms: Iterable[str]) -> tuple[str, ...]:
-    """Redaction terms as every matcher compares them: trimmed, NFC, lower-cased (the Cypher
-    scans compare with ``toLower(normalize(text))``), without repeats.
+    """Redaction terms as given, trimmed, without repeats (two spellings the matcher reads
+    the same, "Jane Roe" and "JANE  ROE", are one term: the first is kept).
 
     Raises:
-        ValidationError: a term is not a non-empty string.
+        ValidationError: a term is not a string, or holds no letter or digit.
     """
     out: list[str] = []
+    seen: set[object] = set()
     for term in terms:
         if not isinstance(term, str) or not term.strip():
             raise ValidationError("redaction terms must be non-empty strings")
-        low = unicodedata.normalize("NFC", term.strip()).lower()
-        if low not in out:
-            out.append(low)
+        _check_text(term)
+        try:
+            spec = term_spec(term)
+        except ValueError as exc:
+            raise ValidationError(f"redaction term {term!r}: {exc}") from None
+        if spec not in seen:
+            seen.add(spec)
+            out.append(term.strip())
     return tuple(out)
+
+
+def term_check(term: str, salt: str) -> str:
+    """The plan's digest of ``term``: scrypt (N=2^14, r=8, p=1) of its normalised form (the
+    matcher's skeleton and breaks) salted with ``salt`` (hex), so a plan file holds no term in
+    clear and a guess costs a slow hash. Spellings the matcher reads the same give the same
+    check."""
+    spec = term_spec(term)
+    canonical = spec.key + "\x00" + ",".join(str(b) for b in spec.breaks)
+    return hashlib.scrypt(canonical.encode("utf-8"), salt=bytes.fromhex(salt), n=2 ** 14,
+                          r=8, p=1, dklen=32).hex()
+
+
+def check_terms(plan: DeletionPlan, terms: Iterable[str] | None) -> tuple[str, ...]:
+    """The clear terms to apply ``plan`` with: ``terms`` when given (they must be exactly the
+    plan's, in any spelling the matcher reads the same), else the ones the plan keeps in
+    memory.
+
+    Raises:
+        DeletionError: the plan names terms and none were given (a plan loaded from a file:
+            pass them again), or the terms given are not the plan's.
+        ValidationError: a term is empty or holds no letter or digit.
+    """
+    given = clean_terms(terms) if terms is not None else plan.clear_terms
+    if not plan.term_checks:
+        if given:
+            raise DeletionError("this plan names no redaction term; plan again with the "
+                                "terms", record_ids=[plan.request_id])
+        return ()
+    if not given:
+        raise DeletionError(
+            f"this plan redacts {plan.term_count} term(s), which it keeps only as digests: "
+            "give them again (`graphmem delete apply PLAN --redact TERM`, or "
+            "apply_deletion(plan, redact_terms=[...]))", record_ids=[plan.request_id])
+    checks = [term_check(t, plan.term_salt) for t in given]
+    if sorted(checks) != sorted(plan.term_checks):
+        raise DeletionError(
+            f"the {len(given)} term(s) given are not the plan's {plan.term_count}: give "
+            "exactly the terms it was planned with", record_ids=[plan.request_id])
+    by_check = dict(zip(checks, given, strict=True))
+    return tuple(by_check[c] for c in plan.term_checks)
 
 
 def _check_text(text: object) -> None:
@@ -107,17 +156,34 @@ class Walk:
     selections: list[tuple[str, str]]
 
 
+_TEXT_KEYS = ("content", "asserted_value", "provenance_json", "metadata_json", "asserts",
+              "thread")
+
+
+def _held(matcher: TermMatcher, texts: Sequence[str], keys: Sequence[str] = _TEXT_KEYS
+          ) -> tuple[int, ...]:
+    """The numbers of the matcher's terms that the texts (property ``keys``) hold."""
+    found: set[int] = set()
+    for key, text in zip(keys, texts, strict=False):
+        found |= terms_in(key, text, matcher)
+    return tuple(sorted(found))
+
+
 def walk(store: Neo4jStore, roots: Sequence[str], terms: Sequence[str] = ()) -> Walk:
     """Every DERIVED_FROM descendant of ``roots`` from one pruning-BFS Cypher walk, with the
     citations and retrieval selections of the walked records.
 
     Args:
         store: the store. roots: record ids (unknown ids are ignored).
-        terms: lower-cased redaction terms to look for.
+        terms: redaction terms to look for (``terms`` of a row: their numbers).
     """
+    matcher = TermMatcher.from_terms(terms)
+    pattern = narrowing(matcher) if terms else None
     with paused_gc():
-        row = store.read_values("deletion/walk", roots=list(roots), terms=list(terms))[0]
-        found = dict(zip(row["term_ids"], row["term_found"], strict=True))
+        row = store.read_values("deletion/walk", roots=list(roots), pattern=pattern)[0]
+        found = {rid: held for rid, texts in zip(row["term_ids"] or [], row["term_texts"] or [],
+                                                 strict=True)
+                 if (held := _held(matcher, texts))}
         rows = [
             {"id": rid, "kind": kind, "erased": erased, "depth": depth,
              "parents": sorted(parents), "terms": found.get(rid, [])}
@@ -192,6 +258,7 @@ def plan_deletion(
     reason: str,
     request_id: str | None = None,
     access: Access = OPERATOR,
+    allow_missing: bool = False,
 ) -> DeletionPlan:
     """Plan a deletion (SPEC section 7). Reads only; nothing changes until it is applied.
 
@@ -201,15 +268,20 @@ def plan_deletion(
         subject: a scope with ``tenant`` (e.g. ``{"tenant": "acme", "user": "u-17"}``): every
             record and intention whose scope holds all of its key/values is a root.
             Exactly one of ``roots`` and ``subject`` must be given.
-        redact_terms: strings to redact wherever they survive (case-insensitive): the plan
-            lists the descendants, records and intentions that hold one; applying also
-            redacts every other text of the tenants' graph (issue 12 item 1).
+        redact_terms: names or other strings to redact wherever they survive, in any of the
+            ways :mod:`~graphmem.deletion.matcher` reads as the same (case, spacing,
+            compatibility forms, ignorables; whole words): the plan lists the descendants,
+            records and intentions that hold one; applying also redacts every other text of
+            the tenants' graph. The plan keeps them only as salted digests
+            (``term_checks``), and in memory for :func:`apply_deletion`.
         requested_by, reason: who asks and why (kept on the request for audit).
         request_id: the request's id (default: a fresh ``del-<uuid>``).
         access: the caller's reach (default: the operator's, everything). A bound caller's
             subject is confined (:func:`graphmem.deletion.reach.confine_subject`; ``{}`` is
             its own scope), its roots must be records it may change, and a plan with any
             entry it may not change is refused as a whole (:mod:`graphmem.deletion.reach`).
+        allow_missing: named roots that name nothing are left out and listed in
+            ``missing_roots`` (``matches_nothing`` is then true) instead of raising.
 
     Returns:
         The plan, with a digest; roots first, then descendants by depth, then the rest.
@@ -218,7 +290,8 @@ def plan_deletion(
         ValidationError: both or neither of roots/subject, a subject without tenant, empty
             terms, empty requested_by/reason, a string with a lone surrogate, a request id
             that breaks SPEC section 2's id rule (:func:`graphmem.models.id_problem`).
-        DeletionError: a named root does not exist (an operator's plan).
+        DeletionError: a named root does not exist (an operator's plan, without
+            ``allow_missing``).
         OutOfReachError: a bound caller named a root out of its reach, or none.
         AuthorizationError: a bound caller's subject contradicts its confinement, or the
             plan reaches memories it may not change.
@@ -234,6 +307,8 @@ def plan_deletion(
     for text in (requested_by, reason, *redact_terms):
         _check_text(text)
     terms = clean_terms(redact_terms)
+    matcher = TermMatcher.from_terms(terms)
+    missing: list[str] = []
     subject_scope: dict[str, str] | None = None
     if subject is not None:
         subject_scope = _check_subject(confine_subject(access, subject))
@@ -248,9 +323,11 @@ def plan_deletion(
         access.check_ids(store, wanted, change=True, what="a deletion root")
         root_rows = store.read("deletion/roots_by_id", ids=wanted)
         unknown = [row["id"] for row in root_rows if row["node"] is None]
-        if unknown:
+        if unknown and not allow_missing:
             raise DeletionError("these deletion roots name no record or intention",
                                 record_ids=unknown)
+        missing = unknown
+        root_rows = [row for row in root_rows if row["node"] is not None]
         root_reason = "named as a root of the request"
 
     entries: dict[str, PlanEntry] = {}
@@ -282,9 +359,13 @@ def plan_deletion(
                 reason=f"a procedure citing deleted evidence ({id_list(list(c.cites))})",
                 via="citation")
 
+    pattern = narrowing(matcher) if terms else None
     if terms and tenants:
-        for row in store.read("deletion/term_scan", tenants=tenants, terms=list(terms)):
-            found = tuple(row["terms"])
+        for row in store.read("deletion/term_scan", tenants=tenants, pattern=pattern):
+            found = _held(matcher, row["texts"], _TEXT_KEYS if row["node"] == "record"
+                          else ("action",))
+            if not found:
+                continue
             prior = entries.get(row["id"])
             if prior is None:
                 entries[row["id"]] = PlanEntry(
@@ -300,22 +381,25 @@ def plan_deletion(
             selected[retrieval_id].add(record_id)
     holding: set[str] = set()
     if terms and tenants:
-        holding = set(store.read_values("deletion/retrievals", terms=list(terms),
-                                        tenants=tenants)[0]["ids"])
+        holding = {row["id"] for row in store.read("deletion/retrievals", pattern=pattern,
+                                                   tenants=tenants)
+                   if matcher.holds(row["query"] or "")}
     hits = [RetrievalHit(retrieval_id=q, selected_ids=tuple(sorted(selected.get(q, ()))),
                          query_holds_terms=q in holding)
             for q in sorted(set(selected) | holding)]
     order = {"root": 0, "lineage": 1, "citation": 2, "mention": 3}
     ordered = sorted(entries.values(), key=lambda e: (order[e.via], e.depth, e.id))
+    salt = secrets.token_hex(16) if terms else ""
     plan = DeletionPlan(
         request_id=request_id or f"del-{uuid.uuid4().hex}",
         requested_by=requested_by, reason=reason, subject=subject_scope,
-        roots=tuple(e.id for e in ordered if e.via == "root"), redact_terms=terms,
+        roots=tuple(e.id for e in ordered if e.via == "root"), missing_roots=tuple(missing),
+        term_salt=salt, term_checks=tuple(term_check(t, salt) for t in terms),
         tenants=tuple(tenants), planned_at=store.clock(), entries=tuple(ordered),
         dangling_citations=tuple(citations), retrievals=tuple(hits),
     )
     check_plan(store, access, plan)
-    return plan.model_copy(update={"digest": plan.compute_digest()})
+    return plan.model_copy(update={"digest": plan.compute_digest()}).with_terms(terms)
 
 
 def _citations(walked: Walk, deleted: set[str]) -> list[Citation]:

@@ -14,19 +14,18 @@ graph links and explains absence by (a tombstone keeps its id and scope: SPEC 7)
 there is reported by the verification (``identifiers_with_terms``) but cannot be redacted:
 choose ids and scopes that carry no personal data.
 
-Matching is the one used for record content: case-insensitive and on the NFC form of both
-text and term (a name stored decomposed, "Rene\u0301", is the same text as "René"), on the
-Python side (:func:`term_pattern`), after a Cypher pre-filter that compares the same way
-(``toLower(normalize(...))``); ``[REDACTED]`` markers are never matched again, so redaction is
-idempotent. JSON-encoded properties (``*_json``) are
+Matching is the request's one term matcher (:mod:`~graphmem.deletion.matcher`: normalised,
+whole words, variants of spacing and case), on the Python side. The Cypher scan only narrows
+the candidates, and never misses one (:func:`narrowing`): it passes every string that is not
+ASCII, holds a backslash (JSON escapes), or holds the ASCII anchor of a clear term; with
+digests it passes every string. ``[REDACTED]`` markers are never matched again, so redaction
+is idempotent. JSON-encoded properties (``*_json``) are
 decoded, redacted in keys and values, and encoded again, so they stay valid JSON.
 """
 
 from __future__ import annotations
 
 import json
-import re
-import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -36,12 +35,12 @@ from neo4j import ManagedTransaction
 
 from graphmem.db.codec import assertion_group, coerce_record, record_from_props, record_props
 from graphmem.db.store import Neo4jStore
-from graphmem.deletion.plan import REDACTION
+from graphmem.deletion.matcher import TermMatcher
 from graphmem.models import MemoryRecord
 
-__all__ = ["RECORD_TEXT_KEYS", "STRUCTURAL_KEYS", "TextHit", "holds_term", "redact_json",
-           "redact_record", "redact_tenant_text", "redact_text", "redact_value", "scan_tenant_text",
-           "term_pattern", "text_problems"]
+__all__ = ["RECORD_TEXT_KEYS", "STRUCTURAL_KEYS", "TextHit", "holds_term", "matcher_of",
+           "narrowing", "redact_json", "redact_record", "redact_tenant_text", "redact_text",
+           "redact_value", "scan_tenant_text", "text_problems"]
 
 STRUCTURAL_KEYS: frozenset[str] = frozenset({
     # identifiers and references between nodes
@@ -57,6 +56,7 @@ STRUCTURAL_KEYS: frozenset[str] = frozenset({
     # digests, tokens and the request's own bookkeeping (ids and counts only)
     "digest", "candidate_digest", "fingerprint", "dedup_key", "epoch", "redact_term_digests",
     "fire_token", "_lock", "counts_json", "dangling_json", "retrievals_json", "gkey",
+    "redact_key", "redact_terms_json", "written_at",
 })
 """Property keys that are never redacted: identifiers, references, tenant and scope, enum
 values and digests. Every other string property, present or future, is redacted and checked."""
@@ -71,45 +71,61 @@ _RECORD_DERIVED = ("content", "asserts", "asserted_value", "provenance_json", "s
                    "metadata_json", "thread", "fingerprint", "dedup_key")
 
 
-def term_pattern(terms: Sequence[str]) -> re.Pattern[str]:
-    """A case-insensitive pattern for ``terms`` (longest first) that also matches existing
-    ``[REDACTED]`` markers (group ``keep``), so they are skipped rather than redacted again."""
-    alternatives = sorted({unicodedata.normalize("NFC", t) for t in terms}, key=len,
-                          reverse=True)
-    body = "|".join(re.escape(t) for t in alternatives)
-    return re.compile(rf"(?P<keep>{re.escape(REDACTION)})|(?:{body})", re.IGNORECASE)
+def matcher_of(terms: TermMatcher | Iterable[str]) -> TermMatcher:
+    """``terms`` as a :class:`~graphmem.deletion.matcher.TermMatcher` (clear terms are
+    matched as given).
+
+    Raises:
+        ValueError: a term holds no letter or digit.
+    """
+    return terms if isinstance(terms, TermMatcher) else TermMatcher.from_terms(terms)
 
 
-def _sub(match: re.Match[str]) -> str:
-    return match.group(0) if match.group("keep") is not None else REDACTION
+def narrowing(matcher: TermMatcher) -> str | None:
+    """The Java regular expression a Cypher scan narrows candidate strings with (``s =~ it``),
+    or None to pass every string (a matcher of digests: no anchor is known).
+
+    A string fails it only when it is ASCII, holds no backslash and holds no anchor of a
+    clear term (any case): such a string normalises to its lower case with nothing
+    ignorable, so each piece of a term it holds is a contiguous run of it (the anchor), and
+    a JSON string without escapes decodes to runs of itself. So the narrowing never drops a
+    string the matcher would match (``tests/test_term_matcher.py`` checks it on random text).
+    """
+    anchors = matcher.anchors()
+    if anchors is None:
+        return None
+    wanted = [r"[^\x00-\x7F]", r"\\"]
+    if anchors:
+        wanted.append("(?i:" + "|".join(anchors) + ")")
+    return "(?s).*(?:" + "|".join(wanted) + ").*"
 
 
-def redact_text(text: str, pattern: re.Pattern[str]) -> str:
-    """``text`` with every term of ``pattern`` (:func:`term_pattern`) replaced by
-    ``[REDACTED]``, matched on its NFC form; a text without a term comes back unchanged (a
-    text with one comes back in NFC)."""
-    nfc = unicodedata.normalize("NFC", text)
-    if not any(m.group("keep") is None for m in pattern.finditer(nfc)):
-        return text
-    return pattern.sub(_sub, nfc)
+def redact_text(text: str, matcher: TermMatcher) -> str:
+    """``text`` with every match of ``matcher`` replaced by ``[REDACTED]``; every other
+    character stays as it was (a text without a term comes back unchanged)."""
+    return matcher.redact(text)
 
 
-def redact_json(value: Any, pattern: re.Pattern[str]) -> Any:
+def redact_json(value: Any, matcher: TermMatcher) -> Any:
     """A decoded JSON value with terms redacted in every string, object keys included."""
     if isinstance(value, str):
-        return redact_text(value, pattern)
+        return matcher.redact(value)
     if isinstance(value, list):
-        return [redact_json(v, pattern) for v in value]
+        return [redact_json(v, matcher) for v in value]
     if isinstance(value, dict):
-        return {redact_text(k, pattern): redact_json(v, pattern) for k, v in value.items()}
+        return {matcher.redact(k): redact_json(v, matcher) for k, v in value.items()}
     return value
 
 
-def redact_record(record: MemoryRecord, terms: Sequence[str]) -> MemoryRecord:
-    """``record`` with every term (case-insensitive) replaced by ``[REDACTED]`` in its content,
-    asserted key and value, thread, provenance (keys and values) and metadata (keys and
-    strings)."""
-    pattern = term_pattern(terms)
+def redact_record(record: MemoryRecord, terms: TermMatcher | Sequence[str]) -> MemoryRecord:
+    """``record`` with every term (matched by :mod:`~graphmem.deletion.matcher`) replaced by
+    ``[REDACTED]`` in its content, asserted key and value, thread, provenance (keys and
+    values) and metadata (keys and strings).
+
+    Raises:
+        ValueError: a term holds no letter or digit.
+    """
+    pattern = matcher_of(terms)
     data = record.model_dump()
     data["content"] = redact_text(record.content, pattern)
     for field in ("asserts", "asserted_value", "thread"):
@@ -147,13 +163,17 @@ def _texts(key: str, value: Any) -> list[str]:
     return items
 
 
-def holds_term(key: str, value: Any, pattern: re.Pattern[str]) -> bool:
+def holds_term(key: str, value: Any, matcher: TermMatcher) -> bool:
     """Whether property ``key`` = ``value`` holds a term outside ``[REDACTED]`` markers."""
-    return any(m.group("keep") is None for text in _texts(key, value)
-               for m in pattern.finditer(unicodedata.normalize("NFC", text)))
+    return any(matcher.holds(text) for text in _texts(key, value))
 
 
-def redact_value(key: str, value: Any, pattern: re.Pattern[str]) -> Any:
+def terms_in(key: str, value: Any, matcher: TermMatcher) -> set[int]:
+    """The numbers of the matcher's terms that property ``key`` = ``value`` holds."""
+    return {n for text in _texts(key, value) for n in matcher.found(text)}
+
+
+def redact_value(key: str, value: Any, pattern: TermMatcher) -> Any:
     """Property ``key`` = ``value`` with terms redacted: strings and lists of strings; a
     ``*_json`` string that decodes is redacted inside and encoded again (sorted keys, UTF-8,
     the encoding of ``graphmem.db.codec``). Other values pass unchanged."""
@@ -168,17 +188,6 @@ def redact_value(key: str, value: Any, pattern: re.Pattern[str]) -> Any:
             return redact_text(value, pattern)
         return json.dumps(redact_json(decoded, pattern), sort_keys=True, ensure_ascii=False)
     return redact_text(value, pattern)
-
-
-def _scan_terms(terms: Sequence[str]) -> list[str]:
-    """Lower-cased NFC terms plus their JSON-escaped forms, for the Cypher pre-filter."""
-    out: list[str] = []
-    for term in terms:
-        low = unicodedata.normalize("NFC", term).lower()
-        for form in (low, json.dumps(low, ensure_ascii=False)[1:-1]):
-            if form not in out:
-                out.append(form)
-    return out
 
 
 @dataclass(frozen=True)
@@ -210,20 +219,25 @@ class TextHit:
             f"{label} {self.owner}.{self.key}"
 
 
-def scan_tenant_text(store: Neo4jStore, tenants: Sequence[str], terms: Sequence[str], *,
+def scan_tenant_text(store: Neo4jStore, tenants: Sequence[str],
+                     terms: TermMatcher | Sequence[str], *,
                      after: datetime | None = None, skip: Iterable[str] = (),
                      tx: ManagedTransaction | None = None) -> list[TextHit]:
     """Every string property of the tenants' graph that holds one of ``terms``.
 
     Args:
-        store: the store. tenants: tenant names. terms: redaction terms (any case).
-        after: leave out log nodes written after this aware time (see the Cypher file).
+        store: the store. tenants: tenant names. terms: a matcher, or clear terms.
+        after: leave out log nodes written (by the server's clock: ``written_at``, else
+            ``at``) after this aware time (see the Cypher file).
         skip: property keys not to report. tx: run inside this transaction.
+
+    Raises:
+        ValueError: a term holds no letter or digit.
     """
-    if not terms or not tenants:
+    pattern = matcher_of(terms)
+    if not pattern or not tenants:
         return []
-    pattern = term_pattern(terms)
-    params = {"tenants": list(tenants), "terms": _scan_terms(terms), "after": after,
+    params = {"tenants": list(tenants), "pattern": narrowing(pattern), "after": after,
               "skip": sorted(skip)}
     rows = (store.run(tx, "deletion/tenant_text", **params) if tx is not None
             else store.read("deletion/tenant_text", **params))
@@ -234,22 +248,23 @@ def scan_tenant_text(store: Neo4jStore, tenants: Sequence[str], terms: Sequence[
 
 
 def redact_tenant_text(store: Neo4jStore, tx: ManagedTransaction, *, tenants: Sequence[str],
-                       terms: Sequence[str], request_id: str, at: datetime) -> int:
+                       terms: TermMatcher | Sequence[str], request_id: str, at: datetime) -> int:
     """Redact ``terms`` from every non-structural text of the tenants' graph, inside ``tx``.
 
     A live record's content, asserted key and value, thread, provenance and metadata go
     through the record model so its fingerprints follow, and a record whose asserted key
-    changed moves to that key's assertion group; every other property is redacted where it
-    is. Running it again finds nothing to change.
+    changed moves to that key's assertion group; an assertion group left with no record whose
+    key holds a term is dropped; every other property is redacted where it is. Running it
+    again finds nothing to change.
 
     Returns:
         How many nodes and relationships changed.
     """
-    hits = scan_tenant_text(store, tenants, terms, skip=STRUCTURAL_KEYS, tx=tx)
-    if not hits:
-        _regroup_assertions(store, tx, [], tenants, terms)
-        return 0
-    pattern = term_pattern(terms)
+    pattern = matcher_of(terms)
+    hits = scan_tenant_text(store, tenants, pattern, skip=STRUCTURAL_KEYS - {"key"}, tx=tx)
+    groups = sorted({h.eid for h in hits if h.key == "key" and "Assertion" in h.labels
+                     and not h.rel})
+    hits = [h for h in hits if h.key != "key"]
     changes: dict[str, dict[str, Any]] = {}
     kinds: dict[str, bool] = {}
     records: list[str] = []
@@ -263,24 +278,17 @@ def redact_tenant_text(store: Neo4jStore, tx: ManagedTransaction, *, tenants: Se
     if records:
         for row in store.run(tx, "deletion/records_by_element", eids=sorted(set(records))):
             old = record_from_props(row["record"])
-            redacted = redact_record(old, terms)
+            redacted = redact_record(old, pattern)
             new = record_props(redacted)
             changes.setdefault(row["eid"], {}).update({k: new[k] for k in _RECORD_DERIVED})
             if redacted.asserts is not None and redacted.asserts != old.asserts:
                 regroup.append({"eid": row["eid"], "key": redacted.asserts,
                                 "gkey": assertion_group(redacted.tenant, redacted.asserts)})
     rows = [{"eid": eid, "rel": kinds[eid], "props": props} for eid, props in changes.items()]
-    store.run(tx, "deletion/redact/text", rows=rows, request_id=request_id, at=at)
-    _regroup_assertions(store, tx, regroup, tenants, terms)
+    if rows:
+        store.run(tx, "deletion/redact/text", rows=rows, request_id=request_id, at=at)
+    store.run(tx, "deletion/regroup_assertions", rows=regroup, drop=groups)
     return len(rows)
-
-
-def _regroup_assertions(store: Neo4jStore, tx: ManagedTransaction, rows: list[dict[str, str]],
-                        tenants: Sequence[str], terms: Sequence[str]) -> None:
-    """Move redacted records to the group of their redacted key; drop emptied groups whose
-    key holds a term (an assertion group's key is the asserted key's text)."""
-    store.run(tx, "deletion/regroup_assertions", rows=rows, tenants=list(tenants),
-              terms=[t.lower() for t in terms])
 
 
 def text_problems(hits: Iterable[TextHit]) -> Mapping[str, tuple[str, ...]]:

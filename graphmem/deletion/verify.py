@@ -4,12 +4,15 @@ no erased content or redacted term remains retrievable.
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Iterable
+import unicodedata
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
 from graphmem.db.store import Neo4jStore
+from graphmem.deletion.matcher import TermDigest, TermMatcher, digest_terms
 from graphmem.deletion.models import (
     Citation,
     DeletionReport,
@@ -39,26 +42,70 @@ def _iso(text: str | None) -> datetime | None:
     return datetime.fromisoformat(text) if text else None
 
 
+def _legacy_digest(term: str) -> str:
+    return hashlib.sha256(unicodedata.normalize("NFC", term.strip()).lower().encode()
+                          ).hexdigest()
+
+
+def request_matcher(req: Mapping[str, Any], redact_terms: Iterable[str] = ()) -> TermMatcher:
+    """The matcher of a stored request's own terms: from its keyed digests (``redact_key``,
+    ``redact_terms_json``), or from ``redact_terms`` when they are exactly the request's
+    (the same decisions, and the store can narrow candidates with clear terms). A request
+    stored before keyed digests kept unkeyed ones: its terms are checked only when given.
+
+    Raises:
+        DeletionError: a term given is not one of the request's.
+        ValidationError: an empty term, or one without a letter or digit.
+    """
+    given = clean_terms(redact_terms)
+    rid = str(req.get("id", ""))
+    if req.get("redact_key") and req.get("redact_terms_json"):
+        key = bytes.fromhex(str(req["redact_key"]))
+        stored = [TermDigest.from_dict(d) for d in json.loads(str(req["redact_terms_json"]))]
+        mine = [digest_terms([t], key)[0] for t in given]
+        strangers = [t for t, d in zip(given, mine, strict=True) if d not in stored]
+        if strangers:
+            raise DeletionError(f"{len(strangers)} of the terms given are not this request's "
+                                "(verify checks the request's own terms; give none, or its "
+                                "own)", record_ids=[rid])
+        if given and set(mine) == set(stored):
+            return TermMatcher.from_terms(given)
+        return TermMatcher.from_digests(stored, key)
+    legacy = set(req.get("redact_term_digests") or [])
+    strangers = [t for t in given if _legacy_digest(t) not in legacy]
+    if strangers:
+        raise DeletionError(f"{len(strangers)} of the terms given are not this request's",
+                            record_ids=[rid])
+    return TermMatcher.from_terms(given)
+
+
 def verify(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = ()
            ) -> tuple[dict[str, Any], Verification]:
     """Run the verification queries for a request; returns (stored request props, result).
 
-    With ``redact_terms``, every string and list-of-strings property of every node and
-    relationship of the request's tenants is scanned (:func:`~graphmem.deletion.redaction.
-    scan_tenant_text`), except log nodes written after the request finished; a term in any
-    text fails the verification, a term in an identifier is reported (SPEC 7, issue 12).
+    The request's own terms are checked without being given (it keeps them as keyed digests:
+    :func:`request_matcher`, ``docs/deletion-terms.md``): every string and list-of-strings
+    property of every node and relationship of the request's tenants is scanned
+    (:func:`~graphmem.deletion.redaction.scan_tenant_text`), except log nodes written, by the
+    server's clock, after the request finished (a read made later, as of any time, is new
+    data, not residue); a term in any text fails the verification, a term in an identifier is
+    reported (SPEC 7). ``redact_terms`` may repeat the request's terms (the scan is then
+    narrowed in the store); it never passes having checked fewer terms than the request
+    named (a request stored before keyed digests, verified without its terms).
 
     Raises:
-        DeletionError: no deletion request with this id.
+        DeletionError: no deletion request with this id; a term given is not the request's.
+        ValidationError: an empty term, or one without a letter or digit.
     """
     rows = store.read("deletion/verify", id=request_id)
     if not rows:
         raise DeletionError(f"no deletion request {request_id!r}", record_ids=[request_id])
     row = rows[0]
     req = {k: _native(v) for k, v in row["request"].items()}
-    terms = clean_terms(redact_terms)
-    finished = req.get("finished_at")
-    found = text_problems(scan_tenant_text(store, list(req.get("tenants") or []), terms,
+    matcher = request_matcher({"id": request_id, **req}, redact_terms)
+    requested = int(req.get("redact_term_count") or 0)
+    finished = req.get("written_at") or req.get("finished_at")
+    found = text_problems(scan_tenant_text(store, list(req.get("tenants") or []), matcher,
                                            after=finished))
     planned = int(req.get("planned_count") or 0)
     result = {
@@ -73,6 +120,10 @@ def verify(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = 
     }
     problems = [f"{len(ids)} {name.replace('_', ' ')}: {id_list(list(ids))}"
                 for name, ids in result.items() if ids]
+    checked = len(matcher.specs)
+    if checked < requested:
+        problems.insert(0, f"checked {checked} of the request's {requested} term(s): it was "
+                           "stored before keyed term digests; give its terms (--redact)")
     if req.get("state") != "applied":
         problems.insert(0, f"request state is {req.get('state')!r}, not 'applied'")
     if row["disposed"] != planned:
@@ -81,7 +132,7 @@ def verify(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = 
         passed=not problems, checked_at=store.clock(), state=str(req.get("state")),
         planned=planned, disposed=row["disposed"],
         quarantine_released=tuple(sorted(row["quarantine_released"])),
-        terms_checked=len(terms),
+        terms_requested=requested, terms_checked=checked,
         identifiers_with_terms=found.get("identifiers_with_terms", ()),
         problems=tuple(problems), **result,
     )
@@ -92,9 +143,9 @@ def report(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = 
     """The audit report of a request, rebuilt from the graph, with a fresh verification.
 
     Args:
-        store: the store. request_id: the request. redact_terms: the request's terms, when
-            known, so the verification also proves they are gone (the graph keeps only their
-            count and digests).
+        store: the store. request_id: the request. redact_terms: optionally the request's
+            terms again (the verification checks them anyway, from the request's keyed
+            digests; given, the store narrows the scan).
 
     Raises:
         DeletionError: no deletion request with this id.
