@@ -21,6 +21,7 @@ from graphmem.db.codec import (
     scope_pairs,
 )
 from graphmem.db.store import Neo4jStore
+from graphmem.deletion import disk
 from graphmem.deletion.models import (
     DeletionPlan,
     DeletionReport,
@@ -178,6 +179,7 @@ def apply_deletion(
     batch_size: int = DEFAULT_BATCH_SIZE,
     progress: ProgressCallback | None = None,
     check_stale: bool = True,
+    settle_disk: bool = True,
 ) -> DeletionReport:
     """Apply a deletion plan (SPEC section 7) and return the verified audit report.
 
@@ -201,6 +203,9 @@ def apply_deletion(
         progress: called after each committed batch with (entries applied, total entries).
         check_stale: first re-check the plan against the graph (roots, descendants,
             citing procedures); costs one more walk.
+        settle_disk: once the erasure is committed, purge the server's files of it when
+            graphmem's launcher runs the server, else read what stays out of reach
+            (:func:`graphmem.deletion.disk.settle`; the report's ``disk``).
 
     Raises:
         DeletionError: the plan's digest does not match its content; the request id is
@@ -220,7 +225,8 @@ def apply_deletion(
         if stored.get("digest") != plan.digest:
             raise DeletionError("this request id belongs to a different plan", record_ids=[rid])
         if stored.get("state") == "applied":
-            return report(store, rid, redact_terms=plan.redact_terms)
+            return _settled(store, report(store, rid, redact_terms=plan.redact_terms),
+                            settle_disk)
     if check_stale:
         _check_stale(store, plan)
     at = store.clock()
@@ -253,7 +259,16 @@ def apply_deletion(
             if progress is not None:
                 progress(min(start + batch_size, total), total)
         store.transaction("deletion_finish", lambda tx: _finish(store, tx, plan, at))
-    return report(store, rid, redact_terms=plan.redact_terms)
+    return _settled(store, report(store, rid, redact_terms=plan.redact_terms), settle_disk)
+
+
+def _settled(store: Neo4jStore, done: DeletionReport, settle_disk: bool) -> DeletionReport:
+    """``done`` with what became of the server's files (kept on the request too)."""
+    if not settle_disk:
+        return done
+    residue = disk.settle(store)
+    disk.record(store, done.request.id, residue)
+    return done.model_copy(update={"disk": residue})
 
 
 # ------------------------------------------------------------------------------ recomputing

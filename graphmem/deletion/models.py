@@ -16,6 +16,7 @@ from typing import Literal
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from graphmem.deletion.disk import DiskResidue
 from graphmem.errors import DeletionError
 from graphmem.fields import AwareDatetime, Identifier, NonEmptyStr
 
@@ -304,6 +305,7 @@ class DeletionReport(BaseModel):
     retrievals: tuple[RetrievalHit, ...] = ()
     verification: Verification
     generated_at: AwareDatetime
+    disk: DiskResidue | None = None
 
     def disposition_of(self, node_id: str) -> Disposition | None:
         """The disposition the request gave ``node_id``, or None."""
