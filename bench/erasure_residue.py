@@ -25,11 +25,11 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import shutil
-import tempfile
 import random
+import shutil
 import statistics
 import string
+import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,10 +38,10 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from graphmem import DecisionState, Principal
 from graphmem.client import Memory
 from graphmem.db.server import EphemeralServer
 from graphmem.deletion import apply_deletion
-from graphmem import DecisionState, Principal
 
 RESULTS = Path(__file__).resolve().parent / "results"
 ENCODINGS = ("utf-8", "utf-16-le", "utf-16-be")

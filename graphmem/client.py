@@ -25,6 +25,7 @@ from graphmem.deletion import (
     recompute,
     verify_deletion,
 )
+from graphmem.deletion.certificate import CertificateMethods
 from graphmem.fields import utc_now
 from graphmem.intentions import Intentions
 from graphmem.lineage.graph import LineageDirection, LineageGraph, build_lineage
@@ -41,7 +42,7 @@ from graphmem.write.policy import MemoryWriteDecision, WritePolicy
 
 __all__ = ["Memory", "Retrieval"]
 
-class Memory:
+class Memory(CertificateMethods):
     """graphmem's client. Use :meth:`connect`; close it (or use ``with``).
 
     Args:

@@ -29,6 +29,7 @@ from collections.abc import Iterable
 
 __all__ = [
     "AuthorizationError",
+    "CertificateError",
     "ConstraintViolationError",
     "ContentTooLargeError",
     "DanglingReferenceError",
@@ -98,6 +99,11 @@ class PolicyError(GraphmemError):
 
 class DeletionError(GraphmemError):
     """A deletion plan that is stale, malformed or otherwise cannot be applied (SPEC section 7)."""
+
+
+class CertificateError(DeletionError):
+    """An erasure certificate that cannot be issued (its request's verification failed) or
+    read (not a certificate, malformed JSON; SPEC section 7)."""
 
 
 class EvaluationError(GraphmemError):

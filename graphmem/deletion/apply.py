@@ -267,7 +267,7 @@ def _settled(store: Neo4jStore, done: DeletionReport, settle_disk: bool) -> Dele
     if not settle_disk:
         return done
     residue = disk.settle(store)
-    disk.record(store, done.request.id, residue)
+    disk.record_residue(store, done.request.id, residue)
     return done.model_copy(update={"disk": residue})
 
 

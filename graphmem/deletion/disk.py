@@ -29,7 +29,7 @@ from graphmem.errors import StoreError
 if TYPE_CHECKING:
     from graphmem.db.store import Neo4jStore
 
-__all__ = ["DiskResidue", "OutsideReach", "outside_reach", "purge", "record", "settle"]
+__all__ = ["DiskResidue", "OutsideReach", "outside_reach", "purge", "record_residue", "settle"]
 
 #: Neo4j's answer when a procedure is not there (a server not run by graphmem's launcher).
 PROCEDURE_NOT_FOUND = "Neo.ClientError.Procedure.ProcedureNotFound"
@@ -176,7 +176,7 @@ def settle(store: Neo4jStore) -> DiskResidue:
                        outside_reach=outside_reach(settings))
 
 
-def record(store: Neo4jStore, request_id: str, residue: DiskResidue) -> None:
+def record_residue(store: Neo4jStore, request_id: str, residue: DiskResidue) -> None:
     """Keep ``residue`` on deletion request ``request_id`` (its certificate lists it).
 
     Raises:
