@@ -79,8 +79,9 @@ def marker(rng: random.Random) -> str:
     return f"{word()} {word()}"
 
 
-def load(memory: Memory, term: str, user: str, records: int) -> None:
-    """The subject's records, another user's mention, an intention and a logged query."""
+def load(memory: Memory, term: str, user: str, records: int, *, cue: bool = True) -> None:
+    """The subject's records, another user's mention, a logged query and (``cue``) an
+    intention whose cue and action hold the term."""
     created = "2026-03-02T09:00:00+00:00"
     rows = [{"id": f"{user}-r{i}", "kind": "semantic", "created_at": created,
              "content": f"Note {i} on {term}: prefers email contact at the main office.",
@@ -93,9 +94,11 @@ def load(memory: Memory, term: str, user: str, records: int) -> None:
                  "scope": {"tenant": "acme", "user": f"{user}-colleague"},
                  "provenance": {"source": "calendar"}, "authority": "human_instruction"})
     memory.put_many(rows)
-    memory.intend({"id": f"{user}-intent", "action": f"Call {term} back about the refund",
-                   "trigger_kind": "keyword", "trigger_value": term,
-                   "scope": {"tenant": "acme", "user": user}, "created_at": created})
+    if cue:
+        memory.intend({"id": f"{user}-intent",
+                       "action": f"Call {term} back about the refund",
+                       "trigger_kind": "keyword", "trigger_value": term,
+                       "scope": {"tenant": "acme", "user": user}, "created_at": created})
     memory.retrieve(DecisionState(memory_scope={"tenant": "acme", "user": user},
                                   goal=f"What does {term} prefer?",
                                   last_observation=f"{term} asked about the office",
