@@ -38,7 +38,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from graphmem import DecisionState, Principal
+from graphmem import DecisionState, Principal, Sensitivity
 from graphmem.client import Memory
 from graphmem.db.server import EphemeralServer
 from graphmem.deletion import apply_deletion
@@ -103,7 +103,8 @@ def load(memory: Memory, term: str, user: str, records: int, *, cue: bool = True
                                   goal=f"What does {term} prefer?",
                                   last_observation=f"{term} asked about the office",
                                   needs_prior_context=True),
-                    principal=Principal(tenants={"acme"}, clearance="normal"),
+                    principal=Principal(tenants=frozenset({"acme"}),
+                                              clearance=Sensitivity.NORMAL),
                     budget_chars=2000)
 
 

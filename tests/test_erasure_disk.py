@@ -14,7 +14,7 @@ import pytest
 from bench.erasure_residue import load, marker, scan
 from graphmem.client import Memory
 from graphmem.db.server import EphemeralServer
-from graphmem.deletion import apply_deletion
+from graphmem.deletion import DeletionPlan, apply_deletion
 from graphmem.deletion.disk import outside_reach
 from graphmem.errors import DatabaseUnavailableError
 
@@ -39,7 +39,7 @@ def server(home: Path) -> Iterator[EphemeralServer]:
         started.close()
 
 
-def _plan(memory: Memory, term: str, user: str) -> object:
+def _plan(memory: Memory, term: str, user: str) -> DeletionPlan:
     return memory.plan_deletion(subject={"tenant": "acme", "user": user}, redact_terms=[term],
                                 requested_by="dpo", reason="erasure on disk")
 
@@ -53,12 +53,12 @@ def test_apply_leaves_no_copy_of_the_term_in_the_servers_files(
         # without the purge, Neo4j keeps the term: the scan below can fail
         load(memory, kept, f"u-kept-{seed}", 4, cue=False)
         plan = _plan(memory, kept, f"u-kept-{seed}")
-        bare = apply_deletion(memory.store, plan, settle_disk=False)  # type: ignore[arg-type]
+        bare = apply_deletion(memory.store, plan, settle_disk=False)
         assert bare.verification.passed and bare.disk is None
         assert scan(home, [kept]), "Neo4j itself keeps a copy (the control)"
 
         load(memory, erased, f"u-erased-{seed}", 4, cue=False)
-        done = memory.apply_deletion(_plan(memory, erased, f"u-erased-{seed}"))  # type: ignore[arg-type]
+        done = memory.apply_deletion(_plan(memory, erased, f"u-erased-{seed}"))
         assert done.verification.passed
         assert done.disk is not None and done.disk.managed and done.disk.zeroed_records > 0
         assert done.disk.log_files == 1
@@ -76,7 +76,7 @@ def test_nothing_is_left_after_the_server_stops(tmp_path: Path) -> None:
     try:
         with Memory.connect(own.settings, start_if_needed=False) as memory:
             load(memory, term, "u-stop", 3, cue=False)
-            memory.apply_deletion(_plan(memory, term, "u-stop"))  # type: ignore[arg-type]
+            memory.apply_deletion(_plan(memory, term, "u-stop"))
     finally:
         own.close()
     assert scan(tmp_path, [term]) == {}
@@ -88,7 +88,7 @@ def test_an_erased_intention_cue_leaves_no_copy(server: EphemeralServer, home: P
     term = marker(random.Random(11))
     with Memory.connect(server.settings, start_if_needed=False) as memory:
         load(memory, term, "u-cue", 2, cue=True)
-        memory.apply_deletion(_plan(memory, term, "u-cue"))  # type: ignore[arg-type]
+        memory.apply_deletion(_plan(memory, term, "u-cue"))
     assert scan(home, [term]) == {}
 
 

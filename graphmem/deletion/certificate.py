@@ -35,7 +35,7 @@ from graphmem.fields import AwareDatetime
 __all__ = ["CERTIFICATE_FORMAT", "CertificateCheck", "CertificateMethods", "CertificateVerdict",
            "ErasureCertificate", "check", "issue", "load"]
 
-CERTIFICATE_FORMAT = "graphmem-erasure-certificate"
+CERTIFICATE_FORMAT: Literal["graphmem-erasure-certificate"] = "graphmem-erasure-certificate"
 
 
 class CertificateCheck(BaseModel):
