@@ -298,10 +298,11 @@ public class Launcher {
           long id = gen.nextId(ctx);
           taken.add(id);
           if (id >= high) {
-            misses++;
+            misses++; // two in a row: no free id is left below the old high id
             gen.maintenance(ctx); // load more free ids into the cache
             continue;
           }
+          misses = 0;
           if (id < reserved) {
             continue;
           }
