@@ -132,8 +132,10 @@ def purge(store: Neo4jStore) -> DiskResidue | None:
     """Purge a launcher-run server's files of erased text; None on any other server.
 
     Zeroes the free string/array records, starts a new transaction log and checkpoints
-    (``graphmem.purgeErased()``, ``docker/Launcher.java``): afterwards no file under the
-    server's home holds text that a committed transaction erased.
+    (``graphmem.purgeErased()``, ``docker/Launcher.java``; twice, see below): afterwards no
+    file under the server's home holds text that a committed transaction erased, unless a
+    transaction that another client opened before the erasure is still open (its records
+    are freed, and zeroed, by the next purge).
 
     Raises:
         StoreError: the server has the procedure and it failed.
@@ -141,12 +143,15 @@ def purge(store: Neo4jStore) -> DiskResidue | None:
     """
     start = time.perf_counter()
     try:
-        rows = store.write_once("deletion/disk/purge")
+        store.write_once("deletion/disk/purge")
     except StoreError as exc:
         if exc.code == PROCEDURE_NOT_FOUND:
             return None
         raise
-    row = rows[0]
+    # Neo4j frees the records a transaction deleted only once every transaction open at the
+    # id generator's next maintenance has closed, and the first call's own transaction was
+    # open at it: the second call, in a new transaction, zeroes what the erasure freed.
+    row = store.write_once("deletion/disk/purge")[0]
     return DiskResidue(managed=True, zeroed_records=row["zeroed"],
                        log_files=row["log_version"] - row["lowest_log_version"] + 1,
                        seconds=time.perf_counter() - start,
