@@ -226,7 +226,7 @@ def apply_deletion(
             raise DeletionError("this request id belongs to a different plan", record_ids=[rid])
         if stored.get("state") == "applied":
             return _settled(store, report(store, rid, redact_terms=plan.redact_terms),
-                            settle_disk)
+                            settle_disk, keep=False)
     if check_stale:
         _check_stale(store, plan)
     at = store.clock()
@@ -262,12 +262,15 @@ def apply_deletion(
     return _settled(store, report(store, rid, redact_terms=plan.redact_terms), settle_disk)
 
 
-def _settled(store: Neo4jStore, done: DeletionReport, settle_disk: bool) -> DeletionReport:
-    """``done`` with what became of the server's files (kept on the request too)."""
+def _settled(store: Neo4jStore, done: DeletionReport, settle_disk: bool, *, keep: bool = True
+             ) -> DeletionReport:
+    """``done`` with what became of the server's files, kept on the request unless
+    ``keep`` is False (applying an applied plan again changes nothing in the graph)."""
     if not settle_disk:
         return done
     residue = disk.settle(store)
-    disk.record_residue(store, done.request.id, residue)
+    if keep:
+        disk.record_residue(store, done.request.id, residue)
     return done.model_copy(update={"disk": residue})
 
 
