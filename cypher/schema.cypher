@@ -8,6 +8,7 @@ CREATE CONSTRAINT intention_id IF NOT EXISTS FOR (i:Intention) REQUIRE i.id IS U
 CREATE CONSTRAINT retrieval_id IF NOT EXISTS FOR (q:Retrieval) REQUIRE q.id IS UNIQUE;
 CREATE CONSTRAINT candidate_set_digest IF NOT EXISTS FOR (c:CandidateSet) REQUIRE c.digest IS UNIQUE;
 CREATE CONSTRAINT deletion_request_id IF NOT EXISTS FOR (d:DeletionRequest) REQUIRE d.id IS UNIQUE;
+CREATE CONSTRAINT erasure_chain_tenant IF NOT EXISTS FOR (c:ErasureChain) REQUIRE c.tenant IS UNIQUE;
 CREATE INDEX scope_tenant IF NOT EXISTS FOR (s:Scope) ON (s.tenant);
 CREATE INDEX record_tenant_asserts IF NOT EXISTS FOR (r:Record) ON (r.tenant, r.asserts);
 CREATE INDEX record_thread IF NOT EXISTS FOR (r:Record) ON (r.tenant, r.thread, r.position);

@@ -30,6 +30,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.ArrayList;
 import org.neo4j.cli.ExecutionContext;
 import org.neo4j.commandline.admin.security.SetInitialPasswordCommand;
 import org.neo4j.configuration.GraphDatabaseInternalSettings;
@@ -42,6 +43,30 @@ import org.neo4j.configuration.helpers.SocketAddress;
 import org.neo4j.dbms.api.DatabaseManagementService;
 import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
 import org.neo4j.graphdb.QueryExecutionException;
+import org.neo4j.internal.id.IdController;
+import org.neo4j.internal.id.IdGenerator;
+import org.neo4j.internal.recordstorage.RecordStorageEngine;
+import org.neo4j.io.pagecache.PageCursor;
+import org.neo4j.io.pagecache.context.CursorContext;
+import org.neo4j.kernel.api.procedure.GlobalProcedures;
+import org.neo4j.kernel.impl.store.CommonAbstractStore;
+import org.neo4j.kernel.impl.store.NeoStores;
+import org.neo4j.kernel.impl.transaction.log.checkpoint.CheckPointer;
+import org.neo4j.kernel.impl.transaction.log.checkpoint.SimpleTriggerInfo;
+import org.neo4j.kernel.impl.transaction.log.files.LogFiles;
+import org.neo4j.kernel.impl.transaction.log.rotation.LogRotateEvent;
+import org.neo4j.kernel.internal.GraphDatabaseAPI;
+import org.neo4j.collection.ResourceRawIterator;
+import org.neo4j.internal.kernel.api.exceptions.ProcedureException;
+import org.neo4j.internal.kernel.api.procs.Neo4jTypes;
+import org.neo4j.internal.kernel.api.procs.ProcedureSignature;
+import org.neo4j.internal.kernel.api.procs.QualifiedName;
+import org.neo4j.kernel.api.ResourceMonitor;
+import org.neo4j.kernel.api.exceptions.Status;
+import org.neo4j.kernel.api.procedure.CallableProcedure;
+import org.neo4j.procedure.Mode;
+import org.neo4j.values.AnyValue;
+import org.neo4j.values.storable.Values;
 import org.neo4j.io.ByteUnit;
 import org.neo4j.io.fs.DefaultFileSystemAbstraction;
 import picocli.CommandLine;
@@ -91,6 +116,9 @@ public class Launcher {
           .setConfig(HttpsConnector.enabled, false)
           .setConfig(GraphDatabaseSettings.auth_enabled, password != null)
           .setConfig(GraphDatabaseSettings.pagecache_memory, ByteUnit.mebiBytes(pagecacheMb))
+          // Erased text must not outlive an erasure in old transaction logs: keep none beyond
+          // what recovery needs; graphmem.purgeErased() rotates and checkpoints to prune them.
+          .setConfig(GraphDatabaseSettings.keep_logical_logs, "false")
           // Bolt's two netty event loop groups each idle 5 s on shutdown by default (10 s per
           // stop); nothing is in flight once connections are closed, so don't wait.
           .setConfig(GraphDatabaseInternalSettings.netty_server_shutdown_quiet_period, 0)
@@ -98,6 +126,9 @@ public class Launcher {
       if (password != null) {
         alignPassword(password);
       }
+      ((GraphDatabaseAPI) dbms.database(GraphDatabaseSettings.SYSTEM_DATABASE_NAME))
+          .getDependencyResolver().resolveDependency(GlobalProcedures.class)
+          .register(new Purge());
       dbms.database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME)
           .executeTransactionally("RETURN 1");
     } catch (Throwable e) {
@@ -198,5 +229,100 @@ public class Launcher {
       }
     }
     return dflt;
+  }
+
+  /** {@code CALL graphmem.purgeErased()}: leave no copy of erased text in this database's files.
+   *
+   *  Neo4j frees a deleted or overwritten string or array value's dynamic records without
+   *  clearing them, and its transaction logs hold every value written. This overwrites with
+   *  zeros every free record of the string and array stores (each taken from the id generator
+   *  first, so no transaction can be given it meanwhile, then handed back), starts a new
+   *  transaction log and forces a checkpoint, which flushes the zeroed pages and, with
+   *  {@code db.tx_log.rotation.retention_policy=false}, deletes the older logs. */
+  static final class Purge extends CallableProcedure.BasicProcedure {
+    Purge() {
+      super(ProcedureSignature.procedureSignature(new QualifiedName("graphmem", "purgeErased"))
+          .mode(Mode.DBMS)
+          .out("zeroedRecords", Neo4jTypes.NTInteger)
+          .out("logVersion", Neo4jTypes.NTInteger)
+          .out("lowestLogVersion", Neo4jTypes.NTInteger)
+          .description("Zero free string/array records, rotate the transaction log, checkpoint.")
+          .build());
+    }
+
+    @Override
+    public ResourceRawIterator<AnyValue[], ProcedureException> apply(
+        org.neo4j.kernel.api.procedure.Context ctx, AnyValue[] input, ResourceMonitor monitor)
+        throws ProcedureException {
+      try {
+        var deps = ctx.graphDatabaseAPI().getDependencyResolver();
+        NeoStores stores = deps.resolveDependency(RecordStorageEngine.class)
+            .testAccessNeoStores();
+        deps.resolveDependency(IdController.class).maintenance(); // committed frees count
+        CursorContext cursors = CursorContext.NULL_CONTEXT;
+        long zeroed = zeroFree(stores.getPropertyStore().getStringStore(), cursors)
+            + zeroFree(stores.getPropertyStore().getArrayStore(), cursors);
+        LogFiles logs = deps.resolveDependency(LogFiles.class);
+        logs.getLogFile().getLogRotation().rotateLogFile(() -> LogRotateEvent.NULL);
+        // A checkpoint prunes only the logs before the one holding the last committed
+        // transaction: commit one into the new log (a node made and removed again).
+        var db = ctx.graphDatabaseAPI();
+        Object marker = db.executeTransactionally(
+            "CREATE (m:GraphmemLogMarker) RETURN elementId(m) AS id", Map.of(),
+            result -> result.next().get("id"));
+        db.executeTransactionally("MATCH (m:GraphmemLogMarker) WHERE elementId(m) = $id DELETE m",
+            Map.of("id", marker));
+        deps.resolveDependency(CheckPointer.class)
+            .forceCheckPoint(new SimpleTriggerInfo("graphmem erasure"));
+        AnyValue[] row = {Values.longValue(zeroed),
+            Values.longValue(logs.getLogFile().getHighestLogVersion()),
+            Values.longValue(logs.getLogFile().getLowestLogVersion())};
+        return ResourceRawIterator.of(new AnyValue[][] {row});
+      } catch (java.io.IOException | RuntimeException e) {
+        throw new ProcedureException(Status.General.UnknownError, e,
+            "graphmem.purgeErased failed: %s", e);
+      }
+    }
+
+    private static long zeroFree(CommonAbstractStore<?, ?> store, CursorContext ctx)
+        throws java.io.IOException {
+      IdGenerator gen = store.getIdGenerator();
+      long high = gen.getHighId();
+      int size = store.getRecordSize();
+      int perPage = store.getRecordsPerPage();
+      long reserved = store.getNumberOfReservedLowIds();
+      List<Long> taken = new ArrayList<>();
+      long zeroed = 0;
+      try {
+        for (int misses = 0; misses < 2; ) {
+          long id = gen.nextId(ctx);
+          taken.add(id);
+          if (id >= high) {
+            misses++; // two in a row: no free id is left below the old high id
+            gen.maintenance(ctx); // load more free ids into the cache
+            continue;
+          }
+          misses = 0;
+          if (id < reserved) {
+            continue;
+          }
+          long page = id / perPage;
+          try (PageCursor cursor = store.openPageCursorForWriting(page, ctx)) {
+            if (cursor.next(page)) {
+              cursor.setOffset((int) (id % perPage) * size);
+              cursor.putBytes(size, (byte) 0);
+              zeroed++;
+            }
+          }
+        }
+      } finally {
+        try (IdGenerator.TransactionalMarker marker = gen.transactionalMarker(ctx)) {
+          for (long id : taken) {
+            marker.markUnallocated(id);
+          }
+        }
+      }
+      return zeroed;
+    }
   }
 }

@@ -17,6 +17,7 @@ from graphmem.db.access import OPERATOR, Access
 from graphmem.db.codec import DEFAULT_MAX_CONTENT_BYTES, Clock, require_aware
 from graphmem.db.settings import ConnectionSettings
 from graphmem.db.store import Neo4jStore
+from graphmem.deletion.certificate import CertificateMethods
 from graphmem.errors import (
     AuthorizationError,
     ValidationError,
@@ -41,7 +42,7 @@ from graphmem.write.policy import MemoryWriteDecision, WritePolicy
 
 __all__ = ["Memory", "Retrieval"]
 
-class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls):
+class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMethods):
     """graphmem's client. Use :meth:`connect`; close it (or use ``with``).
 
     Args:

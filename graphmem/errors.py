@@ -33,6 +33,7 @@ from collections.abc import Iterable
 __all__ = [
     "AuthorityCeilingError",
     "AuthorizationError",
+    "CertificateError",
     "ConstraintViolationError",
     "ContentTooLargeError",
     "DanglingReferenceError",
@@ -116,6 +117,11 @@ class PolicyError(GraphmemError):
 
 class DeletionError(GraphmemError):
     """A deletion plan that is stale, malformed or otherwise cannot be applied (SPEC section 7)."""
+
+
+class CertificateError(DeletionError):
+    """An erasure certificate that cannot be issued (its request's verification failed) or
+    read (not a certificate, malformed JSON; SPEC section 7)."""
 
 
 class EvaluationError(GraphmemError):

@@ -21,6 +21,7 @@ from graphmem.db.codec import (
     scope_pairs,
 )
 from graphmem.db.store import Neo4jStore
+from graphmem.deletion import disk
 from graphmem.deletion.matcher import TermMatcher, digest_terms
 from graphmem.deletion.models import (
     DeletionPlan,
@@ -181,6 +182,7 @@ def apply_deletion(
     progress: ProgressCallback | None = None,
     check_stale: bool = True,
     redact_terms: Iterable[str] | None = None,
+    settle_disk: bool = True,
 ) -> DeletionReport:
     """Apply a deletion plan (SPEC section 7) and return the verified audit report.
 
@@ -212,6 +214,9 @@ def apply_deletion(
             citing procedures); costs one more walk.
         redact_terms: the plan's terms, for a plan loaded from JSON (any spelling the matcher
             reads the same; None: the ones the plan keeps in memory).
+        settle_disk: once the erasure is committed, purge the server's files of it when
+            graphmem's launcher runs the server, else read what stays out of reach
+            (:func:`graphmem.deletion.disk.settle`; the report's ``disk``).
 
     Raises:
         DeletionError: the plan's digest does not match its content; the request id is
@@ -235,7 +240,8 @@ def apply_deletion(
             known = check_terms(plan, redact_terms) if (
                 redact_terms is not None or plan.clear_terms) else ()
             done = report(store, rid, redact_terms=known)
-            return done.model_copy(update={"already_applied": True})
+            return _settled(store, done.model_copy(update={"already_applied": True}),
+                            settle_disk, keep=False)
     terms = check_terms(plan, redact_terms)
     matcher = TermMatcher.from_terms(terms)
     if check_stale:
@@ -271,7 +277,19 @@ def apply_deletion(
             if progress is not None:
                 progress(min(start + batch_size, total), total)
         store.transaction("deletion_finish", lambda tx: _finish(store, tx, plan, at, matcher))
-    return report(store, rid, redact_terms=terms)
+    return _settled(store, report(store, rid, redact_terms=terms), settle_disk)
+
+
+def _settled(store: Neo4jStore, done: DeletionReport, settle_disk: bool, *, keep: bool = True
+             ) -> DeletionReport:
+    """``done`` with what became of the server's files, kept on the request unless
+    ``keep`` is False (applying an applied plan again changes nothing in the graph)."""
+    if not settle_disk:
+        return done
+    residue = disk.settle(store)
+    if keep:
+        disk.record_residue(store, done.request.id, residue)
+    return done.model_copy(update={"disk": residue})
 
 
 # ------------------------------------------------------------------------------ recomputing

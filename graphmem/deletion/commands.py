@@ -275,3 +275,78 @@ def verify_command(
         with writing(output):
             output.write_text(report.model_dump_json(indent=2), encoding="utf-8")
     _emit_report(report, as_json)
+
+
+# ------------------------------------------------------------------------- certificates
+
+
+@delete_app.command("certificate")
+def certificate_command(
+    request_id: Annotated[str, typer.Argument(help="An applied request's id (del-...).")],
+    redact: Annotated[list[str] | None, typer.Option(
+        "--redact", help="A term of the request, for its verification (repeat).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print it as JSON.")] = False,
+    output: Annotated[Path | None, typer.Option(
+        "-o", "--output", help="Write the certificate (JSON) to this file.")] = None,
+) -> None:
+    """Issue (or show again) the erasure certificate of an applied request, chained to its
+    tenants' previous ones. Exits 1 when its verification fails (nothing is issued)."""
+    from graphmem.errors import CertificateError
+
+    try:
+        with _connect() as memory:
+            cert = memory.deletion_certificate(request_id, redact_terms=redact or ())
+    except CertificateError as exc:
+        raise fail(exc, EXIT_CHECK_FAILED) from None
+    except GraphmemError as exc:
+        raise fail(exc) from None
+    if output is not None:
+        output.write_text(cert.to_json() + "\n", encoding="utf-8")
+    if as_json:
+        sys.stdout.write(cert.to_json() + "\n")
+        return
+    table = Table(title=f"Erasure certificate of {cert.request_id}", title_justify="left")
+    table.add_column("field")
+    table.add_column("value", overflow="fold")
+    for name, value in (("requested by", cert.requested_by), ("reason", cert.reason),
+                        ("finished", str(cert.finished_at)), ("plan digest", cert.plan_digest),
+                        ("counts", ", ".join(f"{k} {v}" for k, v in cert.counts.items())),
+                        ("checks", ", ".join(f"{c.name} {'ok' if c.passed else 'FAILED'}"
+                                             for c in cert.checks)),
+                        ("outside reach", "; ".join(o.what for o in cert.outside_reach)),
+                        ("previous", ", ".join(f"{t}: {d or '(first)'}"
+                                               for t, d in cert.previous.items())),
+                        ("digest", cert.digest)):
+        table.add_row(name, value)
+    console.print(table)
+
+
+@delete_app.command("check-certificate")
+def check_certificate_command(
+    certificate: Annotated[Path, typer.Argument(help="A certificate written by "
+                                                "`delete certificate -o`.",
+                                                exists=True, dir_okay=False)],
+    redact: Annotated[list[str] | None, typer.Option(
+        "--redact", help="A term of the request, for its verification (repeat).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the verdict as JSON.")] = False,
+) -> None:
+    """Tell whether a certificate was altered and whether the store still agrees with it.
+    Exits 1 when either fails, 2 when the file is not a certificate."""
+    try:
+        text = certificate.read_bytes()
+        with _connect() as memory:
+            verdict = memory.check_certificate(text, redact_terms=redact or ())
+    except GraphmemError as exc:
+        raise fail(exc) from None
+    if as_json:
+        sys.stdout.write(verdict.model_dump_json(indent=2) + "\n")
+    else:
+        ok = "[green]intact[/green]" if verdict.intact else "[red]ALTERED[/red]"
+        agrees = ("[green]the store agrees[/green]" if verdict.agrees
+                  else "[red]the store DISAGREES[/red]")
+        console.print(f"certificate {verdict.digest[:16]}... of {verdict.request_id}: "
+                      f"{ok}, {agrees}", highlight=False)
+        for problem in verdict.problems:
+            console.print(f"  - {problem}", highlight=False, markup=False)
+    if not verdict.passed:
+        raise typer.Exit(code=EXIT_CHECK_FAILED)

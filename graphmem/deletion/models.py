@@ -16,6 +16,7 @@ from typing import Literal
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
+from graphmem.deletion.disk import DiskResidue
 from graphmem.errors import DeletionError
 from graphmem.fields import AwareDatetime, Identifier, NonEmptyStr
 
@@ -352,6 +353,7 @@ class DeletionReport(BaseModel):
     verification: Verification
     generated_at: AwareDatetime
     already_applied: bool = False
+    disk: DiskResidue | None = None
 
     def disposition_of(self, node_id: str) -> Disposition | None:
         """The disposition the request gave ``node_id``, or None."""

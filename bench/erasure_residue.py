@@ -1,0 +1,189 @@
+"""What the local Neo4j keeps on disk after an erasure, and what leaving nothing costs.
+
+The experiment behind ``docs/erasure.md`` (SPEC section 7). On one throwaway server
+(:class:`graphmem.db.server.EphemeralServer`, run by graphmem's launcher), each round writes a
+fresh marker term (two made-up words, unique to the round) into a subject's records (content,
+provenance, metadata), another user's record, an intention (cue and action) and a logged
+retrieval's query, erases it through graphmem's deletion (a subject plan with the term to
+redact, then apply), and greps every file under the server's home for the term: as UTF-8,
+UTF-16 (both byte orders), lower and upper case. Rounds alternate between an apply without
+the purge of the server's files (``settle_disk=False``: what Neo4j keeps by itself) and the
+normal apply (which purges: :func:`graphmem.deletion.disk.settle`), the order reversed every
+round, so both see the same machine (after one unmeasured erasure that plans every query).
+Last, the server is stopped (a shutdown checkpoints
+every page) and all terms are grepped again.
+
+Prints a table and writes ``bench/results/erasure-residue-<date>.json``. Run from the repo
+root::
+
+    python -m bench.erasure_residue            # 3 rounds of each, about a minute
+    python -m bench.erasure_residue --rounds 5 --records 50
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import shutil
+import statistics
+import string
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from graphmem import DecisionState, Principal, Sensitivity
+from graphmem.client import Memory
+from graphmem.db.server import EphemeralServer
+from graphmem.deletion import apply_deletion
+
+RESULTS = Path(__file__).resolve().parent / "results"
+ENCODINGS = ("utf-8", "utf-16-le", "utf-16-be")
+console = Console()
+
+
+def needles(term: str) -> dict[str, bytes]:
+    """The byte strings a copy of ``term`` may be stored as, by a label."""
+    forms = {"as written": term, "lower": term.lower(), "upper": term.upper()}
+    return {f"{enc} {label}": text.encode(enc)
+            for enc in ENCODINGS for label, text in forms.items()}
+
+
+def scan(home: Path, terms: list[str]) -> dict[str, dict[str, int]]:
+    """Every file under ``home`` holding a form of a term: path (relative) to form to count."""
+    wanted = {f"{term} / {label}": needle for term in terms
+              for label, needle in needles(term).items()}
+    hits: dict[str, dict[str, int]] = {}
+    for path in sorted(p for p in home.rglob("*") if p.is_file()):
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        for label, needle in wanted.items():
+            count = data.count(needle)
+            if count:
+                hits.setdefault(str(path.relative_to(home)), {})[label] = count
+    return hits
+
+
+def marker(rng: random.Random) -> str:
+    """Two made-up capitalised words no record holds by chance."""
+    def word() -> str:
+        return "".join(rng.choice(string.ascii_lowercase) for _ in range(9)).capitalize()
+    return f"{word()} {word()}"
+
+
+def load(memory: Memory, term: str, user: str, records: int, *, cue: bool = True) -> None:
+    """The subject's records, another user's mention, a logged query and (``cue``) an
+    intention whose cue and action hold the term."""
+    created = "2026-03-02T09:00:00+00:00"
+    rows = [{"id": f"{user}-r{i}", "kind": "semantic", "created_at": created,
+             "content": f"Note {i} on {term}: prefers email contact at the main office.",
+             "scope": {"tenant": "acme", "user": user},
+             "provenance": {"source": "crm", "author": term},
+             "metadata": {"about": term}, "authority": "human_instruction"}
+            for i in range(records)]
+    rows.append({"id": f"{user}-other", "kind": "semantic", "created_at": created,
+                 "content": f"Team meeting: {term} will present the quarterly roadmap.",
+                 "scope": {"tenant": "acme", "user": f"{user}-colleague"},
+                 "provenance": {"source": "calendar"}, "authority": "human_instruction"})
+    memory.put_many(rows)
+    if cue:
+        memory.intend({"id": f"{user}-intent",
+                       "action": f"Call {term} back about the refund",
+                       "trigger_kind": "keyword", "trigger_value": term,
+                       "scope": {"tenant": "acme", "user": user}, "created_at": created})
+    memory.retrieve(DecisionState(memory_scope={"tenant": "acme", "user": user},
+                                  goal=f"What does {term} prefer?",
+                                  last_observation=f"{term} asked about the office",
+                                  needs_prior_context=True),
+                    principal=Principal(tenants=frozenset({"acme"}),
+                                              clearance=Sensitivity.NORMAL),
+                    budget_chars=2000)
+
+
+def erase(memory: Memory, term: str, user: str, purge: bool) -> dict[str, Any]:
+    """Plan and apply the subject's erasure with ``term`` redacted; the apply's figures."""
+    plan = memory.plan_deletion(subject={"tenant": "acme", "user": user}, redact_terms=[term],
+                                requested_by="dpo", reason="erasure residue benchmark")
+    start = time.perf_counter()
+    done = apply_deletion(memory.store, plan, settle_disk=purge)
+    seconds = time.perf_counter() - start
+    return {"apply_s": seconds, "passed": done.verification.passed,
+            "purge_s": done.disk.seconds if done.disk else None,
+            "zeroed_records": done.disk.zeroed_records if done.disk else None,
+            "nodes": len(plan.entries)}
+
+
+def _rounds(rounds: int, records: int, rng: random.Random, home: Path,
+            runs: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """Run the rounds into ``runs``; the scan for every term after the server stopped."""
+    with EphemeralServer(home=home) as server, Memory.connect(server.settings) as memory:
+        warm = marker(rng)  # plans every query once, unmeasured (erased like the rest)
+        load(memory, warm, "u-warm-up", records)
+        erase(memory, warm, "u-warm-up", purge=True)
+        for r in range(rounds):
+            modes = (("without purge", "with purge") if r % 2 == 0
+                     else ("with purge", "without purge"))
+            for mode in modes:
+                term, user = marker(rng), f"u-{r}-{len(runs)}"
+                load(memory, term, user, records)
+                figures = erase(memory, term, user, purge=mode == "with purge")
+                hits = scan(home, [term])
+                runs.append({"round": r, "mode": mode, "term": term, **figures,
+                             "files_with_term": hits,
+                             "occurrences": sum(sum(v.values()) for v in hits.values())})
+    return scan(home, [run["term"] for run in runs])
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    """Run the experiment; returns (and writes) its figures."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--records", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=31)
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args(argv)
+    rng = random.Random(args.seed)
+    runs: list[dict[str, Any]] = []
+    home = Path(tempfile.mkdtemp(prefix="graphmem-residue-"))
+    try:
+        final = _rounds(args.rounds, args.records, rng, home, runs)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+    summary = {mode: {"apply_s_median": statistics.median(
+        x["apply_s"] for x in runs if x["mode"] == mode),
+        "apply_s": [round(x["apply_s"], 3) for x in runs if x["mode"] == mode],
+        "occurrences": [x["occurrences"] for x in runs if x["mode"] == mode]}
+        for mode in ("without purge", "with purge")}
+    result = {"date": datetime.now(UTC).isoformat(timespec="seconds"),
+              "machine": f"{platform.machine()} {platform.system()}",
+              "neo4j": "5.26.30 Community (graphmem launcher)",
+              "records_per_subject": args.records, "runs": runs, "summary": summary,
+              "after_all_rounds_all_terms": final}
+    table = Table(title="Erasure residue on the local server (files holding the term)")
+    for col in ("round", "mode", "nodes", "apply s", "purge s", "zeroed", "occurrences",
+                "files"):
+        table.add_column(col)
+    for x in runs:
+        table.add_row(str(x["round"]), x["mode"], str(x["nodes"]), f"{x['apply_s']:.3f}",
+                      "" if x["purge_s"] is None else f"{x['purge_s']:.3f}",
+                      "" if x["zeroed_records"] is None else str(x["zeroed_records"]),
+                      str(x["occurrences"]), ", ".join(x["files_with_term"]))
+    console.print(table)
+    console.print(json.dumps(summary, indent=1))
+    out = args.out or RESULTS / f"erasure-residue-{datetime.now(UTC):%Y%m%d}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    console.print(f"wrote {out}")
+    return result
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,5 @@
+// Which of $digests are certificates the store issued, with their requests' tenants (a
+// certificate's link to its predecessor names one).
+MATCH (req:DeletionRequest)
+WHERE req.certificate_digest IN $digests
+RETURN req.certificate_digest AS digest, req.id AS request_id, req.tenants AS tenants
