@@ -16,9 +16,14 @@ import pydantic
 from graphmem.errors import AuthorizationError, ValidationError
 from graphmem.models import Principal, Sensitivity
 
-__all__ = ["DEFAULT_AGENT", "ServerConfig", "parse_pairs"]
+__all__ = ["DEFAULT_AGENT", "DEFAULT_DB_TIMEOUT_S", "DEFAULT_PLAN_TTL_S", "ServerConfig",
+           "parse_pairs"]
 
 DEFAULT_AGENT = "mcp-agent"
+DEFAULT_DB_TIMEOUT_S = 1.0
+"""How long a tool call waits for an unreachable Neo4j before its error, in seconds."""
+DEFAULT_PLAN_TTL_S = 3600.0
+"""How long a stored deletion plan may be applied after planning, in seconds."""
 
 
 def parse_pairs(pairs: Iterable[str], *, option: str = "--scope") -> dict[str, str]:
@@ -50,12 +55,17 @@ class ServerConfig:
             principal has several tenants, in which case each call must name one).
         allow_deletion: whether the deletion tools exist.
         agent: the name recorded as ``by`` / ``requested_by`` on writes and deletions.
+        db_timeout_s: the database budget of one call, in seconds (connection, pool wait
+            and retries each; the client's defaults are unchanged for other users).
+        plan_ttl_s: how long a deletion plan stays appliable, in seconds.
     """
 
     principal: Principal
     scope: dict[str, str] = field(default_factory=dict)
     allow_deletion: bool = False
     agent: str = DEFAULT_AGENT
+    db_timeout_s: float = DEFAULT_DB_TIMEOUT_S
+    plan_ttl_s: float = DEFAULT_PLAN_TTL_S
 
     @classmethod
     def build(
@@ -66,6 +76,8 @@ class ServerConfig:
         scope: Mapping[str, str] | None = None,
         allow_deletion: bool = False,
         agent: str = DEFAULT_AGENT,
+        db_timeout_s: float = DEFAULT_DB_TIMEOUT_S,
+        plan_ttl_s: float = DEFAULT_PLAN_TTL_S,
     ) -> ServerConfig:
         """A checked configuration.
 
@@ -75,9 +87,12 @@ class ServerConfig:
             scope: the default scope; its ``tenant`` (added when there is exactly one
                 tenant) must be one of ``tenants``.
             allow_deletion: register the deletion tools. agent: who writes, for the log.
+            db_timeout_s: a call's database budget, seconds (> 0).
+            plan_ttl_s: how long a deletion plan may be applied, seconds (> 0).
 
         Raises:
-            ValidationError: no tenant at all, an unknown clearance, an empty agent name.
+            ValidationError: no tenant at all, an unknown clearance, an empty agent name, a
+                budget or lifetime that is not a positive number of seconds.
             AuthorizationError: the default scope names a tenant outside ``tenants``.
         """
         default = dict(scope or {})
@@ -102,8 +117,12 @@ class ServerConfig:
                 f"server's tenants ({', '.join(sorted(principal.tenants))})")
         if not agent.strip():
             raise ValidationError("the agent name must be non-empty")
+        for name, seconds in (("db_timeout_s", db_timeout_s), ("plan_ttl_s", plan_ttl_s)):
+            if not seconds > 0 or seconds == float("inf"):
+                raise ValidationError(f"{name} must be a positive number of seconds")
         return cls(principal=principal, scope=dict(sorted(default.items())),
-                   allow_deletion=allow_deletion, agent=agent.strip())
+                   allow_deletion=allow_deletion, agent=agent.strip(),
+                   db_timeout_s=db_timeout_s, plan_ttl_s=plan_ttl_s)
 
     def check_tenant(self, tenant: str) -> None:
         """Raise AuthorizationError unless ``tenant`` is one of the principal's."""

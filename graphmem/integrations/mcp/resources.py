@@ -8,11 +8,9 @@ from contextlib import contextmanager
 
 from mcp.server.mcpserver.exceptions import ResourceError
 
-from graphmem import (
-    GraphmemError,
-)
-from graphmem.integrations.mcp.tools import Ctx, check_record, server_state, visible_lineage
-from graphmem.lineage import export
+from graphmem.errors import GraphmemError
+from graphmem.integrations.mcp.state import Ctx, server_state
+from graphmem.integrations.mcp.tools import check_record, visible_lineage
 
 __all__ = ["lineage_resource", "memory_resource"]
 
@@ -38,6 +36,8 @@ def memory_resource(id: str, ctx: Ctx) -> str:
 
 def lineage_resource(id: str, ctx: Ctx) -> str:
     """``graphmem://lineage/{id}``: the memory's lineage (both ways) as node-link JSON."""
+    from graphmem.lineage import export
+
     state = server_state(ctx)
     with _resource_errors():
         graph, _ = visible_lineage(state, id, "both", None)

@@ -1,0 +1,124 @@
+"""What the MCP server holds for its life: its fixed configuration and a client connected
+on first use, with a short database budget (SPEC section 10).
+
+The server answers ``initialize`` and ``tools/list`` before it has a database: the
+``Memory`` is opened by the first call that needs it. While Neo4j is unreachable every
+call fails within about :attr:`ServerConfig.db_timeout_s` seconds with
+:class:`~graphmem.errors.DatabaseUnavailableError`, and a later call connects again by
+itself: no restart. The driver and the client are imported only when the first connection
+is made, so the server starts without them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from mcp.server.mcpserver import Context
+
+from graphmem.errors import GraphmemError
+
+from .config import ServerConfig
+
+if TYPE_CHECKING:
+    from graphmem.client import Memory
+    from graphmem.db.settings import ConnectionSettings
+
+__all__ = ["Ctx", "ServerState", "open_memory", "server_state"]
+
+
+def open_memory(budget_s: float, settings: ConnectionSettings | None = None) -> Memory:
+    """A client whose every database wait is bounded by ``budget_s`` seconds.
+
+    Connection, pool acquisition and the driver's transaction retries each get
+    ``budget_s`` (the defaults of :class:`~graphmem.ConnectionSettings` are for scripts
+    that would rather wait than fail; an agent's tool call would rather fail fast). Settings:
+    ``settings``; else ``NEO4J_*``; else the ``graphmem db start`` server; else the local
+    server is started as :meth:`graphmem.Memory.connect` does (slow, once).
+
+    Raises:
+        DatabaseUnavailableError: no server answered within the budget.
+        DatabaseAuthError: the server refused the credentials.
+    """
+    from graphmem.client import Memory
+    from graphmem.db.server import status
+    from graphmem.db.settings import ConnectionSettings
+
+    if settings is None:
+        settings = ConnectionSettings.from_env()
+    if settings is None:
+        running = status()
+        settings = running.settings if running is not None else None
+    if settings is None:
+        return Memory.connect()
+    quick = dataclasses.replace(settings, connection_timeout_s=budget_s,
+                                acquisition_timeout_s=budget_s, retry_time_s=budget_s)
+    return Memory.connect(quick, start_if_needed=False)
+
+
+@dataclass
+class ServerState:
+    """The server's state for its life (the SDK's lifespan context).
+
+    Attributes:
+        config: the fixed principal and scope.
+        connect: opens the client (called again after a failed attempt).
+    """
+
+    config: ServerConfig
+    connect: Callable[[], Memory]
+    _memory: Memory | None = None
+    _connecting: threading.Lock = field(default_factory=threading.Lock)
+    _attempts: int = 0
+    _last_error: GraphmemError | None = None
+
+    @property
+    def memory(self) -> Memory:
+        """The connected client, connecting now if no call has yet.
+
+        A call that waited for another call's attempt takes that attempt's outcome rather
+        than making its own (so a failure costs each call one budget at most).
+
+        Raises:
+            DatabaseUnavailableError, DatabaseAuthError: the connection failed.
+        """
+        memory = self._memory
+        if memory is not None:
+            return memory
+        seen = self._attempts
+        with self._connecting:
+            if self._memory is not None:
+                return self._memory
+            if self._attempts != seen and self._last_error is not None:
+                raise self._last_error
+            self._attempts += 1
+            try:
+                self._memory = self.connect()
+            except GraphmemError as exc:
+                self._last_error = exc
+                raise
+            self._last_error = None
+            return self._memory
+
+    @property
+    def connected(self) -> bool:
+        """Whether a client is open (says nothing about the database being up now)."""
+        return self._memory is not None
+
+    def close(self) -> None:
+        """Close the client, if one was opened."""
+        with self._connecting:
+            memory, self._memory = self._memory, None
+        if memory is not None:
+            memory.close()
+
+
+Ctx = Context[ServerState, Any]
+
+
+def server_state(ctx: Ctx) -> ServerState:
+    """The server's state, from a tool's context."""
+    return ctx.request_context.lifespan_context
