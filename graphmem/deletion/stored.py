@@ -57,14 +57,11 @@ def store_plan(store: Neo4jStore, plan: DeletionPlan, *, owner: str, ttl_s: floa
         raise DeletionError("the plan's digest does not match its content; plan again",
                             record_ids=[plan.request_id])
     expires = (at or store.clock()) + timedelta(seconds=ttl_s)
-    props = {
-        "id": plan.request_id, "state": "planned", "version": plan.version, "digest": plan.digest,
-        "requested_by": plan.requested_by, "reason": plan.reason,
-        "tenants": list(plan.tenants), "redact_term_count": len(plan.redact_terms),
-        "planned_at": plan.planned_at, "plan_owner": owner, "plan_expires_at": expires,
-        "plan_json": json.dumps(_without_terms(plan), sort_keys=True),
-    }
-    store.write("deletion/request/plan_store", props=props)
+    store.write("deletion/request/plan_store", id=plan.request_id, version=plan.version,
+                digest=plan.digest, requested_by=plan.requested_by, reason=plan.reason,
+                tenants=list(plan.tenants), redact_term_count=len(plan.redact_terms),
+                planned_at=plan.planned_at, owner=owner, expires_at=expires,
+                plan_json=json.dumps(_without_terms(plan), sort_keys=True))
     return expires
 
 

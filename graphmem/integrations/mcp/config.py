@@ -20,7 +20,7 @@ __all__ = ["DEFAULT_AGENT", "DEFAULT_DB_TIMEOUT_S", "DEFAULT_PLAN_TTL_S", "Serve
            "parse_pairs"]
 
 DEFAULT_AGENT = "mcp-agent"
-DEFAULT_DB_TIMEOUT_S = 1.0
+DEFAULT_DB_TIMEOUT_S = 0.75
 """How long a tool call waits for an unreachable Neo4j before its error, in seconds."""
 DEFAULT_PLAN_TTL_S = 3600.0
 """How long a stored deletion plan may be applied after planning, in seconds."""
