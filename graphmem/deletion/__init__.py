@@ -39,6 +39,8 @@ use of their names (PEP 562).
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 from typing import TYPE_CHECKING, Any
 
 from graphmem.deletion.models import (
@@ -96,6 +98,20 @@ def __getattr__(name: str) -> Any:
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
+
+
+class _Package(types.ModuleType):
+    """This package, whose public names win over its submodules of the same name: importing
+    ``graphmem.deletion.verify`` (the module) must not replace ``verify`` (the function), as
+    the import system would by setting the submodule as an attribute of the package."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if isinstance(value, types.ModuleType) and name in _LAZY:
+            return  # the submodule stays reachable through sys.modules and its imports
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 __all__ = [
