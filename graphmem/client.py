@@ -12,7 +12,6 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from graphmem.db import browse
 from graphmem.db.codec import DEFAULT_MAX_CONTENT_BYTES, Clock, require_aware
 from graphmem.db.settings import ConnectionSettings
 from graphmem.db.store import Neo4jStore
@@ -187,27 +186,6 @@ class Memory:
             AuthorizationError: the scope's tenant is not one of ``principal.tenants``.
         """
         return [c.record for c in self.store.candidates(principal, scope, self._now(now))]
-
-    def recent(self, *, principal: Principal, scope: dict[str, str], limit: int = 20,
-               offset: int = 0, now: datetime | None = None) -> list[MemoryRecord]:
-        """The newest eligible ACTIVE records for the caller, one page (SPEC 3-4): see
-        :func:`graphmem.db.browse.recent` (``limit`` 1..200, ``offset`` >= 0).
-
-        Raises:
-            ValidationError, AuthorizationError.
-        """
-        return browse.recent(self.store, principal, scope, self._now(now), limit=limit,
-                             offset=offset)
-
-    def reach_counts(self, *, principal: Principal, scope: dict[str, str],
-                     now: datetime | None = None) -> dict[str, int]:
-        """How many records the caller sees in ``scope``: ``records``, ``eligible``,
-        ``quarantined``, ``retracted`` (:func:`graphmem.db.browse.reach_counts`).
-
-        Raises:
-            ValidationError, AuthorizationError.
-        """
-        return browse.reach_counts(self.store, principal, scope, self._now(now))
 
     def explain(self, record_id: str, *, principal: Principal, scope: dict[str, str],
                 now: datetime | None = None) -> Explanation:

@@ -2,8 +2,9 @@
 
 It is composed of one class per concern: :mod:`~graphmem.db.base` (driver, query plumbing,
 schema, plain reads), :mod:`~graphmem.db.records` (writes and imports),
-:mod:`~graphmem.db.transitions` (lifecycle) and :mod:`~graphmem.db.eligibility`
-(candidates, explain and the reused-answer cache).
+:mod:`~graphmem.db.transitions` (lifecycle), :mod:`~graphmem.db.eligibility`
+(candidates, explain and the reused-answer cache) and :mod:`~graphmem.db.browse` (the newest
+eligible records, counts within reach).
 
 Graph model::
 
@@ -25,6 +26,7 @@ value (quotes, backticks, ``=``) is data and never query text. Eligibility rule 
 
 from __future__ import annotations
 
+from graphmem.db.browse import Browsing
 from graphmem.db.eligibility import Eligibility
 from graphmem.db.records import RecordWrites
 from graphmem.db.transitions import Transitions
@@ -32,7 +34,7 @@ from graphmem.db.transitions import Transitions
 __all__ = ["Neo4jStore"]
 
 
-class Neo4jStore(RecordWrites, Transitions, Eligibility):
+class Neo4jStore(RecordWrites, Transitions, Eligibility, Browsing):
     """Records, scopes and lineage in one Neo4j database.
 
     Reads of candidates return versions (``fingerprint``, ``rev``) from Cypher; records are

@@ -78,9 +78,9 @@ def recent(
     """
     state = server_state(ctx)
     with tool_errors():
-        records = state.memory.recent(principal=state.config.principal,
-                                      scope=state.config.resolve_scope(scope),
-                                      limit=limit + 1, offset=offset)
+        store = state.memory.store
+        records = store.recent(state.config.principal, state.config.resolve_scope(scope),
+                               store.clock(), limit=limit + 1, offset=offset)
         page = records[:limit]
         return RecentOut(memories=[_out(r) for r in page], offset=offset, limit=limit,
                          next_offset=offset + limit if len(records) > limit else None)
@@ -97,8 +97,8 @@ def status(ctx: Ctx, scope: ScopeAdditions = None) -> StatusOut:
     with tool_errors():
         resolved = state.config.resolve_scope(scope)
         try:
-            counts = state.memory.reach_counts(principal=state.config.principal,
-                                               scope=resolved)
+            store = state.memory.store
+            counts = store.reach_counts(state.config.principal, resolved, store.clock())
         except DatabaseUnavailableError as exc:
             return StatusOut(version=package_version(), reachable=False,
                              error=f"{type(exc).__name__}: {exc}", scope=resolved,
