@@ -79,6 +79,8 @@ class Relay:
         """Refuse new connections and cut the relayed ones."""
         listener, self._listener = self._listener, None
         if listener is not None:
+            with contextlib.suppress(OSError):  # wakes the accept() (close() alone does not)
+                listener.shutdown(socket.SHUT_RDWR)
             listener.close()
         with self._lock:
             conns, self._conns = self._conns, []
