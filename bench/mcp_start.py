@@ -128,8 +128,10 @@ def _params(tree: Path, settings: ConnectionSettings) -> StdioServerParameters:
 
 
 def _error_type(text: str) -> str:
+    """The graphmem error class a tool error names (the SDK prefixes "Error executing
+    tool ..."), or ``"none"``."""
     for word in text.replace(":", " ").split():
-        if word.endswith("Error"):
+        if word.endswith("Error") and word != "Error":
             return word
     return "none"
 
