@@ -213,7 +213,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     trees = {"before": args.before.resolve(), "after": args.after.resolve()}
     rows: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
-    with EphemeralServer(heap="512m", pagecache_mb=64) as server:
+    with EphemeralServer(heap="512m", pagecache_mb=64, timeout_s=900) as server:
         host, port = server.uri.rsplit("//", 1)[1].rsplit(":", 1)
         relay = Relay((host, int(port)))
         settings = ConnectionSettings(uri=f"bolt://127.0.0.1:{relay.port}",

@@ -34,8 +34,10 @@ def open_memory(budget_s: float, settings: ConnectionSettings | None = None) -> 
     """A client whose every database wait is bounded by ``budget_s`` seconds.
 
     Connection, pool acquisition and the driver's transaction retries each get
-    ``budget_s`` (the defaults of :class:`~graphmem.ConnectionSettings` are for scripts
-    that would rather wait than fail; an agent's tool call would rather fail fast). Settings:
+    ``budget_s`` (the defaults of :class:`~graphmem.ConnectionSettings` are for scripts that
+    would rather wait than fail; an agent's tool call would rather fail fast), and an idle
+    pooled connection is checked before use, so the first call after Neo4j restarted does
+    not fail on a connection to the old process. Settings:
     ``settings``; else ``NEO4J_*``; else the ``graphmem db start`` server; else the local
     server is started as :meth:`graphmem.Memory.connect` does (slow, once).
 
@@ -55,7 +57,8 @@ def open_memory(budget_s: float, settings: ConnectionSettings | None = None) -> 
     if settings is None:
         return Memory.connect()
     quick = dataclasses.replace(settings, connection_timeout_s=budget_s,
-                                acquisition_timeout_s=budget_s, retry_time_s=budget_s)
+                                acquisition_timeout_s=budget_s, retry_time_s=budget_s,
+                                liveness_check_s=0.0)
     return Memory.connect(quick, start_if_needed=False)
 
 
