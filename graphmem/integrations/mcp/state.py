@@ -27,15 +27,24 @@ if TYPE_CHECKING:
     from graphmem.client import Memory
     from graphmem.db.settings import ConnectionSettings
 
-__all__ = ["Ctx", "ServerState", "open_memory", "server_state"]
+__all__ = ["CONNECT_FACTOR", "MIN_CONNECT_S", "Ctx", "ServerState", "open_memory",
+           "server_state"]
+
+CONNECT_FACTOR = 4.0
+MIN_CONNECT_S = 3.0
+"""Opening one connection may take ``max(CONNECT_FACTOR * budget, MIN_CONNECT_S)`` seconds."""
 
 
 def open_memory(budget_s: float, settings: ConnectionSettings | None = None) -> Memory:
-    """A client whose every database wait is bounded by ``budget_s`` seconds.
+    """A client whose failing database calls give up after about ``budget_s`` seconds.
 
-    Connection, pool acquisition and the driver's transaction retries each get
-    ``budget_s`` (the defaults of :class:`~graphmem.ConnectionSettings` are for scripts that
-    would rather wait than fail; an agent's tool call would rather fail fast), and an idle
+    Failed attempts are retried for ``budget_s`` seconds (the defaults of
+    :class:`~graphmem.ConnectionSettings` are for scripts that would rather wait than fail;
+    an agent's tool call would rather fail fast): a stopped server refuses at once, so its
+    error comes within about ``budget_s``. Opening one connection (handshake and
+    authentication, slow on a loaded machine) may take
+    ``max(CONNECT_FACTOR * budget_s, MIN_CONNECT_S)``, so a server that accepts connections
+    but does not answer errs after that long. An idle
     pooled connection is checked before use, so the first call after Neo4j restarted does
     not fail on a connection to the old process. Settings:
     ``settings``; else ``NEO4J_*``; else the ``graphmem db start`` server; else the local
@@ -56,8 +65,9 @@ def open_memory(budget_s: float, settings: ConnectionSettings | None = None) -> 
         settings = running.settings if running is not None else None
     if settings is None:
         return Memory.connect()
-    quick = dataclasses.replace(settings, connection_timeout_s=budget_s,
-                                acquisition_timeout_s=budget_s, retry_time_s=budget_s,
+    opening = max(CONNECT_FACTOR * budget_s, MIN_CONNECT_S)
+    quick = dataclasses.replace(settings, connection_timeout_s=opening,
+                                acquisition_timeout_s=opening, retry_time_s=budget_s,
                                 liveness_check_s=0.0)
     return Memory.connect(quick, start_if_needed=False)
 
