@@ -187,9 +187,10 @@ def _summary(values: Sequence[float]) -> dict[str, float | int]:
 def _table(summaries: dict[str, dict[str, Any]]) -> Table:
     table = Table(title="graphmem mcp: seconds, p50 / p95 (n)")
     table.add_column("tree")
-    for metric in METRICS:
-        table.add_column(metric, justify="right")
-    table.add_column("down error")
+    for header in ("spawn to tools/list", "same, Neo4j down", "first call",
+                   "call, Neo4j down"):
+        table.add_column(header, justify="right")
+    table.add_column("error, Neo4j down")
     for name, s in summaries.items():
         cells = []
         for metric in METRICS:
