@@ -17,4 +17,5 @@ CREATE INDEX intention_cue IF NOT EXISTS FOR (i:Intention) ON (i.tenant, i.trigg
 CREATE INDEX transition_record IF NOT EXISTS FOR (t:Transition) ON (t.record_id);
 CREATE INDEX write_decision_record IF NOT EXISTS FOR (w:WriteDecision) ON (w.record_id);
 CREATE INDEX write_decision_tenant IF NOT EXISTS FOR (w:WriteDecision) ON (w.tenant);
-CREATE INDEX retrieval_tenant IF NOT EXISTS FOR (q:Retrieval) ON (q.tenant)
+CREATE INDEX retrieval_tenant IF NOT EXISTS FOR (q:Retrieval) ON (q.tenant);
+CREATE INDEX deletion_request_digest IF NOT EXISTS FOR (d:DeletionRequest) ON (d.digest)

@@ -26,7 +26,7 @@ from graphmem.errors import GraphmemError
 from graphmem.integrations.langgraph.store import GraphmemStore
 from graphmem.integrations.mcp import tools
 from graphmem.integrations.mcp.config import ServerConfig
-from graphmem.integrations.mcp.tools import ServerState
+from graphmem.integrations.mcp.state import ServerState
 from graphmem.limits import DEFAULT_LIMITS
 from graphmem.models import Principal
 from tests.conftest import Neo4jUnderTest, wipe
@@ -194,7 +194,7 @@ def test_mcp_tools(fuzz_memory: Memory, content: str, prov: dict[str, str] | Non
                    action: str, event_value: str) -> None:
     config = ServerConfig.build(tenants=(TENANT,), agent="fuzz-agent")
     ctx: Any = SimpleNamespace(request_context=SimpleNamespace(
-        lifespan_context=ServerState(memory=fuzz_memory, config=config)))
+        lifespan_context=ServerState(config=config, connect=lambda: fuzz_memory)))
     calls: list[Callable[[], Any]] = [
         lambda: tools.remember(ctx, content=content, provenance=prov,
                                authority="human_instruction"),

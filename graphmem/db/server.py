@@ -394,6 +394,11 @@ def resolve_settings(start_if_needed: bool = True) -> ConnectionSettings:
     )
 
 
+CONNECT_DEADLINE_S = 10.0
+"""Longest the connectivity check of :func:`open_store` retries, in seconds (at most the
+settings' ``retry_time_s``)."""
+
+
 def open_store(settings: ConnectionSettings | None, *, start_if_needed: bool, clock: Clock,
                max_content_bytes: int, ensure_schema: bool,
                limits: InputLimits = DEFAULT_LIMITS,
@@ -420,7 +425,10 @@ def open_store(settings: ConnectionSettings | None, *, start_if_needed: bool, cl
             lease_release()
 
     try:
-        driver, release_driver = shared_driver(settings)
+        # the connectivity check gets no longer than a statement would (a short
+        # ``retry_time_s``, as the MCP server sets, bounds the connection too)
+        driver, release_driver = shared_driver(
+            settings, deadline_s=min(CONNECT_DEADLINE_S, settings.retry_time_s))
     except BaseException:
         release_lease()
         raise

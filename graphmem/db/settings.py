@@ -56,6 +56,10 @@ class ConnectionSettings:
             restarts within it is never noticed by the caller; after it, the call raises
             :class:`~graphmem.errors.DatabaseUnavailableError` (issue 17). So a call against a
             dead server returns within about ``retry_time_s + acquisition_timeout_s``.
+        liveness_check_s: a pooled connection idle for longer than this many seconds is
+            checked (one round trip) before it is used, so a connection to a server that
+            restarted meanwhile is replaced instead of failing the call; None (the driver's
+            default) never checks (a short ``retry_time_s`` then leaves no time to retry).
     """
 
     uri: str
@@ -65,6 +69,7 @@ class ConnectionSettings:
     connection_timeout_s: float = 5.0
     acquisition_timeout_s: float = 10.0
     retry_time_s: float = DEFAULT_RETRY_TIME_S
+    liveness_check_s: float | None = None
 
     @classmethod
     def from_env(cls) -> ConnectionSettings | None:
@@ -91,8 +96,8 @@ def open_driver(settings: ConnectionSettings) -> Driver:
 
     "Unknown property key" notifications are silenced: graphmem's queries name optional
     properties (``expires_at``, ``valid_from``) that a young store may not hold yet.
-    Timeouts come from ``settings`` (connection, pool acquisition, transaction retry; the
-    driver's defaults are 30 s, 60 s and 30 s).
+    Timeouts come from ``settings`` (connection, pool acquisition, transaction retry, liveness
+    check of idle connections; the driver's defaults are 30 s, 60 s, 30 s and none).
     """
     retries.install()
     return GraphDatabase.driver(
@@ -101,5 +106,6 @@ def open_driver(settings: ConnectionSettings) -> Driver:
         connection_timeout=settings.connection_timeout_s,
         connection_acquisition_timeout=settings.acquisition_timeout_s,
         max_transaction_retry_time=settings.retry_time_s,
+        liveness_check_timeout=settings.liveness_check_s,
         notifications_disabled_classifications=[NotificationDisabledClassification.UNRECOGNIZED],
     )

@@ -3,8 +3,9 @@
 It is composed of one class per concern: :mod:`~graphmem.db.base` (driver, query plumbing,
 schema, plain reads), :mod:`~graphmem.db.records` (writes and imports),
 :mod:`~graphmem.db.transitions` (lifecycle), :mod:`~graphmem.db.eligibility`
-(candidates, explain and the reused-answer cache) and :mod:`~graphmem.db.decisions` (explain
-of discarded and quarantined proposals).
+(candidates, explain and the reused-answer cache), :mod:`~graphmem.db.decisions` (explain
+of discarded and quarantined proposals) and :mod:`~graphmem.db.browse` (the newest eligible
+records, counts within reach).
 
 Graph model::
 
@@ -26,6 +27,7 @@ value (quotes, backticks, ``=``) is data and never query text. Eligibility rule 
 
 from __future__ import annotations
 
+from graphmem.db.browse import Browsing
 from graphmem.db.decisions import WriteDecisions
 from graphmem.db.records import RecordWrites
 from graphmem.db.transitions import Transitions
@@ -33,7 +35,7 @@ from graphmem.db.transitions import Transitions
 __all__ = ["Neo4jStore"]
 
 
-class Neo4jStore(RecordWrites, Transitions, WriteDecisions):
+class Neo4jStore(RecordWrites, Transitions, WriteDecisions, Browsing):
     """Records, scopes and lineage in one Neo4j database.
 
     Reads of candidates return versions (``fingerprint``, ``rev``) from Cypher; records are

@@ -31,9 +31,18 @@ A plan that fits one batch is applied in one transaction. A larger one is applie
 each its own transaction; every change is guarded by the absence of its ``DISPOSED`` edge, so
 an apply that crashed between batches resumes when the same plan is applied again, and an
 applied plan applied again changes nothing.
+
+The vocabulary is imported with the package; the walks (and the driver they need) on first
+use of their names (PEP 562).
 """
 
-from graphmem.deletion.apply import apply_deletion, recompute
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+from typing import TYPE_CHECKING, Any
+
 from graphmem.deletion.models import (
     Citation,
     DeletionPlan,
@@ -46,15 +55,64 @@ from graphmem.deletion.models import (
     RetrievalHit,
     Verification,
 )
-from graphmem.deletion.plan import (
-    DEFAULT_BATCH_SIZE,
-    REDACTION,
-    ProgressCallback,
-    plan_deletion,
-    walk_descendants,
-)
-from graphmem.deletion.redaction import redact_record
-from graphmem.deletion.verify import report, verify, verify_deletion
+
+if TYPE_CHECKING:
+    from graphmem.deletion.apply import apply_deletion, recompute
+    from graphmem.deletion.plan import (
+        DEFAULT_BATCH_SIZE,
+        REDACTION,
+        ProgressCallback,
+        plan_deletion,
+        walk_descendants,
+    )
+    from graphmem.deletion.redaction import redact_record
+    from graphmem.deletion.stored import load_plan, store_plan
+    from graphmem.deletion.verify import report, verify, verify_deletion
+
+_LAZY: dict[str, str] = {
+    "DEFAULT_BATCH_SIZE": "graphmem.deletion.plan",
+    "REDACTION": "graphmem.deletion.plan",
+    "ProgressCallback": "graphmem.deletion.plan",
+    "plan_deletion": "graphmem.deletion.plan",
+    "walk_descendants": "graphmem.deletion.plan",
+    "apply_deletion": "graphmem.deletion.apply",
+    "recompute": "graphmem.deletion.apply",
+    "load_plan": "graphmem.deletion.stored",
+    "redact_record": "graphmem.deletion.redaction",
+    "store_plan": "graphmem.deletion.stored",
+    "report": "graphmem.deletion.verify",
+    "verify": "graphmem.deletion.verify",
+    "verify_deletion": "graphmem.deletion.verify",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Import a walk's module on first use of its name (PEP 562).
+
+    Raises:
+        AttributeError: ``name`` is not a public name of graphmem.deletion.
+    """
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'graphmem.deletion' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+class _Package(types.ModuleType):
+    """This package, whose public names win over its submodules of the same name: importing
+    ``graphmem.deletion.verify`` (the module) must not replace ``verify`` (the function), as
+    the import system would by setting the submodule as an attribute of the package."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if isinstance(value, types.ModuleType) and name in _LAZY:
+            return  # the submodule stays reachable through sys.modules and its imports
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
+
 
 __all__ = [
     "DEFAULT_BATCH_SIZE",
@@ -71,10 +129,12 @@ __all__ = [
     "RetrievalHit",
     "Verification",
     "apply_deletion",
+    "load_plan",
     "plan_deletion",
     "recompute",
     "redact_record",
     "report",
+    "store_plan",
     "verify",
     "verify_deletion",
     "walk_descendants",

@@ -12,8 +12,10 @@ each option's help; list-valued ones are space-separated). The database comes fr
 start`` server. Nothing is printed on stdout: over stdio it carries the protocol.
 
 Exit codes as for every command (:mod:`graphmem.terminal`): 2 for a usage error (the ``mcp``
-extra is missing, a bad option), 3 when the database cannot be reached. ``mcp`` is imported
-only inside the command.
+extra is missing, a bad option). The server starts without waiting for the database: a tool
+call while it is unreachable returns ``DatabaseUnavailableError`` within about
+``--db-timeout`` seconds, and the next call connects again. ``mcp`` is imported only inside
+the command.
 """
 
 from __future__ import annotations
@@ -25,7 +27,13 @@ import typer
 from graphmem.errors import GraphmemError
 from graphmem.terminal import err_console, fail, usage_error
 
-from .config import DEFAULT_AGENT, ServerConfig, parse_pairs
+from .config import (
+    DEFAULT_AGENT,
+    DEFAULT_DB_TIMEOUT_S,
+    DEFAULT_PLAN_TTL_S,
+    ServerConfig,
+    parse_pairs,
+)
 
 __all__ = ["INSTALL_HINT", "mcp_command"]
 
@@ -57,6 +65,14 @@ def mcp_command(
         "--allow-deletion", envvar="GRAPHMEM_MCP_ALLOW_DELETION",
         help="Offer the deletion tools (plan_deletion, apply_deletion, "
              "verify_deletion).")] = False,
+    db_timeout: Annotated[float, typer.Option(
+        envvar="GRAPHMEM_MCP_DB_TIMEOUT",
+        help="Seconds a tool call waits for an unreachable database before its error.")
+    ] = DEFAULT_DB_TIMEOUT_S,
+    plan_ttl: Annotated[float, typer.Option(
+        envvar="GRAPHMEM_MCP_PLAN_TTL",
+        help="Seconds a deletion plan stays appliable (by any server with the same "
+             "options).")] = DEFAULT_PLAN_TTL_S,
     http: Annotated[bool, typer.Option(
         "--http", help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio.")
     ] = False,
@@ -78,23 +94,13 @@ def mcp_command(
         config = ServerConfig.build(
             tenants=tenant or (), clearance=clearance,
             scope=parse_pairs(scope or ()), allow_deletion=allow_deletion, agent=agent,
-            max_authority=max_authority)
+            max_authority=max_authority, db_timeout_s=db_timeout, plan_ttl_s=plan_ttl)
     except GraphmemError as exc:
         raise fail(exc) from None
-
-    from graphmem.client import Memory
-
-    try:
-        memory = Memory.connect()
-    except GraphmemError as exc:
-        raise fail(exc) from None  # 3: no database
-    server = build_server(config, connect=lambda: memory)
-    try:
-        if http:
-            err_console.print(f"graphmem MCP server on http://{host}:{port}/mcp",
-                              highlight=False)
-            server.run("streamable-http", host=host, port=port)
-        else:
-            server.run()
-    finally:
-        memory.close()  # the lifespan closes it too; closing twice is harmless
+    server = build_server(config)
+    if http:
+        err_console.print(f"graphmem MCP server on http://{host}:{port}/mcp",
+                          highlight=False)
+        server.run("streamable-http", host=host, port=port)
+    else:
+        server.run()

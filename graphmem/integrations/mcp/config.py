@@ -19,9 +19,14 @@ import pydantic
 from graphmem.errors import AuthorizationError, ValidationError
 from graphmem.models import Authority, Principal, Sensitivity
 
-__all__ = ["DEFAULT_AGENT", "ServerConfig", "parse_pairs"]
+__all__ = ["DEFAULT_AGENT", "DEFAULT_DB_TIMEOUT_S", "DEFAULT_PLAN_TTL_S", "ServerConfig",
+           "parse_pairs"]
 
 DEFAULT_AGENT = "mcp-agent"
+DEFAULT_DB_TIMEOUT_S = 0.75
+"""How long a tool call waits for an unreachable Neo4j before its error, in seconds."""
+DEFAULT_PLAN_TTL_S = 3600.0
+"""How long a stored deletion plan may be applied after planning, in seconds."""
 
 
 def parse_pairs(pairs: Iterable[str], *, option: str = "--scope") -> dict[str, str]:
@@ -55,6 +60,9 @@ class ServerConfig:
         allow_deletion: whether the deletion tools exist.
         agent: the name recorded as ``by`` / ``requested_by`` on writes and deletions.
         max_authority: the highest authority a write may claim (SPEC section 6).
+        db_timeout_s: the database budget of one call, in seconds (connection, pool wait
+            and retries each; the client's defaults are unchanged for other users).
+        plan_ttl_s: how long a deletion plan stays appliable, in seconds.
     """
 
     principal: Principal
@@ -62,6 +70,8 @@ class ServerConfig:
     allow_deletion: bool = False
     agent: str = DEFAULT_AGENT
     max_authority: Authority = Authority.HUMAN_INSTRUCTION
+    db_timeout_s: float = DEFAULT_DB_TIMEOUT_S
+    plan_ttl_s: float = DEFAULT_PLAN_TTL_S
 
     @classmethod
     def build(
@@ -73,6 +83,8 @@ class ServerConfig:
         allow_deletion: bool = False,
         agent: str = DEFAULT_AGENT,
         max_authority: str | Authority = Authority.HUMAN_INSTRUCTION,
+        db_timeout_s: float = DEFAULT_DB_TIMEOUT_S,
+        plan_ttl_s: float = DEFAULT_PLAN_TTL_S,
     ) -> ServerConfig:
         """A checked configuration.
 
@@ -83,10 +95,12 @@ class ServerConfig:
                 tenant) must be one of ``tenants``.
             allow_deletion: register the deletion tools. agent: who writes, for the log.
             max_authority: the highest authority a write may claim.
+            db_timeout_s: a call's database budget, seconds (> 0).
+            plan_ttl_s: how long a deletion plan may be applied, seconds (> 0).
 
         Raises:
             ValidationError: no tenant at all, an unknown clearance or authority, an empty
-                agent name.
+                agent name, a budget or lifetime that is not a positive number of seconds.
             AuthorizationError: the default scope names a tenant outside ``tenants``.
         """
         default = dict(scope or {})
@@ -111,6 +125,9 @@ class ServerConfig:
                 f"server's tenants ({', '.join(sorted(principal.tenants))})")
         if not agent.strip():
             raise ValidationError("the agent name must be non-empty")
+        for name, seconds in (("db_timeout_s", db_timeout_s), ("plan_ttl_s", plan_ttl_s)):
+            if not seconds > 0 or seconds == float("inf"):
+                raise ValidationError(f"{name} must be a positive number of seconds")
         try:
             ceiling = Authority(max_authority)
         except ValueError:
@@ -120,7 +137,7 @@ class ServerConfig:
         scope = dict(sorted(default.items()))
         return cls(principal=principal.model_copy(update={"scope": scope}), scope=scope,
                    allow_deletion=allow_deletion, agent=agent.strip(),
-                   max_authority=ceiling)
+                   max_authority=ceiling, db_timeout_s=db_timeout_s, plan_ttl_s=plan_ttl_s)
 
     def check_tenant(self, tenant: str) -> None:
         """Raise AuthorizationError unless ``tenant`` is one of the principal's."""

@@ -1,26 +1,44 @@
 """The MCP deletion tools, registered only with ``--allow-deletion`` (SPEC section 7): plan,
-apply (only plans this server made, by digest) and verify.
+apply (by digest, a plan made by any server of the same caller) and verify.
+
+A plan is kept in the graph (:mod:`graphmem.deletion.stored`: a planned ``DeletionRequest``
+with its digest, owner and expiry), so a client that starts one server per call, or a
+restarted server, applies it. Its owner is the server's caller (principal and fixed scope):
+another caller's plan is unknown to this one. The graph does not keep a plan's redaction
+terms; such a plan is applied with its terms (or the plan as returned) given again.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
-from graphmem import DeletionError
 from graphmem.deletion.models import DeletionPlan, DeletionReport
-from graphmem.integrations.mcp.tools import Ctx, server_state, tool_errors
+from graphmem.errors import DeletionError
+from graphmem.integrations.mcp.state import Ctx, server_state
+from graphmem.integrations.mcp.tools import tool_errors
 
 from .schemas import (
     PlanDeletionOut,
 )
 
-__all__ = ["apply_deletion", "plan_deletion", "verify_deletion"]
+if TYPE_CHECKING:
+    from .config import ServerConfig
+
+__all__ = ["apply_deletion", "plan_deletion", "plan_owner", "verify_deletion"]
 
 
 # -- deletion (registered only with --allow-deletion) ------------------------------------
+
+
+def plan_owner(config: ServerConfig) -> str:
+    """Who a stored plan belongs to: the server's principal (every field) and fixed scope,
+    as canonical JSON. Servers started with the same options share their plans."""
+    principal = {key: sorted(value) if isinstance(value, list) else value
+                 for key, value in config.principal.model_dump(mode="json").items()}
+    return json.dumps({"principal": principal, "scope": config.scope}, sort_keys=True)
 
 
 def plan_deletion(
@@ -34,7 +52,10 @@ def plan_deletion(
     redact_terms: Annotated[list[str] | None, Field(
         description="Terms to redact wherever they survive (names, emails).")] = None,
 ) -> PlanDeletionOut:
-    """Plan a lineage-aware deletion (reads only); review it, then apply_deletion(digest).
+    """Plan a lineage-aware deletion (deletes nothing); review it, then apply_deletion(digest).
+
+    The plan is kept in the database until it expires (``plan_ttl_s``), for this server's
+    caller only; its redaction terms are not kept (give them again to apply).
 
     Raises:
         ToolError: both or neither of roots/subject, roots out of reach, a subject
@@ -44,8 +65,10 @@ def plan_deletion(
     with tool_errors():
         plan = state.memory.plan_deletion(roots, subject, redact_terms or (),
                                           requested_by=state.config.agent, reason=reason)
-        with state.lock:
-            state.plans[plan.digest] = plan
+        from graphmem.deletion.stored import store_plan
+
+        store_plan(state.memory.store, plan, owner=plan_owner(state.config),
+                   ttl_s=state.config.plan_ttl_s)
         return PlanDeletionOut(digest=plan.digest, request_id=plan.request_id,
                                counts=plan.counts(), matches_nothing=plan.matches_nothing,
                                plan=plan)
@@ -57,26 +80,36 @@ def apply_deletion(
     plan: Annotated[dict[str, Any] | None, Field(
         description="Optionally the plan itself as returned, checked to be unedited.")
     ] = None,
+    redact_terms: Annotated[list[str] | None, Field(
+        description="The plan's redaction terms, when it names any and `plan` is not "
+                    "given (they are not kept in the database).")] = None,
 ) -> DeletionReport:
-    """Apply a plan this server made, by digest; refuses a stale or edited plan.
+    """Apply a stored plan of this caller, by digest; refuses a stale, edited or expired one.
+
+    Applying an applied plan again changes nothing and returns its report.
 
     Raises:
-        ToolError: an unknown digest, an edited plan, or a stale one (the graph changed
-            since planning: plan again).
+        ToolError: an unknown digest (or another caller's plan), an edited plan, an expired
+            one, missing redaction terms, or a stale one (the graph changed since planning:
+            plan again).
     """
+    from graphmem.deletion.stored import load_plan
+
     state = server_state(ctx)
     with tool_errors():
-        with state.lock:
-            held = state.plans.get(digest)
+        given = None
         if plan is not None:
             given = DeletionPlan.from_json(json.dumps(plan))  # checks its own digest
-            if given.digest != digest or (held is not None and given != held):
-                raise DeletionError("the plan given is not the plan with this digest: it was "
-                                    "edited after planning; plan again")
-        if held is None:
-            raise DeletionError("no plan with this digest was made by this server; call "
-                                "plan_deletion first")
-        return state.memory.apply_deletion(held)
+            if given.digest != digest:
+                raise DeletionError("the plan given is not the plan with this digest: it "
+                                    "was edited after planning; plan again")
+        terms = tuple(redact_terms or ())
+        held = load_plan(state.memory.store, digest, owner=plan_owner(state.config),
+                         terms=terms)
+        if given is not None and given != held:
+            raise DeletionError("the plan given is not the plan with this digest: it was "
+                                "edited after planning; plan again")
+        return state.memory.apply_deletion(held, redact_terms=terms or None)
 
 
 def verify_deletion(

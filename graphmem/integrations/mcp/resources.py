@@ -8,11 +8,9 @@ from contextlib import contextmanager
 
 from mcp.server.mcpserver.exceptions import ResourceError
 
-from graphmem import (
-    GraphmemError,
-)
-from graphmem.integrations.mcp.tools import Ctx, error_name, server_state
-from graphmem.lineage import export
+from graphmem.errors import GraphmemError
+from graphmem.integrations.mcp.state import Ctx, server_state
+from graphmem.integrations.mcp.tools import error_name
 
 __all__ = ["lineage_resource", "memory_resource"]
 
@@ -37,6 +35,8 @@ def memory_resource(id: str, ctx: Ctx) -> str:
 
 def lineage_resource(id: str, ctx: Ctx) -> str:
     """``graphmem://lineage/{id}``: the memory's lineage (both ways) as node-link JSON."""
+    from graphmem.lineage import export
+
     state = server_state(ctx)
     with _resource_errors():
         graph = state.memory.lineage(id, "both", None)

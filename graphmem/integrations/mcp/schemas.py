@@ -23,17 +23,21 @@ __all__ = [
     "ConflictOut",
     "ExplainOut",
     "FiredIntention",
+    "GetOut",
     "HistoryOut",
     "IntendOut",
     "KindStr",
     "LineageOut",
+    "MemoryOut",
     "PlanDeletionOut",
     "ProcessEventOut",
     "Proposal",
     "RecallOut",
     "RecalledMemory",
+    "RecentOut",
     "RecordUseOut",
     "RetractOut",
+    "StatusOut",
     "TransitionOut",
     "WriteDecisionOut",
 ]
@@ -208,3 +212,51 @@ class PlanDeletionOut(BaseModel):
         default=False, description="True when the subject or roots matched no memory: "
                                    "usually a typo; applying the plan deletes nothing.")
     plan: DeletionPlan
+
+
+class MemoryOut(BaseModel):
+    """A memory as the ``get`` and ``recent`` tools return it."""
+
+    id: str
+    kind: str
+    content: str
+    scope: dict[str, str]
+    source: str
+    authority: str
+    sensitivity: str
+    created_at: datetime
+    asserts: str | None = None
+    asserted_value: str | None = None
+    valid_from: datetime | None = None
+    expires_at: datetime | None = None
+
+
+class GetOut(BaseModel):
+    """``get``: the memory, and whether it is retrievable now (as ``explain`` says)."""
+
+    memory: MemoryOut
+    status: str
+    reason: str
+
+
+class RecentOut(BaseModel):
+    """``recent``: one page of the newest eligible memories."""
+
+    memories: list[MemoryOut]
+    offset: int
+    limit: int
+    next_offset: int | None = Field(
+        description="The offset of the next page, or null when this page was the last.")
+
+
+class StatusOut(BaseModel):
+    """``status``: the server and its database, as this caller sees them."""
+
+    version: str
+    reachable: bool
+    error: str | None = None
+    scope: dict[str, str]
+    counts: dict[str, int] | None = Field(
+        default=None, description="Records in reach: records, eligible, quarantined, "
+                                  "retracted (null when the database is unreachable).")
+    deletion_tools: bool

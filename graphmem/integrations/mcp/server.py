@@ -3,26 +3,31 @@
 :func:`build_server` returns an ``mcp.server.mcpserver.MCPServer`` (the official SDK,
 major version 2) with the tools of :mod:`.tools`, their annotations and one-line
 descriptions written for a model, and the resources ``graphmem://memory/{id}`` and
-``graphmem://lineage/{id}``. One :class:`graphmem.Memory` is opened when the server starts
-(the SDK's lifespan: once per stdio run, once for the HTTP app) and closed when it stops.
-The deletion tools exist only when the configuration allows deletion.
+``graphmem://lineage/{id}``. The server answers ``initialize`` and ``tools/list`` without
+a database: its one :class:`graphmem.Memory` is opened by the first call that needs it
+(:class:`~.state.ServerState`, with the configuration's short database budget), again after
+a failed attempt, and closed when the server stops (the SDK's lifespan: once per stdio run,
+once for the HTTP app). The deletion tools exist only when the configuration allows
+deletion. ``serverInfo.version`` is graphmem's installed version.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import Any, NamedTuple
+from functools import partial
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 
-from graphmem import Memory
-
-from . import privacy, resources, tools
+from . import privacy, reading, resources, tools
 from .config import ServerConfig
-from .tools import ServerState
+from .state import ServerState, open_memory
+
+if TYPE_CHECKING:
+    from graphmem.client import Memory
 
 __all__ = ["DELETION_TOOLS", "SERVER_NAME", "TOOLS", "ToolSpec", "build_server"]
 
@@ -53,12 +58,22 @@ def _hints(*, read_only: bool = False, destructive: bool = False,
                            idempotent_hint=idempotent, open_world_hint=False)
 
 
+# Annotations say what a tool does to the memory store: read_only only for a tool that
+# writes nothing (recall logs its retrieval, plan_deletion stores its plan); destructive for
+# one that makes memories or intentions stop being served (retract, supersede, a fired
+# intention, a deletion); idempotent when a repeat with the same arguments changes nothing.
 TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(tools.remember, "Store a memory (fact, episode or procedure); the write "
              "policy decides whether it persists and says why.", _hints()),
     ToolSpec(tools.recall, "Recall the memories relevant to the current decision, "
-             "within a character budget, with every conflict among them.",
-             _hints(read_only=True)),
+             "within a character budget, with every conflict among them (the retrieval "
+             "is logged).", _hints()),
+    ToolSpec(reading.get, "Read one memory by id, with whether it is retrievable now.",
+             _hints(read_only=True, idempotent=True)),
+    ToolSpec(reading.recent, "List the newest memories you may recall now, newest first, "
+             "a page at a time.", _hints(read_only=True, idempotent=True)),
+    ToolSpec(reading.status, "Check whether the memory database answers and how many "
+             "memories are within your reach.", _hints(read_only=True, idempotent=True)),
     ToolSpec(tools.explain, "Explain why a memory is or is not retrievable now (status, "
              "reason, successors).", _hints(read_only=True, idempotent=True)),
     ToolSpec(tools.history, "List a memory's transitions and write decisions, oldest "
@@ -66,24 +81,24 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(tools.retract, "Retract a memory that turned out wrong; it is never "
              "recalled again (history is kept).", _hints(destructive=True, idempotent=True)),
     ToolSpec(tools.supersede, "Replace memories with a corrected successor; the old ones "
-             "stop being recalled.", _hints()),
+             "stop being recalled.", _hints(destructive=True)),
     ToolSpec(tools.lineage, "Show what a memory was derived from (or what was derived "
              "from it) as Mermaid and node-link JSON.", _hints(read_only=True,
                                                                idempotent=True)),
     ToolSpec(tools.intend, "Remember to do something later: an action that fires once "
              "when an event carries the cue.", _hints()),
     ToolSpec(tools.process_event, "Report an event; returns the deferred intentions it "
-             "fires (each fires exactly once).", _hints(idempotent=True)),
+             "fires (each fires exactly once).", _hints(destructive=True, idempotent=True)),
     ToolSpec(tools.record_use, "Record which recalled memories an action used and whether "
              "they helped.", _hints()),
 )
 
 DELETION_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(privacy.plan_deletion, "Plan a lineage-aware deletion of memories or a subject "
-             "and return it with its digest for review; changes nothing.",
-             _hints(read_only=True)),
+             "and return it with its digest for review; deletes nothing (the plan is kept "
+             "for apply_deletion).", _hints()),
     ToolSpec(privacy.apply_deletion, "Apply a reviewed deletion plan by its digest; refuses "
-             "a stale or edited plan.", _hints(destructive=True, idempotent=True)),
+             "a stale, edited or expired plan.", _hints(destructive=True, idempotent=True)),
     ToolSpec(privacy.verify_deletion, "Re-verify an applied deletion request and return its "
              "audit report.", _hints(read_only=True, idempotent=True)),
 )
@@ -95,29 +110,30 @@ def build_server(
     """graphmem's MCP server.
 
     Args:
-        config: the fixed principal, default scope, agent name and deletion switch.
-        connect: opens the server's one ``Memory`` when the server starts (default:
-            :meth:`graphmem.Memory.connect`, i.e. ``NEO4J_*`` or the ``graphmem db start``
-            server); the server closes it when it stops.
+        config: the fixed principal, default scope, agent name, deletion switch and
+            database budget.
+        connect: opens the server's one ``Memory`` on the first call that needs it, and
+            again after a failed attempt (default: :func:`~.state.open_memory` with
+            ``config.db_timeout_s``: ``NEO4J_*`` or the ``graphmem db start`` server); the
+            server closes it when it stops.
 
     Returns:
         An ``MCPServer``: ``run()`` for stdio, ``run("streamable-http", host=..,
         port=..)`` for HTTP, or ``mcp.Client(server)`` in process.
     """
-    opener = connect or Memory.connect
+    opener = connect or partial(open_memory, config.db_timeout_s)
 
     @asynccontextmanager
     async def lifespan(_: MCPServer[ServerState]) -> AsyncIterator[ServerState]:
-        memory = await anyio.to_thread.run_sync(opener)
-        try:  # the core confines every call to the server's principal and ceiling
-            yield ServerState(memory=memory.confined(
-                config.principal, max_authority=config.max_authority), config=config)
+        state = ServerState(config=config, connect=opener)
+        try:
+            yield state
         finally:
-            memory.close()
+            await anyio.to_thread.run_sync(state.close)
 
     server: MCPServer[ServerState] = MCPServer(
         SERVER_NAME, title="graphmem memory", instructions=INSTRUCTIONS,
-        lifespan=lifespan, log_level="WARNING")
+        version=reading.package_version(), lifespan=lifespan, log_level="WARNING")
     for spec in (*TOOLS, *(DELETION_TOOLS if config.allow_deletion else ())):
         server.add_tool(spec.fn, description=spec.description, annotations=spec.annotations,
                         structured_output=True)

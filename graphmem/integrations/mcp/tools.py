@@ -1,11 +1,11 @@
 """The MCP tools and resources: thin, typed shims over :class:`graphmem.Memory` (issue 13).
 
-Each tool reads the server's :class:`ServerState` (one ``Memory`` for the server's life,
-the fixed :class:`~.config.ServerConfig`, the deletion plans this server made) from the
-SDK's lifespan context. The server's ``Memory`` is bound to the configured principal
-(:meth:`graphmem.Memory.confined`), so every id a call names is checked by the core, which
-refuses one out of the principal's reach (tenant, clearance, ``--scope`` confinement) as
-one that does not exist; a call's scope goes through :meth:`ServerConfig.resolve_scope`. A graphmem
+Each tool reads the server's :class:`~.state.ServerState` (one ``Memory`` for the server's
+life, connected on first use and bound to the configured principal with
+:meth:`graphmem.Memory.confined`, and the fixed :class:`~.config.ServerConfig`) from the
+SDK's lifespan context. Every id a call names is checked by the core, which refuses one out
+of the principal's reach (tenant, clearance, ``--scope`` confinement) as one that does not
+exist; a call's scope goes through :meth:`ServerConfig.resolve_scope`. A graphmem
 error becomes a tool error carrying graphmem's message (``ToolError``); the SDK turns it
 into a result with ``is_error`` set, so the server keeps running.
 
@@ -16,27 +16,17 @@ threads).
 from __future__ import annotations
 
 import json
-import threading
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from graphmem import (
-    DecisionState,
-    GraphmemError,
-    Memory,
-)
-from graphmem.deletion.models import DeletionPlan
-from graphmem.lineage import export, to_mermaid
+from graphmem.errors import GraphmemError
 
-from .config import ServerConfig
 from .schemas import (
     AWARE_TIME,
     AuthorityStr,
@@ -56,38 +46,16 @@ from .schemas import (
     TransitionOut,
     WriteDecisionOut,
 )
+from .state import Ctx, ServerState, server_state
 
 __all__ = ["ServerState", "explain", "history", "intend", "lineage", "process_event", "recall",
            "record_use", "remember", "retract", "supersede"]
 
 
-@dataclass
-class ServerState:
-    """What the server holds for its life (the SDK's lifespan context).
-
-    Attributes:
-        memory: the one connected client, bound to ``config.principal``. config: the fixed
-            principal and scope.
-        plans: deletion plans this server made, by digest (``apply_deletion`` applies
-            only these).
-    """
-
-    memory: Memory
-    config: ServerConfig
-    plans: dict[str, DeletionPlan] = field(default_factory=dict)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-
-Ctx = Context[ServerState, Any]
-
 ScopeAdditions = Annotated[dict[str, str] | None, Field(
     description="Keys added to the server's default scope for this call (e.g. "
                 "{'project': 'p1'}); keys the server fixed cannot be changed.")]
 MemoryId = Annotated[str, Field(description="A memory id (from remember or recall).")]
-
-
-def server_state(ctx: Ctx) -> ServerState:
-    return ctx.request_context.lifespan_context
 
 
 @contextmanager
@@ -256,6 +224,8 @@ def recall(
     Raises:
         ToolError: authorization or validation errors.
     """
+    from graphmem.read.steps import DecisionState
+
     state = server_state(ctx)
     with tool_errors():
         decision_state = {
@@ -328,6 +298,8 @@ def lineage(
     Raises:
         ToolError: unknown id, or a memory outside the principal.
     """
+    from graphmem.lineage import export, to_mermaid
+
     state = server_state(ctx)
     with tool_errors():
         graph = state.memory.lineage(id, direction, depth)
