@@ -398,7 +398,8 @@ def test_deletion_tools_refuse_stale_and_edited_plans(neo4j_db: Neo4jUnderTest,
                                                    "redact_terms": ["Jane Roe"]})
         assert fresh["counts"]["DELETE"] == 3
         report = await ok(client, "apply_deletion", {"digest": fresh["digest"],
-                                                     "plan": fresh["plan"]})
+                                                     "plan": fresh["plan"],
+                                                     "redact_terms": ["Jane Roe"]})
         assert report["verification"]["passed"] is True
         again = await ok(client, "verify_deletion", {"request_id": fresh["request_id"],
                                                      "redact_terms": ["Jane Roe"]})

@@ -271,7 +271,7 @@ def test_a_plan_is_applied_by_another_server_process(neo4j_db: Neo4jUnderTest,
         await refused(client, "apply_deletion", {"digest": digest}, "redact_terms")
         await refused(client, "apply_deletion", {"digest": digest,
                                                  "redact_terms": ["John Doe"]},
-                      "redact_terms")
+                      "not the plan's")
         edited = json.loads(json.dumps(planned["plan"]))
         edited["reason"] = "something else"
         await refused(client, "apply_deletion", {"digest": digest, "plan": edited},
