@@ -141,6 +141,9 @@ CALLS: dict[str, list[Call]] = {
     "apply_deletion": [lambda b, m, v: b.apply_deletion(m.plan_deletion(
         roots=[v.record], requested_by="ops", reason="r"))],
     "verify_deletion": [lambda b, m, v: b.verify_deletion(v.request)],
+    "deletion_certificate": [lambda b, m, v: b.deletion_certificate(v.request)],
+    "check_certificate": [lambda b, m, v: b.check_certificate(m.deletion_certificate(
+        v.request))],
     # bulk imports bypass the policy: a bound client may not use them at all
     "put": [lambda b, m, v: b.put(_proposal("x1", derived_from=[v.record]))],
     "put_many": [lambda b, m, v: b.put_many([_proposal("x2", supersedes=[v.record])])],

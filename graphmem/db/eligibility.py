@@ -86,8 +86,7 @@ class ScopeQuery:
 
 @dataclass(frozen=True)
 class Candidate:
-    """An eligible, ACTIVE record with the ids of the other candidates it conflicts with
-    (same tenant and ``asserts`` key, another ``asserted_value``; SPEC section 5 step 4)."""
+    """An eligible, ACTIVE record and the candidates it conflicts with (SPEC section 5)."""
 
     record: MemoryRecord
     conflict_ids: tuple[str, ...]

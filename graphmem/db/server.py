@@ -5,10 +5,9 @@ Two ways to run one:
 * :func:`start` / :func:`status` / :func:`stop` manage the long-lived local server behind
   ``graphmem db start``. It runs detached (own session, survives the Python process), keeps its
   store under ``data_dir()/server/home`` and is recorded in ``data_dir()/server/state.json``.
-  When nothing started it, :func:`lease` starts it for a client (``Memory.connect()``, every
-  CLI command) and records a lease per client under ``data_dir()/server/leases``; the server
-  stops when the last lease is released (leases of dead processes do not count), so a command
-  never leaves a server running unless ``graphmem db start`` asked for one.
+  Else :func:`lease` starts it for a client and records a lease per client under
+  ``data_dir()/server/leases``; it stops with the last live lease, so a command never leaves
+  a server running unless ``graphmem db start`` asked for one.
 * :class:`EphemeralServer` is a throwaway server for tests and demos: a fresh temporary store, a
   free port, and *attached* mode, where the Java process exits as soon as its stdin reaches EOF.
   The owning Python process holds the only write end of that pipe, so the server goes away with

@@ -19,12 +19,13 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import pydantic
 from neo4j import ManagedTransaction
 from pydantic import BaseModel, ConfigDict
 
+from graphmem.db.access import Access
 from graphmem.db.store import Neo4jStore
 from graphmem.deletion.disk import DiskResidue, OutsideReach, record_residue, settle
 from graphmem.deletion.models import DeletionReport, ReportEntry, Verification
@@ -306,6 +307,17 @@ class CertificateMethods:
     """The certificate calls of :class:`graphmem.Memory` (a mixin over its ``store``)."""
 
     store: Neo4jStore
+    access: Access
+
+    if TYPE_CHECKING:
+        def verify_deletion(self, request_id: str, *, redact_terms: Iterable[str] = ()
+                            ) -> DeletionReport: ...
+
+    def _reach(self, request_id: str) -> None:
+        """A bound client reaches a request's certificate only as it reaches the request
+        (:meth:`verify_deletion` refuses one out of reach as unknown)."""
+        if self.access.bound:
+            self.verify_deletion(request_id)
 
     def deletion_certificate(self, request_id: str, *, redact_terms: Iterable[str] = ()
                              ) -> ErasureCertificate:
@@ -314,7 +326,9 @@ class CertificateMethods:
 
         Raises:
             DeletionError: no such request. CertificateError: its verification fails.
+            OutOfReachError: a bound client's request out of reach.
         """
+        self._reach(request_id)
         return issue(self.store, request_id, redact_terms=redact_terms)
 
     def check_certificate(self, certificate: str | bytes | dict[str, Any] | ErasureCertificate,
@@ -324,5 +338,7 @@ class CertificateMethods:
 
         Raises:
             CertificateError: not a certificate.
+            OutOfReachError: a bound client's certificate of a request out of reach.
         """
+        self._reach(load(certificate).request_id)
         return check(self.store, certificate, redact_terms=redact_terms)
