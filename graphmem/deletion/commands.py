@@ -287,7 +287,8 @@ def certificate_command(
         "--redact", help="A term of the request, for its verification (repeat).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print it as JSON.")] = False,
     output: Annotated[Path | None, typer.Option(
-        "-o", "--output", help="Write the certificate (JSON) to this file.")] = None,
+        "-o", "--output", callback=checked_output,
+        help="Write the certificate (JSON) to this file.")] = None,
 ) -> None:
     """Issue (or show again) the erasure certificate of an applied request, chained to its
     tenants' previous ones. Exits 1 when its verification fails (nothing is issued)."""
@@ -301,7 +302,8 @@ def certificate_command(
     except GraphmemError as exc:
         raise fail(exc) from None
     if output is not None:
-        output.write_text(cert.to_json() + "\n", encoding="utf-8")
+        with writing(output):
+            output.write_text(cert.to_json() + "\n", encoding="utf-8")
     if as_json:
         sys.stdout.write(cert.to_json() + "\n")
         return
