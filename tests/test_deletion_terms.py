@@ -4,6 +4,7 @@ being told the terms again, and says what happened (SPEC section 7), against Neo
 from __future__ import annotations
 
 import json
+import re
 import stat
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -36,6 +37,11 @@ UNTOUCHED = {
     "ann-anna": "Anna and Annika from the Ann Arbor office",
 }
 
+
+
+def _word(piece: str, text: str) -> bool:
+    """Whether ``piece`` stands in ``text`` as a word (``zeroed_records`` holds no "roe")."""
+    return re.search(rf"(?<![^\W_]){re.escape(piece)}(?![^\W_])", text) is not None
 
 def _rec(rid: str, content: str, scope: dict[str, str], **extra: Any) -> dict[str, Any]:
     return {"id": rid, "kind": "semantic", "content": content, "scope": scope,
@@ -76,7 +82,7 @@ def test_the_issue_variants_end_redacted_and_other_words_untouched(memory: Memor
         assert memory.get(rid).content == text
     left = _texts(memory).lower()
     for piece in ("roe", "weiss", "weiß", "jürgen"):
-        assert piece not in left, piece
+        assert not _word(piece, left), piece
 
 
 def test_verify_checks_the_requests_own_terms_unasked(memory: Memory) -> None:
@@ -89,7 +95,7 @@ def test_verify_checks_the_requests_own_terms_unasked(memory: Memory) -> None:
     assert (report.verification.terms_requested, report.verification.terms_checked) == (2, 2)
     # the request node holds neither term in clear
     props = memory.store.read("deletion/request/get", id=plan.request_id)[0]["request"]
-    assert "roe" not in json.dumps(props, default=str).lower()
+    assert not _word("roe", json.dumps(props, default=str).lower())
     # a variant slipped in afterwards, in a property no code knows: verify finds it unasked
     memory.store.driver.execute_query(
         "MATCH (r:Record {id: 'ann-annual'}) SET r.note = 'met JANE\u00a0ROE'",
@@ -148,7 +154,7 @@ def test_plan_json_holds_no_term_and_apply_takes_them_again(memory: Memory) -> N
                                 requested_by="dpo", reason="r")
     text = plan.to_json().lower()
     for piece in ("jane", "roe", "jürgen", "weiß", "weiss"):
-        assert piece not in text, piece
+        assert not _word(piece, text), piece
     loaded = DeletionPlan.from_json(plan.to_json())
     assert loaded == plan and loaded.clear_terms == ()
     with pytest.raises(DeletionError, match="give them again"):
@@ -174,7 +180,7 @@ def test_cli_plan_file_apply_twice_and_roots_matching_nothing(memory: Memory,
                                  "del-ticket-4711", "-o", str(plan_file)])
     assert result.exit_code == 0, result.output
     assert stat.S_IMODE(plan_file.stat().st_mode) == 0o600
-    assert "roe" not in plan_file.read_text().lower()
+    assert not _word("roe", plan_file.read_text().lower())
     result = runner.invoke(app, ["delete", "apply", str(plan_file), "--redact", "Jane Roe"])
     assert result.exit_code == 0, result.output
     assert "REDACT 5" in result.output and "changed 6" in result.output
