@@ -151,7 +151,7 @@ def test_langgraph_puts_cannot_store_procedures_under_the_bar(memory: Memory,
     principal = Principal(tenants=frozenset({"t"}))
     if authority in PROCEDURE_EXEMPT_AUTHORITIES:
         store = GraphmemStore(memory, principal=principal, kind=MemoryKind.PROCEDURAL,
-                              authority=authority)
+                              authority=authority, max_authority=authority)  # who configures
         store.put(("t", "runbooks"), "deploy", {"text": "run make deploy"})
         assert store.get(("t", "runbooks"), "deploy") is not None
     else:
