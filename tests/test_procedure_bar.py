@@ -158,4 +158,5 @@ def test_langgraph_puts_cannot_store_procedures_under_the_bar(memory: Memory,
         with pytest.raises(ValidationError, match="procedural"):
             GraphmemStore(memory, principal=principal, kind=MemoryKind.PROCEDURAL,
                           authority=authority)
-    GraphmemStore(memory, principal=principal, authority=authority)  # other kinds: as before
+    GraphmemStore(memory, principal=principal, authority=authority,
+                  max_authority=authority)  # other kinds: as before
