@@ -154,7 +154,7 @@ class DeletionCalls(_Calls):
         """Plan a deletion from root ids or a subject scope; reads only (SPEC section 7).
 
         ``request_id`` defaults to a fresh ``del-<uuid>``. ``plan.matches_nothing`` is True
-        when the subject or roots matched nothing (issue 19).
+        when the subject or roots matched nothing.
 
         A bound client's subject is confined (``{}``: its own scope) and its plan must change
         nothing outside its reach, or is refused whole (:mod:`graphmem.deletion.reach`).

@@ -224,7 +224,7 @@ class DeletionPlan(BaseModel):
 
     @property
     def matches_nothing(self) -> bool:
-        """True when the subject or roots matched no record or intention (issue 19), or a
+        """True when the subject or roots matched no record or intention, or a
         named root named nothing (``missing_roots``).
 
         Usually a typo in the subject (``user=u-71``) or an id; ``graphmem delete plan``

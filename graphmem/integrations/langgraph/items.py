@@ -1,4 +1,4 @@
-"""How a stored record becomes a LangGraph ``Item`` (issue 14), and how a namespace pattern
+"""How a stored record becomes a LangGraph ``Item``, and how a namespace pattern
 matches: the pure helpers of :class:`~.store.GraphmemStore`.
 """
 
