@@ -29,7 +29,7 @@ from graphmem.integrations.langgraph import GraphmemStore
 from graphmem.integrations.mcp.config import ServerConfig
 from graphmem.integrations.mcp.server import build_server
 from tests.conftest import Neo4jUnderTest
-from tests.test_mcp import _leaf, ok, refused
+from tests.mcp_client import leaf, ok, refused
 
 pytestmark = pytest.mark.neo4j
 
@@ -59,7 +59,7 @@ def _serve(neo4j_db: Neo4jUnderTest, body: Callable[[Client], Awaitable[None]],
     try:
         anyio.run(main)
     except BaseExceptionGroup as group:
-        raise _leaf(group) from None
+        raise leaf(group) from None
 
 
 VICTIMS = ("rec-u99", "rec-conf")

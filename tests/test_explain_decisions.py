@@ -12,7 +12,8 @@ from mcp import Client
 from graphmem import Memory, Principal, RecordNotFoundError, Status
 from graphmem.write.policy import WriteDisposition
 from tests.conftest import Neo4jUnderTest
-from tests.test_mcp import _serve, ok
+from tests.mcp_client import ok
+from tests.test_mcp import _serve
 
 pytestmark = pytest.mark.neo4j
 

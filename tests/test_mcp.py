@@ -15,12 +15,13 @@ from typing import Any
 import anyio
 import pytest
 from mcp import Client
-from mcp.types import CallToolResult, TextContent, TextResourceContents
+from mcp.types import TextResourceContents
 
 from graphmem import Memory
 from graphmem.integrations.mcp.config import ServerConfig
 from graphmem.integrations.mcp.server import DELETION_TOOLS, TOOLS, build_server
 from tests.conftest import Neo4jUnderTest
+from tests.mcp_client import leaf, ok, refused
 
 pytestmark = pytest.mark.neo4j
 
@@ -46,34 +47,7 @@ def _serve(neo4j_db: Neo4jUnderTest, body: Callable[[Client], Awaitable[None]], 
     try:
         anyio.run(main)
     except BaseExceptionGroup as group:  # the SDK's task groups wrap a failing assertion
-        raise _leaf(group) from None
-
-
-def _leaf(exc: BaseException) -> BaseException:
-    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
-        exc = exc.exceptions[0]
-    return exc
-
-
-async def ok(client: Client, name: str, args: dict[str, Any]) -> dict[str, Any]:
-    result = await client.call_tool(name, args)
-    assert not result.is_error, _text(result)
-    content: dict[str, Any] | None = result.structured_content
-    assert content is not None
-    return content
-
-
-async def refused(client: Client, name: str, args: dict[str, Any], *needles: str) -> str:
-    result = await client.call_tool(name, args)
-    text = _text(result)
-    assert result.is_error, text
-    for needle in needles:
-        assert needle in text, (needle, text)
-    return text
-
-
-def _text(result: CallToolResult) -> str:
-    return " ".join(c.text for c in result.content if isinstance(c, TextContent))
+        raise leaf(group) from None
 
 
 def _nodes(memory: Memory) -> dict[str, int]:

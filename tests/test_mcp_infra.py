@@ -22,7 +22,7 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
-from mcp.types import CallToolResult, TextContent
+from mcp.types import CallToolResult
 
 from graphmem import Memory
 from graphmem.db.ephemeral import EphemeralServer
@@ -32,6 +32,7 @@ from graphmem.integrations.mcp.config import ServerConfig
 from graphmem.integrations.mcp.server import build_server
 from graphmem.integrations.mcp.state import open_memory
 from tests.conftest import Neo4jUnderTest, unavailable
+from tests.mcp_client import ok, refused, text_of
 
 COMMAND = [sys.executable, "-m", "graphmem.cli", "mcp", "--tenant", "acme",
            "--agent", "infra-test"]
@@ -51,27 +52,6 @@ def _env(settings: ConnectionSettings, **extra: str) -> dict[str, str]:
     return {"NEO4J_URI": settings.uri, "NEO4J_USER": settings.user,
             "NEO4J_PASSWORD": settings.password, "NEO4J_DATABASE": settings.database,
             **extra}
-
-
-def _text(result: CallToolResult) -> str:
-    return " ".join(c.text for c in result.content if isinstance(c, TextContent))
-
-
-async def ok(client: Client, name: str, args: dict[str, Any]) -> dict[str, Any]:
-    result = await client.call_tool(name, args)
-    assert not result.is_error, _text(result)
-    content: dict[str, Any] | None = result.structured_content
-    assert content is not None
-    return content
-
-
-async def refused(client: Client, name: str, args: dict[str, Any], *needles: str) -> str:
-    result = await client.call_tool(name, args)
-    text = _text(result)
-    assert result.is_error, text
-    for needle in needles:
-        assert needle in text, (needle, text)
-    return text
 
 
 async def timed(client: Client, name: str, args: dict[str, Any]
@@ -137,7 +117,7 @@ def test_tools_list_and_fast_typed_errors_without_neo4j() -> None:
             ("remember", {**HUMAN, "content": "c"})]
         for name, args in calls:
             result, took = await timed(client, name, args)
-            assert result.is_error and "DatabaseUnavailableError" in _text(result), name
+            assert result.is_error and "DatabaseUnavailableError" in text_of(result), name
             assert took < ERROR_WITHIN_S, (name, took)
         status, took = await timed(client, "status", {})
         assert not status.is_error and took < ERROR_WITHIN_S
@@ -157,7 +137,7 @@ def test_stdio_server_answers_and_fails_fast_without_neo4j(tmp_path: Path) -> No
         seen["tools"] = {t.name for t in (await client.list_tools()).tools}
         seen["version"] = client.server_info.version if client.server_info else None
         result, took = await timed(client, "recall", {"goal": "g", **TRIGGER})
-        seen["error"], seen["took"] = _text(result), took
+        seen["error"], seen["took"] = text_of(result), took
 
     _stdio(down, body, tmp_path, timeout_s=60)
     assert {"recall", "get", "recent", "status"} <= seen["tools"]
@@ -328,7 +308,7 @@ def test_database_restarted_under_a_live_session(tmp_path: Path) -> None:
         for name, args in [("recall", {"goal": "renewal", **TRIGGER}),
                            ("get", {"id": kept["id"]})]:
             result, took = await timed(client, name, args)
-            failures.append((name, result.is_error, _text(result), took))
+            failures.append((name, result.is_error, text_of(result), took))
         seen["failures"] = failures
         status = await ok(client, "status", {})
         seen["status_down"] = status["reachable"]

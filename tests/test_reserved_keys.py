@@ -20,7 +20,8 @@ from graphmem.db.reserved import LANGGRAPH, RESERVED, check_reserved_scope, owne
 from graphmem.integrations.langgraph import GraphmemStore
 from graphmem.integrations.langgraph.namespaces import namespace_scope
 from tests.conftest import Neo4jUnderTest
-from tests.test_mcp import _serve, refused
+from tests.mcp_client import refused
+from tests.test_mcp import _serve
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 ACME = Principal(tenants=frozenset({"acme"}))
