@@ -13,10 +13,7 @@ from langgraph.store.base import Item
 
 from . import namespaces
 
-__all__ = ["META", "item_meta", "path_matches", "to_item"]
-
-#: the metadata key a LangGraph item's namespace, key and value are kept under
-META = "langgraph"
+__all__ = ["item_meta", "path_matches", "to_item"]
 
 
 def item_meta(props: Mapping[str, Any]) -> dict[str, Any] | None:

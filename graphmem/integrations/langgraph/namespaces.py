@@ -18,6 +18,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from graphmem.db.reserved import LANGGRAPH
 from graphmem.errors import ValidationError
 
 __all__ = [
@@ -32,7 +33,7 @@ __all__ = [
     "version_prefix",
 ]
 
-MARKER_KEY = "langgraph"
+MARKER_KEY = LANGGRAPH
 MARKER_VALUE = "namespace"
 _ID_HASH_CHARS = 40
 _SEQ_DIGITS = 16

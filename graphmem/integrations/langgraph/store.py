@@ -44,8 +44,9 @@ from graphmem.read.rankers import BM25Ranker, Ranker, order_by_score
 from graphmem.write.policy import PROCEDURE_EXEMPT_AUTHORITIES
 
 from . import filters
-from .items import META, item_meta, path_matches, to_item
+from .items import item_meta, path_matches, to_item
 from .namespaces import (
+    MARKER_KEY,
     check_labels,
     namespace_from_pairs,
     namespace_scope,
@@ -446,5 +447,5 @@ class GraphmemStore(BaseStore):
             scope=self._scope(put.namespace, put.tenant),
             provenance={"source": "langgraph", "by": self.actor},
             authority=self.authority, sensitivity=self.sensitivity, expires_at=expires,
-            supersedes=(supersedes,) if supersedes else (), metadata={META: meta},
+            supersedes=(supersedes,) if supersedes else (), metadata={MARKER_KEY: meta},
         )
