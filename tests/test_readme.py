@@ -197,6 +197,42 @@ def test_the_readme_runs_python_and_shell() -> None:
     assert any(b.skip_reason is None and b.lang in SHELL for b in found)
 
 
+def _anchors(text: str) -> set[str]:
+    """The anchors of a page's headings, as MkDocs (Python-Markdown's toc) makes them."""
+    tokens = MarkdownIt("commonmark").parse(text)
+    out = set()
+    for i, tok in enumerate(tokens):
+        if tok.type == "heading_open":
+            title = re.sub(r"[`*_]", "", tokens[i + 1].content)
+            title = re.sub(r"[^\w\s-]", "", title).strip().lower()
+            out.add(re.sub(r"[-\s]+", "-", title))
+    return out
+
+
+def _links(text: str) -> list[str]:
+    """Every link and image target of a page."""
+    found: list[str] = []
+    for tok in MarkdownIt("commonmark").parse(text):
+        for child in tok.children or ():
+            target = child.attrGet("href") or child.attrGet("src")
+            if isinstance(target, str):
+                found.append(target)
+    return found
+
+
+@pytest.mark.parametrize("path", PAGES, ids=page_name)
+def test_every_link_between_pages_resolves(path: Path) -> None:
+    for target in _links(path.read_text(encoding="utf-8")):
+        if re.match(r"[a-z]+:", target):
+            continue  # a web address
+        file, _, anchor = target.partition("#")
+        dest = (path.parent / file).resolve() if file else path
+        assert dest.exists(), f"{page_name(path)}: {target} does not exist"
+        if anchor:
+            assert anchor in _anchors(dest.read_text(encoding="utf-8")), \
+                f"{page_name(path)}: {target}: no such heading"
+
+
 # -- the walkthroughs -----------------------------------------------------------------------
 
 
