@@ -1,7 +1,7 @@
 """What every ``graphmem`` command shares: the consoles (reports on stdout, progress and
 errors on stderr), the exit codes, and how a command reports a typed error.
 
-Exit codes, the same for every command (README "Command line"):
+Exit codes, the same for every command (docs/cli.md, "Exit codes"):
 0 success; 1 a check failed (an expectation, a fault let through, a verification);
 2 bad usage or bad input; 3 the database is unavailable.
 """

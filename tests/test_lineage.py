@@ -206,7 +206,7 @@ def test_cli_plan_apply_verify(cli_env: Memory, tmp_path: Path) -> None:
     assert report["verification"]["passed"] and report["verification"]["terms_checked"] == 1
     assert report["counts"] == {"DELETE": 4, "RECOMPUTE": 1, "REDACT": 1, "QUARANTINE": 1}
 
-    # exit codes (README "Command line"): bad input is 2
+    # exit codes (docs/cli.md): bad input is 2
     result = runner.invoke(app, ["delete", "verify", "del-unknown"])
     assert result.exit_code == 2
     bad = tmp_path / "bad.json"

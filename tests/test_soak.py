@@ -1,6 +1,6 @@
 """The soak's short profile (issue 17 item 2): ``bench.soak.run_soak`` for a few seconds on
 a small store, with every invariant it checks holding. The full run is ``python -m
-bench.soak`` (5 minutes, 10^4 records); its figures are in the README's Reliability section.
+bench.soak`` (5 minutes, 10^4 records); its figures are in docs/reliability.md.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Regenerate docs/lineage/northwind-lineage-html.png, the README's picture of the HTML
+"""Regenerate docs/lineage/northwind-lineage-html.png, the analysts' page's picture of the HTML
 lineage page: northwind in a throwaway Neo4j, user u-17 erased, the lineage of
 fact-retry-bug (both directions) written with ``--format html`` and photographed by headless
 Chromium.

@@ -20,10 +20,11 @@ Plans. A statement of the agent loop (a scope's writes, lifecycle calls and read
 ``CYPHER replan=skip``: the plan made the first time it runs is kept. Neo4j otherwise plans
 a cached query again whenever the statistics it was planned on have moved past a threshold
 (at most every 10 s per query, in a store that grows: each retrieval adds to the log), and
-the call that meets it waits: 40-400 ms of planning for these statements, warm, measured
-2026-12-02. Their plans do not depend on the statistics: every lookup by an indexed key says
-``USING INDEX SEEK``, and ``tests/test_write_plans.py`` checks that each of them, planned
-while the statistics are of an empty store, scans nothing, and that the loop's statements
+the call that meets it waits: 40-400 ms of planning for these statements, warm
+(docs/performance.md, "The loop's statements keep their first plan"). Their plans do not
+depend on the statistics: every lookup by an indexed key says ``USING INDEX SEEK``, and
+``tests/test_write_plans.py`` checks that each of them, planned while the statistics are of
+an empty store, scans nothing, and that the loop's statements
 are exactly the ones that keep their plans.
 
 The folder is found in a checkout (``<repo>/cypher``) and in an installed wheel

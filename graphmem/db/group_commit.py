@@ -48,11 +48,10 @@ __all__ = ["MAX_BATCH", "GroupCommit", "batchable", "group_for", "write_new"]
 MAX_BATCH = 64
 #: The most batches in flight at once through one driver and database; the writes that
 #: arrive while they are form the next batch. Two: the next batch goes while one is on the
-#: server (smaller batches, about 3 writes at 8 writers, against 4 with one). Measured side
-#: by side in one process, alternating (this machine's speed drifts too much between runs),
-#: 8 writers in one scope with two in flight beat one in 11 of 14 alternations when tuned on
-#: a 2x10^4 store, then in 3 of 5 on 10^5 (``bench.group_commit``, 2026-12-02: median 1.22x);
-#: three beat one in 5 of 8 and 3 of 5, less consistently.
+#: server (smaller batches, about 3 writes at 8 writers, against 4 with one). Chosen by
+#: ``python -m bench.group_commit`` (settings side by side in one process, alternating): two
+#: beat one more consistently than three did (docs/performance.md, "Two batches in flight";
+#: the runs are in bench/results/group_commit.json and bench/results/HISTORY.md).
 MAX_IN_FLIGHT = 2
 
 

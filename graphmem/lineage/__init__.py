@@ -2,7 +2,7 @@
 Mermaid, pictures), Neo4j Browser snippets and the ``graphmem lineage`` command.
 
 ``graphmem.lineage.export``, ``graphmem.lineage.SNIPPETS`` and the rest of
-:mod:`graphmem.lineage.graph` are re-exported here, as the README documents them.
+:mod:`graphmem.lineage.graph` are re-exported here, as docs/guide/analysts.md documents them.
 """
 
 from graphmem.lineage.graph import (

@@ -186,7 +186,7 @@ class BM25Ranker:
 # The ranker as shipped (``get_ranker("bm25")``): thread neighbours' terms indexed beside a
 # record's own, and part of the best neighbour's score passed on; records naming the query's
 # entities, or produced by them, ranked up; tuned on LoCoMo conversations 0-4 only
-# (bench/locomo_tune.py; README, "Read-path benchmark").
+# (bench/locomo_tune.py; docs/performance.md, "Read-path benchmark").
 BM25_DEFAULTS: dict[str, Any] = {"window": 2, "context_weight": 2.0, "propagate": 0.3,
                                  "dates": True, "entity_boost": 0.5, "source_boost": 0.5}
 
@@ -316,8 +316,8 @@ class HybridRanker:
 
 
 DEFAULT_RANKER = "bm25"
-"""The ranker used when none is named (issue 16, picked by measurement on LoCoMo: README
-"Read-path benchmark"). ``bm25`` meets every target: recall@10 0.780 on all ten
+"""The ranker used when none is named (issue 16, picked by measurement on LoCoMo:
+docs/performance.md, "Read-path benchmark"). ``bm25`` meets every target: recall@10 0.780 on all ten
 conversations, 0.761 held-out, multi-hop 0.460 (all ten), ``retrieve`` p50 12 ms. With the
 entity boosts and question stop words in its lexical half, ``hybrid`` adds little on the
 tuning split (conversations 0-4: R@10 0.801 against 0.799, multi-hop 0.509 against 0.488),

@@ -78,7 +78,7 @@ class GraphmemStore(BaseStore):
     Switch a graph over with one line: ``graph.compile(store=GraphmemStore(memory,
     principal=Principal(tenants={"alice"})))``.
 
-    Mapping (issue 14; README "LangGraph"):
+    Mapping (issue 14; docs/integrations/langgraph.md):
 
     - A namespace tuple is a scope: ``{"tenant": T, "langgraph": "namespace",
       "langgraph.0": label0, ...}`` (:mod:`.namespaces`). ``T`` is the first label, or
