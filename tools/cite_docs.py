@@ -14,10 +14,11 @@ Usage, from the repository root::
                                          # or a citation is left that no rule handles
     python tools/cite_docs.py PATH ...   # only these files or folders
 
-Lines a rewrite makes longer than 100 characters are wrapped when they are prose (comments,
-docstrings and other multi-line strings, Markdown paragraphs): the overflowing words move to
-the start of the next line of the same paragraph, or to a new line with the same prefix.
-A long line that is code (a one-line string) is reported, not wrapped.
+Code and Cypher lines a rewrite makes longer than 100 characters are wrapped: a paragraph of
+prose (comments, docstrings and other multi-line strings) is filled again within the limit,
+as is a changed paragraph that can lose a line that way; a call's arguments are broken after
+a comma. A long line left over is reported. Markdown is not wrapped: only its citations
+change.
 """
 
 from __future__ import annotations
@@ -193,8 +194,28 @@ def spec_citation(m: re.Match[str]) -> str:
     return _sections(nums) + tail
 
 
+def _spec_column(text: str) -> str:
+    """A Markdown table with a "SPEC" column of section numbers: the numbers become pages."""
+    lines = text.split("\n")
+    column = -1
+    for i, line in enumerate(lines):
+        cells = line.split("|")
+        if not line.startswith("|"):
+            column = -1
+        elif column < 0 and [c.strip() for c in cells].count("SPEC") == 1:
+            column = [c.strip() for c in cells].index("SPEC")
+            cells[column] = " spec "
+        elif column > 0 and len(cells) > column and re.fullmatch(r"\d[\d\s,\u2013-]*",
+                                                                cells[column].strip()):
+            cells[column] = f" {_sections(_numbers(cells[column]))} "
+        lines[i] = "|".join(cells)
+    return "\n".join(lines)
+
+
 def rewrite_spec(text: str) -> str:
     text = SECTION_NOTE.sub("Citations name pages of docs/spec/.", text)
+    text = text.replace("in SPEC order", "in the order of docs/spec/status.md#precedence")
+    text = _spec_column(text)
     text = SPEC_DATA.sub(
         lambda m: f"{m['q']}{PAGES[int(m['num'])]}#{DATA_ANCHORS[int(m['num'])]}{m['q']}"
         if int(m["num"]) in DATA_ANCHORS else m[0], text)
@@ -261,34 +282,19 @@ def _comment_prose(lines: list[str], marker: str) -> dict[int, Prose]:
     return out
 
 
-def _markdown_prose(lines: list[str]) -> dict[int, Prose]:
-    out: dict[int, Prose] = {}
-    fenced = False
-    for i, line in enumerate(lines):
-        if line.lstrip().startswith("```"):
-            fenced = not fenced
-            continue
-        if fenced or not line.strip() or line.lstrip().startswith(("|", "#", "<", "!")):
-            continue
-        indent = re.match(r"[ \t]*(?:[-*] |\d+\. )?", line)
-        lead = indent[0] if indent else ""
-        out[i] = Prose("", " " * len(lead))
-    return out
-
-
 def prose_lines(path: Path, lines: list[str]) -> dict[int, Prose]:
     if path.suffix == ".py":
         return _python_prose(lines)
     if path.suffix == ".cypher":
         return _comment_prose(lines, "//")
-    if path.suffix == ".md":
-        return _markdown_prose(lines)
     return _comment_prose(lines, "#")
 
 
 def _starts_paragraph(body: str) -> bool:
+    """Whether a line begins something of its own: a list item, a field of an ``Args:`` or
+    ``Attributes:`` list (``name: text``, ``name (type): text``), a section, a quote."""
     return (not body.strip() or body.lstrip().startswith(("-", "*", '"""', "'''", ":", ">", "|"))
-            or bool(re.match(r"\s*(\d+[.)]|[A-Z][a-z]+:$)", body)))
+            or bool(re.match(r"\s*(\d+[.)]|(``[^`]+``|[\w.*]+)( \([^)]*\))?:(\s|$))", body)))
 
 
 def _wrap_call(lines: list[str], i: int) -> bool:
@@ -329,39 +335,84 @@ def _wrap_line(path: Path, lines: list[str], i: int) -> bool:
     prose = prose_lines(path, lines)
     if i not in prose:
         return path.suffix == ".py" and _wrap_call(lines, i)
-    cont = prose[i].continuation
-    cut = body.rfind(" ", len(cont) + 1, LIMIT + 1)
-    while cut > 0 and body[:cut].rstrip().endswith(("#", "//", '"""')):
-        cut = body.rfind(" ", 0, cut)
-    if cut <= len(cont) or body[:cut].strip() == "":
+    return _refill(lines, i, prose)
+
+
+def _continues(lines: list[str], j: int, prose: dict[int, Prose], cont: str) -> bool:
+    """Whether ``lines[j]`` goes on with the paragraph of the line above it."""
+    if j not in prose or prose[j].continuation != cont:
         return False
-    head, overflow = body[:cut].rstrip(), body[cut:].strip()
-    lines[i] = head + "\n"
-    nxt = lines[i + 1].rstrip("\n") if i + 1 < len(lines) else ""
-    same = (i + 1 in prose and nxt.startswith(cont) and prose[i + 1].continuation == cont
-            and not _starts_paragraph(nxt[len(cont):])
-            and not overflow.endswith(('"""', "'''")))
-    if same:
-        lines[i + 1] = f"{cont}{overflow} {nxt[len(cont):].lstrip()}\n"
-    else:
-        lines.insert(i + 1, f"{cont}{overflow}\n")
+    body = lines[j].rstrip("\n")
+    rest = body[len(cont):]
+    above = lines[j - 1].rstrip() if j > 0 else ""
+    # a sentence the author began on a line of its own (or a "$param: ..." line) stays there
+    own_line = rest[:1] == "$" or (above.endswith((".", ":")) and rest[:1].isupper())
+    return (body.startswith(cont) and bool(rest.strip()) and not rest[0].isspace()
+            and not _starts_paragraph(rest) and not own_line)
+
+
+RISKY_START = re.compile(r"[-*+>|#]|\d+[.)]$|[A-Z][a-z]+:$|\"\"\"|'''")
+
+
+def _refill(lines: list[str], i: int, prose: dict[int, Prose], shrink_only: bool = False
+            ) -> bool:
+    """Fill the paragraph around ``lines[i]`` again, greedily, within LIMIT; with
+    ``shrink_only``, only if that makes it shorter."""
+    cont = prose[i].continuation
+    top = i
+    while top > 0 and _continues(lines, top, prose, cont) and top - 1 in prose \
+            and prose[top - 1].continuation == cont and re.search(r"\w", lines[top - 1]):
+        top -= 1
+    end = i
+    while end + 1 < len(lines) and _continues(lines, end + 1, prose, cont):
+        end += 1
+    first = lines[top].rstrip("\n")
+    lead = re.match(r"[ \t]*(?:(?:#|//)[ \t]?)?", first)
+    prefix = lead[0] if lead else ""
+    words = first[len(prefix):].split()
+    for j in range(top + 1, end + 1):
+        words.extend(lines[j].rstrip("\n")[len(cont):].split())
+    filled: list[str] = []
+    current = prefix + words[0]
+    line_words = 1
+    for word in words[1:]:
+        if len(current) + 1 + len(word) <= LIMIT:
+            current += " " + word
+            line_words += 1
+            continue
+        carry = ""
+        if RISKY_START.match(word) and line_words > 1:
+            # a line must not start like a list item, a heading or a quote: take one more
+            current, _, carry = current.rpartition(" ")
+        filled.append(current)
+        current = cont + (f"{carry} " if carry else "") + word
+        line_words = 2 if carry else 1
+    filled.append(current)
+    new = [f"{line}\n" for line in filled]
+    if new == lines[top:end + 1] or (shrink_only and len(new) >= end + 1 - top):
+        return False
+    lines[top:end + 1] = new
     return True
 
 
-def wrap(path: Path, text: str, changed: set[int]) -> tuple[str, list[str]]:
-    """Wrap changed prose lines over LIMIT; return the text and the long lines left."""
+def wrap(path: Path, text: str, changed: set[int]) -> str:
+    """Wrap changed prose lines over LIMIT (and refill changed paragraphs that can lose a
+    line)."""
     lines = text.splitlines(keepends=True)
     # bottom up, so that a line inserted below never shifts a line still to do
     for start in sorted(changed, reverse=True):
         i = start
+        if i < len(lines) and len(lines[i].rstrip("\n")) <= LIMIT:
+            # a citation that got shorter: fill its paragraph again only if that saves a line
+            prose = prose_lines(path, lines)
+            if i in prose:
+                _refill(lines, i, prose, shrink_only=True)
+            continue
         while i < len(lines) and len(lines[i].rstrip("\n")) > LIMIT:
             if not _wrap_line(path, lines, i):
                 break
             i += 1
-    long = [f"{_shown(path)}:{i + 1}: {len(line.rstrip())} characters"
-            for i, line in enumerate(lines)
-            if i in changed and len(line.rstrip("\n")) > LIMIT and path.suffix != ".md"]
-    return "".join(lines), long
+    return "".join(lines)
 
 
 def changed_lines(old: str, new: str) -> set[int]:
@@ -398,9 +449,13 @@ def rewrite_file(path: Path) -> tuple[str, str, list[str]]:
     except UnicodeDecodeError:
         return "", "", []
     new = rewrite_issues(rewrite_spec(old))
-    new, long = wrap(path, new, changed_lines(old, new))
+    if path.suffix != ".md":  # Markdown has no line limit: its edits stay the citations'
+        new = wrap(path, new, changed_lines(old, new))
     rel = _shown(path)
-    problems = list(long)
+    lines = new.splitlines()
+    problems = [f"{rel}:{i + 1}: {len(lines[i])} characters"
+                for i in sorted(changed_lines(old, new))
+                if len(lines[i]) > LIMIT and path.suffix != ".md"]
     for i, line in enumerate(new.splitlines()):
         for pattern in (LEFTOVER_SPEC, LEFTOVER_ISSUE):
             for m in pattern.finditer(line):
