@@ -213,8 +213,8 @@ class Eligibility(StoreBase):
     def candidates(
         self, principal: Principal, scope: dict[str, str], now: datetime
     ) -> list[Candidate]:
-        """Eligible ACTIVE records for the caller, decided in Cypher (SPEC sections 3-4), by
-        id: :meth:`candidate_list`'s candidates, as a list of the caller's own.
+        """Eligible ACTIVE records for the caller (docs/spec/eligibility.md#eligible-and-active),
+        by id: :meth:`candidate_list`'s candidates, as a list of the caller's own.
 
         Raises:
             as :meth:`candidate_list`.
@@ -224,9 +224,9 @@ class Eligibility(StoreBase):
     def candidate_list(
         self, principal: Principal, scope: dict[str, str], now: datetime
     ) -> CandidateList:
-        """Eligible ACTIVE records for the caller, decided in Cypher (SPEC sections 3-4), as
-        the answer itself (shared with every read that reuses it: never mutate it), whose
-        ids, records and ``asserts`` groups the read path uses without a pass of its own.
+        """Eligible ACTIVE records for the caller (docs/spec/eligibility.md#eligible-and-active),
+        as the answer itself (shared with every read that reuses it: never mutate it), whose ids,
+        records and ``asserts`` groups the read path uses without a pass of its own.
 
         The answer of ``cypher/candidates.cypher`` is reused, without reading a record, while
         it is provably the same: every Scope the query scope sees still has the version
@@ -237,8 +237,8 @@ class Eligibility(StoreBase):
         validity boundaries (``created_at``/``valid_from``/``expires_at`` of the records in
         those scopes: a record created after ``now`` is NOT_YET_VALID, SPEC section 4 rule 2).
         Checking costs an index seek over the tenant's Scope nodes and their write slots, in
-        ``cypher/candidates_delta.cypher``,
-        which also reads what changed when a version moved (:meth:`_delta`).
+        ``cypher/candidates_delta.cypher``, which also reads what changed when a version moved
+        (:meth:`_delta`).
 
         Args:
             principal: who asks (tenants and clearance).
@@ -427,7 +427,7 @@ def _bound(pick: Callable[[list[datetime]], datetime], *values: Any) -> datetime
 
 
 def _not_yet_detail(reasons: list[str]) -> str:
-    """Which half of SPEC section 4 rule 2 holds: created after now, valid_from ahead."""
+    """Which half of docs/spec/status.md#not-yet-valid holds (created, valid_from)."""
     parts = {"created": "created after now: the memory did not exist yet at that time",
              "valid_from": "its valid_from is still in the future"}
     return "; ".join(parts[r] for r in reasons)
