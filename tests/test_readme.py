@@ -203,7 +203,12 @@ def _anchors(text: str) -> set[str]:
     out = set()
     for i, tok in enumerate(tokens):
         if tok.type == "heading_open":
-            title = re.sub(r"[`*_]", "", tokens[i + 1].content)
+            content = tokens[i + 1].content
+            explicit = re.search(r"\{#([\w-]+)\}\s*$", content)  # attr_list's {#anchor}
+            if explicit:
+                out.add(explicit.group(1))
+                continue
+            title = re.sub(r"[`*_]", "", content)
             title = re.sub(r"[^\w\s-]", "", title).strip().lower()
             out.add(re.sub(r"[-\s]+", "-", title))
     return out
