@@ -11,11 +11,14 @@ must change nothing.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import anyio
 import pytest
+from mcp import Client
 
 from graphmem import (
     AuthorizationError,
@@ -26,6 +29,10 @@ from graphmem import (
     Sensitivity,
 )
 from graphmem.deletion import DeletionPlan
+from graphmem.integrations.mcp.config import ServerConfig
+from graphmem.integrations.mcp.server import build_server
+from tests.conftest import Neo4jUnderTest
+from tests.mcp_client import leaf, ok
 
 pytestmark = pytest.mark.neo4j
 
@@ -248,3 +255,70 @@ def test_no_deletion_entry_point_reveals_what_is_beyond_reach(memory: Memory,
     assert memory.store.get_props(["rec-u99", "rec-conf", "note-u99", "note-conf",
                                    "topic-u99", "shared"]) == before
     assert {k: _query(memory, v) for k, v in q.items() if k != "mine"} == queries
+
+
+def test_a_confined_certificate_is_chained_within_its_reach_only(memory: Memory) -> None:
+    """Its place in the chain and its predecessor say nothing of other callers' erasures."""
+    for rid in ("gone-1", "gone-2"):
+        memory.put(_rec(rid, {"user": "u-99"}, "a fact"))
+        memory.deletion_certificate(memory.apply_deletion(memory.plan_deletion(
+            roots=[rid], requested_by="ops", reason="r")).request.id)
+    memory.put(_rec("own", {"user": "u-17"}, "a fact"))
+    bound = memory.confined(U17)
+    done = bound.apply_deletion(bound.plan_deletion(roots=["own"], requested_by="a",
+                                                    reason="r"))
+    cert = bound.deletion_certificate(done.request.id)
+    assert cert.position == {"acme": 1} and cert.previous == {"acme": None}
+    assert cert.reach is not None and cert.reach.scope == {"user": "u-17"}
+    assert bound.check_certificate(cert).passed and memory.check_certificate(cert).passed
+    memory.put(_rec("own-2", {"user": "u-17"}, "another fact"))
+    second = bound.deletion_certificate(bound.apply_deletion(bound.plan_deletion(
+        roots=["own-2"], requested_by="a", reason="r")).request.id)
+    assert second.position == {"acme": 2} and second.previous == {"acme": cert.digest}
+    assert bound.check_certificate(second).passed
+    memory.put(_rec("gone-3", {"user": "u-99"}, "a fact"))
+    wide = memory.deletion_certificate(memory.apply_deletion(memory.plan_deletion(
+        roots=["gone-3"], requested_by="ops", reason="r")).request.id)
+    assert wide.position == {"acme": 3} and wide.reach is None  # the tenant's own chain
+    assert memory.check_certificate(wide).passed
+
+
+def _serve(neo4j_db: Neo4jUnderTest, body: Callable[[Client], Awaitable[None]]) -> None:
+    config = ServerConfig.build(tenants=("acme",), scope={"user": "u-17"},
+                                allow_deletion=True, agent="a1")
+    server = build_server(config, connect=lambda: Memory.connect(
+        neo4j_db.settings, start_if_needed=False, ensure_schema=False))
+
+    async def main() -> None:
+        with anyio.fail_after(120):
+            async with Client(server) as client:
+                await body(client)
+
+    try:
+        anyio.run(main)
+    except BaseExceptionGroup as group:
+        raise leaf(group) from None
+
+
+def test_the_mcp_deletion_tools_reveal_nothing_beyond_the_servers_reach(
+        neo4j_db: Neo4jUnderTest, memory: Memory) -> None:
+    q = _world(memory)
+    hidden = {q["conf-saw-own"], q["u99-query"], *VICTIMS, "shared"}
+    before = memory.store.get_props(["rec-u99", "rec-conf", "shared"])
+    seen: list[str] = []
+
+    async def body(client: Client) -> None:
+        planned = await ok(client, "plan_deletion", {"roots": ["own"], "reason": "r",
+                                                     "redact_terms": [TERM]})
+        assert {h["retrieval_id"] for h in planned["plan"]["retrievals"]} == {q["mine"]}
+        applied = await ok(client, "apply_deletion", {"digest": planned["digest"],
+                                                      "redact_terms": [TERM]})
+        assert applied["verification"]["passed"] is True
+        again = await ok(client, "verify_deletion", {"request_id": planned["request_id"]})
+        seen.extend(json.dumps(x) for x in (planned, applied, again))
+
+    _serve(neo4j_db, body)
+    for text in seen:
+        _assert_silent(text, hidden)
+    assert memory.store.get_props(["rec-u99", "rec-conf", "shared"]) == before
+    assert TERM in _query(memory, q["u99-query"])
