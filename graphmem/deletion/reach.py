@@ -11,7 +11,7 @@ names no id and no count: a principal with wider reach (a privacy team's, tenant
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from graphmem.db.access import Access, Reader
@@ -86,8 +86,8 @@ def retrievals_within(store: Reader, reach: PlanReach | None, hits: Sequence[Ret
     return tuple(h for h in hits if h.retrieval_id in kept)
 
 
-def text_reach(run: Any, tenants: Sequence[str], reach: PlanReach | None
-               ) -> dict[str, Any] | None:
+def text_reach(run: Callable[..., list[dict[str, Any]]], tenants: Sequence[str],
+               reach: PlanReach | None) -> dict[str, Any] | None:
     """The ``$reach`` parameter of ``cypher/deletion/tenant_text.cypher`` for ``reach``
     (None: the whole of the tenants' graph).
 
