@@ -308,6 +308,9 @@ def test_the_mcp_deletion_tools_reveal_nothing_beyond_the_servers_reach(
     seen: list[str] = []
 
     async def body(client: Client) -> None:
+        abandoned = await ok(client, "plan_deletion", {"roots": ["own-note"],
+                                                       "reason": f"{TERM} asked"})
+        seen.append(abandoned["request_id"])
         planned = await ok(client, "plan_deletion", {"roots": ["own"], "reason": "r",
                                                      "redact_terms": [TERM]})
         assert {h["retrieval_id"] for h in planned["plan"]["retrievals"]} == {q["mine"]}
@@ -318,6 +321,11 @@ def test_the_mcp_deletion_tools_reveal_nothing_beyond_the_servers_reach(
         seen.extend(json.dumps(x) for x in (planned, applied, again))
 
     _serve(neo4j_db, body)
+    # a plan this server made and never applied is within its reach: its reason is redacted
+    reasons = memory.store.driver.execute_query(
+        "MATCH (r:DeletionRequest {id: $id}) RETURN r.reason AS reason", id=seen.pop(0),
+        database_=memory.store.database).records
+    assert [r["reason"] for r in reasons] == ["[REDACTED] asked"]
     for text in seen:
         _assert_silent(text, hidden)
     assert memory.store.get_props(["rec-u99", "rec-conf", "shared"]) == before
