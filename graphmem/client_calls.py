@@ -181,11 +181,12 @@ class DeletionCalls(_Calls):
         Raises:
             DeletionError: a stale or tampered plan, a request id reused by another plan, or
                 missing or wrong terms.
-            AuthorizationError: a bound client's plan changes what it may not.
+            AuthorizationError: a bound client's plan changes what it may not, or was made
+                with a wider reach than the client's (by the operator, say).
         """
         check_plan(self.store, self.access, plan)
         return apply_deletion(self.store, plan, batch_size=batch_size or DEFAULT_BATCH_SIZE,
-                              progress=progress, redact_terms=redact_terms)
+                              progress=progress, redact_terms=redact_terms, access=self.access)
 
     def verify_deletion(self, request_id: str, *, redact_terms: Iterable[str] = ()
                         ) -> DeletionReport:

@@ -12,6 +12,15 @@
 // scanned too. $pattern: null (every string is a candidate), or the regular expression that
 // narrows the candidates without ever dropping one the client's matcher would match
 // (graphmem.deletion.redaction.narrowing); the client decides.
+// $reach: null (the whole of the tenants' graph), or a deletion's reach ({pairs, max_rank,
+// retrievals, request}: graphmem.deletion.reach.text_reach), the part of that graph its
+// principal may change: Scopes holding every pair; the Records and Intentions in them at
+// most max_rank, with their Transitions and WriteDecisions; the assertion groups only such
+// records assert; the Retrievals listed (made within the reach: tenant, clearance, query
+// scope), with their Exposures and Uses; the DeletionRequests made with this very reach;
+// and the nodes one relationship away from these, as above. Tenant-wide nodes (every
+// assertion group, ScopeVersions, CandidateSets, decisions without a record) are a wider
+// principal's.
 // $skip: keys not to report (the caller's structural keys; empty to report everything).
 // $after: null, or a time: log nodes (Transition, WriteDecision, Retrieval, Exposure, Use,
 // DeletionRequest) written after it, and their relationships, are left out. Written means
@@ -19,33 +28,52 @@
 // as-of read sets in the past; nodes from before written_at existed fall back to at.
 CALL () {
   MATCH (n:Scope) WHERE n.tenant IN $tenants
+    AND ($reach IS NULL OR all(p IN $reach.pairs WHERE p IN n.pairs))
   RETURN n
   UNION
   MATCH (s:Scope)<-[:IN_SCOPE]-(n) WHERE s.tenant IN $tenants
+    AND ($reach IS NULL OR (all(p IN $reach.pairs WHERE p IN s.pairs)
+         AND coalesce(n.sensitivity_rank, $reach.max_rank + 1) <= $reach.max_rank))
   RETURN n
   UNION
-  MATCH (s:Scope)<-[:IN_SCOPE]-()<-[:ON|DECIDED]-(n) WHERE s.tenant IN $tenants
+  MATCH (s:Scope)<-[:IN_SCOPE]-(r)<-[:ON|DECIDED]-(n) WHERE s.tenant IN $tenants
+    AND ($reach IS NULL OR (all(p IN $reach.pairs WHERE p IN s.pairs)
+         AND coalesce(r.sensitivity_rank, $reach.max_rank + 1) <= $reach.max_rank))
   RETURN n
   UNION
-  MATCH (n:Assertion) WHERE n.tenant IN $tenants
+  MATCH (n:Assertion) WHERE n.tenant IN $tenants AND $reach IS NULL
   RETURN n
   UNION
-  MATCH (n:ScopeVersion) WHERE n.tenant IN $tenants
+  MATCH (s:Scope)<-[:IN_SCOPE]-(r:Record)-[:ASSERTS]->(n:Assertion)
+  WHERE $reach IS NOT NULL AND s.tenant IN $tenants
+    AND all(p IN $reach.pairs WHERE p IN s.pairs)
+    AND coalesce(r.sensitivity_rank, $reach.max_rank + 1) <= $reach.max_rank
+    AND NOT EXISTS {
+      MATCH (n)<-[:ASSERTS]-(o:Record)
+      WHERE coalesce(o.sensitivity_rank, $reach.max_rank + 1) > $reach.max_rank
+         OR NOT EXISTS { (o)-[:IN_SCOPE]->(os:Scope)
+                         WHERE all(p IN $reach.pairs WHERE p IN os.pairs) } }
   RETURN n
   UNION
-  MATCH (n:WriteDecision) WHERE n.tenant IN $tenants
+  MATCH (n:ScopeVersion) WHERE n.tenant IN $tenants AND $reach IS NULL
+  RETURN n
+  UNION
+  MATCH (n:WriteDecision) WHERE n.tenant IN $tenants AND $reach IS NULL
   RETURN n
   UNION
   MATCH (n:Retrieval) WHERE n.tenant IN $tenants
+    AND ($reach IS NULL OR n.id IN $reach.retrievals)
   RETURN n
   UNION
-  MATCH (n:CandidateSet) WHERE n.tenant IN $tenants
+  MATCH (n:CandidateSet) WHERE n.tenant IN $tenants AND $reach IS NULL
   RETURN n
   UNION
   MATCH (q:Retrieval)<-[:OF]-(n) WHERE q.tenant IN $tenants
+    AND ($reach IS NULL OR q.id IN $reach.retrievals)
   RETURN n
   UNION
   MATCH (n:DeletionRequest) WHERE any(t IN coalesce(n.tenants, []) WHERE t IN $tenants)
+    AND ($reach IS NULL OR n.reach_json = $reach.request)
   RETURN n
 }
 CALL (n) {

@@ -13,6 +13,7 @@ from typing import Any
 
 from neo4j import ManagedTransaction
 
+from graphmem.db.access import OPERATOR, Access
 from graphmem.db.codec import (
     coerce_record,
     record_from_props,
@@ -36,6 +37,7 @@ from graphmem.deletion.plan import (
     check_terms,
     walk,
 )
+from graphmem.deletion.reach import reach_key
 from graphmem.deletion.redaction import (
     redact_record,
     redact_tenant_text,
@@ -82,16 +84,23 @@ def _request_props(plan: DeletionPlan, at: datetime, terms: Sequence[str]) -> di
         "counts_json": json.dumps(plan.counts(), sort_keys=True),
         "dangling_json": json.dumps([c.model_dump() for c in plan.dangling_citations]),
         "retrievals_json": json.dumps([h.model_dump() for h in plan.retrievals]),
+        "reach_json": reach_key(plan.reach) if plan.reach else None,
     }
 
 
-def _check_stale(store: Neo4jStore, plan: DeletionPlan) -> None:
+def _check_stale(store: Neo4jStore, plan: DeletionPlan, access: Access) -> None:
     """Raise DeletionError when the graph no longer matches the plan's structure.
 
     Tombstones keep their scope and lineage edges, so a plan that was partly applied still
     matches; new records in the subject's scope, new descendants, new citing procedures or
-    vanished nodes do not.
+    vanished nodes do not. The error names only ids ``access`` reaches.
     """
+
+    def stale(what: str, ids: list[str]) -> DeletionError:
+        shown = sorted(access.visible(store, ids))[:50]
+        return DeletionError(f"stale plan: {what} since planning; plan again",
+                             record_ids=shown)
+
     planned = {e.id: e for e in plan.entries}
     if plan.subject is not None:
         rows = store.read("deletion/subject_roots", tenant=plan.subject["tenant"],
@@ -101,23 +110,18 @@ def _check_stale(store: Neo4jStore, plan: DeletionPlan) -> None:
         rows = store.read("deletion/roots_by_id", ids=list(plan.roots))
         now_roots = {row["id"] for row in rows if row["node"] is not None}
     if now_roots != set(plan.roots):
-        changed = sorted(now_roots ^ set(plan.roots))
-        raise DeletionError("stale plan: the roots changed since planning; plan again",
-                            record_ids=changed[:50])
+        raise stale("the roots changed", sorted(now_roots ^ set(plan.roots)))
     record_roots = [e.id for e in plan.entries if e.via == "root" and e.node is NodeType.RECORD]
     walked = walk(store, record_roots)
     now_lineage = {row["id"] for row in walked.rows} - set(plan.roots)
     lineage = {e.id for e in plan.entries if e.via == "lineage"}
     if now_lineage != lineage:
-        changed = sorted(now_lineage ^ lineage)
-        raise DeletionError("stale plan: the descendants changed since planning; plan again",
-                            record_ids=changed[:50])
+        raise stale("the descendants changed", sorted(now_lineage ^ lineage))
     deleted = set(plan.ids(Disposition.DELETE))
     for cited, citer, kind, citer_erased in walked.citations:
         if (cited in deleted and citer not in planned and not citer_erased
                 and kind == MemoryKind.PROCEDURAL.value):
-            raise DeletionError("stale plan: a procedure now cites deleted evidence; plan again",
-                                record_ids=[citer])
+            raise stale("a procedure cites deleted evidence", [citer])
 
 
 def _apply_batch(store: Neo4jStore, tx: ManagedTransaction, plan: DeletionPlan,
@@ -170,7 +174,7 @@ def _finish(store: Neo4jStore, tx: ManagedTransaction, plan: DeletionPlan, at: d
                   at=at)
     if matcher:
         redact_tenant_text(store, tx, tenants=plan.tenants, terms=matcher,
-                           request_id=plan.request_id, at=at)
+                           request_id=plan.request_id, at=at, reach=plan.reach)
     store.run(tx, "deletion/request/finish", id=plan.request_id, at=at)
 
 
@@ -183,6 +187,7 @@ def apply_deletion(
     check_stale: bool = True,
     redact_terms: Iterable[str] | None = None,
     settle_disk: bool = True,
+    access: Access = OPERATOR,
 ) -> DeletionReport:
     """Apply a deletion plan (SPEC section 7) and return the verified audit report.
 
@@ -217,6 +222,9 @@ def apply_deletion(
         settle_disk: once the erasure is committed, purge the server's files of it when
             graphmem's launcher runs the server, else read what stays out of reach
             (:func:`graphmem.deletion.disk.settle`; the report's ``disk``).
+        access: whose apply it is: a stale plan's error names only ids it reaches (its
+            reach is checked by the client: :func:`graphmem.deletion.reach.check_plan`).
+            A plan with a ``reach`` redacts its terms only within it.
 
     Raises:
         DeletionError: the plan's digest does not match its content; the request id is
@@ -245,7 +253,7 @@ def apply_deletion(
     terms = check_terms(plan, redact_terms)
     matcher = TermMatcher.from_terms(terms)
     if check_stale:
-        _check_stale(store, plan)
+        _check_stale(store, plan, access)
     at = store.clock()
     total = len(plan.entries)
 

@@ -12,6 +12,11 @@ issued. Issuing a request's certificate again returns the one issued.
 :func:`check` tells whether a certificate was altered (its digest) and whether the store still
 agrees with it: the request was issued this very certificate, disposed of the same nodes the
 same way, every check still passes, and each predecessor is a certificate the store issued.
+
+A request a confined principal made (its ``reach``: :class:`~graphmem.deletion.models.
+PlanReach`) is chained with the tenant's requests of that very reach only, in a chain of its
+own (keyed by tenant and reach), so its certificate's ``previous`` and ``position`` say
+nothing of requests beyond that reach.
 """
 
 from __future__ import annotations
@@ -28,7 +33,8 @@ from pydantic import BaseModel, ConfigDict
 from graphmem.db.access import Access
 from graphmem.db.store import Neo4jStore
 from graphmem.deletion.disk import DiskResidue, OutsideReach, record_residue, settle
-from graphmem.deletion.models import DeletionReport, ReportEntry, Verification
+from graphmem.deletion.models import DeletionReport, PlanReach, ReportEntry, Verification
+from graphmem.deletion.reach import reach_key
 from graphmem.deletion.verify import report
 from graphmem.errors import CertificateError, DeletionError
 from graphmem.fields import AwareDatetime
@@ -71,7 +77,10 @@ class ErasureCertificate(BaseModel):
         outside_reach: what stays outside graphmem's reach.
         previous: each tenant's certificate digest before this one (None: the first).
         position: this certificate's place in each tenant's chain (1 = first).
-        digest: SHA-256 of the canonical JSON of every other field.
+        reach: the request's reach (a confined principal's; None: the whole of its tenants):
+            its checks looked no further, and its chain holds that reach's requests only.
+        digest: SHA-256 of the canonical JSON of every other field (``reach`` left out when
+            None, so certificates issued before it existed keep their digest).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -97,11 +106,14 @@ class ErasureCertificate(BaseModel):
     outside_reach: tuple[OutsideReach, ...] = ()
     previous: dict[str, str | None]
     position: dict[str, int]
+    reach: PlanReach | None = None
     digest: str = ""
 
     def compute_digest(self) -> str:
-        """SHA-256 (hex) of the canonical JSON of every field but ``digest``."""
-        body = self.model_dump(mode="json", exclude={"digest"})
+        """SHA-256 (hex) of the canonical JSON of every field but ``digest`` (and ``reach``
+        when None)."""
+        body = self.model_dump(mode="json", exclude={"digest"} | (
+            {"reach"} if self.reach is None else set()))
         text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -164,6 +176,12 @@ def _stored(store: Neo4jStore, request_id: str) -> dict[str, Any]:
     return rows[0]
 
 
+def chain_keys(tenants: Iterable[str], reach: PlanReach | None) -> dict[str, str]:
+    """The ``ErasureChain`` key of each tenant for requests of ``reach``: the tenant itself
+    for the whole of it, else the tenant and the reach's canonical JSON."""
+    return {t: t if reach is None else f"{t} {reach_key(reach)}" for t in tenants}
+
+
 def issue(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = ()
           ) -> ErasureCertificate:
     """The certificate of applied request ``request_id``: issued now and linked to the head
@@ -192,11 +210,13 @@ def issue(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = (
         residue = settle(store)
         record_residue(store, request_id, residue)
     tenants = tuple(sorted(done.request.tenants))
+    keys = chain_keys(tenants, done.request.reach)
     at = store.clock()
 
     def work(tx: ManagedTransaction) -> ErasureCertificate:
-        heads = {row["tenant"]: row for row in store.run(
-            tx, "deletion/certificate/chains", tenants=list(tenants), at=at)}
+        chains = {row["tenant"]: row for row in store.run(
+            tx, "deletion/certificate/chains", tenants=list(keys.values()), at=at)}
+        heads = {t: chains[keys[t]] for t in tenants}
         again = store.run(tx, "deletion/certificate/stored", id=request_id)[0]
         if again["certificate"]:  # issued meanwhile by another caller
             return load(again["certificate"])
@@ -210,9 +230,9 @@ def issue(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = (
             redact_term_count=req.redact_term_count, checks=checks, disk=residue,
             outside_reach=residue.outside_reach,
             previous={t: heads[t]["head"] for t in tenants},
-            position={t: int(heads[t]["length"]) + 1 for t in tenants})
+            position={t: int(heads[t]["length"]) + 1 for t in tenants}, reach=req.reach)
         cert = cert.model_copy(update={"digest": cert.compute_digest()})
-        store.run(tx, "deletion/certificate/link", id=request_id, tenants=list(tenants),
+        store.run(tx, "deletion/certificate/link", id=request_id, tenants=list(keys.values()),
                   certificate=cert.to_json(), digest=cert.digest)
         return cert
 
@@ -276,6 +296,9 @@ def _agreement(store: Neo4jStore, cert: ErasureCertificate, problems: list[str],
     done = report(store, cert.request_id, redact_terms=redact_terms)
     if done.request.digest != cert.plan_digest:
         problems.append("the request's plan digest differs")
+    reach = done.request.reach  # the store's word, never the certificate's, picks the chain
+    if cert.reach != reach:
+        problems.append("the request's reach differs")
     if entries_digest(done.entries) != cert.entries_digest or done.counts != cert.counts:
         problems.append("the nodes disposed of differ: "
                         + ", ".join(f"{k} {v} (certified {cert.counts.get(k, 0)})"
@@ -289,14 +312,20 @@ def _agreement(store: Neo4jStore, cert: ErasureCertificate, problems: list[str],
     predecessors = {d for d in cert.previous.values() if d}
     known = {row["digest"]: row for row in store.read(
         "deletion/certificate/known", digests=sorted(predecessors))}
+    mine = reach_key(reach) if reach else None
     for tenant, prev in sorted(cert.previous.items()):
-        if prev and (prev not in known or tenant not in (known[prev]["tenants"] or ())):
+        if prev and (prev not in known or tenant not in (known[prev]["tenants"] or ())
+                     or known[prev]["reach"] != mine):
             problems.append(f"tenant {tenant}: the previous certificate {prev[:12]}... is "
                             "not one the store issued for it")
+    keys = chain_keys(done.request.tenants, reach)  # the store's tenants, as for the reach
     chains = {row["tenant"]: row for row in store.read(
-        "deletion/certificate/heads", tenants=list(cert.tenants))}
+        "deletion/certificate/heads", tenants=list(keys.values()))}
     for tenant, position in sorted(cert.position.items()):
-        chain = chains.get(tenant)
+        if tenant not in keys:
+            problems.append(f"tenant {tenant}: not one of the request's tenants")
+            continue
+        chain = chains.get(keys[tenant])
         if chain is None or int(chain["length"]) < position:
             problems.append(f"tenant {tenant}: the store's chain is shorter than the "
                             f"certificate's place in it ({position})")

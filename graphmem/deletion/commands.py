@@ -91,6 +91,12 @@ def _plan_tables(plan: DeletionPlan, limit: int) -> None:
     for name, n in plan.counts().items():
         counts.add_row(name, str(n))
     console.print(counts)
+    if plan.reach is not None:
+        where = ", ".join(f"{k}={v}" for k, v in plan.reach.scope.items()) or "whole tenant"
+        console.print(f"reach: made by a confined caller ({where}; clearance "
+                      f"{plan.reach.clearance.value}): its terms and retrievals were looked "
+                      "for only there; a tenant-wide principal must run the terms for the "
+                      "rest", highlight=False)
     if plan.dangling_citations:
         cites = Table(title="Dangling citations (evidence_ids naming deleted records)",
                       title_justify="left")

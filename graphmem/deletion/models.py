@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 from graphmem.deletion.disk import DiskResidue
 from graphmem.errors import DeletionError
 from graphmem.fields import AwareDatetime, Identifier, NonEmptyStr
+from graphmem.models import Sensitivity
 
 __all__ = [
     "PLAN_VERSION",
@@ -29,6 +30,7 @@ __all__ = [
     "Disposition",
     "NodeType",
     "PlanEntry",
+    "PlanReach",
     "ReportEntry",
     "RetrievalHit",
     "Verification",
@@ -93,6 +95,25 @@ class PlanEntry(BaseModel):
     already_erased: bool = False
 
 
+class PlanReach(BaseModel):
+    """How far a deletion made by a bound principal reaches (SPEC sections 3 and 7): the
+    records and intentions of the plan's tenants at most ``clearance`` whose scope holds
+    every pair of ``scope`` (the ones the principal may change), and the retrievals made
+    within it (tenant, clearance at most ``clearance``, query scope holding ``scope``). Its
+    redaction terms are looked for, redacted and verified there only; a plan without a reach
+    (the operator's, or a tenant-wide principal of the highest clearance) covers the whole of
+    its tenants' graph.
+
+    Attributes:
+        clearance: the principal's clearance. scope: its confinement (may be empty).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    clearance: Sensitivity
+    scope: dict[str, str] = Field(default_factory=dict)
+
+
 class Citation(BaseModel):
     """A surviving record that cites deleted records in ``evidence_ids`` (dangling once applied)."""
 
@@ -123,6 +144,8 @@ class DeletionPlan(BaseModel):
     plan :func:`plan_deletion` returns keeps its terms in memory (not in its JSON), so
     ``apply_deletion(plan)`` needs them only for a plan loaded from a file.
     ``missing_roots``: named roots that named nothing (planned with ``allow_missing``).
+    ``reach``: set when a bound principal made it (:class:`PlanReach`): what it lists and
+    redacts is limited to that reach; None: the whole of its tenants.
 
     Raises:
         DeletionError: (from :meth:`from_json`) malformed JSON, an unknown version, a digest
@@ -146,6 +169,7 @@ class DeletionPlan(BaseModel):
     entries: tuple[PlanEntry, ...]
     dangling_citations: tuple[Citation, ...] = ()
     retrievals: tuple[RetrievalHit, ...] = ()
+    reach: PlanReach | None = None
     digest: str = ""
     _terms: tuple[str, ...] = PrivateAttr(default=())
 
@@ -184,8 +208,10 @@ class DeletionPlan(BaseModel):
     # -- digest and JSON --------------------------------------------------------------
 
     def compute_digest(self) -> str:
-        """SHA-256 of the plan's canonical JSON without the digest field."""
-        payload = self.model_dump_json(exclude={"digest"})
+        """SHA-256 of the plan's canonical JSON without the digest field (nor ``reach``
+        when it is None: a plan saved before plans had a reach keeps its digest)."""
+        payload = self.model_dump_json(
+            exclude={"digest"} | ({"reach"} if self.reach is None else set()))
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
     def to_json(self, *, indent: int | None = 2) -> str:
@@ -319,7 +345,8 @@ class Verification(BaseModel):
 
 
 class DeletionRequestInfo(BaseModel):
-    """The request as the graph keeps it (no redaction terms: only their count and digests)."""
+    """The request as the graph keeps it (no redaction terms: only their count and digests);
+    ``reach``: its plan's (:class:`PlanReach`; None: the whole of its tenants)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -334,6 +361,7 @@ class DeletionRequestInfo(BaseModel):
     started_at: AwareDatetime | None = None
     finished_at: AwareDatetime | None = None
     digest: str
+    reach: PlanReach | None = None
 
 
 class DeletionReport(BaseModel):

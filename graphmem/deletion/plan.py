@@ -3,7 +3,6 @@ scope, and a disposition for every node it reaches (see :mod:`graphmem.deletion`
 
 from __future__ import annotations
 
-import hashlib
 import secrets
 import uuid
 from collections import defaultdict, deque
@@ -17,7 +16,7 @@ from graphmem.db.codec import (
     scope_pairs,
 )
 from graphmem.db.store import Neo4jStore
-from graphmem.deletion.matcher import REDACTION, TermMatcher, term_spec
+from graphmem.deletion.matcher import REDACTION, TermMatcher
 from graphmem.deletion.models import (
     Citation,
     DeletionPlan,
@@ -26,8 +25,14 @@ from graphmem.deletion.models import (
     PlanEntry,
     RetrievalHit,
 )
-from graphmem.deletion.reach import check_plan, confine_subject
+from graphmem.deletion.reach import (
+    check_plan,
+    confine_subject,
+    plan_reach,
+    retrievals_within,
+)
 from graphmem.deletion.redaction import narrowing, terms_in
+from graphmem.deletion.terms import check_terms, check_text, clean_terms, term_check
 from graphmem.errors import (
     DeletionError,
     ValidationError,
@@ -46,82 +51,6 @@ ProgressCallback = Callable[[int, int], None]
 
 
 # ------------------------------------------------------------------------------ planning
-
-
-def clean_terms(terms: Iterable[str]) -> tuple[str, ...]:
-    """Redaction terms as given, trimmed, without repeats (two spellings the matcher reads
-    the same, "Jane Roe" and "JANE  ROE", are one term: the first is kept).
-
-    Raises:
-        ValidationError: a term is not a string, or holds no letter or digit.
-    """
-    out: list[str] = []
-    seen: set[object] = set()
-    for term in terms:
-        if not isinstance(term, str) or not term.strip():
-            raise ValidationError("redaction terms must be non-empty strings")
-        _check_text(term)
-        try:
-            spec = term_spec(term)
-        except ValueError as exc:
-            raise ValidationError(f"redaction term {term!r}: {exc}") from None
-        if spec not in seen:
-            seen.add(spec)
-            out.append(term.strip())
-    return tuple(out)
-
-
-def term_check(term: str, salt: str) -> str:
-    """The plan's digest of ``term``: scrypt (N=2^14, r=8, p=1) of its normalised form (the
-    matcher's skeleton and breaks) salted with ``salt`` (hex), so a plan file holds no term in
-    clear and a guess costs a slow hash. Spellings the matcher reads the same give the same
-    check."""
-    spec = term_spec(term)
-    canonical = spec.key + "\x00" + ",".join(str(b) for b in spec.breaks)
-    return hashlib.scrypt(canonical.encode("utf-8"), salt=bytes.fromhex(salt), n=2 ** 14,
-                          r=8, p=1, dklen=32).hex()
-
-
-def check_terms(plan: DeletionPlan, terms: Iterable[str] | None) -> tuple[str, ...]:
-    """The clear terms to apply ``plan`` with: ``terms`` when given (they must be exactly the
-    plan's, in any spelling the matcher reads the same), else the ones the plan keeps in
-    memory.
-
-    Raises:
-        DeletionError: the plan names terms and none were given (a plan loaded from a file:
-            pass them again), or the terms given are not the plan's.
-        ValidationError: a term is empty or holds no letter or digit.
-    """
-    given = clean_terms(terms) if terms is not None else plan.clear_terms
-    if not plan.term_checks:
-        if given:
-            raise DeletionError("this plan names no redaction term; plan again with the "
-                                "terms", record_ids=[plan.request_id])
-        return ()
-    if not given:
-        raise DeletionError(
-            f"this plan redacts {plan.term_count} term(s), which it keeps only as digests: "
-            "give them again (`graphmem delete apply PLAN --redact TERM`, or "
-            "apply_deletion(plan, redact_terms=[...]))", record_ids=[plan.request_id])
-    checks = [term_check(t, plan.term_salt) for t in given]
-    if sorted(checks) != sorted(plan.term_checks):
-        raise DeletionError(
-            f"the {len(given)} term(s) given are not the plan's {plan.term_count}: give "
-            "exactly the terms it was planned with", record_ids=[plan.request_id])
-    by_check = dict(zip(checks, given, strict=True))
-    return tuple(by_check[c] for c in plan.term_checks)
-
-
-def _check_text(text: object) -> None:
-    """Reject what the plan's JSON digest cannot encode (issue 17: it used to raise a raw
-    pydantic serialization error): non-strings and strings with lone surrogates."""
-    if not isinstance(text, str):
-        raise ValidationError(f"expected a string, got {type(text).__name__}")
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ValidationError("a string is not valid Unicode (it holds a lone surrogate)"
-                              ) from None
 
 
 def _check_subject(subject: Mapping[str, str]) -> dict[str, str]:
@@ -280,6 +209,9 @@ def plan_deletion(
             subject is confined (:func:`graphmem.deletion.reach.confine_subject`; ``{}`` is
             its own scope), its roots must be records it may change, and a plan with any
             entry it may not change is refused as a whole (:mod:`graphmem.deletion.reach`).
+            Its plan has a ``reach`` (:func:`~graphmem.deletion.reach.plan_reach`): its terms
+            are looked for only in what it may change, and it lists only the retrievals
+            made within that reach.
         allow_missing: named roots that name nothing are left out and listed in
             ``missing_roots`` (``matches_nothing`` is then true) instead of raising.
 
@@ -305,7 +237,7 @@ def plan_deletion(
                               record_ids=[request_id])
     redact_terms = tuple(redact_terms)
     for text in (requested_by, reason, *redact_terms):
-        _check_text(text)
+        check_text(text)
     terms = clean_terms(redact_terms)
     matcher = TermMatcher.from_terms(terms)
     missing: list[str] = []
@@ -360,8 +292,12 @@ def plan_deletion(
                 via="citation")
 
     pattern = narrowing(matcher) if terms else None
+    reach = plan_reach(access)
     if terms and tenants:
-        for row in store.read("deletion/term_scan", tenants=tenants, pattern=pattern):
+        scan_reach = ({"pairs": scope_pairs(reach.scope), "max_rank": reach.clearance.rank}
+                      if reach else None)
+        for row in store.read("deletion/term_scan", tenants=tenants, pattern=pattern,
+                              reach=scan_reach):
             found = _held(matcher, row["texts"], _TEXT_KEYS if row["node"] == "record"
                           else ("action",))
             if not found:
@@ -384,9 +320,9 @@ def plan_deletion(
         holding = {row["id"] for row in store.read("deletion/retrievals", pattern=pattern,
                                                    tenants=tenants)
                    if matcher.holds(row["query"] or "")}
-    hits = [RetrievalHit(retrieval_id=q, selected_ids=tuple(sorted(selected.get(q, ()))),
-                         query_holds_terms=q in holding)
-            for q in sorted(set(selected) | holding)]
+    hits = retrievals_within(store, reach, [
+        RetrievalHit(retrieval_id=q, selected_ids=tuple(sorted(selected.get(q, ()))),
+                     query_holds_terms=q in holding) for q in sorted(set(selected) | holding)])
     order = {"root": 0, "lineage": 1, "citation": 2, "mention": 3}
     ordered = sorted(entries.values(), key=lambda e: (order[e.via], e.depth, e.id))
     salt = secrets.token_hex(16) if terms else ""
@@ -396,7 +332,7 @@ def plan_deletion(
         roots=tuple(e.id for e in ordered if e.via == "root"), missing_roots=tuple(missing),
         term_salt=salt, term_checks=tuple(term_check(t, salt) for t in terms),
         tenants=tuple(tenants), planned_at=store.clock(), entries=tuple(ordered),
-        dangling_citations=tuple(citations), retrievals=tuple(hits),
+        dangling_citations=tuple(citations), retrievals=hits, reach=reach,
     )
     check_plan(store, access, plan)
     return plan.model_copy(update={"digest": plan.compute_digest()}).with_terms(terms)

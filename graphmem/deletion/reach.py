@@ -10,18 +10,99 @@ names no id and no count: a principal with wider reach (a privacy team's, tenant
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from graphmem.db.access import Access, Reader
-from graphmem.deletion.models import DeletionPlan, DeletionReport
+from graphmem.db.codec import scope_pairs
+from graphmem.deletion.models import DeletionPlan, DeletionReport, PlanReach, RetrievalHit
 from graphmem.errors import AuthorizationError, OutOfReachError, ValidationError
+from graphmem.models import Sensitivity
 
-__all__ = ["WIDER_REACH", "check_plan", "check_report", "confine_subject"]
+__all__ = ["MADE_WIDER", "WIDER_REACH", "check_plan", "check_report", "confine_subject",
+           "covers", "plan_reach", "reach_key", "retrieval_within", "retrievals_within",
+           "text_reach"]
 
 WIDER_REACH = ("this deletion reaches memories outside this caller's reach (other users', "
                "above its clearance, or shared ones it may read but not change); a principal "
                "with wider reach, such as the privacy team's tenant-wide one, must make it; "
                "nothing was done")
+
+MADE_WIDER = ("this deletion plan was made with a wider reach than this caller's (by the "
+              "operator or a principal that reaches more); the one that made it must apply "
+              "it; nothing was done")
+
+
+def plan_reach(access: Access) -> PlanReach | None:
+    """The reach of a plan made through ``access``: None for the operator and for a principal
+    that is confined to nothing and cleared for everything (the whole of its tenants), else
+    the principal's clearance and confinement."""
+    p = access.principal
+    if p is None or (not p.scope and p.clearance is max(Sensitivity)):
+        return None
+    return PlanReach(clearance=p.clearance, scope=dict(p.scope))
+
+
+def reach_key(reach: PlanReach) -> str:
+    """The canonical JSON a request keeps its reach as (``reach_json``)."""
+    return json.dumps(reach.model_dump(mode="json"), sort_keys=True)
+
+
+def covers(access: Access, reach: PlanReach | None) -> bool:
+    """True if the caller of ``access`` reaches at least as far as ``reach`` (the operator
+    always; a bound caller only a reach within its own: cleared as high, confined as
+    tightly)."""
+    mine = plan_reach(access)
+    if access.principal is None or mine is None:
+        return True
+    return reach is not None and reach.clearance <= mine.clearance and all(
+        reach.scope.get(k) == v for k, v in mine.scope.items())
+
+
+def retrieval_within(reach: PlanReach | None, logged: Mapping[str, Any]) -> bool:
+    """True if a logged retrieval (its ``clearance`` and ``scope_json``) was made within
+    ``reach``: cleared no higher, its query scope holding every pair of the confinement (as
+    :meth:`Access.check_retrieval` decides for a bound caller). Always True for None."""
+    if reach is None:
+        return True
+    try:
+        scope = json.loads(str(logged.get("scope_json") or "{}"))
+        clearance = Sensitivity(str(logged.get("clearance") or "normal"))
+    except ValueError:
+        return False
+    return (isinstance(scope, dict) and clearance <= reach.clearance
+            and all(scope.get(k) == v for k, v in reach.scope.items()))
+
+
+def retrievals_within(store: Reader, reach: PlanReach | None, hits: Sequence[RetrievalHit]
+                      ) -> tuple[RetrievalHit, ...]:
+    """The logged retrievals among ``hits`` made within ``reach`` (all of them for None): a
+    plan lists no other, so its caller learns no id, count or existence of them."""
+    if reach is None or not hits:
+        return tuple(hits)
+    rows = store.read("deletion/retrieval_reach", ids=sorted({h.retrieval_id for h in hits}))
+    kept = {row["id"] for row in rows if retrieval_within(reach, row)}
+    return tuple(h for h in hits if h.retrieval_id in kept)
+
+
+def text_reach(run: Callable[..., list[dict[str, Any]]], tenants: Sequence[str],
+               reach: PlanReach | None) -> dict[str, Any] | None:
+    """The ``$reach`` parameter of ``cypher/deletion/tenant_text.cypher`` for ``reach``
+    (None: the whole of the tenants' graph).
+
+    Args:
+        run: a callable running one named read query (``store.read``, or a transaction's
+            runner) with keyword parameters.
+        tenants: the request's tenants. reach: the request's reach.
+    """
+    if reach is None:
+        return None
+    clearances = [s.value for s in Sensitivity if s <= reach.clearance]
+    rows = run("deletion/tenant_retrievals", tenants=list(tenants), clearances=clearances)
+    return {"pairs": scope_pairs(reach.scope), "max_rank": reach.clearance.rank,
+            "retrievals": sorted(row["id"] for row in rows if retrieval_within(reach, row)),
+            "request": reach_key(reach)}
 
 
 def confine_subject(access: Access, subject: Mapping[str, str]) -> dict[str, str]:
@@ -51,18 +132,29 @@ def _check_ids(store: Reader, access: Access, ids: Iterable[str]) -> None:
 
 
 def check_plan(store: Reader, access: Access, plan: DeletionPlan) -> None:
-    """Refuse a plan with an entry or citing record the bound caller may not change.
+    """Refuse a plan with an entry or citing record the bound caller may not change, a
+    parent it names that the caller may not read, or a reach wider than the caller's.
 
     Raises:
-        AuthorizationError: it has one (:data:`WIDER_REACH`).
+        AuthorizationError: it has one (:data:`WIDER_REACH`), or was made wider
+            (:data:`MADE_WIDER`).
     """
-    if access.bound:
-        _check_ids(store, access, [*(e.id for e in plan.entries),
-                                   *(c.record_id for c in plan.dangling_citations)])
+    if not access.bound:
+        return
+    if not covers(access, plan.reach):
+        raise AuthorizationError(MADE_WIDER)
+    _check_ids(store, access, [*(e.id for e in plan.entries),
+                               *(c.record_id for c in plan.dangling_citations)])
+    named = {p for e in plan.entries for p in (*e.parents, *e.erased_parents)}
+    try:
+        access.check_ids(store, named)
+    except OutOfReachError:
+        raise AuthorizationError(WIDER_REACH) from None
 
 
 def check_report(store: Reader, access: Access, report: DeletionReport) -> None:
-    """Refuse a request's report unless the bound caller may change every entry of it.
+    """Refuse a request's report unless the bound caller may change every entry of it and
+    the request was made within its reach (its verification looked no further).
 
     Raises:
         OutOfReachError: it may not (as for an unknown request: nothing is told).
@@ -70,6 +162,8 @@ def check_report(store: Reader, access: Access, report: DeletionReport) -> None:
     if not access.bound:
         return
     try:
+        if not covers(access, report.request.reach):
+            raise AuthorizationError(MADE_WIDER)
         _check_ids(store, access, [*(e.id for e in report.entries),
                                    *(c.record_id for c in report.dangling_citations)])
     except AuthorizationError:

@@ -36,6 +36,8 @@ from neo4j import ManagedTransaction
 from graphmem.db.codec import assertion_group, coerce_record, record_from_props, record_props
 from graphmem.db.store import Neo4jStore
 from graphmem.deletion.matcher import TermMatcher
+from graphmem.deletion.models import PlanReach
+from graphmem.deletion.reach import text_reach
 from graphmem.models import MemoryRecord
 
 __all__ = ["RECORD_TEXT_KEYS", "STRUCTURAL_KEYS", "TextHit", "holds_term", "matcher_of",
@@ -56,7 +58,7 @@ STRUCTURAL_KEYS: frozenset[str] = frozenset({
     # digests, tokens and the request's own bookkeeping (ids and counts only)
     "digest", "candidate_digest", "fingerprint", "dedup_key", "epoch", "redact_term_digests",
     "fire_token", "_lock", "counts_json", "dangling_json", "retrievals_json", "gkey",
-    "redact_key", "redact_terms_json", "written_at",
+    "redact_key", "redact_terms_json", "written_at", "reach_json",
 })
 """Property keys that are never redacted: identifiers, references, tenant and scope, enum
 values and digests. Every other string property, present or future, is redacted and checked."""
@@ -222,7 +224,8 @@ class TextHit:
 def scan_tenant_text(store: Neo4jStore, tenants: Sequence[str],
                      terms: TermMatcher | Sequence[str], *,
                      after: datetime | None = None, skip: Iterable[str] = (),
-                     tx: ManagedTransaction | None = None) -> list[TextHit]:
+                     tx: ManagedTransaction | None = None, reach: PlanReach | None = None
+                     ) -> list[TextHit]:
     """Every string property of the tenants' graph that holds one of ``terms``.
 
     Args:
@@ -230,6 +233,8 @@ def scan_tenant_text(store: Neo4jStore, tenants: Sequence[str],
         after: leave out log nodes written (by the server's clock: ``written_at``, else
             ``at``) after this aware time (see the Cypher file).
         skip: property keys not to report. tx: run inside this transaction.
+        reach: a confined deletion's reach: only the part of the graph its principal may
+            change is scanned (see the Cypher file); None: the whole of the tenants'.
 
     Raises:
         ValueError: a term holds no letter or digit.
@@ -237,10 +242,11 @@ def scan_tenant_text(store: Neo4jStore, tenants: Sequence[str],
     pattern = matcher_of(terms)
     if not pattern or not tenants:
         return []
-    params = {"tenants": list(tenants), "pattern": narrowing(pattern), "after": after,
-              "skip": sorted(skip)}
-    rows = (store.run(tx, "deletion/tenant_text", **params) if tx is not None
-            else store.read("deletion/tenant_text", **params))
+    def run(name: str, **params: Any) -> list[dict[str, Any]]:
+        return store.run(tx, name, **params) if tx is not None else store.read(name, **params)
+
+    rows = run("deletion/tenant_text", tenants=list(tenants), pattern=narrowing(pattern),
+               after=after, skip=sorted(skip), reach=text_reach(run, tenants, reach))
     return [TextHit(eid=row["eid"], rel=row["rel"], labels=tuple(row["labels"]),
                     owner=str(row["owner"]), key=row["key"], value=row["value"],
                     live_record=row["live_record"], held=row["held"])
@@ -248,8 +254,11 @@ def scan_tenant_text(store: Neo4jStore, tenants: Sequence[str],
 
 
 def redact_tenant_text(store: Neo4jStore, tx: ManagedTransaction, *, tenants: Sequence[str],
-                       terms: TermMatcher | Sequence[str], request_id: str, at: datetime) -> int:
-    """Redact ``terms`` from every non-structural text of the tenants' graph, inside ``tx``.
+                       terms: TermMatcher | Sequence[str], request_id: str, at: datetime,
+                       reach: PlanReach | None = None) -> int:
+    """Redact ``terms`` from every non-structural text of the tenants' graph, inside ``tx``
+    (with ``reach``, a confined deletion's: only from the part its principal may change, see
+    :func:`scan_tenant_text`).
 
     A live record's content, asserted key and value, thread, provenance and metadata go
     through the record model so its fingerprints follow, and a record whose asserted key
@@ -261,7 +270,8 @@ def redact_tenant_text(store: Neo4jStore, tx: ManagedTransaction, *, tenants: Se
         How many nodes and relationships changed.
     """
     pattern = matcher_of(terms)
-    hits = scan_tenant_text(store, tenants, pattern, skip=STRUCTURAL_KEYS - {"key"}, tx=tx)
+    hits = scan_tenant_text(store, tenants, pattern, skip=STRUCTURAL_KEYS - {"key"}, tx=tx,
+                            reach=reach)
     groups = sorted({h.eid for h in hits if h.key == "key" and "Assertion" in h.labels
                      and not h.rel})
     hits = [h for h in hits if h.key != "key"]

@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from graphmem.db.codec import to_native
 from graphmem.db.store import Neo4jStore
 from graphmem.deletion.models import DeletionPlan
+from graphmem.deletion.reach import reach_key
 from graphmem.errors import DeletionError
 
 __all__ = ["load_plan", "store_plan"]
@@ -43,7 +44,8 @@ def store_plan(store: Neo4jStore, plan: DeletionPlan, *, owner: str, ttl_s: floa
                 digest=plan.digest, requested_by=plan.requested_by, reason=plan.reason,
                 tenants=list(plan.tenants), redact_term_count=plan.term_count,
                 planned_at=plan.planned_at, owner=owner, expires_at=expires,
-                plan_json=plan.to_json())  # its terms only as salted digests
+                plan_json=plan.to_json(),  # its terms only as salted digests
+                reach_json=reach_key(plan.reach) if plan.reach else None)
     return expires
 
 

@@ -19,6 +19,7 @@ from graphmem.deletion.models import (
     DeletionRequestInfo,
     Disposition,
     NodeType,
+    PlanReach,
     ReportEntry,
     RetrievalHit,
     Verification,
@@ -79,6 +80,12 @@ def request_matcher(req: Mapping[str, Any], redact_terms: Iterable[str] = ()) ->
     return TermMatcher.from_terms(given)
 
 
+def request_reach(req: Mapping[str, Any]) -> PlanReach | None:
+    """A stored request's reach (``reach_json``; None: the whole of its tenants)."""
+    text = req.get("reach_json")
+    return PlanReach.model_validate_json(str(text)) if text else None
+
+
 def verify(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = ()
            ) -> tuple[dict[str, Any], Verification]:
     """Run the verification queries for a request; returns (stored request props, result).
@@ -89,9 +96,11 @@ def verify(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = 
     (:func:`~graphmem.deletion.redaction.scan_tenant_text`), except log nodes written, by the
     server's clock, after the request finished (a read made later, as of any time, is new
     data, not residue); a term in any text fails the verification, a term in an identifier is
-    reported (SPEC 7). ``redact_terms`` may repeat the request's terms (the scan is then
-    narrowed in the store); it never passes having checked fewer terms than the request
-    named (a request stored before keyed digests, verified without its terms).
+    reported (SPEC 7). A request made with a reach (a confined principal's plan) is verified
+    within that reach only (:func:`request_reach`), as it was redacted. ``redact_terms``
+    may repeat the request's terms (the scan is then narrowed in the store); it never passes
+    having checked fewer terms than the request named (a request stored before keyed
+    digests, verified without its terms).
 
     Raises:
         DeletionError: no deletion request with this id; a term given is not the request's.
@@ -106,7 +115,7 @@ def verify(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = 
     requested = int(req.get("redact_term_count") or 0)
     finished = req.get("written_at") or req.get("finished_at")
     found = text_problems(scan_tenant_text(store, list(req.get("tenants") or []), matcher,
-                                           after=finished))
+                                           after=finished, reach=request_reach(req)))
     planned = int(req.get("planned_count") or 0)
     result = {
         "deleted_with_content": tuple(sorted(row["deleted_with_content"])),
@@ -167,6 +176,7 @@ def report(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = 
         redact_term_count=int(req.get("redact_term_count") or 0),
         planned_at=req.get("planned_at"), started_at=req.get("started_at"),
         finished_at=req.get("finished_at"), digest=req.get("digest", ""),
+        reach=request_reach(req),
     )
     return DeletionReport(
         request=info, entries=entries, counts=counts_of(e.disposition for e in entries),

@@ -1,5 +1,5 @@
 // Each tenant's certificate chain as it stands: head digest and length (no row for a tenant
-// that has none).
+// that has none). $tenants: chain keys (graphmem.deletion.certificate.chain_keys).
 UNWIND $tenants AS tenant
 MATCH (c:ErasureChain {tenant: tenant})
 USING INDEX SEEK c:ErasureChain(tenant)
