@@ -7,11 +7,9 @@
 CYPHER replan=skip
 MATCH (r:Record {id: $id})-[:IN_SCOPE]->(s:Scope)
 USING INDEX SEEK r:Record(id)
+WITH r, s, $tenant AS q_tenant, $pairs AS q_pairs
 WITH r, s,
-  [(r)<-[:SUPERSEDES]-(succ:Record)-[:IN_SCOPE]->(ss:Scope {tenant: $tenant})
-     WHERE all(p IN ss.pairs WHERE p IN $pairs)
-       AND succ.sensitivity_rank <= $clearance
-       AND {{successor_effective}}
+  [(r)<-[:SUPERSEDES]-(succ:Record)-[:IN_SCOPE]->(ss:Scope) WHERE {{successor_visible}}
      | succ.id] AS successors,
   [why IN [CASE WHEN $now < r.created_at THEN 'created' END,
            CASE WHEN $now < r.valid_from THEN 'valid_from' END] WHERE why IS NOT NULL]

@@ -247,9 +247,14 @@ def test_every_part_named_by_a_query_exists_and_every_part_is_used() -> None:
     them as {{name}}; none is left unexpanded, none is missing or unused."""
     raw = {n: (cypher.cypher_dir() / f"{n}.cypher").read_text(encoding="utf-8")
            for n in cypher.names()}
+    parts = {p.stem: p.read_text(encoding="utf-8")
+             for p in (cypher.cypher_dir() / "parts").glob("*.cypher")}
+    # a part is used when a query names it, or a part that is used does
     named = {m for text in raw.values() for m in re.findall(r"\{\{([a-z0-9_]+)\}\}", text)}
-    files = {p.stem for p in (cypher.cypher_dir() / "parts").glob("*.cypher")}
-    assert named == files and {"record_live", "successor_effective"} <= files
+    while grown := {m for n in named for m in re.findall(r"\{\{([a-z0-9_]+)\}\}", parts[n])
+                    } - named:
+        named |= grown
+    assert named == set(parts) and {"record_live", "successor_effective"} <= set(parts)
     for name in cypher.names():
         assert "{{" not in cypher.text(name), name
     with pytest.raises(KeyError):
@@ -258,6 +263,10 @@ def test_every_part_named_by_a_query_exists_and_every_part_is_used() -> None:
     for name, text in raw.items():
         assert not re.search(r"coalesce\(\w+\.admitted, false\)", text), name
         assert "NOT r.pending_recompute AND NOT r.erased" not in text or name == "explain", name
+        # "eligible and ACTIVE for this caller" is parts/record_active, and whether a
+        # successor counts for the caller parts/successor_visible, in every query
+        assert "{{record_live}}" not in text, name
+        assert "succ.sensitivity_rank" not in text, name
 
 
 def test_the_store_reads_every_parameter_from_one_map() -> None:
