@@ -227,6 +227,24 @@ def test_every_query_that_changes_a_record_bumps_its_scope() -> None:
             "bench/records_bulk", "bench/records_wipe"} <= set(checked), checked
 
 
+
+def test_a_changed_record_bumps_its_scope_through_the_one_part() -> None:
+    """The bump for one changed record is written once, parts/scope_bump: a query that sets
+    a ScopeVersion's rev itself is one of those that bump differently (records/create: once
+    per Scope for a batch of new records; the benchmarks and the evaluation cleanup: a new
+    epoch, as records vanish)."""
+    raw = {n: (cypher.cypher_dir() / f"{n}.cypher").read_text(encoding="utf-8")
+           for n in cypher.names()}
+    assert {n for n, text in raw.items() if "sv.rev =" in text} == {
+        "records/create", "bench/records_bulk", "bench/records_wipe", "eval_cleanup"}
+    bump = cypher.part("scope_bump")
+    users = {n for n, text in raw.items() if "{{scope_bump}}" in text}
+    assert users >= {"records/retract", "records/expire", "records/set_quarantine",
+                     "records/recompute", "deletion/erase_records", "deletion/mark",
+                     "deletion/redact/records", "deletion/redact/text"}
+    for name in users:
+        assert bump in cypher.text(name) and _bumps(cypher.text(name), "sv"), name
+
 def test_every_version_bump_stamps_the_record_or_starts_an_epoch() -> None:
     """Delta reads (candidates_delta.cypher) find what changed by ``r.stamp > rev``: a query
     that bumps a ScopeVersion must stamp the records it changed, or, when it deletes records,
