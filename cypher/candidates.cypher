@@ -1,4 +1,5 @@
-// Eligible and ACTIVE records for a caller, exactly (SPEC sections 3-4), in one row.
+// Eligible and ACTIVE records for a caller, exactly (SPEC sections 3-4: the visible Scopes,
+// then parts/record_active), in one row.
 // $tenant: the query scope's tenant; $tenants: the principal's tenants; $pairs: the query
 // scope as JSON-encoded [key, value] pairs; $clearance: sensitivity rank; $now: UTC datetime.
 // Returns parallel lists (ids, fingerprints, revs), in id order: one row
@@ -41,14 +42,8 @@ CALL (scopes) {
 CALL (scopes) {
   UNWIND scopes AS s
   MATCH (s)<-[:IN_SCOPE]-(r:Record)
-  WHERE r.sensitivity_rank <= $clearance
-    AND {{record_live}}
-    AND NOT EXISTS {
-      MATCH (r)<-[:SUPERSEDES]-(succ:Record)-[:IN_SCOPE]->(ss:Scope)
-      WHERE ss IN scopes
-        AND succ.sensitivity_rank <= $clearance
-        AND {{successor_effective}}
-    }
+  WITH r, $tenant AS q_tenant, $pairs AS q_pairs
+  WHERE {{record_active}}
   WITH r ORDER BY r.id
   RETURN collect(r.id) AS ids, collect(r.fingerprint) AS fingerprints,
          collect(coalesce(r.rev, 0)) AS revs

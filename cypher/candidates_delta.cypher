@@ -8,7 +8,7 @@
 // scope the answer did not know). Their predecessors (SUPERSEDES) are
 // looked at too: a new or changed successor is the only way a record's status changes without
 // the record itself changing (rule 4). Each touched record is then decided with exactly the
-// rules of candidates.cypher (keep the two in step), and its times are returned as boundaries.
+// rule of candidates.cypher (parts/record_active), and its times are returned as boundaries.
 // The caller drops the delta and computes the answer in full when an epoch moved or a known
 // scope vanished, and reuses its answer when no version moved (then no record is read: this
 // query is also the cached answer's version check, one round trip either way).
@@ -49,15 +49,9 @@ CALL (plan) {
 }
 CALL (scopes, touched) {
   UNWIND touched AS r
-  WITH r, EXISTS { MATCH (r)-[:IN_SCOPE]->(rs:Scope) WHERE rs IN scopes } AS visible
-  WITH r, visible AND r.sensitivity_rank <= $clearance
-    AND {{record_live}}
-    AND NOT EXISTS {
-      MATCH (r)<-[:SUPERSEDES]-(succ:Record)-[:IN_SCOPE]->(ss:Scope)
-      WHERE ss IN scopes
-        AND succ.sensitivity_rank <= $clearance
-        AND {{successor_effective}}
-    } AS active
+  WITH r, $tenant AS q_tenant, $pairs AS q_pairs,
+       EXISTS { MATCH (r)-[:IN_SCOPE]->(rs:Scope) WHERE rs IN scopes } AS visible
+  WITH r, visible AND {{record_active}} AS active
   // one list per record: collect() would drop a tombstone's missing fingerprint; an active
   // record comes with its properties (no second round trip for what just changed)
   RETURN collect([r.id, active, r.fingerprint, coalesce(r.rev, 0),

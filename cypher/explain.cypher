@@ -1,16 +1,15 @@
-// The status of one record for a caller at $now: the first of SPEC section 4's list that
-// applies, after authorization and scope (section 3). Same parameters as candidates.cypher.
+// The status of one record for a caller at $now: authorization and scope (SPEC section 3),
+// then the record's own status (parts/record_status; docs/status.md). Same parameters as
+// candidates.cypher.
 // Successors count as in candidates.cypher (rule 4). not_yet: why NOT_YET_VALID applies
 // ('created': created after $now; 'valid_from': valid_from in the future; both can hold).
 // A statement of the agent loop: planned once, kept (graphmem.db.catalogue, "Plans").
 CYPHER replan=skip
 MATCH (r:Record {id: $id})-[:IN_SCOPE]->(s:Scope)
 USING INDEX SEEK r:Record(id)
+WITH r, s, $tenant AS q_tenant, $pairs AS q_pairs
 WITH r, s,
-  [(r)<-[:SUPERSEDES]-(succ:Record)-[:IN_SCOPE]->(ss:Scope {tenant: $tenant})
-     WHERE all(p IN ss.pairs WHERE p IN $pairs)
-       AND succ.sensitivity_rank <= $clearance
-       AND {{successor_effective}}
+  [(r)<-[:SUPERSEDES]-(succ:Record)-[:IN_SCOPE]->(ss:Scope) WHERE {{successor_visible}}
      | succ.id] AS successors,
   [why IN [CASE WHEN $now < r.created_at THEN 'created' END,
            CASE WHEN $now < r.valid_from THEN 'valid_from' END] WHERE why IS NOT NULL]
@@ -19,13 +18,6 @@ RETURN r.id AS id,
   CASE
     WHEN NOT (r.tenant IN $tenants) OR r.sensitivity_rank > $clearance THEN 'UNAUTHORIZED'
     WHEN NOT (s.tenant = $tenant AND all(p IN s.pairs WHERE p IN $pairs)) THEN 'OUT_OF_SCOPE'
-    WHEN r.quarantined THEN 'QUARANTINED'
-    WHEN r.pending_recompute THEN 'PENDING_RECOMPUTE'
-    WHEN r.erased THEN 'ERASED'
-    WHEN r.retracted THEN 'RETRACTED'
-    WHEN size(not_yet) > 0 THEN 'NOT_YET_VALID'
-    WHEN r.expires_at IS NOT NULL AND $now >= r.expires_at THEN 'EXPIRED'
-    WHEN size(successors) > 0 THEN 'SUPERSEDED'
-    ELSE 'ACTIVE'
+    ELSE {{record_status}}
   END AS status,
   successors, not_yet, r.tenant AS tenant, r.sensitivity_rank AS rank, s.pairs AS pairs

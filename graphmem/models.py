@@ -120,13 +120,15 @@ Clearance = Sensitivity
 
 
 class Status(StrEnum):
-    """Why a record is or is not retrievable (SPEC sections 3-4, in precedence order)."""
+    """Why a record is or is not retrievable (SPEC sections 3-4), declared in precedence order:
+    a record's status is the first that applies (docs/status.md). The first two depend on the
+    caller; ``cypher/parts/record_status.cypher`` states the rest in Cypher (same order)."""
 
     UNAUTHORIZED = "UNAUTHORIZED"
     OUT_OF_SCOPE = "OUT_OF_SCOPE"
+    ERASED = "ERASED"
     QUARANTINED = "QUARANTINED"
     PENDING_RECOMPUTE = "PENDING_RECOMPUTE"
-    ERASED = "ERASED"
     RETRACTED = "RETRACTED"
     NOT_YET_VALID = "NOT_YET_VALID"
     EXPIRED = "EXPIRED"
@@ -424,7 +426,7 @@ class Explanation(BaseModel):
 
     Attributes:
         record_id: the record explained.
-        status: the first status that applies, in SPEC order.
+        status: the first status that applies, in :class:`Status` order (docs/status.md).
         successor_ids: for SUPERSEDED, the eligible effective successors.
         detail: a human-readable sentence (no record content).
         write_decision: for DISCARDED and QUARANTINED, the disposition of the proposal's

@@ -227,6 +227,24 @@ def test_every_query_that_changes_a_record_bumps_its_scope() -> None:
             "bench/records_bulk", "bench/records_wipe"} <= set(checked), checked
 
 
+
+def test_a_changed_record_bumps_its_scope_through_the_one_part() -> None:
+    """The bump for one changed record is written once, parts/scope_bump: a query that sets
+    a ScopeVersion's rev itself is one of those that bump differently (records/create: once
+    per Scope for a batch of new records; the benchmarks and the evaluation cleanup: a new
+    epoch, as records vanish)."""
+    raw = {n: (cypher.cypher_dir() / f"{n}.cypher").read_text(encoding="utf-8")
+           for n in cypher.names()}
+    assert {n for n, text in raw.items() if "sv.rev =" in text} == {
+        "records/create", "bench/records_bulk", "bench/records_wipe", "eval_cleanup"}
+    bump = cypher.part("scope_bump")
+    users = {n for n, text in raw.items() if "{{scope_bump}}" in text}
+    assert users >= {"records/retract", "records/expire", "records/set_quarantine",
+                     "records/recompute", "deletion/erase_records", "deletion/mark",
+                     "deletion/redact/records", "deletion/redact/text"}
+    for name in users:
+        assert bump in cypher.text(name) and _bumps(cypher.text(name), "sv"), name
+
 def test_every_version_bump_stamps_the_record_or_starts_an_epoch() -> None:
     """Delta reads (candidates_delta.cypher) find what changed by ``r.stamp > rev``: a query
     that bumps a ScopeVersion must stamp the records it changed, or, when it deletes records,
@@ -247,9 +265,14 @@ def test_every_part_named_by_a_query_exists_and_every_part_is_used() -> None:
     them as {{name}}; none is left unexpanded, none is missing or unused."""
     raw = {n: (cypher.cypher_dir() / f"{n}.cypher").read_text(encoding="utf-8")
            for n in cypher.names()}
+    parts = {p.stem: p.read_text(encoding="utf-8")
+             for p in (cypher.cypher_dir() / "parts").glob("*.cypher")}
+    # a part is used when a query names it, or a part that is used does
     named = {m for text in raw.values() for m in re.findall(r"\{\{([a-z0-9_]+)\}\}", text)}
-    files = {p.stem for p in (cypher.cypher_dir() / "parts").glob("*.cypher")}
-    assert named == files and {"record_live", "successor_effective"} <= files
+    while grown := {m for n in named for m in re.findall(r"\{\{([a-z0-9_]+)\}\}", parts[n])
+                    } - named:
+        named |= grown
+    assert named == set(parts) and {"record_live", "successor_effective"} <= set(parts)
     for name in cypher.names():
         assert "{{" not in cypher.text(name), name
     with pytest.raises(KeyError):
@@ -258,6 +281,10 @@ def test_every_part_named_by_a_query_exists_and_every_part_is_used() -> None:
     for name, text in raw.items():
         assert not re.search(r"coalesce\(\w+\.admitted, false\)", text), name
         assert "NOT r.pending_recompute AND NOT r.erased" not in text or name == "explain", name
+        # "eligible and ACTIVE for this caller" is parts/record_active, and whether a
+        # successor counts for the caller parts/successor_visible, in every query
+        assert "{{record_live}}" not in text, name
+        assert "succ.sensitivity_rank" not in text, name
 
 
 def test_the_store_reads_every_parameter_from_one_map() -> None:

@@ -29,7 +29,15 @@ from langgraph.store.base import (
 )
 from langgraph.store.memory import InMemoryStore
 
-from graphmem import AuthorizationError, Memory, Principal, Status, ValidationError
+from graphmem import (
+    AuthorizationError,
+    Memory,
+    MemoryKind,
+    MemoryRecord,
+    Principal,
+    Status,
+    ValidationError,
+)
 from graphmem.integrations.langgraph import GraphmemStore
 
 ODD = ["50%_off", "it's \"quoted\"", "naïve-日本語", "trailing\n", "a b", "Ünïcødé"]
@@ -284,6 +292,28 @@ def test_overwrite_keeps_history_and_delete_is_a_tombstone(
     assert len(store.record_ids(ns, "theme")) == 3
     assert memory.get(store.record_ids(ns, "theme")[2]).supersedes == ()
 
+
+
+def test_a_key_superseded_from_outside_is_written_again_as_a_new_chain(
+        store: GraphmemStore, memory: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """put decides whether the key still holds a live item by the rule get reads by: a
+    record that supersedes the newest version (written outside LangGraph, tenant-wide: a
+    scope within the item's namespace) ends it for put as for get, so the next put starts a
+    new chain."""
+    t0 = datetime(2031, 7, 1, tzinfo=UTC)
+    ns = ("alice", "outside")
+    monkeypatch.setattr(memory.store, "clock", lambda: t0)
+    store.put(ns, "k", {"v": "first"})
+    (v1,) = store.record_ids(ns, "k")
+    memory.put(MemoryRecord(id="outside-fix", kind=MemoryKind.SEMANTIC, content="corrected",
+                            created_at=t0 + timedelta(minutes=1),
+                            scope={"tenant": "alice"}, supersedes=(v1,)))
+    monkeypatch.setattr(memory.store, "clock", lambda: t0 + timedelta(minutes=2))
+    assert store.get(ns, "k") is None
+    store.put(ns, "k", {"v": "second"})
+    item = store.get(ns, "k")
+    assert item is not None and item.value == {"v": "second"}
+    assert item.created_at == t0 + timedelta(minutes=2)  # not the ended chain's t0
 
 def test_value_is_kept_verbatim(store: GraphmemStore, memory: Memory) -> None:
     value = {"z": 1, "a": [1, 2.5, None, {"b": "ü\n"}], "m": {"y": True, "x": "日本"}}

@@ -27,16 +27,8 @@ SET n.pending_recompute = CASE WHEN row.disposition = 'RECOMPUTE' AND NOT tombst
     n.rev = CASE WHEN changed THEN coalesce(n.rev, 0) + 1 ELSE n.rev END
 WITH req, n, row, changed
 CALL (n, changed) {
-  WITH n WHERE changed
-  MATCH (n)-[:IN_SCOPE]->(s:Scope)
-  MERGE (sv:ScopeVersion {key: s.key})
-    ON CREATE SET sv.epoch = randomUUID(), sv.tenant = s.tenant
-  // lock, then read (graphmem.db.slots): `SET sv.rev = sv.rev + 1` in a later statement of a
-  // transaction that holds the lock already deadlocks with a transaction waiting for it
-  SET sv.locked = true
-  WITH n, sv, coalesce(sv.rev, 0) + 1 AS rev
-  SET sv.rev = rev, n.stamp = rev  // the change, for delta reads (candidates_delta)
-  REMOVE sv.locked
+  WITH n AS r, changed WHERE changed
+  {{scope_bump}}
 }
 CREATE (req)-[:DISPOSED {disposition: row.disposition, at: $at, changed: changed}]->(n)
 RETURN count(n) AS disposed, sum(CASE WHEN changed THEN 1 ELSE 0 END) AS changed

@@ -2,10 +2,8 @@
 // (the namespace itself and every deeper one). A namespace's Scope holds the pairs
 // ["tenant", t], ["langgraph", "namespace"] and ["langgraph.<i>", label i]; a prefix is the
 // set of pairs its Scope must contain, so ("a",) never matches ("ab",).
-// The record conditions are SPEC sections 3-4 as in candidates.cypher, with the record's
-// own namespace scope as the query scope, and also created_at <= $now for the record and
-// its successors (section 4: a memory created after $now did not exist yet): the shared
-// parts record_live and successor_effective (cypher/parts/) state both.
+// The record conditions are SPEC sections 3-4 as in candidates.cypher (parts/record_active),
+// with the record's own namespace scope as the query scope.
 // $search_tenants: tenants to search (each one of $tenants, checked by the caller and
 // again here); $pairs: JSON-encoded [key, value] pairs, without the tenant's;
 // $tenants: the principal's tenants; $clearance: sensitivity rank; $now: UTC datetime.
@@ -14,12 +12,6 @@ MATCH (s:Scope {tenant: tenant})
 USING INDEX SEEK s:Scope(tenant)
 WHERE tenant IN $tenants AND all(p IN $pairs WHERE p IN s.pairs)
 MATCH (s)<-[:IN_SCOPE]-(r:Record)
-WHERE r.sensitivity_rank <= $clearance
-  AND {{record_live}}
-  AND NOT EXISTS {
-    MATCH (r)<-[:SUPERSEDES]-(succ:Record)-[:IN_SCOPE]->(ss:Scope {tenant: tenant})
-    WHERE all(p IN ss.pairs WHERE p IN s.pairs)
-      AND succ.sensitivity_rank <= $clearance
-      AND {{successor_effective}}
-  }
+WITH s, r, s.tenant AS q_tenant, s.pairs AS q_pairs
+WHERE {{record_active}}
 RETURN coalesce(s.langgraph_seq, 0) AS ns_seq, r {.*} AS record

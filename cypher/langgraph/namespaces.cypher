@@ -5,15 +5,6 @@ UNWIND $search_tenants AS tenant
 MATCH (s:Scope {tenant: tenant})
 USING INDEX SEEK s:Scope(tenant)
 WHERE tenant IN $tenants AND all(p IN $pairs WHERE p IN s.pairs)
-  AND EXISTS {
-    MATCH (s)<-[:IN_SCOPE]-(r:Record)
-    WHERE r.sensitivity_rank <= $clearance
-      AND {{record_live}}
-      AND NOT EXISTS {
-        MATCH (r)<-[:SUPERSEDES]-(succ:Record)-[:IN_SCOPE]->(ss:Scope {tenant: tenant})
-        WHERE all(p IN ss.pairs WHERE p IN s.pairs)
-          AND succ.sensitivity_rank <= $clearance
-          AND {{successor_effective}}
-      }
-  }
+WITH s, s.tenant AS q_tenant, s.pairs AS q_pairs
+WHERE EXISTS { MATCH (s)<-[:IN_SCOPE]-(r:Record) WHERE {{record_active}} }
 RETURN s.pairs AS pairs

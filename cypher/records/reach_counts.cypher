@@ -1,6 +1,6 @@
 // How many records a caller can see in its scope (SPEC section 3: the visible Scopes and the
 // clearance, as candidates.cypher), not erased: all of them, the quarantined, the retracted,
-// and the eligible ACTIVE ones (parts/record_live, parts/successor_effective). One row.
+// and the eligible ACTIVE ones (parts/record_active). One row.
 // $tenant, $tenants, $pairs, $clearance, $now as for candidates.cypher.
 MATCH (s:Scope {tenant: $tenant})
 USING INDEX SEEK s:Scope(tenant)
@@ -17,14 +17,8 @@ CALL (scopes) {
 CALL (scopes) {
   UNWIND scopes AS s
   MATCH (s)<-[:IN_SCOPE]-(r:Record)
-  WHERE r.sensitivity_rank <= $clearance
-    AND {{record_live}}
-    AND NOT EXISTS {
-      MATCH (r)<-[:SUPERSEDES]-(succ:Record)-[:IN_SCOPE]->(ss:Scope)
-      WHERE ss IN scopes
-        AND succ.sensitivity_rank <= $clearance
-        AND {{successor_effective}}
-    }
+  WITH r, $tenant AS q_tenant, $pairs AS q_pairs
+  WHERE {{record_active}}
   RETURN count(r) AS eligible
 }
 RETURN records, quarantined, retracted, eligible

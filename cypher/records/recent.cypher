@@ -1,6 +1,6 @@
 // The newest eligible ACTIVE records for a caller, one page of them (SPEC sections 3-4): the
-// eligibility of candidates.cypher (scope rule 3 over the visible Scopes, the clearance,
-// parts/record_live and parts/successor_effective), newest first (created_at, then id),
+// eligibility of candidates.cypher (scope rule 3 over the visible Scopes, then
+// parts/record_active), newest first (created_at, then id),
 // $skip records skipped, at most $limit returned. $tenant, $tenants, $pairs, $clearance,
 // $now as for candidates.cypher.
 MATCH (s:Scope {tenant: $tenant})
@@ -9,14 +9,8 @@ WHERE $tenant IN $tenants AND all(p IN s.pairs WHERE p IN $pairs)
 WITH collect(s) AS scopes
 UNWIND scopes AS s
 MATCH (s)<-[:IN_SCOPE]-(r:Record)
-WHERE r.sensitivity_rank <= $clearance
-  AND {{record_live}}
-  AND NOT EXISTS {
-    MATCH (r)<-[:SUPERSEDES]-(succ:Record)-[:IN_SCOPE]->(ss:Scope)
-    WHERE ss IN scopes
-      AND succ.sensitivity_rank <= $clearance
-      AND {{successor_effective}}
-  }
+WITH r, $tenant AS q_tenant, $pairs AS q_pairs
+WHERE {{record_active}}
 WITH r
 ORDER BY r.created_at DESC, r.id DESC
 SKIP $skip

@@ -9,12 +9,16 @@ from typing import Any
 
 from graphmem.db.base import StoreBase
 from graphmem.db.codec import require_aware
+from graphmem.models import Status
 
-__all__ = ["RECORD_STATUSES", "store_stats"]
+__all__ = ["CALLER_STATUSES", "RECORD_STATUSES", "store_stats"]
 
-# SPEC section 4's statuses a record can have without a caller, in precedence order.
-RECORD_STATUSES = ("QUARANTINED", "PENDING_RECOMPUTE", "ERASED", "RETRACTED", "NOT_YET_VALID",
-                   "EXPIRED", "SUPERSEDED", "ACTIVE")
+#: The statuses that depend on who asks (SPEC section 3 rules 1-3): explain's, before any other.
+CALLER_STATUSES = (Status.UNAUTHORIZED, Status.OUT_OF_SCOPE)
+#: The statuses a record has whoever asks, in precedence order (:class:`Status`'s;
+#: docs/status.md), as the strings ``stats/records`` counts records under.
+RECORD_STATUSES: tuple[str, ...] = tuple(
+    s.value for s in Status if s not in (*CALLER_STATUSES, Status.DISCARDED))
 
 
 def store_stats(store: StoreBase, *, now: datetime, tenant: str | None = None

@@ -7,8 +7,9 @@ parent, successor -> predecessor, citer -> evidence). :func:`export` writes it a
 GEXF (Gephi, yEd), node-link JSON, DOT, Mermaid, a PNG/SVG picture (matplotlib, imported
 only when a picture is asked for) or an interactive HTML page (Bokeh, likewise).
 
-Node attributes: ``kind``, ``authority``, ``status`` (ERASED, RETRACTED, QUARANTINED,
-PENDING_RECOMPUTE, NOT_YET_VALID, EXPIRED, SUPERSEDED or ACTIVE, ignoring who asks),
+Node attributes: ``kind``, ``authority``, ``status`` (one of
+:data:`graphmem.db.stats.RECORD_STATUSES`, ignoring who asks, from the query's
+``parts/record_status``: the status ``graphmem stats`` counts; docs/status.md),
 ``created_at`` (aware datetime or None), ``scope`` (dict), ``tenant``, ``sensitivity``,
 ``source``, ``depth`` (shortest distance from the root), ``erased``, ``retracted``, and
 ``content`` only when asked for. Edge attributes: ``type`` (``derived_from``, ``supersedes``
@@ -91,28 +92,6 @@ def _native(value: Any) -> Any:
     return to_native() if callable(to_native) else value
 
 
-def _status(props: Mapping[str, Any], successors: list[str], now: datetime) -> Status:
-    valid_from = _native(props.get("valid_from"))
-    expires_at = _native(props.get("expires_at"))
-    if props.get("erased"):
-        return Status.ERASED
-    if props.get("quarantined"):
-        return Status.QUARANTINED
-    if props.get("pending_recompute"):
-        return Status.PENDING_RECOMPUTE
-    if props.get("retracted"):
-        return Status.RETRACTED
-    created_at = _native(props.get("created_at"))
-    if (valid_from is not None and now < valid_from) or (
-            created_at is not None and now < created_at):
-        return Status.NOT_YET_VALID
-    if expires_at is not None and now >= expires_at:
-        return Status.EXPIRED
-    if successors:
-        return Status.SUPERSEDED
-    return Status.ACTIVE
-
-
 def _reached(access: Access, props: Mapping[str, Any]) -> bool:
     scope = json.loads(props["scope_json"]) if props.get("scope_json") else {}
     try:
@@ -172,7 +151,7 @@ def build_lineage(
     graph = nx.DiGraph(root=record_id, direction=direction, depth=depth)
     for row in rows:
         props = row["props"]
-        status = _status(props, row["successors"], at)
+        status = Status(row["status"])
         attrs: dict[str, Any] = {
             "label": props["id"],
             "kind": props.get("kind"),
