@@ -1,9 +1,7 @@
-"""``GraphmemStore``: LangGraph's ``BaseStore`` on graphmem (issue 14).
-
-See :class:`GraphmemStore` for the mapping. Reads are decided in Cypher
-(``cypher/langgraph/get``, ``langgraph/items``, ``langgraph/namespaces``: eligible and
-ACTIVE, SPEC sections 3-4); value filters, ranking and pagination run in Python, as
-the read path does (SPEC section 5).
+"""``GraphmemStore``: LangGraph's ``BaseStore`` on graphmem. See :class:`GraphmemStore` for
+the mapping. Reads are decided in Cypher (``cypher/langgraph/get``, ``langgraph/items``,
+``langgraph/namespaces``: eligible and ACTIVE, SPEC sections 3-4); value filters, ranking
+and pagination run in Python, as the read path does (SPEC section 5).
 """
 
 from __future__ import annotations
