@@ -1,0 +1,94 @@
+"""``graphmem mcp`` answers ``initialize`` and ``tools/list`` without importing what only a
+tool call needs: the driver, numpy, bm25s, networkx, the client, and the other commands'
+modules. A structural guard on the start-up time (bench/mcp_start.py measures it): the real
+``graphmem.cli`` entry point run as ``python -m graphmem.cli mcp`` over stdio, whose
+``sys.modules`` is written out when the process exits.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import IO, Any
+
+from graphmem.cli import COMMANDS, SUBCOMMANDS
+
+MCP_MODULE = "graphmem.integrations.mcp.commands"
+HEAVY = ("neo4j", "numpy", "bm25s", "networkx", "graphmem.client", "graphmem.client_calls",
+         "graphmem.db.access", "graphmem.read.pipeline")
+"""Modules (and their submodules) a tool call may import, and the start must not."""
+
+
+def _other_command_modules() -> set[str]:
+    return {target.partition(":")[0] for _, target in (*COMMANDS, *SUBCOMMANDS)} - {MCP_MODULE}
+
+
+def _send(stdin: IO[bytes], message: dict[str, Any]) -> None:
+    stdin.write((json.dumps(message) + "\n").encode())
+    stdin.flush()
+
+
+def _answer(stdout: IO[bytes], request_id: int) -> dict[str, Any]:
+    while True:
+        line = stdout.readline()
+        assert line, "the server closed stdout before answering"
+        message: dict[str, Any] = json.loads(line)
+        if message.get("id") == request_id:
+            return message
+
+
+RUN_AND_DUMP = """
+import atexit, json, runpy, sys
+out = sys.argv.pop(1)
+atexit.register(lambda: open(out, "w").write(json.dumps(sorted(sys.modules))))
+sys.argv[0] = "graphmem"
+runpy.run_module("graphmem.cli", run_name="__main__", alter_sys=True)
+"""
+"""``python -m graphmem.cli`` that writes its ``sys.modules`` to a file (its first argument)
+as it exits."""
+
+
+def _start_session(tmp_path: Path) -> tuple[list[str], set[str]]:
+    """Spawn the server as a client does, ``initialize`` then ``tools/list``, then close
+    its stdin; the tool names and every module the process imported."""
+    with socket.socket() as s:  # a port nothing listens on: no database to reach
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "NEO4J_URI": f"bolt://127.0.0.1:{port}", "NEO4J_USER": "neo4j",
+           "NEO4J_PASSWORD": "unused-password"}
+    modules = tmp_path / "modules.json"
+    with subprocess.Popen([sys.executable, "-c", RUN_AND_DUMP, str(modules), "mcp",
+                           "--tenant", "acme"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          stderr=subprocess.DEVNULL, env=env) as process:
+        assert process.stdin is not None and process.stdout is not None
+        try:
+            _send(process.stdin, {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                                  "params": {"protocolVersion": "2025-06-18",
+                                             "capabilities": {},
+                                             "clientInfo": {"name": "test", "version": "0"}}})
+            assert "result" in _answer(process.stdout, 1)
+            _send(process.stdin, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+            _send(process.stdin, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+            tools = [t["name"] for t in _answer(process.stdout, 2)["result"]["tools"]]
+            process.stdin.close()
+            assert process.wait(timeout=60) == 0
+        finally:
+            if process.poll() is None:
+                process.kill()
+    return tools, set(json.loads(modules.read_text()))
+
+
+def test_start_to_tools_list_imports_nothing_a_tool_call_needs(tmp_path: Path) -> None:
+    tools, imported = _start_session(tmp_path)
+    assert "recall" in tools and "remember" in tools
+    # the reading sees the server's own modules, so an absence below is an absence
+    assert {MCP_MODULE, "graphmem.integrations.mcp.server", "mcp"} <= imported
+    heavy = sorted(h for h in HEAVY
+                   if any(m == h or m.startswith(h + ".") for m in imported))
+    assert not heavy, f"imported before the first tool call: {heavy}"
+    others = sorted(_other_command_modules() & imported)
+    assert not others, f"other commands' modules imported: {others}"
