@@ -1,8 +1,9 @@
 """``graphmem mcp`` answers ``initialize`` and ``tools/list`` without importing what only a
 tool call needs: the driver, numpy, bm25s, networkx, the client, and the other commands'
-modules. A structural guard on the start-up time (bench/mcp_start.py measures it): the real
-``graphmem.cli`` entry point run as ``python -m graphmem.cli mcp`` over stdio, whose
-``sys.modules`` is written out when the process exits.
+modules; once the tools are listed it imports the client in the background. A structural
+guard on the start-up time (bench/mcp_start.py measures it): the real ``graphmem.cli`` entry
+point run as ``python -m graphmem.cli mcp`` over stdio, its ``sys.modules`` read when it
+lists the tools and when it exits.
 """
 
 from __future__ import annotations
@@ -43,18 +44,24 @@ def _answer(stdout: IO[bytes], request_id: int) -> dict[str, Any]:
 
 RUN_AND_DUMP = """
 import atexit, json, runpy, sys
+from mcp.server.mcpserver import MCPServer
 out = sys.argv.pop(1)
-atexit.register(lambda: open(out, "w").write(json.dumps(sorted(sys.modules))))
-sys.argv[0] = "graphmem"
+seen = {}
+list_tools = MCPServer.list_tools
+async def listing(self):
+    seen.setdefault("tools/list", sorted(sys.modules))
+    return await list_tools(self)
+MCPServer.list_tools = listing
+atexit.register(lambda: open(out, "w").write(json.dumps({**seen, "exit": sorted(sys.modules)})))
 runpy.run_module("graphmem.cli", run_name="__main__", alter_sys=True)
 """
-"""``python -m graphmem.cli`` that writes its ``sys.modules`` to a file (its first argument)
-as it exits."""
+"""``python -m graphmem.cli`` that writes its ``sys.modules`` as it starts listing the tools
+and as it exits to a file (its first argument)."""
 
 
-def _start_session(tmp_path: Path) -> tuple[list[str], set[str]]:
+def _start_session(tmp_path: Path) -> tuple[list[str], dict[str, set[str]]]:
     """Spawn the server as a client does, ``initialize`` then ``tools/list``, then close
-    its stdin; the tool names and every module the process imported."""
+    its stdin; the tool names and the modules imported by ``tools/list`` and by the exit."""
     with socket.socket() as s:  # a port nothing listens on: no database to reach
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -79,16 +86,21 @@ def _start_session(tmp_path: Path) -> tuple[list[str], set[str]]:
         finally:
             if process.poll() is None:
                 process.kill()
-    return tools, set(json.loads(modules.read_text()))
+    return tools, {when: set(names) for when, names in json.loads(modules.read_text()).items()}
+
+
+def _heavy(modules: set[str]) -> list[str]:
+    return sorted(h for h in HEAVY if any(m == h or m.startswith(h + ".") for m in modules))
 
 
 def test_start_to_tools_list_imports_nothing_a_tool_call_needs(tmp_path: Path) -> None:
     tools, imported = _start_session(tmp_path)
     assert "recall" in tools and "remember" in tools
+    listing = imported["tools/list"]
     # the reading sees the server's own modules, so an absence below is an absence
-    assert {MCP_MODULE, "graphmem.integrations.mcp.server", "mcp"} <= imported
-    heavy = sorted(h for h in HEAVY
-                   if any(m == h or m.startswith(h + ".") for m in imported))
-    assert not heavy, f"imported before the first tool call: {heavy}"
-    others = sorted(_other_command_modules() & imported)
+    assert {MCP_MODULE, "graphmem.integrations.mcp.server", "mcp"} <= listing
+    assert not _heavy(listing), f"imported before tools/list: {_heavy(listing)}"
+    others = sorted(_other_command_modules() & imported["exit"])
     assert not others, f"other commands' modules imported: {others}"
+    # listed, the tools' client is imported in the background before the first call
+    assert "graphmem.client" in imported["exit"] and "neo4j" in imported["exit"]

@@ -5,13 +5,16 @@ The server answers ``initialize`` and ``tools/list`` before it has a database: t
 ``Memory`` is opened by the first call that needs it. While Neo4j is unreachable every
 call fails within about :attr:`ServerConfig.db_timeout_s` seconds with
 :class:`~graphmem.errors.DatabaseUnavailableError`, and a later call connects again by
-itself: no restart. The driver and the client are imported only when the first connection
-is made, so the server starts without them.
+itself: no restart. The driver and the client are not imported to answer ``initialize``
+and ``tools/list``: a :class:`Preloader` imports them on a background thread once the
+tools have been listed (an agent's first call usually comes a model turn later), and the
+first connection waits for that import or makes it.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,12 +30,55 @@ if TYPE_CHECKING:
     from graphmem.client import Memory
     from graphmem.db.settings import ConnectionSettings
 
-__all__ = ["CONNECT_FACTOR", "MIN_CONNECT_S", "Ctx", "ServerState", "open_memory",
-           "server_state"]
+__all__ = ["CLIENT_MODULES", "CONNECT_FACTOR", "MIN_CONNECT_S", "Ctx", "Preloader",
+           "ServerState", "open_memory", "server_state"]
 
 CONNECT_FACTOR = 4.0
 MIN_CONNECT_S = 3.0
 """Opening one connection may take ``max(CONNECT_FACTOR * budget, MIN_CONNECT_S)`` seconds."""
+
+
+CLIENT_MODULES = ("graphmem.db.drivers", "graphmem.db.server", "graphmem.client")
+"""What :func:`open_memory` imports, in its order: the driver (and numpy), then the client
+(the rankers, the lineage graph)."""
+
+
+class Preloader:
+    """Imports modules on one background thread, started at most once, so that a later
+    call finds them imported (a call importing one meanwhile waits for this import
+    rather than making its own: Python's per-module import lock).
+
+    Args:
+        modules: dotted module names, imported in order.
+    """
+
+    def __init__(self, modules: tuple[str, ...] = CLIENT_MODULES) -> None:
+        self.modules = modules
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        """Start importing (a daemon thread); a second call does nothing."""
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="graphmem-preload",
+                                                daemon=True)
+                self._thread.start()
+
+    def join(self) -> None:
+        """Wait for a started import to end (so the interpreter never stops in its
+        middle); returns at once if none was started."""
+        with self._lock:
+            thread = self._thread
+        if thread is not None:
+            thread.join()
+
+    def _run(self) -> None:
+        for name in self.modules:
+            try:
+                importlib.import_module(name)
+            except Exception:  # the call that needs the module imports it and reports why
+                return
 
 
 def open_memory(budget_s: float, settings: ConnectionSettings | None = None) -> Memory:
@@ -54,7 +100,7 @@ def open_memory(budget_s: float, settings: ConnectionSettings | None = None) -> 
         DatabaseUnavailableError: no server answered within the budget.
         DatabaseAuthError: the server refused the credentials.
     """
-    from graphmem.client import Memory
+    from graphmem.db.drivers import shared_driver
     from graphmem.db.server import status
     from graphmem.db.settings import ConnectionSettings
 
@@ -64,12 +110,23 @@ def open_memory(budget_s: float, settings: ConnectionSettings | None = None) -> 
         running = status()
         settings = running.settings if running is not None else None
     if settings is None:
+        from graphmem.client import Memory
+
         return Memory.connect()
     opening = max(CONNECT_FACTOR * budget_s, MIN_CONNECT_S)
     quick = dataclasses.replace(settings, connection_timeout_s=opening,
                                 acquisition_timeout_s=opening, retry_time_s=budget_s,
                                 liveness_check_s=0.0)
-    return Memory.connect(quick, start_if_needed=False)
+    # the driver alone first: an unreachable database errs without waiting for the
+    # client's own imports (the rankers, the lineage graph), which a first call may
+    # still be making; the client then shares this checked driver
+    _, release = shared_driver(quick, deadline_s=budget_s)
+    try:
+        from graphmem.client import Memory
+
+        return Memory.connect(quick, start_if_needed=False)
+    finally:
+        release()
 
 
 @dataclass
