@@ -11,7 +11,10 @@ drifting machine load falls on both), and measures:
   not start without a database is recorded as failing);
 * ``call_up``: the first ``recall`` with Neo4j up (a lazy server connects here);
 * ``call_down``: ``recall`` once Neo4j has become unreachable under the live session, until
-  its error (capped at ``--cap`` seconds), with the error's type.
+  its error (capped at ``--cap`` seconds), with the error's type;
+* ``first_call_down``: the first ``recall`` of the server started with Neo4j unreachable,
+  sent as soon as ``tools/list`` is answered (what the server has not imported at start,
+  it imports here).
 
 Neo4j is one throwaway server (:class:`graphmem.db.server.EphemeralServer`) behind a TCP
 relay in this process: "unreachable" closes the relay's listener and every relayed
@@ -51,7 +54,8 @@ from graphmem.db.settings import ConnectionSettings
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 HERE = Path(__file__).resolve().parents[1]
 RECALL = {"goal": "who is on call for Acme", "needs_prior_context": True}
-METRICS = ("spawn_to_tools_list", "spawn_to_tools_list_down", "call_up", "call_down")
+METRICS = ("spawn_to_tools_list", "spawn_to_tools_list_down", "call_up", "call_down",
+           "first_call_down")
 
 
 class Relay:
@@ -170,6 +174,11 @@ async def _round(tree: Path, relay: Relay, settings: ConnectionSettings, cap_s: 
                 async with Client(stdio_client(params, errlog=errlog)) as client:
                     await client.list_tools()
                     out["spawn_to_tools_list_down"] = time.perf_counter() - started
+                    t0 = time.perf_counter()
+                    result = await client.call_tool("recall", RECALL)
+                    out["first_call_down"] = time.perf_counter() - t0
+                    out["first_call_down_error"] = _error_type(" ".join(
+                        c.text for c in result.content if isinstance(c, TextContent)))
         except Exception as exc:  # the server exits without a database: no answer at all
             out["spawn_to_tools_list_down_failed"] = type(exc).__name__
     return out
@@ -188,16 +197,17 @@ def _table(summaries: dict[str, dict[str, Any]]) -> Table:
     table = Table(title="graphmem mcp: seconds, p50 / p95 (n)")
     table.add_column("tree")
     for header in ("spawn to tools/list", "same, Neo4j down", "first call",
-                   "call, Neo4j down"):
+                   "call, Neo4j down", "first call, Neo4j down"):
         table.add_column(header, justify="right")
-    table.add_column("error, Neo4j down")
+    table.add_column("errors, Neo4j down")
     for name, s in summaries.items():
         cells = []
         for metric in METRICS:
             m = s[metric]
             cells.append(f"{m['p50_s']:.2f} / {m['p95_s']:.2f} ({m['n']})" if m["n"]
                          else "no answer")
-        table.add_row(name, *cells, ", ".join(sorted(s["call_down_errors"])))
+        table.add_row(name, *cells, ", ".join(sorted({*s["call_down_errors"],
+                                                       *s["first_call_down_errors"]})))
     return table
 
 
@@ -233,6 +243,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         summaries[name] = {m: _summary([r[m] for r in runs if m in r]) for m in METRICS}
         summaries[name]["call_down_errors"] = sorted({str(r.get("call_down_error"))
                                                       for r in runs})
+        summaries[name]["first_call_down_errors"] = sorted(
+            {str(r.get("first_call_down_error")) for r in runs})
         summaries[name]["start_failures_down"] = sorted(
             {r["spawn_to_tools_list_down_failed"] for r in runs
              if "spawn_to_tools_list_down_failed" in r})
