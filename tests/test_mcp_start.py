@@ -13,10 +13,12 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import IO, Any
 
 from graphmem.cli import COMMANDS, SUBCOMMANDS
+from graphmem.integrations.mcp.state import require_listener
 
 MCP_MODULE = "graphmem.integrations.mcp.commands"
 HEAVY = ("neo4j", "numpy", "bm25s", "networkx", "graphmem.client", "graphmem.client_calls",
@@ -104,3 +106,48 @@ def test_start_to_tools_list_imports_nothing_a_tool_call_needs(tmp_path: Path) -
     assert not others, f"other commands' modules imported: {others}"
     # listed, the tools' client is imported in the background before the first call
     assert "graphmem.client" in imported["exit"] and "neo4j" in imported["exit"]
+
+
+REFUSED_FIRST_CONNECTION = """
+import json, sys, time
+from graphmem.db.settings import ConnectionSettings
+from graphmem.errors import DatabaseUnavailableError
+from graphmem.integrations.mcp.state import open_memory
+settings = ConnectionSettings(uri=sys.argv[1], password="unused-password")
+started = time.monotonic()
+try:
+    open_memory(0.5, settings)
+    print(json.dumps({"error": None}))
+except DatabaseUnavailableError as exc:
+    print(json.dumps({"error": str(exc), "took": time.monotonic() - started,
+                      "driver": "neo4j" in sys.modules}))
+"""
+
+
+def test_a_refused_database_errs_within_the_budget_before_the_driver_loads() -> None:
+    """A server's first call may come while the driver is still being imported (CPU time,
+    long on a loaded machine): the address is tried first, for the budget."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    for uri in (f"bolt://127.0.0.1:{port}", f"neo4j+s://127.0.0.1:{port}"):
+        done = subprocess.run([sys.executable, "-c", REFUSED_FIRST_CONNECTION, uri],
+                              capture_output=True, text=True, timeout=120, check=True)
+        seen = json.loads(done.stdout)
+        assert seen["error"] and "unreachable" in seen["error"] and uri in seen["error"]
+        assert seen["driver"] is False
+        assert 0.5 <= seen["took"] < 2.0  # retried for the budget (a restart gets it), no more
+
+
+def test_a_listening_address_passes_at_once() -> None:
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        port = listener.getsockname()[1]
+        for uri in (f"bolt://127.0.0.1:{port}", f"neo4j://localhost:{port}"):
+            started = time.monotonic()
+            require_listener(uri, budget_s=5.0, timeout_s=5.0)
+            assert time.monotonic() - started < 1.0
+    # an address that cannot be read is left to the driver, whose error names the problem
+    require_listener("bolt://", budget_s=5.0, timeout_s=5.0)
+    require_listener("bolt://127.0.0.1:not-a-port", budget_s=5.0, timeout_s=5.0)

@@ -7,22 +7,26 @@ call fails within about :attr:`ServerConfig.db_timeout_s` seconds with
 :class:`~graphmem.errors.DatabaseUnavailableError`, and a later call connects again by
 itself: no restart. The driver and the client are not imported to answer ``initialize``
 and ``tools/list``: a :class:`Preloader` imports them on a background thread once the
-tools have been listed (an agent's first call usually comes a model turn later), and the
-first connection waits for that import or makes it.
+tools have been listed (an agent's first call usually comes a model turn later). The
+first connection tries the database's address before it waits for that import (or makes
+it), so a refused database errs within the budget however long the import takes.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import importlib
+import socket
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from mcp.server.mcpserver import Context
 
-from graphmem.errors import GraphmemError
+from graphmem.errors import DatabaseUnavailableError, GraphmemError
 
 from .config import ServerConfig
 
@@ -30,17 +34,22 @@ if TYPE_CHECKING:
     from graphmem.client import Memory
     from graphmem.db.settings import ConnectionSettings
 
-__all__ = ["CLIENT_MODULES", "CONNECT_FACTOR", "MIN_CONNECT_S", "Ctx", "Preloader",
-           "ServerState", "open_memory", "server_state"]
+__all__ = ["BOLT_PORT", "CLIENT_MODULES", "CONNECT_FACTOR", "MIN_CONNECT_S", "RETRY_PAUSE_S",
+           "Ctx", "Preloader", "ServerState", "open_memory", "require_listener",
+           "server_state"]
 
 CONNECT_FACTOR = 4.0
 MIN_CONNECT_S = 3.0
 """Opening one connection may take ``max(CONNECT_FACTOR * budget, MIN_CONNECT_S)`` seconds."""
 
 
-CLIENT_MODULES = ("graphmem.db.drivers", "graphmem.db.server", "graphmem.client")
-"""What :func:`open_memory` imports, in its order: the driver (and numpy), then the client
-(the rankers, the lineage graph)."""
+BOLT_PORT = 7687
+RETRY_PAUSE_S = 0.05
+"""Pause between two refused attempts of :func:`require_listener`."""
+
+CLIENT_MODULES = ("graphmem.db.server", "graphmem.client")
+"""What :func:`open_memory` imports: the driver (and numpy), the client (the rankers, the
+lineage graph)."""
 
 
 class Preloader:
@@ -96,17 +105,22 @@ def open_memory(budget_s: float, settings: ConnectionSettings | None = None) -> 
     ``settings``; else ``NEO4J_*``; else the ``graphmem db start`` server; else the local
     server is started as :meth:`graphmem.Memory.connect` does (slow, once).
 
+    With settings known, the database's address is tried (:func:`require_listener`) before
+    the driver and the client are imported: a refused database errs within ``budget_s``
+    even while a first call would still be importing them (CPU time, long on a loaded
+    machine).
+
     Raises:
         DatabaseUnavailableError: no server answered within the budget.
         DatabaseAuthError: the server refused the credentials.
     """
-    from graphmem.db.drivers import shared_driver
-    from graphmem.db.server import status
     from graphmem.db.settings import ConnectionSettings
 
     if settings is None:
         settings = ConnectionSettings.from_env()
     if settings is None:
+        from graphmem.db.server import status
+
         running = status()
         settings = running.settings if running is not None else None
     if settings is None:
@@ -117,16 +131,45 @@ def open_memory(budget_s: float, settings: ConnectionSettings | None = None) -> 
     quick = dataclasses.replace(settings, connection_timeout_s=opening,
                                 acquisition_timeout_s=opening, retry_time_s=budget_s,
                                 liveness_check_s=0.0)
-    # the driver alone first: an unreachable database errs without waiting for the
-    # client's own imports (the rankers, the lineage graph), which a first call may
-    # still be making; the client then shares this checked driver
-    _, release = shared_driver(quick, deadline_s=budget_s)
-    try:
-        from graphmem.client import Memory
+    require_listener(quick.uri, budget_s=budget_s, timeout_s=opening)
+    from graphmem.client import Memory
 
-        return Memory.connect(quick, start_if_needed=False)
-    finally:
-        release()
+    return Memory.connect(quick, start_if_needed=False)
+
+
+def require_listener(uri: str, *, budget_s: float, timeout_s: float) -> None:
+    """Return once something at ``uri``'s host and port (7687 when it names none) accepts
+    a TCP connection; attempts are retried for ``budget_s`` seconds, each may take
+    ``timeout_s``. Says nothing of the Bolt handshake or the credentials (the driver checks
+    those); a URI whose address cannot be read passes, for the driver to judge.
+
+    Args:
+        uri: a Bolt or routing URI (``bolt://host:port``, ``neo4j+s://host`` ...).
+        budget_s: seconds to keep trying after a refused or failed attempt.
+        timeout_s: seconds one attempt may take.
+
+    Raises:
+        DatabaseUnavailableError: no attempt connected within the budget.
+    """
+    try:
+        parts = urlsplit(uri)
+        host, port = parts.hostname, parts.port or BOLT_PORT
+    except ValueError:  # a bad port: the driver's error says what is wrong
+        return
+    if not host:
+        return
+    deadline = time.monotonic() + budget_s
+    while True:
+        try:
+            with socket.create_connection((host, port), timeout=timeout_s):
+                return
+        except OSError as exc:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise DatabaseUnavailableError(
+                    f"Neo4j is unreachable while connecting to {uri} "
+                    f"({type(exc).__name__}: {exc.strerror or exc})") from exc
+            time.sleep(min(RETRY_PAUSE_S, left))
 
 
 @dataclass
