@@ -7,11 +7,18 @@ drifting machine load falls on both), and measures:
 
 * ``spawn_to_tools_list``: from spawning the process to the ``tools/list`` answer (the
   ``initialize`` handshake included), with Neo4j up;
+* ``cpu_to_tools_list``: the CPU seconds (user + system, from ``/proc``) the server process
+  has used when ``tools/list`` is answered: the start's cost on an idle machine (the start
+  is single-threaded imports), which the load of a shared machine inflates far less than
+  the wall time;
 * ``spawn_to_tools_list_down``: the same with Neo4j unreachable (a tree whose server does
   not start without a database is recorded as failing);
 * ``call_up``: the first ``recall`` with Neo4j up (a lazy server connects here);
 * ``call_down``: ``recall`` once Neo4j has become unreachable under the live session, until
-  its error (capped at ``--cap`` seconds), with the error's type.
+  its error (capped at ``--cap`` seconds), with the error's type;
+* ``first_call_down``: the first ``recall`` of the server started with Neo4j unreachable,
+  sent as soon as ``tools/list`` is answered (what the server has not imported at start,
+  it imports here).
 
 Neo4j is one throwaway server (:class:`graphmem.db.server.EphemeralServer`) behind a TCP
 relay in this process: "unreachable" closes the relay's listener and every relayed
@@ -51,7 +58,8 @@ from graphmem.db.settings import ConnectionSettings
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 HERE = Path(__file__).resolve().parents[1]
 RECALL = {"goal": "who is on call for Acme", "needs_prior_context": True}
-METRICS = ("spawn_to_tools_list", "spawn_to_tools_list_down", "call_up", "call_down")
+METRICS = ("spawn_to_tools_list", "cpu_to_tools_list", "spawn_to_tools_list_down", "call_up",
+           "call_down", "first_call_down")
 
 
 class Relay:
@@ -127,6 +135,27 @@ def _params(tree: Path, settings: ConnectionSettings) -> StdioServerParameters:
                                  env=env, cwd=str(tree))
 
 
+def _server_cpu_s() -> float | None:
+    """CPU seconds used so far by the newest ``graphmem.cli`` child of this process (Linux
+    ``/proc``; None elsewhere)."""
+    newest: tuple[int, float] | None = None
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()  # after "pid (comm)": state, ppid, ...
+        if int(fields[1]) != os.getpid() or b"graphmem.cli" not in cmdline:
+            continue
+        started, cpu = int(fields[19]), (int(fields[11]) + int(fields[12]))
+        if newest is None or started > newest[0]:
+            newest = (started, cpu / os.sysconf("SC_CLK_TCK"))
+    return None if newest is None else newest[1]
+
+
 def _error_type(text: str) -> str:
     """The graphmem error class a tool error names (the SDK prefixes "Error executing
     tool ..."), or ``"none"``."""
@@ -149,6 +178,9 @@ async def _round(tree: Path, relay: Relay, settings: ConnectionSettings, cap_s: 
                 async with Client(stdio_client(params, errlog=errlog)) as client:
                     await client.list_tools()
                     out["spawn_to_tools_list"] = time.perf_counter() - started
+                    cpu = _server_cpu_s()
+                    if cpu is not None:
+                        out["cpu_to_tools_list"] = cpu
                     t0 = time.perf_counter()
                     result = await client.call_tool("recall", RECALL)
                     out["call_up"] = time.perf_counter() - t0
@@ -170,6 +202,11 @@ async def _round(tree: Path, relay: Relay, settings: ConnectionSettings, cap_s: 
                 async with Client(stdio_client(params, errlog=errlog)) as client:
                     await client.list_tools()
                     out["spawn_to_tools_list_down"] = time.perf_counter() - started
+                    t0 = time.perf_counter()
+                    result = await client.call_tool("recall", RECALL)
+                    out["first_call_down"] = time.perf_counter() - t0
+                    out["first_call_down_error"] = _error_type(" ".join(
+                        c.text for c in result.content if isinstance(c, TextContent)))
         except Exception as exc:  # the server exits without a database: no answer at all
             out["spawn_to_tools_list_down_failed"] = type(exc).__name__
     return out
@@ -187,17 +224,18 @@ def _summary(values: Sequence[float]) -> dict[str, float | int]:
 def _table(summaries: dict[str, dict[str, Any]]) -> Table:
     table = Table(title="graphmem mcp: seconds, p50 / p95 (n)")
     table.add_column("tree")
-    for header in ("spawn to tools/list", "same, Neo4j down", "first call",
-                   "call, Neo4j down"):
+    for header in ("spawn to tools/list", "its CPU s", "same, Neo4j down", "first call",
+                   "call, Neo4j down", "first call, Neo4j down"):
         table.add_column(header, justify="right")
-    table.add_column("error, Neo4j down")
+    table.add_column("errors, Neo4j down")
     for name, s in summaries.items():
         cells = []
         for metric in METRICS:
             m = s[metric]
             cells.append(f"{m['p50_s']:.2f} / {m['p95_s']:.2f} ({m['n']})" if m["n"]
                          else "no answer")
-        table.add_row(name, *cells, ", ".join(sorted(s["call_down_errors"])))
+        table.add_row(name, *cells, ", ".join(sorted({*s["call_down_errors"],
+                                                       *s["first_call_down_errors"]})))
     return table
 
 
@@ -233,6 +271,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         summaries[name] = {m: _summary([r[m] for r in runs if m in r]) for m in METRICS}
         summaries[name]["call_down_errors"] = sorted({str(r.get("call_down_error"))
                                                       for r in runs})
+        summaries[name]["first_call_down_errors"] = sorted(
+            {str(r.get("first_call_down_error")) for r in runs})
         summaries[name]["start_failures_down"] = sorted(
             {r["spawn_to_tools_list_down_failed"] for r in runs
              if "spawn_to_tools_list_down_failed" in r})

@@ -1,37 +1,33 @@
 """The ``graphmem`` command line.
 
-Each command group is a Typer sub-app registered in :data:`SUBCOMMANDS`; adding a group is one
-line there (``("name", sub_app)``). Commands print with rich and exit non-zero on failure.
+Each command group is a Typer sub-app registered in :data:`SUBCOMMANDS`, each single command
+in :data:`COMMANDS`; adding one is one line there (``("name", "module:attribute")``).
+Commands print with rich and exit non-zero on failure.
+
+A command's module is imported only when the app that needs it is built: ``graphmem NAME ...``
+(:func:`main`) builds an app holding only ``NAME``, so ``graphmem mcp`` starts without the
+driver, numpy or the other commands' modules; ``graphmem --help``, an unknown name and
+:data:`app` (built on first access) hold every command.
 """
 
 from __future__ import annotations
 
+import importlib
+import sys
+from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from typer.core import TyperOption
 
-from graphmem.db.commands import db_app, stats_command
 from graphmem.db.progress import reporting
-from graphmem.deletion.commands import delete_app
-from graphmem.demo.commands import demo, scenario_app
-from graphmem.evaluation.commands import eval_app
-from graphmem.integrations.mcp.commands import mcp_command
-from graphmem.lineage.commands import lineage_command
-from graphmem.read.commands import explain_command, history_command, retrieve_command
 from graphmem.terminal import stderr_reporter
-from graphmem.write.commands import import_command
 
-__all__ = ["app", "main"]
+__all__ = ["COMMANDS", "SUBCOMMANDS", "app", "build_app", "main"]
 
-app = typer.Typer(
-    name="graphmem",
-    help="Memory for LLM agents, stored in Neo4j.",
-    no_args_is_help=True,
-    add_completion=False,
-    rich_markup_mode=None,  # help is plain text: brackets such as 'graphmem[html]' stay
-)
+if TYPE_CHECKING:
+    app: typer.Typer
 
 
 def _flag_type(option: TyperOption, ctx: object) -> str | None:
@@ -61,7 +57,6 @@ def _print_version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def _options(
     ctx: typer.Context,
     show_version: Annotated[bool, typer.Option(
@@ -72,28 +67,86 @@ def _options(
     # long first-run steps (the jar fetch, the server start) report on stderr
     ctx.with_resource(reporting(stderr_reporter()))
 
-# Command groups: one line per group.
-SUBCOMMANDS: list[tuple[str, typer.Typer]] = [
-    ("db", db_app),
-    ("delete", delete_app),
-    ("eval", eval_app),
-    ("scenario", scenario_app),
+
+# Single commands, then command groups (Typer sub-apps): one line each, in the order
+# `graphmem --help` lists them.
+COMMANDS: list[tuple[str, str]] = [
+    ("lineage", "graphmem.lineage.commands:lineage_command"),
+    ("demo", "graphmem.demo.commands:demo"),
+    ("mcp", "graphmem.integrations.mcp.commands:mcp_command"),
+    ("import", "graphmem.write.commands:import_command"),
+    ("explain", "graphmem.read.commands:explain_command"),
+    ("history", "graphmem.read.commands:history_command"),
+    ("retrieve", "graphmem.read.commands:retrieve_command"),
+    ("stats", "graphmem.db.commands:stats_command"),
 ]
-for _name, _sub_app in SUBCOMMANDS:
-    app.add_typer(_sub_app, name=_name)
-app.command("lineage")(lineage_command)
-app.command("demo")(demo)
-app.command("mcp")(mcp_command)
-app.command("import")(import_command)
-app.command("explain")(explain_command)
-app.command("history")(history_command)
-app.command("retrieve")(retrieve_command)
-app.command("stats")(stats_command)
+SUBCOMMANDS: list[tuple[str, str]] = [
+    ("db", "graphmem.db.commands:db_app"),
+    ("delete", "graphmem.deletion.commands:delete_app"),
+    ("eval", "graphmem.evaluation.commands:eval_app"),
+    ("scenario", "graphmem.demo.commands:scenario_app"),
+]
 
 
-def main() -> None:
-    """Entry point of the ``graphmem`` console script."""
-    app()
+def _load(target: str) -> Any:
+    module, _, attribute = target.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+def build_app(only: str | None = None) -> typer.Typer:
+    """The ``graphmem`` Typer app, importing the modules of the commands it holds.
+
+    Args:
+        only: a command or group name of :data:`COMMANDS` or :data:`SUBCOMMANDS`: the app
+            holds that one alone (its help and parsing are those of the full app); ``None``
+            or any other name: every command.
+
+    Returns:
+        A new ``typer.Typer`` (call it with the arguments, as :func:`main` does).
+    """
+    names = {name for name, _ in (*COMMANDS, *SUBCOMMANDS)}
+    if only not in names:
+        only = None
+    built = typer.Typer(
+        name="graphmem",
+        help="Memory for LLM agents, stored in Neo4j.",
+        no_args_is_help=True,
+        add_completion=False,
+        rich_markup_mode=None,  # help is plain text: brackets such as 'graphmem[html]' stay
+    )
+    built.callback()(_options)
+    for name, target in COMMANDS:
+        if only in (None, name):
+            built.command(name)(_load(target))
+    for name, target in SUBCOMMANDS:
+        if only in (None, name):
+            built.add_typer(_load(target), name=name)
+    return built
+
+
+def __getattr__(name: str) -> Any:
+    """:data:`app`, every command, built (and its modules imported) on first access (PEP
+    562).
+
+    Raises:
+        AttributeError: ``name`` is not ``app`` nor another name of this module.
+    """
+    if name == "app":
+        built = globals()["app"] = build_app()
+        return built
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Entry point of the ``graphmem`` console script: runs the app holding only the
+    command the first argument names (every command for ``--help``, options or an unknown
+    name).
+
+    Args:
+        argv: the arguments after the program name (default: ``sys.argv[1:]``).
+    """
+    args = list(sys.argv[1:] if argv is None else argv)
+    build_app(args[0] if args else None)(args)
 
 
 if __name__ == "__main__":

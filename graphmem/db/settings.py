@@ -13,11 +13,14 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import platformdirs
-from neo4j import Driver, GraphDatabase, NotificationDisabledClassification
 
 from graphmem.db import retries
+
+if TYPE_CHECKING:
+    from neo4j import Driver
 
 __all__ = ["ConnectionSettings", "data_dir", "open_driver"]
 
@@ -98,7 +101,11 @@ def open_driver(settings: ConnectionSettings) -> Driver:
     properties (``expires_at``, ``valid_from``) that a young store may not hold yet.
     Timeouts come from ``settings`` (connection, pool acquisition, transaction retry, liveness
     check of idle connections; the driver's defaults are 30 s, 60 s, 30 s and none).
+    The driver is imported here, not with the settings: a process that only reads them
+    (the MCP server before its first call) starts without it.
     """
+    from neo4j import GraphDatabase, NotificationDisabledClassification
+
     retries.install()
     return GraphDatabase.driver(
         settings.uri,

@@ -7,8 +7,10 @@ descriptions written for a model, and the resources ``graphmem://memory/{id}`` a
 a database: its one :class:`graphmem.Memory` is opened by the first call that needs it
 (:class:`~.state.ServerState`, with the configuration's short database budget), again after
 a failed attempt, and closed when the server stops (the SDK's lifespan: once per stdio run,
-once for the HTTP app). The deletion tools exist only when the configuration allows
-deletion. ``serverInfo.version`` is graphmem's installed version.
+once for the HTTP app). The first ``tools/list`` starts importing the client and the driver
+in the background (:class:`~.state.Preloader`; the server waits for that import before it
+stops). The deletion tools exist only when the configuration allows deletion.
+``serverInfo.version`` is graphmem's installed version.
 """
 
 from __future__ import annotations
@@ -20,11 +22,11 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
-from mcp.types import ToolAnnotations
+from mcp.types import Tool, ToolAnnotations
 
 from . import privacy, reading, resources, tools
 from .config import ServerConfig
-from .state import ServerState, open_memory
+from .state import Preloader, ServerState, open_memory
 
 if TYPE_CHECKING:
     from graphmem.client import Memory
@@ -104,6 +106,18 @@ DELETION_TOOLS: tuple[ToolSpec, ...] = (
 )
 
 
+class _Server(MCPServer[ServerState]):
+    """The SDK's server, which starts its :class:`~.state.Preloader` once it has listed
+    the tools (the answer is built first)."""
+
+    preloader: Preloader
+
+    async def list_tools(self) -> list[Tool]:
+        tools = await super().list_tools()
+        self.preloader.start()
+        return tools
+
+
 def build_server(
     config: ServerConfig, connect: Callable[[], Memory] | None = None,
 ) -> MCPServer[ServerState]:
@@ -122,6 +136,7 @@ def build_server(
         port=..)`` for HTTP, or ``mcp.Client(server)`` in process.
     """
     opener = connect or partial(open_memory, config.db_timeout_s)
+    preloader = Preloader()
 
     @asynccontextmanager
     async def lifespan(_: MCPServer[ServerState]) -> AsyncIterator[ServerState]:
@@ -129,11 +144,13 @@ def build_server(
         try:
             yield state
         finally:
+            await anyio.to_thread.run_sync(preloader.join)
             await anyio.to_thread.run_sync(state.close)
 
-    server: MCPServer[ServerState] = MCPServer(
+    server = _Server(
         SERVER_NAME, title="graphmem memory", instructions=INSTRUCTIONS,
         version=reading.package_version(), lifespan=lifespan, log_level="WARNING")
+    server.preloader = preloader
     for spec in (*TOOLS, *(DELETION_TOOLS if config.allow_deletion else ())):
         server.add_tool(spec.fn, description=spec.description, annotations=spec.annotations,
                         structured_output=True)
