@@ -30,6 +30,7 @@ __all__ = [
     "check_scope",
     "duplicate_text",
     "fold_case",
+    "fold_letters",
     "id_problem",
     "metadata_depth",
     "reject_lone_surrogates",
@@ -173,27 +174,46 @@ _DOTTED_I = str.maketrans({"\u0130": "i", "\u0131": "i"})
 _IGNORABLE_RUN = regex.compile(r"\p{Default_Ignorable_Code_Point}+")
 
 
-def fold_case(text: str) -> str:
-    """``text`` in the form every case-insensitive comparison and ranking index uses, in
-    every script: Unicode compatibility normalisation (NFKC: full-width Latin, ligatures,
-    the Kelvin sign...), full case folding (``str.casefold``: "Straße" and "STRASSE" both
-    become "strasse", the Greek final sigma becomes sigma, Georgian Mtavruli becomes
-    Mkhedruli, Cherokee small letters become capitals), and the Turkish and Azerbaijani I:
-    dotted capital İ, its lower-case form "i" + U+0307 and dotless U+0131 all fold to a plain
-    ``i``, so "İSTANBUL", "istanbul",
-    "Izmir" and "İzmir" compare equal (casefold alone turns İ into "i" plus a combining dot,
-    which no query typed with a plain i matches). Default-ignorable characters (soft
-    hyphens, zero-width joiners, variation selectors) are removed, as Unicode's
-    NFKC_Casefold does, and the result is NFKC again (folding can denormalise).
+def fold_letters(text: str) -> str:
+    """``text`` with compatibility forms and case folded, the one folding rule of graphmem
+    (:func:`fold_case` builds on it; the deletion matcher folds each grapheme with it):
+    Unicode compatibility normalisation (NFKC: full-width Latin, ligatures, the Kelvin
+    sign...), full case folding (``str.casefold``: "Straße" and "STRASSE" both become
+    "strasse", the Greek final sigma becomes sigma, Georgian Mtavruli becomes Mkhedruli,
+    Cherokee small letters become capitals), and the Turkish and Azerbaijani I: dotted
+    capital İ, its lower-case form "i" + U+0307 and dotless U+0131 all fold to a plain ``i``
+    (casefold alone turns İ into "i" plus a combining dot, which no text typed with a plain
+    i matches). Default-ignorable characters are kept (see :func:`fold_case`).
 
     Args:
         text: any Unicode text.
 
     Returns:
-        The folded text (it may be longer: "ß" becomes "ss").
+        The folded text, NFKC (it may be longer: "ß" becomes "ss").
     """
+    if text.isascii():
+        return text.lower()
     folded = unicodedata.normalize("NFKC", text).translate(_DOTTED_I).casefold()
     folded = folded.replace("i\u0307", "i")  # İ lower-cased as "i" + dot, or typed so
+    return unicodedata.normalize("NFKC", folded)
+
+
+def fold_case(text: str) -> str:
+    """``text`` in the form every case-insensitive comparison and index uses, in every
+    script (the ranking index and its queries, duplicate detection through
+    :func:`duplicate_text`): :func:`fold_letters`, with default-ignorable characters (soft
+    hyphens, zero-width joiners, variation selectors) removed, as Unicode's NFKC_Casefold
+    does, so "İSTANBUL", "istanbul", "Izmir" and "İzmir" compare as their letters do.
+
+    Args:
+        text: any Unicode text.
+
+    Returns:
+        The folded text, NFKC (it may be longer: "ß" becomes "ss").
+    """
+    folded = fold_letters(text)
+    if folded.isascii() or _IGNORABLE_RUN.search(folded) is None:
+        return folded
     return unicodedata.normalize("NFKC", _IGNORABLE_RUN.sub("", folded))
 
 
@@ -211,15 +231,16 @@ _TRAILING_TERMINALS = regex.compile(
 def duplicate_text(content: str) -> str:
     """The normalised text duplicate detection compares (SPEC section 6), for every script.
 
-    Unicode NFC, case-folded (and NFC again: folding can leave a sequence unnormalised),
-    runs of whitespace collapsed to one space, leading/trailing whitespace and a trailing run
-    of sentence punctuation removed ("Prefers dark mode." == "prefers  dark mode",
+    Case-folded with :func:`fold_case`, the folding every comparison uses (NFKC, full case
+    folding, the Turkish dotted and dotless I, default-ignorables removed: "İSTANBUL" ==
+    "istanbul", "Straße" == "STRASSE", "ΣΟΦΟΣ" == "σοφος", full-width Latin == Latin), runs
+    of whitespace collapsed to one space, leading/trailing whitespace and a trailing run of
+    sentence punctuation removed ("Prefers dark mode." == "prefers  dark mode",
     "好的。" == "好的", "བཀྲ་ཤིས།" == "བཀྲ་ཤིས", "Café" composed == decomposed). Text that is
     nothing but punctuation keeps it, so "?" and "!" stay different. The empty string means
     blank content.
     """
-    folded = unicodedata.normalize("NFC", unicodedata.normalize("NFC", content).casefold())
-    collapsed = " ".join(folded.split())
+    collapsed = " ".join(fold_case(content).split())
     stripped = _TRAILING_TERMINALS.sub("", collapsed)
     return stripped or collapsed
 
