@@ -16,8 +16,6 @@ from pydantic import (
     AfterValidator,
 )
 
-from graphmem.errors import ValidationError
-
 __all__ = [
     "MAX_ID_CHARS",
     "MAX_METADATA_DEPTH",
@@ -79,31 +77,9 @@ def reject_lone_surrogates(name: str, value: Any) -> None:
 
 
 MAX_NOTE_BYTES = 16 * 1024
-"""Largest who (``by``) or why (``reason``) of a write or a transition, in UTF-8 bytes: each
-is stored on a transition, and shown by ``history``."""
-
-
-def require_text(record_ids: list[str] | tuple[str, ...] = (), *, non_empty: bool = True,
-                 **named: object) -> None:
-    """Check that each named argument (``by=..., reason=...``) is a string, and non-empty
-    unless ``non_empty`` is False: who and why of a write or a lifecycle transition (SPEC
-    section 6), stored as given.
-
-    Raises:
-        ValidationError: a value is not a string (the driver would store an int or a null as
-            given, and fail to pack other objects with a bare ValueError), is empty, or is
-            over :data:`MAX_NOTE_BYTES`; the message names the argument.
-    """
-    for name, value in named.items():
-        if not isinstance(value, str):
-            raise ValidationError(f"{name} must be a string, got {type(value).__name__}",
-                                  record_ids=list(record_ids))
-        if len(value) > MAX_NOTE_BYTES // 4 and utf8_size(value) > MAX_NOTE_BYTES:
-            raise ValidationError(f"{name} is {utf8_size(value)} bytes; at most "
-                                  f"{MAX_NOTE_BYTES} are allowed", record_ids=list(record_ids))
-        if non_empty and not value:
-            raise ValidationError(f"{name} must be a non-empty string",
-                                  record_ids=list(record_ids))
+"""Default largest who (``by``) or why (``reason``) of a write, a transition or a deletion
+request, in UTF-8 bytes (``InputLimits.note_bytes``): each is stored, and shown by
+``history``."""
 
 
 def _non_empty_str(value: str) -> str:

@@ -45,7 +45,6 @@ from graphmem.errors import (
     RecordNotFoundError,
     ValidationError,
 )
-from graphmem.fields import require_text
 from graphmem.models import DeferredIntention, IntentionStatus, Principal
 
 __all__ = [
@@ -279,7 +278,7 @@ class Intentions:
             not a non-empty string.
             NaiveDatetimeError: ``now`` without timezone.
         """
-        require_text([intention_id], by=by, reason=reason)
+        self.store.limits.check_notes([intention_id], by=by, reason=reason)
         at = require_aware(now, "now")
         self.access.check_ids(self.store, [intention_id], change=True,
                               what="this intention id")
@@ -305,7 +304,7 @@ class Intentions:
             RecordNotFoundError: no such intention. ValidationError: ``by`` or ``reason``
             not a non-empty string.
         """
-        require_text([intention_id], by=by, reason=reason)
+        self.store.limits.check_notes([intention_id], by=by, reason=reason)
         at = require_aware(now, "now")
         self.access.check_ids(self.store, [intention_id], change=True,
                               what="this intention id")
