@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from graphmem.errors import ValidationError
 from graphmem.fields import (
+    MAX_ID_CHARS,
     MAX_METADATA_DEPTH,
     MAX_NAME_BYTES,
     MAX_NOTE_BYTES,
@@ -278,6 +279,24 @@ class InputLimits(BaseModel):
                                       "many are allowed in one call (InputLimits.ids)")
             out[self.check_id(field, value)] = None
         return list(out)
+
+    def check_lookup(self, what: str, ids: Iterable[object]) -> None:
+        """Bound ids a caller names to look records up (``get``, ``explain``, ``history``,
+        ``retract``, a retrieval id...): at most ``ids`` of them, each string at most 256
+        characters (a longer one names nothing: the id rule allows no more). Ids that are
+        merely unknown stay the lookup's to report (RecordNotFoundError).
+
+        Raises:
+            ValidationError: too many ids, or one too long to be an id; names ``what``.
+        """
+        for count, value in enumerate(ids, 1):
+            if count > self.ids:
+                raise ValidationError(f"{what}: more than {self.ids} ids in one call "
+                                      "(InputLimits.ids)")
+            if isinstance(value, str) and len(value) > MAX_ID_CHARS:
+                raise ValidationError(f"{what}: an id of {len(value)} characters names "
+                                      f"nothing (ids have at most {MAX_ID_CHARS})",
+                                      record_ids=[value[:MAX_ID_CHARS]])
 
     def check_scope(self, field: str, scope: object) -> dict[str, str]:
         """A scope a caller names to look up (a deletion subject): non-empty string keys and

@@ -290,3 +290,23 @@ def _nested(depth: int) -> dict[str, Any]:
     for _ in range(depth):
         value = {"a": value}
     return value
+
+
+def test_lookups_by_an_id_too_long_to_be_one_are_refused(seeded: Memory) -> None:
+    long_id = "r" * 10_000
+    calls: list[Callable[[], Any]] = [
+        lambda: seeded.get(long_id),
+        lambda: seeded.history(long_id),
+        lambda: seeded.explain(long_id, scope={"tenant": TENANT}),
+        lambda: seeded.retract(long_id, by="reviewer", reason="wrong"),
+        lambda: seeded.get_retrieval(long_id),
+        lambda: seeded.fire(long_id, by="worker", now=T0),
+    ]
+    before = snapshot(seeded)
+    for call in calls:
+        with pytest.raises(ValidationError, match="names nothing"):
+            call()
+    assert snapshot(seeded) == before
+    with pytest.raises(ValidationError, match="more than 2 ids"):
+        InputLimits(ids=2).check_lookup("ids", ["a", "b", "c"])
+    InputLimits(ids=3).check_lookup("ids", ["a", "a b", 5])  # unknown ids are the lookup's
