@@ -298,6 +298,22 @@ class InputLimits(BaseModel):
                                       f"nothing (ids have at most {MAX_ID_CHARS})",
                                       record_ids=[value[:MAX_ID_CHARS]])
 
+    def check_namespace(self, labels: Iterable[object], key: object = None) -> None:
+        """Bound a LangGraph namespace (or prefix) and item key: the labels, as the JSON
+        they are stored as, and the key, each at most ``scope_bytes`` (a namespace is kept
+        as a scope, which can hold no more).
+
+        Raises:
+            ValidationError: the labels or the key over ``scope_bytes``.
+        """
+        strings = [label for label in labels if isinstance(label, str)]
+        _require_str("a namespace label", "".join(strings), ())
+        self._size("the namespace", json.dumps(strings, ensure_ascii=False),
+                   self.scope_bytes, "scope_bytes", ())
+        if isinstance(key, str):
+            _require_str("the key", key, ())
+            self._size("the key", key, self.scope_bytes, "scope_bytes", ())
+
     def check_scope(self, field: str, scope: object) -> dict[str, str]:
         """A scope a caller names to look up (a deletion subject): non-empty string keys and
         values, at most ``scope_bytes`` as its canonical key, sorted.

@@ -22,10 +22,12 @@ from graphmem.client import Memory
 from graphmem.deletion.certificate import load
 from graphmem.deletion.models import DeletionPlan
 from graphmem.errors import ValidationError
+from graphmem.integrations.langgraph.store import GraphmemStore
 from graphmem.integrations.mcp import privacy
 from graphmem.integrations.mcp.config import ServerConfig
 from graphmem.integrations.mcp.state import ServerState
 from graphmem.limits import DEFAULT_LIMITS, InputLimits
+from graphmem.models import Principal
 from graphmem.write.imports import iter_jsonl
 from tests.conftest import Neo4jUnderTest
 from tests.test_fuzz import snapshot
@@ -310,3 +312,21 @@ def test_lookups_by_an_id_too_long_to_be_one_are_refused(seeded: Memory) -> None
     with pytest.raises(ValidationError, match="more than 2 ids"):
         InputLimits(ids=2).check_lookup("ids", ["a", "b", "c"])
     InputLimits(ids=3).check_lookup("ids", ["a", "a b", 5])  # unknown ids are the lookup's
+
+
+def test_langgraph_namespaces_and_keys_over_their_bound(seeded: Memory) -> None:
+    store = GraphmemStore(seeded, principal=Principal(tenants=frozenset({TENANT})))
+    label, key = "n" * (L.scope_bytes + 1), "k" * (L.scope_bytes + 1)
+    before = snapshot(seeded)
+    calls: list[tuple[Callable[[], Any], str]] = [
+        (lambda: store.put((TENANT, label), "k", {"v": 1}), "the namespace is"),
+        (lambda: store.put((TENANT, "notes"), key, {"v": 1}), "the key is"),
+        (lambda: store.get((TENANT, "notes"), key), "the key is"),
+        (lambda: store.search((TENANT, label), query="x"), "the namespace is"),
+    ]
+    for call, needle in calls:
+        with pytest.raises(ValidationError, match=needle):
+            call()
+    assert snapshot(seeded) == before
+    store.put((TENANT, "notes"), "k" * 100, {"v": 1})  # within the bounds
+    assert store.get((TENANT, "notes"), "k" * 100) is not None
