@@ -254,7 +254,7 @@ class Intentions:
             AuthorizationError: ``scope["tenant"]`` is not one of ``principal.tenants``.
             ValidationError, NaiveDatetimeError: malformed event, scope or ``now``.
         """
-        query = ScopeQuery.build(principal, scope, now)
+        query = ScopeQuery.build(principal, scope, now, self.store.limits)
         self.store.limits.check_event(event)
         cues = event_cues(event)
         if not cues:

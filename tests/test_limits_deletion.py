@@ -330,3 +330,19 @@ def test_langgraph_namespaces_and_keys_over_their_bound(seeded: Memory) -> None:
     assert snapshot(seeded) == before
     store.put((TENANT, "notes"), "k" * 100, {"v": 1})  # within the bounds
     assert store.get((TENANT, "notes"), "k" * 100) is not None
+
+
+def test_query_scopes_over_their_bound(seeded: Memory) -> None:
+    principal = Principal(tenants=frozenset({TENANT}))
+    scope = {"tenant": TENANT, "user": "u" * (L.scope_bytes + 1)}
+    before = snapshot(seeded)
+    calls: list[Callable[[], Any]] = [
+        lambda: seeded.candidates(principal=principal, scope=scope, now=T0),
+        lambda: seeded.retrieve({"memory_scope": scope, "goal": "where does Jane live",
+                                 "needs_prior_context": True}, principal=principal, now=T0),
+        lambda: seeded.due({"topic": "x"}, principal=principal, scope=scope, now=T0),
+    ]
+    for call in calls:
+        with pytest.raises(ValidationError, match=r"the query scope is .*scope_bytes"):
+            call()
+    assert snapshot(seeded) == before
