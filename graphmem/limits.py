@@ -44,6 +44,7 @@ MIB = 1024 * KIB
 
 class _Record(Protocol):
     id: str
+    asserted_value: str | None
     provenance: dict[str, str]
     metadata: dict[str, Any]
 
@@ -70,6 +71,7 @@ class InputLimits(BaseModel):
         metadata_bytes: a record's ``metadata`` as compact JSON (the LangGraph store keeps
             each item's value there).
         provenance_bytes: a record's ``provenance`` as compact JSON.
+        value_bytes: a record's ``asserted_value``.
         action_bytes: an intention's ``action``.
         cue_bytes: an intention's cue kind and value, and each key and value of an event
             (at most 1,024: cues are indexed, and an index entry has a size limit).
@@ -102,6 +104,7 @@ class InputLimits(BaseModel):
 
     metadata_bytes: int = Field(default=256 * KIB, ge=2)
     provenance_bytes: int = Field(default=16 * KIB, ge=2)
+    value_bytes: int = Field(default=64 * KIB, ge=1)
     action_bytes: int = Field(default=64 * KIB, ge=1)
     cue_bytes: int = Field(default=MAX_NAME_BYTES, ge=1, le=MAX_NAME_BYTES)
     goal_bytes: int = Field(default=64 * KIB, ge=1)
@@ -122,13 +125,17 @@ class InputLimits(BaseModel):
     # -- what the store and the read path call ---------------------------------------
 
     def check_record(self, record: _Record) -> None:
-        """Bound a record's ``provenance`` and ``metadata`` (content has the store's own
-        ``max_content_bytes``; ids, scope, thread and asserts are bounded by the model).
+        """Bound a record's ``provenance``, ``metadata`` and ``asserted_value`` (content has
+        the store's own ``max_content_bytes``; ids, scope, thread and asserts are bounded by
+        the model).
 
         Raises:
             ValidationError: a field over its bound; the message names it and the id.
         """
         ids = [record.id]
+        if record.asserted_value is not None:
+            self._size("asserted_value", record.asserted_value, self.value_bytes,
+                       "value_bytes", ids)
         self._size("provenance", _compact(record.provenance), self.provenance_bytes,
                    "provenance_bytes", ids)
         self._size("metadata", _compact(record.metadata), self.metadata_bytes,
@@ -247,13 +254,8 @@ class InputLimits(BaseModel):
                 raise ValidationError(f"{name} must be a non-empty string", record_ids=ids)
 
     def check_id(self, field: str, value: object) -> str:
-        """``value`` if it is an id by SPEC section 2's rule (at most 256 characters, no
-        whitespace, control or invisible character), for ids a caller names to look up
-        (a deletion request id, a root).
-
-        Raises:
-            ValidationError: not a string, or not an id; the message names ``field``.
-        """
+        """``value`` if it is an id by SPEC section 2's rule (a deletion request id, a
+        root). Raises ValidationError naming ``field`` for a non-string or a non-id."""
         if not isinstance(value, str):
             raise ValidationError(f"{field} must be a string id, got {type(value).__name__}")
         problem = id_problem(value)
@@ -299,13 +301,8 @@ class InputLimits(BaseModel):
                                       record_ids=[value[:MAX_ID_CHARS]])
 
     def check_namespace(self, labels: Iterable[object], key: object = None) -> None:
-        """Bound a LangGraph namespace (or prefix) and item key: the labels, as the JSON
-        they are stored as, and the key, each at most ``scope_bytes`` (a namespace is kept
-        as a scope, which can hold no more).
-
-        Raises:
-            ValidationError: the labels or the key over ``scope_bytes``.
-        """
+        """Bound a LangGraph namespace (or prefix; its labels as JSON) and item key: each
+        at most ``scope_bytes`` (a namespace is kept as a scope). Raises ValidationError."""
         strings = [label for label in labels if isinstance(label, str)]
         _require_str("a namespace label", "".join(strings), ())
         self._size("the namespace", json.dumps(strings, ensure_ascii=False),

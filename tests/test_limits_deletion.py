@@ -27,7 +27,7 @@ from graphmem.integrations.mcp import privacy
 from graphmem.integrations.mcp.config import ServerConfig
 from graphmem.integrations.mcp.state import ServerState
 from graphmem.limits import DEFAULT_LIMITS, InputLimits
-from graphmem.models import Principal
+from graphmem.models import MemoryKind, MemoryRecord, Principal
 from graphmem.write.imports import iter_jsonl
 from tests.conftest import Neo4jUnderTest
 from tests.test_fuzz import snapshot
@@ -346,3 +346,12 @@ def test_query_scopes_over_their_bound(seeded: Memory) -> None:
         with pytest.raises(ValidationError, match=r"the query scope is .*scope_bytes"):
             call()
     assert snapshot(seeded) == before
+
+
+def test_an_asserted_value_over_its_bound() -> None:
+    rec = MemoryRecord(id="v-1", kind=MemoryKind.SEMANTIC, content="threshold", created_at=T0,
+                       scope={"tenant": TENANT}, asserts="refund_threshold",
+                       asserted_value="9" * (L.value_bytes + 1))
+    with pytest.raises(ValidationError, match="asserted_value of 'v-1'.*value_bytes"):
+        L.check_record(rec)
+    L.check_record(rec.model_copy(update={"asserted_value": "500"}))
