@@ -352,6 +352,6 @@ def test_an_asserted_value_over_its_bound() -> None:
     rec = MemoryRecord(id="v-1", kind=MemoryKind.SEMANTIC, content="threshold", created_at=T0,
                        scope={"tenant": TENANT}, asserts="refund_threshold",
                        asserted_value="9" * (L.value_bytes + 1))
-    with pytest.raises(ValidationError, match="asserted_value of 'v-1'.*value_bytes"):
+    with pytest.raises(ValidationError, match=r"asserted_value of 'v-1'.*value_bytes"):
         L.check_record(rec)
     L.check_record(rec.model_copy(update={"asserted_value": "500"}))
