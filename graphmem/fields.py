@@ -1,12 +1,15 @@
 """Field types and rules of records and intentions (SPEC section 2): aware UTC datetimes,
 non-empty strings, ids (no whitespace, control or invisible characters; at most 256
 characters), no lone surrogates anywhere, canonical asserted values, the duplicate
-normalisation (SPEC section 6), scopes and metadata depth.
+normalisation (SPEC section 6) and the one case folding, scopes and metadata depth, and JSON
+text read with its nesting depth and number length bounded (:func:`loads_json`; the bounds
+are :class:`graphmem.limits.InputLimits`').
 """
 
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 from datetime import UTC, datetime
 from typing import Annotated, Any
@@ -15,6 +18,8 @@ import regex
 from pydantic import (
     AfterValidator,
 )
+
+from graphmem.errors import ValidationError
 
 __all__ = [
     "MAX_ID_CHARS",
@@ -30,8 +35,11 @@ __all__ = [
     "fold_case",
     "fold_letters",
     "id_problem",
+    "loads_json",
     "metadata_depth",
+    "number_chars",
     "reject_lone_surrogates",
+    "scan_json",
     "utc_now",
 ]
 
@@ -283,3 +291,105 @@ def metadata_depth(value: Any) -> int:
             children = item.values() if isinstance(item, dict) else item
             stack.extend((child, level + 1) for child in children)
     return deepest
+
+
+# -- JSON text read with bounds (graphmem.limits holds the bounds) --------------------
+
+def number_chars(value: int | float) -> int:
+    """About how many characters ``value`` takes as a JSON literal (an int's digits are
+    estimated: Python refuses to print ints of more than 4,300 digits)."""
+    if isinstance(value, float):
+        return len(repr(value))
+    # without str(): Python refuses to print ints of more than 4,300 digits
+    return max(1, int(abs(value).bit_length() * 0.30103) + 1)
+
+
+# Strings (skipped whole, escapes included), brackets and number literals of JSON text.
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]|-?[0-9][0-9.eE+\-]*')
+_COLON = re.compile(r"\s*:")
+
+
+def loads_json(text: str, depth: int, digits: int) -> Any:
+    """``json.loads`` with the length of number literals bounded as they are parsed, and
+    the nesting depth bounded.
+
+    Args:
+        text: JSON text (one JSON Lines line).
+        depth: the deepest nesting of lists and objects allowed (``InputLimits.json_depth``).
+        digits: the longest number literal allowed, in characters
+            (``InputLimits.number_chars``).
+
+    Raises:
+        ValidationError: not JSON, nested deeper than ``depth``, or a number longer than
+            ``digits``; the message names the top-level field it is under.
+    """
+    def number(kind: type[int] | type[float]) -> Any:
+        def parse(literal: str) -> int | float:
+            if len(literal) > digits:
+                raise _Refused
+            return kind(literal)
+        return parse
+
+    try:
+        value = json.loads(text, parse_int=number(int), parse_float=number(float))
+    except json.JSONDecodeError as exc:
+        raise ValidationError(f"not JSON ({exc.msg})") from None
+    except (RecursionError, _Refused, ValueError):
+        scan_json(text, depth, digits)  # raises, naming the field
+        raise ValidationError("not acceptable JSON") from None
+    if _depth_over(value, depth):
+        scan_json(text, depth, digits)
+    return value
+
+
+class _Refused(Exception):
+    """A number literal over the bound (found again by :func:`scan_json`, which names its
+    field)."""
+
+
+def _depth_over(value: Any, limit: int) -> bool:
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth > limit:
+                return True
+            stack.extend((child, depth + 1)
+                         for child in (item.values() if isinstance(item, dict) else item))
+    return False
+
+
+def scan_json(text: str, depth_limit: int, digits: int) -> None:
+    """Check JSON text, without parsing it, for nesting deeper than ``depth_limit`` and
+    number literals longer than ``digits`` (brackets and digits inside strings are text).
+
+    Raises:
+        ValidationError: the first such place, naming the top-level field it is under.
+    """
+    depth = 0
+    field = None  # the key of the top-level object being read
+    for match in _TOKENS.finditer(text):
+        token = match.group()
+        first = token[0]
+        if first in "[{":
+            depth += 1
+            if depth > depth_limit:
+                raise ValidationError(
+                    f"{_where(field)} is nested more than {depth_limit} levels deep "
+                    "(InputLimits.json_depth)")
+        elif first in "]}":
+            depth -= 1
+        elif first == '"':
+            if depth == 1 and _COLON.match(text, match.end()):
+                try:
+                    field = json.loads(token)
+                except ValueError:
+                    field = token[1:-1]
+        elif len(token) > digits:
+            raise ValidationError(
+                f"{_where(field)} holds a number of {len(token)} characters; at most "
+                f"{digits} are allowed (InputLimits.number_chars)")
+
+
+def _where(field: str | None) -> str:
+    return "the line" if field is None else f"field {field[:80]!r}"

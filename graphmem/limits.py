@@ -31,10 +31,12 @@ from graphmem.fields import (
     MAX_NOTE_BYTES,
     MAX_SCOPE_BYTES,
     id_problem,
+    loads_json,
+    number_chars,
+    scan_json,
     scope_text,
     utf8_size,
 )
-from graphmem.jsontext import loads_json, number_chars, scan_json
 
 __all__ = ["DEFAULT_LIMITS", "InputLimits", "loads_bounded"]
 
@@ -433,7 +435,7 @@ def _compact(value: Any) -> str:
 
 def loads_bounded(text: str, limits: InputLimits = DEFAULT_LIMITS) -> Any:
     """``json.loads`` with the nesting depth and the length of number literals bounded
-    (:func:`graphmem.jsontext.loads_json`), so neither a RecursionError (100,000 nested
+    (:func:`graphmem.fields.loads_json`), so neither a RecursionError (100,000 nested
     brackets) nor a bare ValueError (a 5,000-digit number) can escape.
 
     Args:
