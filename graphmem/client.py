@@ -270,8 +270,10 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
         does (no successor, no content).
 
         Raises:
-            RecordNotFoundError, AuthorizationError.
+            RecordNotFoundError, AuthorizationError. ValidationError: an id too long to be
+            one (:meth:`graphmem.limits.InputLimits.check_lookup`).
         """
+        self.store.limits.check_lookup("this record id", [record_id])
         return self.store.explain(record_id, self.access.reader(principal), scope,
                                   self._now(now))
 

@@ -78,6 +78,7 @@ class AttributionCalls(_Calls):
         return self._check_retrieval(retrieval_id)
 
     def _check_retrieval(self, retrieval_id: str) -> dict[str, Any]:
+        self.store.limits.check_lookup("this retrieval id", [retrieval_id])
         try:
             found = self._log.get_retrieval(retrieval_id)
         except RecordNotFoundError:

@@ -1,12 +1,15 @@
 """Field types and rules of records and intentions (SPEC section 2): aware UTC datetimes,
 non-empty strings, ids (no whitespace, control or invisible characters; at most 256
 characters), no lone surrogates anywhere, canonical asserted values, the duplicate
-normalisation (SPEC section 6), scopes and metadata depth.
+normalisation (SPEC section 6) and the one case folding, scopes and metadata depth, and JSON
+text read with its nesting depth and number length bounded (:func:`loads_json`; the bounds
+are :class:`graphmem.limits.InputLimits`').
 """
 
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 from datetime import UTC, datetime
 from typing import Annotated, Any
@@ -30,9 +33,13 @@ __all__ = [
     "check_scope",
     "duplicate_text",
     "fold_case",
+    "fold_letters",
     "id_problem",
+    "loads_json",
     "metadata_depth",
+    "number_chars",
     "reject_lone_surrogates",
+    "scan_json",
     "utc_now",
 ]
 
@@ -78,31 +85,9 @@ def reject_lone_surrogates(name: str, value: Any) -> None:
 
 
 MAX_NOTE_BYTES = 16 * 1024
-"""Largest who (``by``) or why (``reason``) of a write or a transition, in UTF-8 bytes: each
-is stored on a transition, and shown by ``history``."""
-
-
-def require_text(record_ids: list[str] | tuple[str, ...] = (), *, non_empty: bool = True,
-                 **named: object) -> None:
-    """Check that each named argument (``by=..., reason=...``) is a string, and non-empty
-    unless ``non_empty`` is False: who and why of a write or a lifecycle transition (SPEC
-    section 6), stored as given.
-
-    Raises:
-        ValidationError: a value is not a string (the driver would store an int or a null as
-            given, and fail to pack other objects with a bare ValueError), is empty, or is
-            over :data:`MAX_NOTE_BYTES`; the message names the argument.
-    """
-    for name, value in named.items():
-        if not isinstance(value, str):
-            raise ValidationError(f"{name} must be a string, got {type(value).__name__}",
-                                  record_ids=list(record_ids))
-        if len(value) > MAX_NOTE_BYTES // 4 and utf8_size(value) > MAX_NOTE_BYTES:
-            raise ValidationError(f"{name} is {utf8_size(value)} bytes; at most "
-                                  f"{MAX_NOTE_BYTES} are allowed", record_ids=list(record_ids))
-        if non_empty and not value:
-            raise ValidationError(f"{name} must be a non-empty string",
-                                  record_ids=list(record_ids))
+"""Default largest who (``by``) or why (``reason``) of a write, a transition or a deletion
+request, in UTF-8 bytes (``InputLimits.note_bytes``): each is stored, and shown by
+``history``."""
 
 
 def _non_empty_str(value: str) -> str:
@@ -173,27 +158,46 @@ _DOTTED_I = str.maketrans({"\u0130": "i", "\u0131": "i"})
 _IGNORABLE_RUN = regex.compile(r"\p{Default_Ignorable_Code_Point}+")
 
 
-def fold_case(text: str) -> str:
-    """``text`` in the form every case-insensitive comparison and ranking index uses, in
-    every script: Unicode compatibility normalisation (NFKC: full-width Latin, ligatures,
-    the Kelvin sign...), full case folding (``str.casefold``: "Straße" and "STRASSE" both
-    become "strasse", the Greek final sigma becomes sigma, Georgian Mtavruli becomes
-    Mkhedruli, Cherokee small letters become capitals), and the Turkish and Azerbaijani I:
-    dotted capital İ, its lower-case form "i" + U+0307 and dotless U+0131 all fold to a plain
-    ``i``, so "İSTANBUL", "istanbul",
-    "Izmir" and "İzmir" compare equal (casefold alone turns İ into "i" plus a combining dot,
-    which no query typed with a plain i matches). Default-ignorable characters (soft
-    hyphens, zero-width joiners, variation selectors) are removed, as Unicode's
-    NFKC_Casefold does, and the result is NFKC again (folding can denormalise).
+def fold_letters(text: str) -> str:
+    """``text`` with compatibility forms and case folded, the one folding rule of graphmem
+    (:func:`fold_case` builds on it; the deletion matcher folds each grapheme with it):
+    Unicode compatibility normalisation (NFKC: full-width Latin, ligatures, the Kelvin
+    sign...), full case folding (``str.casefold``: "Straße" and "STRASSE" both become
+    "strasse", the Greek final sigma becomes sigma, Georgian Mtavruli becomes Mkhedruli,
+    Cherokee small letters become capitals), and the Turkish and Azerbaijani I: dotted
+    capital İ, its lower-case form "i" + U+0307 and dotless U+0131 all fold to a plain ``i``
+    (casefold alone turns İ into "i" plus a combining dot, which no text typed with a plain
+    i matches). Default-ignorable characters are kept (see :func:`fold_case`).
 
     Args:
         text: any Unicode text.
 
     Returns:
-        The folded text (it may be longer: "ß" becomes "ss").
+        The folded text, NFKC (it may be longer: "ß" becomes "ss").
     """
+    if text.isascii():
+        return text.lower()
     folded = unicodedata.normalize("NFKC", text).translate(_DOTTED_I).casefold()
     folded = folded.replace("i\u0307", "i")  # İ lower-cased as "i" + dot, or typed so
+    return unicodedata.normalize("NFKC", folded)
+
+
+def fold_case(text: str) -> str:
+    """``text`` in the form every case-insensitive comparison and index uses, in every
+    script (the ranking index and its queries, duplicate detection through
+    :func:`duplicate_text`): :func:`fold_letters`, with default-ignorable characters (soft
+    hyphens, zero-width joiners, variation selectors) removed, as Unicode's NFKC_Casefold
+    does, so "İSTANBUL", "istanbul", "Izmir" and "İzmir" compare as their letters do.
+
+    Args:
+        text: any Unicode text.
+
+    Returns:
+        The folded text, NFKC (it may be longer: "ß" becomes "ss").
+    """
+    folded = fold_letters(text)
+    if folded.isascii() or _IGNORABLE_RUN.search(folded) is None:
+        return folded
     return unicodedata.normalize("NFKC", _IGNORABLE_RUN.sub("", folded))
 
 
@@ -211,15 +215,16 @@ _TRAILING_TERMINALS = regex.compile(
 def duplicate_text(content: str) -> str:
     """The normalised text duplicate detection compares (SPEC section 6), for every script.
 
-    Unicode NFC, case-folded (and NFC again: folding can leave a sequence unnormalised),
-    runs of whitespace collapsed to one space, leading/trailing whitespace and a trailing run
-    of sentence punctuation removed ("Prefers dark mode." == "prefers  dark mode",
+    Case-folded with :func:`fold_case`, the folding every comparison uses (NFKC, full case
+    folding, the Turkish dotted and dotless I, default-ignorables removed: "İSTANBUL" ==
+    "istanbul", "Straße" == "STRASSE", "ΣΟΦΟΣ" == "σοφος", full-width Latin == Latin), runs
+    of whitespace collapsed to one space, leading/trailing whitespace and a trailing run of
+    sentence punctuation removed ("Prefers dark mode." == "prefers  dark mode",
     "好的。" == "好的", "བཀྲ་ཤིས།" == "བཀྲ་ཤིས", "Café" composed == decomposed). Text that is
     nothing but punctuation keeps it, so "?" and "!" stay different. The empty string means
     blank content.
     """
-    folded = unicodedata.normalize("NFC", unicodedata.normalize("NFC", content).casefold())
-    collapsed = " ".join(folded.split())
+    collapsed = " ".join(fold_case(content).split())
     stripped = _TRAILING_TERMINALS.sub("", collapsed)
     return stripped or collapsed
 
@@ -286,3 +291,105 @@ def metadata_depth(value: Any) -> int:
             children = item.values() if isinstance(item, dict) else item
             stack.extend((child, level + 1) for child in children)
     return deepest
+
+
+# -- JSON text read with bounds (graphmem.limits holds the bounds) --------------------
+
+def number_chars(value: int | float) -> int:
+    """About how many characters ``value`` takes as a JSON literal (an int's digits are
+    estimated: Python refuses to print ints of more than 4,300 digits)."""
+    if isinstance(value, float):
+        return len(repr(value))
+    # without str(): Python refuses to print ints of more than 4,300 digits
+    return max(1, int(abs(value).bit_length() * 0.30103) + 1)
+
+
+# Strings (skipped whole, escapes included), brackets and number literals of JSON text.
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]|-?[0-9][0-9.eE+\-]*')
+_COLON = re.compile(r"\s*:")
+
+
+def loads_json(text: str, depth: int, digits: int) -> Any:
+    """``json.loads`` with the length of number literals bounded as they are parsed, and
+    the nesting depth bounded.
+
+    Args:
+        text: JSON text (one JSON Lines line).
+        depth: the deepest nesting of lists and objects allowed (``InputLimits.json_depth``).
+        digits: the longest number literal allowed, in characters
+            (``InputLimits.number_chars``).
+
+    Raises:
+        ValidationError: not JSON, nested deeper than ``depth``, or a number longer than
+            ``digits``; the message names the top-level field it is under.
+    """
+    def number(kind: type[int] | type[float]) -> Any:
+        def parse(literal: str) -> int | float:
+            if len(literal) > digits:
+                raise _Refused
+            return kind(literal)
+        return parse
+
+    try:
+        value = json.loads(text, parse_int=number(int), parse_float=number(float))
+    except json.JSONDecodeError as exc:
+        raise ValidationError(f"not JSON ({exc.msg})") from None
+    except (RecursionError, _Refused, ValueError):
+        scan_json(text, depth, digits)  # raises, naming the field
+        raise ValidationError("not acceptable JSON") from None
+    if _depth_over(value, depth):
+        scan_json(text, depth, digits)
+    return value
+
+
+class _Refused(Exception):
+    """A number literal over the bound (found again by :func:`scan_json`, which names its
+    field)."""
+
+
+def _depth_over(value: Any, limit: int) -> bool:
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth > limit:
+                return True
+            stack.extend((child, depth + 1)
+                         for child in (item.values() if isinstance(item, dict) else item))
+    return False
+
+
+def scan_json(text: str, depth_limit: int, digits: int) -> None:
+    """Check JSON text, without parsing it, for nesting deeper than ``depth_limit`` and
+    number literals longer than ``digits`` (brackets and digits inside strings are text).
+
+    Raises:
+        ValidationError: the first such place, naming the top-level field it is under.
+    """
+    depth = 0
+    field = None  # the key of the top-level object being read
+    for match in _TOKENS.finditer(text):
+        token = match.group()
+        first = token[0]
+        if first in "[{":
+            depth += 1
+            if depth > depth_limit:
+                raise ValidationError(
+                    f"{_where(field)} is nested more than {depth_limit} levels deep "
+                    "(InputLimits.json_depth)")
+        elif first in "]}":
+            depth -= 1
+        elif first == '"':
+            if depth == 1 and _COLON.match(text, match.end()):
+                try:
+                    field = json.loads(token)
+                except ValueError:
+                    field = token[1:-1]
+        elif len(token) > digits:
+            raise ValidationError(
+                f"{_where(field)} holds a number of {len(token)} characters; at most "
+                f"{digits} are allowed (InputLimits.number_chars)")
+
+
+def _where(field: str | None) -> str:
+    return "the line" if field is None else f"field {field[:80]!r}"

@@ -45,7 +45,6 @@ from graphmem.errors import (
     RecordNotFoundError,
     ValidationError,
 )
-from graphmem.fields import require_text
 from graphmem.models import DeferredIntention, IntentionStatus, Principal
 
 __all__ = [
@@ -255,7 +254,7 @@ class Intentions:
             AuthorizationError: ``scope["tenant"]`` is not one of ``principal.tenants``.
             ValidationError, NaiveDatetimeError: malformed event, scope or ``now``.
         """
-        query = ScopeQuery.build(principal, scope, now)
+        query = ScopeQuery.build(principal, scope, now, self.store.limits)
         self.store.limits.check_event(event)
         cues = event_cues(event)
         if not cues:
@@ -279,7 +278,7 @@ class Intentions:
             not a non-empty string.
             NaiveDatetimeError: ``now`` without timezone.
         """
-        require_text([intention_id], by=by, reason=reason)
+        self.store.limits.check_notes([intention_id], by=by, reason=reason)
         at = require_aware(now, "now")
         self.access.check_ids(self.store, [intention_id], change=True,
                               what="this intention id")
@@ -305,7 +304,7 @@ class Intentions:
             RecordNotFoundError: no such intention. ValidationError: ``by`` or ``reason``
             not a non-empty string.
         """
-        require_text([intention_id], by=by, reason=reason)
+        self.store.limits.check_notes([intention_id], by=by, reason=reason)
         at = require_aware(now, "now")
         self.access.check_ids(self.store, [intention_id], change=True,
                               what="this intention id")

@@ -1,10 +1,13 @@
-"""Issue 12 item 5: one normalisation for duplicate detection (SPEC section 6): NFC,
-case-folded, whitespace runs collapsed, leading/trailing whitespace and trailing sentence
-punctuation removed, in every script; the same on the concurrent-writer path, and for keys
+# ruff: noqa: RUF001  (letters of other scripts that look Latin are the point here)
+"""One normalisation for duplicate detection (SPEC section 6): NFKC, case-folded as every
+comparison folds (graphmem.fields.fold_case, the Turkish dotted I too), whitespace runs
+collapsed, leading/trailing whitespace and trailing sentence punctuation removed, in every
+script; the same on the concurrent-writer path, and for keys
 stored before it (the migration in graphmem.db.migrations)."""
 
 from __future__ import annotations
 
+import hashlib
 import sys
 import threading
 import unicodedata
@@ -18,7 +21,7 @@ from hypothesis import strategies as st
 from graphmem.client import Memory
 from graphmem.db.codec import DEDUP_VERSION, dedup_key
 from graphmem.db.migrations import migrate
-from graphmem.fields import duplicate_text
+from graphmem.fields import _TRAILING_TERMINALS, duplicate_text, fold_case
 from graphmem.models import MemoryKind, MemoryRecord
 from graphmem.write.policy import WriteDisposition
 
@@ -46,7 +49,7 @@ SAME = [
     ("Straße gesperrt", "STRASSE GESPERRT."),                          # full case folding
     ("ΣΟΦΟΣ ΑΝΘΡΩΠΟΣ", "σοφος ανθρωπος"),                              # final sigma folds
     ("བཀྲ་ཤིས་བདེ་ལེགས", "བཀྲ་ཤིས་བདེ་ལེགས།"),                                # Tibetan shad
-    ("Τι κάνεις", "Τι κάνεις\u037e"),  # noqa: RUF001 (Greek)           # Greek question mark
+    ("Τι κάνεις", "Τι κάνεις\u037e"),                                  # Greek question mark
     ("ภาษาไทย", "ภาษาไทย\u0e5a"),                                      # Thai angkhankhu
     ("שלום עולם", "שלום עולם\u05c3"),                                  # Hebrew sof pasuq
     ("Ⲡⲉⲛⲓⲱⲧ", "Ⲡⲉⲛⲓⲱⲧ\u2cfe"),                                        # Coptic full stop
@@ -198,3 +201,123 @@ def test_keys_stored_before_the_new_normalisation_are_migrated(memory: Memory) -
     dup = memory.write(_rec("new", "prefers dark mode"), now=T0)
     assert dup.disposition is WriteDisposition.DISCARD and dup.duplicate_of == "old"
     memory.store.ensure_schema()  # idempotent
+
+
+# -- case in every script: the one folding (graphmem.fields.fold_case) -----------------------
+
+#: (script, a proposal, the same proposal in other case): one PERSIST between them.
+CASE_TWINS = [
+    ("Turkish dotted capital I", "İSTANBUL'DA OFİS VAR", "istanbul'da ofis var"),
+    ("Turkish dotless i", "ızmir şubesi açık", "IZMIR ŞUBESI AÇIK"),
+    ("Turkish, typed plain", "İzmir office", "Izmir office."),
+    ("German sharp s", "Hauptstraße gesperrt", "HAUPTSTRASSE GESPERRT"),
+    ("German capital sharp s", "GROẞE PAUSE", "große pause"),
+    ("Greek final sigma", "Ο ΣΟΦΟΣ ΛΟΓΟΣ", "ο σοφος λογος"),
+    ("Cyrillic", "МОСКВА ЗИМОЙ", "москва зимой"),
+    ("Armenian", "ՀԱՅԱՍՏԱՆԻ ՄԱՅՐԱՔԱՂԱՔ", "հայաստանի մայրաքաղաք"),
+    ("Georgian Mtavruli", "ᲗᲑᲘᲚᲘᲡᲘ ᲓᲔᲓᲐᲥᲐᲚᲐᲥᲘᲐ", "თბილისი დედაქალაქია"),
+    ("Cherokee", "ᏣᎳᎩ ᎦᏬᏂᎯᏍᏗ", "ꮳꮃꭹ ꭶꮼꮒꭿꮝꮧ"),
+    ("Deseret", "𐐔𐐯𐑅𐐨𐑉𐐯𐐻 text", "𐐼𐐯𐑅𐐨𐑉𐐯𐐻 TEXT"),
+    ("fullwidth Latin", "ＴＯＫＹＯ ＯＦＦＩＣＥ", "tokyo office"),
+    ("Coptic", "ⲠⲈⲚⲒⲰⲦ", "ⲡⲉⲛⲓⲱⲧ"),
+    ("Glagolitic", "ⰀⰁⰂⰃ ⰄⰅ", "ⰰⰱⰲⰳ ⰴⰵ"),
+    ("Adlam", "𞤀𞤁𞤂 𞤃", "𞤢𞤣𞤤 𞤥"),
+    ("Osage", "𐒰𐒱𐒲", "𐓘𐓙𐓚"),
+    ("ligature and Kelvin sign", "ﬁnal \u212aelvin reading", "FINAL KELVIN READING"),
+]
+#: texts that look alike in some case but differ: never merged.
+CASE_DIFFERENT = [
+    ("İzmir office", "İzmit office"),
+    ("МОСКВА", "MOCKBA"),                   # Cyrillic letters, Latin look-alikes
+    ("ΣΟΦΟΣ", "ΣΟΦΙΑ"),
+    ("Ⲁⲃⲅ", "Αβγ"),                       # Coptic is not Greek
+    ("strasse", "strase"),
+    ("ᏣᎳᎩ", "ᏣᎳᎪ"),
+]
+
+
+def _v3_key(kind: str, content: str) -> str:
+    """The dedup key of version 3 (NFC and casefold only), what stores hold before."""
+    folded = unicodedata.normalize("NFC", unicodedata.normalize("NFC", content).casefold())
+    collapsed = " ".join(folded.split())
+    text = _TRAILING_TERMINALS.sub("", collapsed) or collapsed
+    return hashlib.sha256(f"{kind}\x1f{text}".encode()).hexdigest()
+
+
+@pytest.mark.parametrize(("script", "first", "second"), CASE_TWINS,
+                         ids=[t[0] for t in CASE_TWINS])
+def test_case_twins_normalise_alike(script: str, first: str, second: str) -> None:
+    assert duplicate_text(first) == duplicate_text(second), script
+    assert duplicate_text(first) == fold_case(duplicate_text(first))  # one folding
+
+
+@pytest.mark.parametrize(("first", "second"), CASE_DIFFERENT)
+def test_case_lookalikes_stay_different(first: str, second: str) -> None:
+    assert duplicate_text(first) != duplicate_text(second)
+
+
+@given(text=st.text(min_size=1, max_size=20))
+def test_duplicate_text_folds_as_fold_case(text: str) -> None:
+    """Upper- and lower-casing any text, in any script, gives the same duplicate text
+    wherever the one folding says the two are equal."""
+    for other in (text.upper(), text.lower(), text.title()):
+        if fold_case(other) == fold_case(text):
+            assert duplicate_text(other) == duplicate_text(text)
+
+
+def test_case_twins_in_every_script_persist_once(memory: Memory) -> None:
+    for n, (script, first, second) in enumerate(CASE_TWINS):
+        kept = memory.write(_rec(f"c{n}", first), now=T0)
+        assert kept.disposition is WriteDisposition.PERSIST, script
+        twin = memory.write(_rec(f"c{n}-twin", second), now=T0)
+        assert twin.disposition is WriteDisposition.DISCARD, script
+        assert twin.duplicate_of == f"c{n}", script
+    apart = {"tenant": "t", "user": "u-apart"}  # away from the twins above
+    for n, (first, second) in enumerate(CASE_DIFFERENT):
+        assert memory.write(_rec(f"d{n}", first, scope=apart), now=T0).disposition is (
+            WriteDisposition.PERSIST)
+        assert memory.write(_rec(f"d{n}-other", second, scope=apart), now=T0).disposition is (
+            WriteDisposition.PERSIST), (first, second)
+    assert memory.store.counts()["Record"] == len(CASE_TWINS) + 2 * len(CASE_DIFFERENT)
+
+
+def test_concurrent_case_twins_persist_once(memory: Memory) -> None:
+    """Six writers at once, each with the Turkish, German or fullwidth spelling: one PERSIST."""
+    variants = ["İSTANBUL OFİSİ", "istanbul ofisi", "Istanbul Ofisi.", "ıstanbul ofısı",
+                "ＩＳＴＡＮＢＵＬ ＯＦＩＳＩ", "İstanbul ofisi!"]
+    barrier = threading.Barrier(len(variants))
+    results: list[str] = []
+    lock = threading.Lock()
+
+    def write(i: int) -> None:
+        barrier.wait()
+        decision = memory.write(_rec(f"t{i}", variants[i]), by=f"worker-{i}", now=T0)
+        with lock:
+            results.append(decision.disposition.value)
+
+    threads = [threading.Thread(target=write, args=(i,)) for i in range(len(variants))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(results) == ["DISCARD"] * (len(variants) - 1) + ["PERSIST"]
+
+
+def test_keys_of_the_case_folding_before_are_migrated(memory: Memory) -> None:
+    """Records stored with version 3 keys (no NFKC, İ folded to "i" + dot) are found as
+    case twins once the migration has run; it is idempotent."""
+    contents = {"tr": "İSTANBUL OFİSİ", "fw": "ＴＯＫＹＯ ＯＦＦＩＣＥ", "plain": "Likes tea"}
+    memory.put_many([_rec(rid, text) for rid, text in contents.items()])
+    driver, db = memory.store.driver, memory.store.database
+    for rid, text in contents.items():
+        driver.execute_query("MATCH (r:Record {id: $id}) SET r.dedup_key = $k",
+                             {"id": rid, "k": _v3_key("semantic", text)}, database_=db)
+    driver.execute_query("MATCH (m:GraphmemMigration {name: 'dedup_key'}) SET m.version = 3",
+                         database_=db)
+    assert migrate(memory.store) == 2  # "Likes tea" has the same key in both versions
+    assert migrate(memory.store) == 0
+    for rid in contents:
+        assert memory.store.get_props([rid])[rid]["dedup_key"] == dedup_key(memory.get(rid))
+    for rid, twin in (("tr", "istanbul ofisi"), ("fw", "Tokyo office.")):
+        dup = memory.write(_rec(f"{rid}-new", twin), now=T0)
+        assert dup.disposition is WriteDisposition.DISCARD and dup.duplicate_of == rid

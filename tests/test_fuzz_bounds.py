@@ -1,5 +1,6 @@
 """Oversized and overdeep input, fuzzed with hypothesis through every public entry point:
-the client, the command line (``graphmem import``), the MCP tools and the LangGraph store.
+the client, the command line (``graphmem import``, ``graphmem delete``), the MCP tools
+(deletion tools too) and the LangGraph store.
 Each call succeeds or raises a graphmem error (a tool error over MCP, exit 2 in the CLI),
 and one that fails leaves the database unchanged (``tests/test_fuzz.py``'s snapshot)."""
 
@@ -22,9 +23,10 @@ from typer.testing import CliRunner
 
 from graphmem.cli import app
 from graphmem.client import Memory
+from graphmem.deletion.models import DeletionPlan
 from graphmem.errors import GraphmemError
 from graphmem.integrations.langgraph.store import GraphmemStore
-from graphmem.integrations.mcp import tools
+from graphmem.integrations.mcp import privacy, tools
 from graphmem.integrations.mcp.config import ServerConfig
 from graphmem.integrations.mcp.state import ServerState
 from graphmem.limits import DEFAULT_LIMITS
@@ -243,3 +245,120 @@ def test_langgraph_put(fuzz_memory: Memory, value: dict[str, Any], ttl: Any) -> 
         "MATCH (n:Record) WHERE n.tenant = $t AND n.id <> 'seed' DETACH DELETE n",
         t=TENANT, database_=fuzz_memory.store.database)
 
+
+
+# -- deletions: the client, the command line and the MCP tools ----------------------------
+
+_ids = st.one_of(
+    st.builds(lambda n: ["seed"] * n, st.sampled_from([1, 2, L.ids, L.ids + 1])),
+    st.builds(lambda n: ["r" * n], st.sampled_from([1, 255, 256, 257, 5000])),
+    st.lists(st.text(max_size=8), max_size=3),
+    st.sampled_from(["seed", {"seed": 1}, [7], [None]]),
+)
+_note = st.one_of(st.sampled_from(["", "dpo", 5]), st.builds(
+    lambda n, ch: ch * max(1, n // len(ch.encode("utf-8", "surrogatepass"))),
+    _around(L.note_bytes), st.sampled_from(["x", "é", "\U0001f600", "\ud800"])))
+_terms = st.one_of(
+    st.builds(lambda n: ["Jane"] * n, st.sampled_from([0, L.redact_terms + 1, 500])),
+    st.builds(lambda n: ["J" * n], _around(L.term_bytes)),
+    st.lists(st.text(max_size=6), max_size=2),
+    st.sampled_from(["Jane Roe", [b"Jane"], ["\udc00"], [""]]),
+)
+_subjects = st.one_of(
+    st.none(),
+    st.builds(lambda n: {"tenant": TENANT, "user": "u" * n}, _around(L.scope_bytes)),
+    st.dictionaries(st.text(max_size=4), st.text(max_size=4), max_size=2),
+    st.sampled_from(["tenant=fuzz", {"tenant": 5}]),
+)
+_request_ids = st.one_of(st.none(), st.sampled_from(["del-fuzz", "del fuzz", "", "d\x00"]),
+                         st.builds(lambda n: "d" * n, _around(256)))
+# JSON documents (a plan, a certificate): deep, long numbers, large, or any text
+_documents = st.one_of(
+    st.builds(lambda d: '{"entries": ' + "[" * d + "]" * d + "}",
+              st.sampled_from([63, 64, 65, 100_000])),
+    st.builds(lambda k: '{"version": 1' + "0" * k + "}", st.sampled_from([63, 64, 5000])),
+    st.builds(lambda n: json.dumps({"reason": "x" * n}), st.sampled_from([10, 2 * 1024 * 1024])),
+    st.text(max_size=40),
+)
+
+
+def _only_deletion_requests_planned(memory: Memory) -> None:
+    """Remove the plans an MCP call stored, so the next example starts alike."""
+    memory.store.driver.execute_query("MATCH (n:DeletionRequest) DETACH DELETE n",
+                                      database_=memory.store.database)
+
+
+@FUZZ
+@given(roots=_ids, subject=_subjects, terms=_terms, requested_by=_note, reason=_note,
+       request_id=_request_ids, document=_documents)
+def test_client_deletion(fuzz_memory: Memory, roots: Any, subject: Any, terms: Any,
+                         requested_by: Any, reason: Any, request_id: Any,
+                         document: str) -> None:
+    plan = check(fuzz_memory, lambda: fuzz_memory.plan_deletion(
+        None if subject is not None else roots, subject, terms, requested_by=requested_by,
+        reason=reason, request_id=request_id, allow_missing=True))
+    if plan is not None:  # applied only with terms over a bound: the seed is never erased
+        over = [*terms, "x" * (L.term_bytes + 1)] if isinstance(terms, list) else terms
+        check(fuzz_memory, lambda: fuzz_memory.apply_deletion(plan, redact_terms=over))
+    check(fuzz_memory, lambda: fuzz_memory.verify_deletion(
+        request_id if isinstance(request_id, str) else "del-none", redact_terms=terms))
+    check(fuzz_memory, lambda: fuzz_memory.deletion_certificate(
+        request_id if isinstance(request_id, str) else "del-none", redact_terms=terms))
+    check(fuzz_memory, lambda: fuzz_memory.check_certificate(document))
+    check(fuzz_memory, lambda: DeletionPlan.from_json(document))
+    assert fuzz_memory.get("seed").content  # nothing fuzzed erased the seed
+
+
+@FUZZ
+@given(root=st.one_of(st.sampled_from(["seed", "", "a b"]), st.builds(
+    lambda n: "r" * n, _around(256))), reason=_note.filter(lambda r: isinstance(r, str)),
+       term=st.builds(lambda n: "J" * n, _around(L.term_bytes)), document=_documents)
+def test_cli_deletion(fuzz_memory: Memory, cli_env: None, root: str, reason: str, term: str,
+                      document: str) -> None:
+    before = snapshot(fuzz_memory)
+    runner = CliRunner()
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "doc.json"
+        path.write_text(document, encoding="utf-8", errors="surrogatepass")
+        reason_arg = reason.encode("utf-8", "replace").decode("utf-8")  # argv is text
+        results = [
+            (runner.invoke(app, ["delete", "plan", "--root", root, "--reason", reason_arg,
+                                 "--redact", term, "--json"]), (0, 1, 2)),
+            (runner.invoke(app, ["delete", "apply", str(path)]), (2,)),
+            (runner.invoke(app, ["delete", "check-certificate", str(path)]), (2,)),
+            (runner.invoke(app, ["delete", "verify", root]), (2,)),
+        ]
+    for result, codes in results:
+        assert result.exit_code in codes, result.output[-500:]
+        assert result.exception is None or isinstance(result.exception, SystemExit), (
+            repr(result.exception))
+        assert "Traceback" not in result.output
+    assert snapshot(fuzz_memory) == before  # planning, refusing and verifying write nothing
+
+
+@FUZZ
+@given(roots=_ids, subject=_subjects, terms=_terms, reason=_note, digest=_request_ids,
+       plan=st.one_of(st.none(), st.builds(lambda d: _nest(d, 1, "obj"),
+                                           st.sampled_from([1, 65, 10_000]))))
+def test_mcp_deletion(fuzz_memory: Memory, roots: Any, subject: Any, terms: Any, reason: Any,
+                      digest: Any, plan: Any) -> None:
+    config = ServerConfig.build(tenants=(TENANT,), agent="fuzz-agent", allow_deletion=True)
+    ctx: Any = SimpleNamespace(request_context=SimpleNamespace(
+        lifespan_context=ServerState(config=config, connect=lambda: fuzz_memory)))
+    calls: list[Callable[[], Any]] = [
+        lambda: privacy.plan_deletion(ctx, reason=reason, roots=roots if subject is None
+                                      else None, subject=subject, redact_terms=terms),
+        lambda: privacy.apply_deletion(ctx, digest=digest or "", plan=plan, redact_terms=terms),
+        lambda: privacy.verify_deletion(ctx, request_id=digest or "", redact_terms=terms),
+    ]
+    for call in calls:
+        before = snapshot(fuzz_memory)
+        try:
+            call()
+        except ToolError as exc:
+            assert str(exc).split(":")[0].split(" ")[0].endswith("Error"), str(exc)[:200]
+            assert snapshot(fuzz_memory) == before
+        except Exception as exc:
+            pytest.fail(f"untyped error out of a tool: {type(exc).__name__}: {str(exc)[:200]}")
+    _only_deletion_requests_planned(fuzz_memory)
+    assert fuzz_memory.get("seed").content

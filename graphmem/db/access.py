@@ -23,6 +23,7 @@ from graphmem.errors import (
     OutOfReachError,
     ValidationError,
 )
+from graphmem.limits import DEFAULT_LIMITS
 from graphmem.models import Authority, MemoryRecord, Principal, Sensitivity
 
 __all__ = ["OPERATOR", "OUT_OF_REACH", "Access", "Reader", "decode_pairs", "out_of_reach"]
@@ -105,7 +106,11 @@ class Access:
 
         Raises:
             OutOfReachError: an id out of reach or naming nothing.
+            ValidationError: too many ids, or one too long to be an id
+                (:meth:`graphmem.limits.InputLimits.check_lookup`), for every caller.
         """
+        ids = list(ids)
+        getattr(store, "limits", DEFAULT_LIMITS).check_lookup(what, ids)
         wanted = sorted({i for i in ids if isinstance(i, str)})
         if self.principal is None or not wanted:
             return

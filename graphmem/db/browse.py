@@ -38,7 +38,7 @@ class Browsing(StoreBase):
             raise ValidationError(f"limit must be an integer from 1 to {MAX_PAGE}")
         if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
             raise ValidationError("offset must be a non-negative integer")
-        params = ScopeQuery.build(principal, scope, now).params()
+        params = ScopeQuery.build(principal, scope, now, self.limits).params()
         rows = self.read("records/recent", skip=offset, limit=limit, **params)
         return [record_from_props(row["record"]) for row in rows]
 
@@ -50,6 +50,6 @@ class Browsing(StoreBase):
         Raises:
             as :meth:`recent` (but for ``limit``/``offset``).
         """
-        params = ScopeQuery.build(principal, scope, now).params()
+        params = ScopeQuery.build(principal, scope, now, self.limits).params()
         row = self.read("records/reach_counts", **params)[0]
         return {key: int(row[key]) for key in ("records", "eligible", "quarantined", "retracted")}

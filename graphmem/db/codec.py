@@ -54,7 +54,7 @@ def _scope_encoded(items: tuple[tuple[str, str], ...]) -> tuple[str, tuple[str, 
 
 #: Version of :func:`dedup_key`'s normalisation; stored keys of an older version are
 #: recomputed by :meth:`graphmem.db.base.StoreBase.ensure_schema` (graphmem.db.migrations).
-DEDUP_VERSION = 3  # 3: trailing Terminal_Punctuation goes too (Tibetan shad, Greek ;)
+DEDUP_VERSION = 4  # 3: trailing Terminal_Punctuation goes; 4: NFKC and the Turkish I fold too
 
 
 def assertion_group(tenant: str, key: str) -> str:

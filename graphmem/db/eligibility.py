@@ -55,16 +55,16 @@ class ScopeQuery:
     now: datetime
 
     @classmethod
-    def build(cls, principal: Principal, scope: dict[str, str], now: datetime) -> ScopeQuery:
-        """Validate and build; see the class docstring for the errors."""
+    def build(cls, principal: Principal, scope: dict[str, str], now: datetime,
+              limits: InputLimits = DEFAULT_LIMITS) -> ScopeQuery:
+        """Validate and build; see the class docstring for the errors (and ``limits``'
+        ``scope_bytes``: a query scope larger than any stored scope is refused)."""
         if not isinstance(principal, Principal):  # issue 17: was a raw AttributeError
             raise ValidationError(f"principal must be a graphmem Principal, got "
                                   f"{type(principal).__name__}")
         if not isinstance(scope, dict) or not scope.get("tenant"):
             raise ValidationError("the query scope must be a dict that contains 'tenant'")
-        for key, val in scope.items():
-            if not isinstance(key, str) or not key or not isinstance(val, str) or not val:
-                raise ValidationError("query scope keys and values must be non-empty strings")
+        limits.check_scope("the query scope", scope)
         now = require_aware(now, "now")
         if scope["tenant"] not in principal.tenants:
             raise AuthorizationError(
@@ -251,7 +251,7 @@ class Eligibility(StoreBase):
             StoreError: the scope's records changed during each of :attr:`MAX_READS` reads
                 (a record is returned only in the state its eligibility was decided on).
         """
-        sq = ScopeQuery.build(principal, scope, now)
+        sq = ScopeQuery.build(principal, scope, now, self.limits)
         params = sq.params()
         key = (params["tenant"], tuple(params["pairs"]), params["clearance"])
         answer = self._answers.get(key)
@@ -366,7 +366,7 @@ class Eligibility(StoreBase):
             RecordNotFoundError: no record with this id (erased ones explain as ERASED).
             AuthorizationError: the query scope's tenant is not readable by ``principal``.
         """
-        sq = ScopeQuery.build(principal, scope, now)
+        sq = ScopeQuery.build(principal, scope, now, self.limits)
         rows = self.read("explain", id=record_id, **sq.params())
         if not rows:
             raise RecordNotFoundError(f"no record {record_id!r}", record_ids=[record_id])

@@ -6,7 +6,9 @@ and trailing sentence punctuation hold keys of the older normalisation, so a new
 migration recomputes every stored key with :func:`graphmem.db.codec.dedup_key`'s one
 normalisation (keys of content the two versions normalise alike do not change and are not
 written), then records the version on a ``GraphmemMigration`` node, so later connections
-cost one lookup. An interrupted run starts again from the beginning next time.
+cost one lookup. An interrupted run starts again from the beginning next time. Version 4
+folds case as every comparison does (:func:`graphmem.fields.fold_case`: NFKC and the
+Turkish dotted and dotless I), so "İSTANBUL" stored before finds "istanbul" as its twin.
 
 ``tombstone_times`` (issue 12 item 2): tombstones erased before they kept their times and
 whether they were admitted stopped superseding, so their predecessors came back; the

@@ -17,7 +17,6 @@ from graphmem.errors import (
     PolicyError,
     RecordNotFoundError,
 )
-from graphmem.fields import require_text
 
 
 class Transitions(StoreBase):
@@ -33,7 +32,7 @@ class Transitions(StoreBase):
         self, query_name: str, record_id: str, kind: str, *, by: str, reason: str,
         at: datetime, **params: Any,
     ) -> None:
-        require_text([record_id], by=by, reason=reason)
+        self.limits.check_notes([record_id], by=by, reason=reason)
         at = require_aware(at, "at")
 
         def work(tx: ManagedTransaction) -> None:

@@ -51,7 +51,6 @@ from graphmem.errors import (
     RecordNotFoundError,
     ValidationError,
 )
-from graphmem.fields import require_text
 from graphmem.models import MemoryKind, MemoryRecord
 
 # ------------------------------------------------------------------------------ applying
@@ -231,10 +230,13 @@ def apply_deletion(
             already used by a different plan; the plan is stale (the graph changed since
             planning: plan again); the plan names terms and they were not given, or the
             terms given are not the plan's.
-        ValidationError: ``batch_size`` < 1; an empty term.
+        ValidationError: ``batch_size`` < 1; an empty term; terms over their bounds
+            (``InputLimits.redact_terms``, ``term_bytes``).
     """
     if batch_size < 1:
         raise ValidationError("batch_size must be >= 1")
+    if redact_terms is not None:
+        redact_terms = store.limits.check_terms(redact_terms)
     if plan.digest != plan.compute_digest():
         raise DeletionError("the plan's digest does not match its content; plan again",
                             record_ids=[plan.request_id])
@@ -339,7 +341,7 @@ def recompute(
         LineageCycleError: a new parent descends from the record.
         ValidationError and subclasses: empty by/reason, invalid content, naive ``at``.
     """
-    require_text([record_id], by=by, reason=reason)
+    store.limits.check_notes([record_id], by=by, reason=reason)
     when = require_aware(at, "at") if at is not None else store.clock()
 
     def work(tx: ManagedTransaction) -> MemoryRecord:

@@ -38,6 +38,7 @@ from graphmem.deletion.reach import reach_key
 from graphmem.deletion.verify import report
 from graphmem.errors import CertificateError, DeletionError
 from graphmem.fields import AwareDatetime
+from graphmem.limits import DEFAULT_LIMITS, InputLimits
 
 __all__ = ["CERTIFICATE_FORMAT", "CertificateCheck", "CertificateMethods", "CertificateVerdict",
            "ErasureCertificate", "check", "issue", "load"]
@@ -194,7 +195,11 @@ def issue(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = (
     Raises:
         DeletionError: no such request.
         CertificateError: a verification check fails (nothing is issued).
+        ValidationError: the request id or the terms over their bounds
+            (:class:`graphmem.limits.InputLimits`).
     """
+    store.limits.check_id("the deletion request id", request_id)
+    redact_terms = store.limits.check_terms(redact_terms)
     stored = _stored(store, request_id)
     if stored["certificate"]:
         return load(stored["certificate"])
@@ -240,14 +245,29 @@ def issue(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = (
     return result
 
 
-def load(source: str | bytes | dict[str, Any] | ErasureCertificate) -> ErasureCertificate:
+def load(source: str | bytes | dict[str, Any] | ErasureCertificate,
+         limits: InputLimits = DEFAULT_LIMITS) -> ErasureCertificate:
     """A certificate from its JSON text or a dict (as ``-o`` wrote it).
+
+    Args:
+        source: the certificate. limits: ``certificate_bytes``, ``json_depth`` and
+            ``number_chars`` bound it before it is parsed.
 
     Raises:
         CertificateError: not JSON, or not a certificate of this format.
+        ValidationError: over a bound (:meth:`InputLimits.check_document`).
     """
     if isinstance(source, ErasureCertificate):
         return source
+    if not isinstance(source, dict | str | bytes):
+        raise CertificateError("not an erasure certificate: expected JSON text, bytes or a "
+                               f"dict, got {type(source).__name__}")
+    if isinstance(source, dict):
+        limits.check_json_value("certificate", source)
+        limits.check_document("certificate", json.dumps(source, ensure_ascii=False,
+                                                        default=str), "certificate_bytes")
+    else:
+        source = limits.check_document("certificate", source, "certificate_bytes")
     try:
         if isinstance(source, dict):
             return ErasureCertificate.model_validate(source)
@@ -271,8 +291,10 @@ def check(store: Neo4jStore, source: str | bytes | dict[str, Any] | ErasureCerti
 
     Raises:
         CertificateError: ``source`` is not a certificate.
+        ValidationError: ``source`` or the terms over their bounds
+            (:class:`graphmem.limits.InputLimits`).
     """
-    cert = load(source)
+    cert = load(source, store.limits)
     problems: list[str] = []
     intact = cert.compute_digest() == cert.digest
     if not intact:
@@ -367,7 +389,9 @@ class CertificateMethods:
 
         Raises:
             CertificateError: not a certificate.
+            ValidationError: the certificate or the terms over their bounds
+                (:class:`graphmem.limits.InputLimits`).
             OutOfReachError: a bound client's certificate of a request out of reach.
         """
-        self._reach(load(certificate).request_id)
+        self._reach(load(certificate, self.store.limits).request_id)
         return check(self.store, certificate, redact_terms=redact_terms)

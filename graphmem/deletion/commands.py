@@ -226,9 +226,11 @@ def apply_command(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     from graphmem.deletion.models import DeletionPlan
+    from graphmem.limits import DEFAULT_LIMITS
 
     try:
-        plan = DeletionPlan.from_json(plan_file.read_bytes())
+        plan = DeletionPlan.from_json(
+            DEFAULT_LIMITS.read_document("deletion plan", plan_file, "plan_bytes"))
         with _connect() as memory:
             if len(plan.entries) > batch_size:
                 with Progress("[progress.description]{task.description}", BarColumn(),
@@ -340,8 +342,10 @@ def check_certificate_command(
 ) -> None:
     """Tell whether a certificate was altered and whether the store still agrees with it.
     Exits 1 when either fails, 2 when the file is not a certificate."""
+    from graphmem.limits import DEFAULT_LIMITS
+
     try:
-        text = certificate.read_bytes()
+        text = DEFAULT_LIMITS.read_document("certificate", certificate, "certificate_bytes")
         with _connect() as memory:
             verdict = memory.check_certificate(text, redact_terms=redact or ())
     except GraphmemError as exc:

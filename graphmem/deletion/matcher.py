@@ -46,6 +46,8 @@ from itertools import pairwise
 
 import regex
 
+from graphmem.fields import fold_letters
+
 __all__ = ["NO_SPACE_SCRIPTS", "REDACTION", "Match", "Normalised", "TermDigest", "TermMatcher",
            "TermSpec", "ascii_anchor", "digest_terms", "normalise", "term_spec"]
 
@@ -83,9 +85,7 @@ def _class(char: str) -> str:
 
 @lru_cache(maxsize=65536)
 def _fold(grapheme: str) -> str:
-    text = unicodedata.normalize("NFKC", grapheme).casefold()
-    text = text.replace("i\u0307", "i").replace("\u0131", "i")
-    return unicodedata.normalize("NFKC", text)
+    return fold_letters(grapheme)
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 from graphmem.deletion.disk import DiskResidue
 from graphmem.errors import DeletionError
 from graphmem.fields import AwareDatetime, Identifier, NonEmptyStr
+from graphmem.limits import DEFAULT_LIMITS, InputLimits
 from graphmem.models import Sensitivity
 
 __all__ = [
@@ -219,12 +220,19 @@ class DeletionPlan(BaseModel):
         return self.model_dump_json(indent=indent)
 
     @classmethod
-    def from_json(cls, text: str | bytes) -> DeletionPlan:
+    def from_json(cls, text: str | bytes, limits: InputLimits = DEFAULT_LIMITS
+                  ) -> DeletionPlan:
         """Load and check a saved plan.
+
+        Args:
+            text: the plan's JSON. limits: ``plan_bytes``, ``json_depth`` and
+                ``number_chars`` bound it before it is parsed.
 
         Raises:
             DeletionError: see the class docstring.
+            ValidationError: over a bound (:meth:`InputLimits.check_document`).
         """
+        text = limits.check_document("deletion plan", text, "plan_bytes")
         try:
             plan = cls.model_validate_json(text)
         except pydantic.ValidationError as exc:

@@ -32,12 +32,11 @@ from graphmem.deletion.reach import (
     retrievals_within,
 )
 from graphmem.deletion.redaction import narrowing, terms_in
-from graphmem.deletion.terms import check_terms, check_text, clean_terms, term_check
+from graphmem.deletion.terms import check_terms, clean_terms, term_check
 from graphmem.errors import (
     DeletionError,
     ValidationError,
 )
-from graphmem.fields import id_problem
 from graphmem.models import MemoryKind
 
 __all__ = ["DEFAULT_BATCH_SIZE", "REDACTION", "ProgressCallback", "Walk", "check_terms",
@@ -221,7 +220,9 @@ def plan_deletion(
     Raises:
         ValidationError: both or neither of roots/subject, a subject without tenant, empty
             terms, empty requested_by/reason, a string with a lone surrogate, a request id
-            that breaks SPEC section 2's id rule (:func:`graphmem.models.id_problem`).
+            that breaks SPEC section 2's id rule (:func:`graphmem.models.id_problem`), a
+            value over its bound (:class:`graphmem.limits.InputLimits`: ``note_bytes``,
+            ``ids``, ``redact_terms``, ``term_bytes``, ``scope_bytes``); nothing is read.
         DeletionError: a named root does not exist (an operator's plan, without
             ``allow_missing``).
         OutOfReachError: a bound caller named a root out of its reach, or none.
@@ -230,27 +231,28 @@ def plan_deletion(
     """
     if (roots is None) == (subject is None):
         raise ValidationError("plan a deletion from exactly one of roots= or subject=")
-    if not requested_by or not reason:
-        raise ValidationError("a deletion request needs non-empty requested_by and reason")
-    if request_id is not None and (problem := id_problem(request_id)) is not None:
-        raise ValidationError(f"invalid deletion request id: {problem}",
-                              record_ids=[request_id])
-    redact_terms = tuple(redact_terms)
-    for text in (requested_by, reason, *redact_terms):
-        check_text(text)
-    terms = clean_terms(redact_terms)
+    limits = store.limits  # every input is bounded before the first read
+    limits.check_notes(requested_by=requested_by, reason=reason)
+    if request_id is not None:
+        limits.check_id("invalid deletion request id", request_id)
+    terms = clean_terms(limits.check_terms(redact_terms))
+    if roots is not None:
+        roots = limits.check_ids("roots", roots)
+    if subject is not None:
+        subject = limits.check_scope("the deletion subject", subject)
     matcher = TermMatcher.from_terms(terms)
     missing: list[str] = []
     subject_scope: dict[str, str] | None = None
     if subject is not None:
-        subject_scope = _check_subject(confine_subject(access, subject))
+        subject_scope = limits.check_scope("the deletion subject",
+                                           _check_subject(confine_subject(access, subject)))
         root_rows = store.read("deletion/subject_roots", tenant=subject_scope["tenant"],
                                subject_pairs=scope_pairs(subject_scope))
         root_reason = "in the subject's scope"
     else:
         assert roots is not None
-        wanted = list(dict.fromkeys(roots))
-        if not wanted or not all(isinstance(r, str) and r for r in wanted):
+        wanted = list(roots)
+        if not wanted:
             raise ValidationError("roots must be a non-empty list of ids")
         access.check_ids(store, wanted, change=True, what="a deletion root")
         root_rows = store.read("deletion/roots_by_id", ids=wanted)

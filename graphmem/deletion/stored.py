@@ -68,6 +68,7 @@ def load_plan(store: Neo4jStore, digest: str, *, owner: str, terms: tuple[str, .
             same), an expired one, terms missing or not the plan's, or a stored plan whose
             content no longer matches its digest.
     """
+    store.limits.check_label("digest", digest)
     rows = store.read("deletion/request/by_digest", digest=digest)
     stored = rows[0]["request"] if rows else None
     if stored is None or stored.get("plan_owner") != owner or not stored.get("plan_json"):
@@ -78,7 +79,7 @@ def load_plan(store: Neo4jStore, digest: str, *, owner: str, terms: tuple[str, .
         expires = stored.get("plan_expires_at")
         if expires is None or (now or store.clock()) >= to_native(expires):
             raise DeletionError("this deletion plan expired; plan again", record_ids=[rid])
-    plan = DeletionPlan.from_json(str(stored["plan_json"]))
+    plan = DeletionPlan.from_json(str(stored["plan_json"]), store.limits)
     if terms:  # checked against the plan's term_checks when it is applied
         return plan.with_terms(terms)
     return plan

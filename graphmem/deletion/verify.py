@@ -104,8 +104,11 @@ def verify(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = 
 
     Raises:
         DeletionError: no deletion request with this id; a term given is not the request's.
-        ValidationError: an empty term, or one without a letter or digit.
+        ValidationError: an empty term, or one without a letter or digit; a request id or
+            terms over their bounds (:class:`graphmem.limits.InputLimits`).
     """
+    store.limits.check_id("the deletion request id", request_id)
+    redact_terms = store.limits.check_terms(redact_terms)
     rows = store.read("deletion/verify", id=request_id)
     if not rows:
         raise DeletionError(f"no deletion request {request_id!r}", record_ids=[request_id])

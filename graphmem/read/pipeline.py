@@ -127,7 +127,8 @@ def _retrieve(
     if not 0 <= budget_chars <= MAX_BUDGET_CHARS or k < 1 or context_window < 0:
         raise ValidationError(f"budget_chars must be in 0..{MAX_BUDGET_CHARS} (it is logged "
                               "as a 64-bit integer), k >= 1 and context_window >= 0")
-    confined = ScopeQuery.build(principal, state.memory_scope, at).scope  # authorization first
+    confined = ScopeQuery.build(principal, state.memory_scope, at,  # authorization first
+                                store.limits).scope
     if confined != state.memory_scope:  # the principal's confinement added: read and logged
         state = state.model_copy(update={"memory_scope": confined})
     if state.event and not state.due_cue and cue_due(state):

@@ -41,7 +41,6 @@ from graphmem.db.records import batch_refs
 from graphmem.db.slots import slot_keys, stamp_slot
 from graphmem.db.store import Neo4jStore
 from graphmem.errors import ConstraintViolationError
-from graphmem.fields import require_text
 from graphmem.models import MemoryKind, MemoryRecord
 from graphmem.write.policy import (
     PROCEDURE_EXEMPT_AUTHORITIES,
@@ -82,7 +81,7 @@ def admit(store: Neo4jStore, policy: WritePolicy, proposal: MemoryRecord | dict[
         ValidationError and subclasses (also for a ``by`` that is not a string),
         RecordConflictError: nothing is written.
     """
-    require_text(non_empty=False, by=by)  # else the driver's bare ValueError while packing
+    store.limits.check_notes(non_empty=False, by=by)  # else a bare ValueError while packing
     record = coerce_record(proposal)
     store.check_new_record(record)
     fingerprint = record_fingerprint(record)

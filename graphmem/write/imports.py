@@ -26,13 +26,13 @@ def iter_jsonl(path: Path, limits: InputLimits = DEFAULT_LIMITS
     """Yield ``(line_number, object)`` for each non-blank line.
 
     Args:
-        path: a JSON Lines file. limits: the JSON nesting depth and number length allowed
-            (:func:`graphmem.limits.loads_bounded`).
+        path: a JSON Lines file. limits: the line length, JSON nesting depth and number
+            length allowed (``line_bytes``, :func:`graphmem.limits.loads_bounded`).
 
     Raises:
         ValidationError: the file cannot be read (missing, a folder, no permission), or a
-            line is not UTF-8, not a JSON object, nested too deep or holds a too long
-            number (``file:line`` and the field in the message).
+            line is over ``line_bytes``, not UTF-8, not a JSON object, nested too deep or
+            holds a too long number (``file:line`` and the field in the message).
     """
     try:
         fh = path.open("rb")
@@ -41,13 +41,16 @@ def iter_jsonl(path: Path, limits: InputLimits = DEFAULT_LIMITS
     with fh:
         number = 0
         while True:
-            try:
-                raw = fh.readline()
+            try:  # a line is read at most as far as its bound (and its line break)
+                raw = fh.readline(limits.line_bytes + 2)
             except OSError as exc:
                 raise ValidationError(f"cannot read {path}: {exc.strerror or exc}") from None
             if not raw:
                 return
             number += 1
+            if len(raw.rstrip(b"\r\n")) > limits.line_bytes:
+                raise ValidationError(f"{path.name}:{number}: the line is over "
+                                      f"{limits.line_bytes} bytes (InputLimits.line_bytes)")
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError:

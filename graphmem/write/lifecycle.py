@@ -16,7 +16,6 @@ from neo4j import ManagedTransaction
 from graphmem.db.codec import coerce_record
 from graphmem.db.store import Neo4jStore
 from graphmem.errors import PolicyError, ValidationError
-from graphmem.fields import require_text
 from graphmem.models import MemoryKind, MemoryRecord
 from graphmem.write.admission import admit, admitted_evidence
 from graphmem.write.policy import (
@@ -60,7 +59,7 @@ def promote(store: Neo4jStore, record_id: str, *, by: str, reason: str) -> None:
         PolicyError: the record is not quarantined. RecordNotFoundError.
         ValidationError: ``by`` or ``reason`` is not a non-empty string.
     """
-    require_text([record_id], by=by, reason=reason)
+    store.limits.check_notes([record_id], by=by, reason=reason)
     if not store.state(record_id).quarantined:
         raise PolicyError("only a quarantined record can be promoted", record_ids=[record_id])
     store.set_quarantine(record_id, False, by=by, reason=reason)
@@ -77,7 +76,7 @@ def supersede(store: Neo4jStore, policy: WritePolicy, old_ids: Sequence[str],
         PolicyError: the write policy does not persist it. RecordNotFoundError: an old id.
         ValidationError: ``by`` or ``reason`` is not a non-empty string.
     """
-    require_text(list(old_ids), by=by, reason=reason)
+    store.limits.check_notes(list(old_ids), by=by, reason=reason)
     record = coerce_record(new_record)
     missing = [i for i in old_ids if i not in record.supersedes]
     if missing:
@@ -103,7 +102,7 @@ def consolidate(store: Neo4jStore, policy: WritePolicy, ids: Sequence[str], *,
         ValidationError: fewer than two ids, or ``by`` or ``reason`` is not a non-empty
             string. PolicyError, RecordNotFoundError.
     """
-    require_text(list(ids), by=by, reason=reason)
+    store.limits.check_notes(list(ids), by=by, reason=reason)
     if len(ids) < 2:
         raise ValidationError("consolidate needs at least two records", record_ids=ids)
     record = coerce_record(into)
@@ -127,7 +126,7 @@ def promote_procedure(store: Neo4jStore, policy: WritePolicy, episode_ids: Seque
             admitted_evidence`), or the policy does not persist the procedure.
         ValidationError: not procedural, or ``by`` or ``reason`` is not a non-empty string.
     """
-    require_text(list(episode_ids), by=by, reason=reason)
+    store.limits.check_notes(list(episode_ids), by=by, reason=reason)
     record = coerce_record(procedure)
     if record.kind is not MemoryKind.PROCEDURAL:
         raise ValidationError("promote_procedure writes a procedural record",

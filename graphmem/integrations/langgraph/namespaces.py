@@ -20,6 +20,7 @@ from typing import Any
 
 from graphmem.db.reserved import LANGGRAPH
 from graphmem.errors import ValidationError
+from graphmem.limits import DEFAULT_LIMITS
 
 __all__ = [
     "MARKER_KEY",
@@ -65,9 +66,10 @@ def check_labels(labels: Sequence[object], *, allow_empty_tuple: bool) -> tuple[
     """The labels as a tuple of non-empty strings.
 
     Raises:
-        ValidationError: a label is not a non-empty string, or the tuple is empty where a
-            namespace is required (LangGraph's own methods raise ``InvalidNamespaceError``
-            first; this guards ops handed straight to ``batch``).
+        ValidationError: a label is not a non-empty string, the labels are over
+            ``InputLimits.scope_bytes``, or the tuple is empty where a namespace is required
+            (LangGraph's own methods raise ``InvalidNamespaceError`` first; this guards ops
+            handed straight to ``batch``).
     """
     if not isinstance(labels, tuple | list):
         raise ValidationError("a namespace must be a tuple of strings")
@@ -76,6 +78,7 @@ def check_labels(labels: Sequence[object], *, allow_empty_tuple: bool) -> tuple[
     for label in labels:
         if not isinstance(label, str) or not label:
             raise ValidationError("namespace labels must be non-empty strings")
+    DEFAULT_LIMITS.check_namespace(labels)  # no larger than a scope can hold
     return tuple(str(label) for label in labels)
 
 
@@ -113,7 +116,11 @@ def version_prefix(tenant: str, namespace: Sequence[str], key: str,
     A hash, so ids obey SPEC section 2 (no whitespace, control or invisible characters,
     at most 256 characters) whatever the labels and key hold, and one index seek
     (``STARTS WITH``) finds every version.
+
+    Raises:
+        ValidationError: ``key`` over ``InputLimits.scope_bytes``.
     """
+    DEFAULT_LIMITS.check_namespace((), key)  # before it is hashed
     parts: list[object] = [tenant, list(namespace), key]
     if confinement:
         parts.append(sorted(confinement.items()))

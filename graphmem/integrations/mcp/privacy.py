@@ -99,7 +99,9 @@ def apply_deletion(
     with tool_errors():
         given = None
         if plan is not None:
-            given = DeletionPlan.from_json(json.dumps(plan))  # checks its own digest
+            limits = state.memory.store.limits
+            limits.check_json_value("plan", plan)  # json.dumps recurses
+            given = DeletionPlan.from_json(json.dumps(plan), limits)  # checks its digest
             if given.digest != digest:
                 raise DeletionError("the plan given is not the plan with this digest: it "
                                     "was edited after planning; plan again")
