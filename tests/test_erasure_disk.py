@@ -82,8 +82,6 @@ def test_nothing_is_left_after_the_server_stops(tmp_path: Path) -> None:
     assert scan(tmp_path, [term]) == {}
 
 
-@pytest.mark.xfail(strict=True, reason="a range index keeps removed keys in its pages: an "
-                   "erased intention's cue stays in the intention_cue index file")
 def test_an_erased_intention_cue_leaves_no_copy(server: EphemeralServer, home: Path) -> None:
     term = marker(random.Random(11))
     with Memory.connect(server.settings, start_if_needed=False) as memory:

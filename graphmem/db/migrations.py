@@ -11,6 +11,10 @@ cost one lookup. An interrupted run starts again from the beginning next time.
 ``tombstone_times`` (issue 12 item 2): tombstones erased before they kept their times and
 whether they were admitted stopped superseding, so their predecessors came back; the
 migration completes them (``cypher/migration/tombstone_times.cypher``).
+
+``cue_digest``: intentions stored while their cue was indexed in clear text get the keyed
+digest the cue index now holds (:mod:`graphmem.db.index_key`), so they still fire; the
+clear-text index is dropped by ``cypher/schema.cypher``.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from graphmem.db.codec import DEDUP_VERSION, content_dedup_key
+from graphmem.db.index_key import index_key, redigest_cues
 
 if TYPE_CHECKING:  # base runs the migrations from ensure_schema
     from graphmem.db.base import StoreBase
@@ -30,14 +35,18 @@ PAGE = 5_000
 #: Version of the tombstone migration (``cypher/migration/tombstone_times.cypher``).
 TOMBSTONE_VERSION = 1
 
+#: Version of the cue digest migration (:func:`graphmem.db.index_key.redigest_cues`).
+CUE_DIGEST_VERSION = 1
+
 
 def migrate(store: StoreBase) -> int:
     """Run the migrations this database has not reached yet.
 
     Returns:
-        The number of records changed (dedup keys recomputed, tombstones completed).
+        The number of records and intentions changed (dedup keys recomputed, tombstones
+        completed, cue digests given).
     """
-    return _tombstones(store) + _dedup_keys(store)
+    return _tombstones(store) + _dedup_keys(store) + _cue_digests(store)
 
 
 def _reached(store: StoreBase, migration: str, version: int) -> bool:
@@ -71,5 +80,16 @@ def _dedup_keys(store: StoreBase) -> int:
             changed += store.write("migration/dedup_set", rows=updates)[0]["updated"]
         after = page[-1]["id"]
     store.write("migration/version_set", migration="dedup_key", version=DEDUP_VERSION,
+                at=store.clock())
+    return changed
+
+
+def _cue_digests(store: StoreBase) -> int:
+    """Intentions of a store that indexed cues in clear text get their cue digests."""
+    if _reached(store, "cue_digest", CUE_DIGEST_VERSION):
+        return 0
+    key, _ = index_key(store)
+    changed = redigest_cues(store, key)
+    store.write("migration/version_set", migration="cue_digest", version=CUE_DIGEST_VERSION,
                 at=store.clock())
     return changed
