@@ -133,7 +133,7 @@ def walked(plan: dict[str, Any] | None) -> tuple[int, list[str]]:
 def young_store(memory: Memory) -> None:
     """The empty store's indexes made again, as in a new database: their statistics are
     those of no records until the server samples them again, some time after an import."""
-    for name in ("record_dedup", "scope_tenant", "record_tenant_asserts", "record_thread"):
+    for name in ("record_dedup", "scope_tenant", "record_thread_key"):
         memory.store.driver.execute_query(f"DROP INDEX {name} IF EXISTS",
                                           database_=memory.store.database)
     memory.store.ensure_schema()

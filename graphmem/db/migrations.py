@@ -14,14 +14,17 @@ migration completes them (``cypher/migration/tombstone_times.cypher``).
 
 ``cue_digest``: intentions stored while their cue was indexed in clear text get the keyed
 digest the cue index now holds (:mod:`graphmem.db.index_key`), so they still fire; the
-clear-text index is dropped by ``cypher/schema.cypher``.
+clear-text index is dropped by ``cypher/schema.cypher``. ``text_keys``: likewise, assertion
+groups get digest ``gkey`` s and threaded records their ``thread_key``
+(:func:`graphmem.db.codec.assertion_group`, :func:`~graphmem.db.codec.thread_key`), for the
+indexes that replace those on the asserted key's and the thread's text.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from graphmem.db.codec import DEDUP_VERSION, content_dedup_key
+from graphmem.db.codec import DEDUP_VERSION, assertion_group, content_dedup_key, thread_key
 from graphmem.db.index_key import index_key, redigest_cues
 
 if TYPE_CHECKING:  # base runs the migrations from ensure_schema
@@ -38,6 +41,9 @@ TOMBSTONE_VERSION = 1
 #: Version of the cue digest migration (:func:`graphmem.db.index_key.redigest_cues`).
 CUE_DIGEST_VERSION = 1
 
+#: Version of the assertion group and thread key migration.
+TEXT_KEYS_VERSION = 1
+
 
 def migrate(store: StoreBase) -> int:
     """Run the migrations this database has not reached yet.
@@ -46,7 +52,8 @@ def migrate(store: StoreBase) -> int:
         The number of records and intentions changed (dedup keys recomputed, tombstones
         completed, cue digests given).
     """
-    return _tombstones(store) + _dedup_keys(store) + _cue_digests(store)
+    return (_tombstones(store) + _dedup_keys(store) + _cue_digests(store)
+            + _text_keys(store))
 
 
 def _reached(store: StoreBase, migration: str, version: int) -> bool:
@@ -91,5 +98,26 @@ def _cue_digests(store: StoreBase) -> int:
     key, _ = index_key(store)
     changed = redigest_cues(store, key)
     store.write("migration/version_set", migration="cue_digest", version=CUE_DIGEST_VERSION,
+                at=store.clock())
+    return changed
+
+
+def _text_keys(store: StoreBase) -> int:
+    """Assertion groups keyed by clear text get digest gkeys; threaded records thread keys."""
+    if _reached(store, "text_keys", TEXT_KEYS_VERSION):
+        return 0
+    changed = 0
+    while page := store.read_values("migration/assertion_page", limit=PAGE):
+        rows = [{"old": row["gkey"], "gkey": assertion_group(row["tenant"], row["key"])}
+                for row in page]
+        changed += int(store.write("migration/assertion_set", rows=rows)[0]["updated"])
+    after = ""
+    while page := store.read_values("migration/thread_page", after=after, limit=PAGE):
+        rows = [{"id": row["id"], "thread_key": key} for row in page
+                if (key := thread_key(row["tenant"], row["thread"])) != row["thread_key"]]
+        if rows:
+            changed += int(store.write("migration/thread_set", rows=rows)[0]["updated"])
+        after = page[-1]["id"]
+    store.write("migration/version_set", migration="text_keys", version=TEXT_KEYS_VERSION,
                 at=store.clock())
     return changed

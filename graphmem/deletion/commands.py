@@ -150,7 +150,9 @@ def _disk_table(residue: DiskResidue | None) -> None:
                 f"{len(residue.settings)} setting(s) read")
     console.print(done, highlight=False)
     table = Table(title="Outside graphmem's reach", title_justify="left")
-    for col in ("what", "setting", "value", "what to do"):
+    table.add_column("what", no_wrap=True)
+    table.add_column("setting", no_wrap=True)
+    for col in ("value", "what to do"):
         table.add_column(col, overflow="fold")
     for note in residue.outside_reach:
         table.add_row(note.what, note.setting or "",

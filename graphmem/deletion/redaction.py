@@ -57,7 +57,7 @@ STRUCTURAL_KEYS: frozenset[str] = frozenset({
     # digests, tokens and the request's own bookkeeping (ids and counts only)
     "digest", "candidate_digest", "fingerprint", "dedup_key", "epoch", "redact_term_digests",
     "fire_token", "_lock", "counts_json", "dangling_json", "retrievals_json", "gkey",
-    "redact_key", "redact_terms_json", "written_at", "cue_digest",
+    "redact_key", "redact_terms_json", "written_at", "cue_digest", "thread_key",
 })
 """Property keys that are never redacted: identifiers, references, tenant and scope, enum
 values and digests. Every other string property, present or future, is redacted and checked."""
@@ -69,7 +69,7 @@ RECORD_TEXT_KEYS: frozenset[str] = frozenset({
 model (:func:`redact_record`) so fingerprints are recomputed."""
 
 _RECORD_DERIVED = ("content", "asserts", "asserted_value", "provenance_json", "source",
-                   "metadata_json", "thread", "fingerprint", "dedup_key")
+                   "metadata_json", "thread", "thread_key", "fingerprint", "dedup_key")
 
 
 def matcher_of(terms: TermMatcher | Iterable[str]) -> TermMatcher:
