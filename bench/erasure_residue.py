@@ -138,7 +138,9 @@ def erase(memory: Memory, term: str, user: str, purge: bool) -> dict[str, Any]:
 def _rounds(rounds: int, records: int, rng: random.Random, home: Path,
             runs: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
     """Run the rounds into ``runs``; the scan for every term after the server stopped."""
-    with EphemeralServer(home=home) as server, Memory.connect(server.settings) as memory:
+    # a slow start on a busy machine is no result: wait for it longer than the default
+    with EphemeralServer(home=home, timeout_s=600) as server, \
+            Memory.connect(server.settings) as memory:
         warm = marker(rng)  # plans every query once, unmeasured (erased like the rest)
         load(memory, warm, "u-warm-up", records)
         erase(memory, warm, "u-warm-up", purge=True)

@@ -1,18 +1,22 @@
-"""An intention's cue is indexed as a keyed digest, never as its text (SPEC sections 7, 8):
-the digest is exact, the key lives in the graph, older intentions are migrated, a replaced
-key is noticed, a redacted cue is re-digested, and no index of the schema holds text that an
-erasure removes."""
+"""No index holds text that an erasure removes (SPEC sections 7, 8). An intention's cue is
+indexed as a keyed digest: the digest is exact, the key lives in the graph, older intentions
+are migrated, a replaced key is noticed, a redacted cue is re-digested. Assertion groups and
+threads are indexed by digests, and stores of earlier versions are migrated."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from graphmem.client import Memory
+from graphmem.db.codec import assertion_group, thread_key
 from graphmem.db.index_key import cue_digest
+from graphmem.errors import ValidationError
 from graphmem.models import Principal
 
 NOW = datetime(2026, 9, 15, 12, tzinfo=UTC)
@@ -128,3 +132,40 @@ def test_a_redacted_cue_is_indexed_by_its_new_text(memory: Memory) -> None:
     assert _due(memory, {"keyword": "call [REDACTED] back"}, user="u-2") == ["i-other"]
     erased = memory.store.read("intentions/get", id="i-subject")[0]["intention"]
     assert "cue_digest" not in erased and "trigger_value" not in erased
+
+
+def _record(rid: str, **fields: Any) -> dict[str, Any]:
+    return {"id": rid, "kind": "episodic", "content": f"note {rid}", "scope": SCOPE,
+            "created_at": "2026-09-01T00:00:00+00:00", "authority": "human_instruction",
+            **fields}
+
+
+def test_assertion_groups_and_threads_of_clear_text_are_migrated(memory: Memory) -> None:
+    """A group keyed by the JSON of its tenant and key, and a threaded record without a
+    thread key (as earlier versions stored them), are found by their digests after the
+    schema set-up; a group made meanwhile under the digest takes the old one's records."""
+    memory.put_many([_record("r-1", asserts="deploy.owner", asserted_value="team-x"),
+                     _record("t-1", thread="run 7", position=0)])
+    old = json.dumps(["acme", "deploy.owner"], ensure_ascii=False)
+    memory.store.driver.execute_query(
+        "MATCH (a:Assertion) SET a.gkey = $old WITH count(*) AS n "
+        "MATCH (r:Record {id: 't-1'}) REMOVE r.thread_key",
+        old=old, database_=memory.store.database)
+    memory.put_many([_record("r-2", asserts="deploy.owner", asserted_value="team-y")])
+    memory.store.driver.execute_query("MATCH (m:GraphmemMigration) DELETE m",
+                                      database_=memory.store.database)
+    memory.store.ensure_schema()
+    rows, _, _ = memory.store.driver.execute_query(
+        "MATCH (a:Assertion) OPTIONAL MATCH (r)-[:ASSERTS]->(a) "
+        "RETURN a.gkey AS gkey, collect(r.id) AS ids", database_=memory.store.database)
+    assert [(r["gkey"], sorted(r["ids"])) for r in rows] == [
+        (assertion_group("acme", "deploy.owner"), ["r-1", "r-2"])]
+    stored = memory.store.get_props(["t-1"])["t-1"]
+    assert stored["thread_key"] == thread_key("acme", "run 7") and len(stored["thread_key"]) == 64
+    with pytest.raises(ValidationError, match="thread positions already taken"):
+        memory.put_many([_record("t-2", thread="run 7", position=0)])
+    memory.put_many([_record("t-3", thread="run 7", position=1)])
+    rows, _, _ = memory.store.driver.execute_query(
+        "MATCH (a:Record)-[:NEXT]->(b:Record) RETURN a.id AS a, b.id AS b",
+        database_=memory.store.database)
+    assert [(r["a"], r["b"]) for r in rows] == [("t-1", "t-3")]  # the thread, relinked
