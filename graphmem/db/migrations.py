@@ -22,10 +22,13 @@ indexes that replace those on the asserted key's and the thread's text.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
+from graphmem.db import catalogue as cypher
 from graphmem.db.codec import DEDUP_VERSION, assertion_group, content_dedup_key, thread_key
 from graphmem.db.index_key import index_key, redigest_cues
+from graphmem.db.resilience import with_retry
 
 if TYPE_CHECKING:  # base runs the migrations from ensure_schema
     from graphmem.db.base import StoreBase
@@ -107,10 +110,13 @@ def _text_keys(store: StoreBase) -> int:
     if _reached(store, "text_keys", TEXT_KEYS_VERSION):
         return 0
     changed = 0
-    while page := store.read_values("migration/assertion_page", limit=PAGE):
+    while page := store.read_values("migration/assertions/page", limit=PAGE):
         rows = [{"old": row["gkey"], "gkey": assertion_group(row["tenant"], row["key"])}
                 for row in page]
-        changed += int(store.write("migration/assertion_set", rows=rows)[0]["updated"])
+        changed += int(store.write("migration/assertions/set", rows=rows)[0]["updated"])
+    if changed:  # the constraint's file still holds the old gkeys: a new one holds none
+        for statement in cypher.statements("migration/assertions/constraint"):
+            with_retry(partial(store._auto_commit, statement), "rebuilding a constraint")
     after = ""
     while page := store.read_values("migration/thread_page", after=after, limit=PAGE):
         rows = [{"id": row["id"], "thread_key": key} for row in page
