@@ -80,25 +80,39 @@ def marker(rng: random.Random) -> str:
 
 
 def load(memory: Memory, term: str, user: str, records: int, *, cue: bool = True) -> None:
-    """The subject's records, another user's mention, a logged query and (``cue``) an
-    intention whose cue and action hold the term."""
+    """The subject's records (one asserting a key and one in a thread that name the term),
+    another user's mention (in an asserted key and a thread too), a logged query and
+    (``cue``) an intention whose cue and action hold the term, and another user's intention
+    whose cue holds it."""
     created = "2026-03-02T09:00:00+00:00"
-    rows = [{"id": f"{user}-r{i}", "kind": "semantic", "created_at": created,
+    rows: list[dict[str, Any]] = [{"id": f"{user}-r{i}", "kind": "semantic", "created_at": created,
              "content": f"Note {i} on {term}: prefers email contact at the main office.",
              "scope": {"tenant": "acme", "user": user},
              "provenance": {"source": "crm", "author": term},
              "metadata": {"about": term}, "authority": "human_instruction"}
             for i in range(records)]
-    rows.append({"id": f"{user}-other", "kind": "semantic", "created_at": created,
+    rows[0].update(asserts=f"contact channel of {term}", asserted_value="email")
+    rows[-1].update(kind="episodic", thread=f"ticket of {term}", position=0)
+    rows.append({"id": f"{user}-other", "kind": "episodic", "created_at": created,
                  "content": f"Team meeting: {term} will present the quarterly roadmap.",
                  "scope": {"tenant": "acme", "user": f"{user}-colleague"},
+                 "thread": f"meetings with {term}", "position": 0,
                  "provenance": {"source": "calendar"}, "authority": "human_instruction"})
+    rows.append({"id": f"{user}-other-key", "kind": "semantic", "created_at": created,
+                 "content": "The colleague's deputy is on leave.",
+                 "scope": {"tenant": "acme", "user": f"{user}-colleague"},
+                 "asserts": f"deputy of {term}", "asserted_value": "on leave",
+                 "authority": "human_instruction"})
     memory.put_many(rows)
     if cue:
         memory.intend({"id": f"{user}-intent",
                        "action": f"Call {term} back about the refund",
                        "trigger_kind": "keyword", "trigger_value": term,
                        "scope": {"tenant": "acme", "user": user}, "created_at": created})
+        memory.intend({"id": f"{user}-other-intent", "action": "Prepare the roadmap slides",
+                       "trigger_kind": "keyword", "trigger_value": f"meeting with {term}",
+                       "scope": {"tenant": "acme", "user": f"{user}-colleague"},
+                       "created_at": created})
     memory.retrieve(DecisionState(memory_scope={"tenant": "acme", "user": user},
                                   goal=f"What does {term} prefer?",
                                   last_observation=f"{term} asked about the office",
@@ -124,7 +138,9 @@ def erase(memory: Memory, term: str, user: str, purge: bool) -> dict[str, Any]:
 def _rounds(rounds: int, records: int, rng: random.Random, home: Path,
             runs: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
     """Run the rounds into ``runs``; the scan for every term after the server stopped."""
-    with EphemeralServer(home=home) as server, Memory.connect(server.settings) as memory:
+    # a slow start on a busy machine is no result: wait for it longer than the default
+    with EphemeralServer(home=home, timeout_s=600) as server, \
+            Memory.connect(server.settings) as memory:
         warm = marker(rng)  # plans every query once, unmeasured (erased like the rest)
         load(memory, warm, "u-warm-up", records)
         erase(memory, warm, "u-warm-up", purge=True)
@@ -149,6 +165,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--records", type=int, default=20)
     parser.add_argument("--seed", type=int, default=31)
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--before", type=Path, default=None,
+                        help="A result of an earlier version (same options) to show side by "
+                             "side with this run's and keep in its result.")
+    parser.add_argument("--label", default=None,
+                        help="What version of graphmem ran (kept in the result).")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
     runs: list[dict[str, Any]] = []
@@ -164,7 +185,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         for mode in ("without purge", "with purge")}
     result = {"date": datetime.now(UTC).isoformat(timespec="seconds"),
               "machine": f"{platform.machine()} {platform.system()}",
-              "neo4j": "5.26.30 Community (graphmem launcher)",
+              "neo4j": "5.26.30 Community (graphmem launcher)", "version": args.label,
               "records_per_subject": args.records, "runs": runs, "summary": summary,
               "after_all_rounds_all_terms": final}
     table = Table(title="Erasure residue on the local server (files holding the term)")
@@ -178,11 +199,35 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                       str(x["occurrences"]), ", ".join(x["files_with_term"]))
     console.print(table)
     console.print(json.dumps(summary, indent=1))
+    if args.before is not None:
+        result["before"] = _side_by_side(json.loads(args.before.read_text(encoding="utf-8")),
+                                         result)
     out = args.out or RESULTS / f"erasure-residue-{datetime.now(UTC):%Y%m%d}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     console.print(f"wrote {out}")
     return result
+
+
+def _side_by_side(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    """Print an earlier version's figures beside this run's; what the result keeps of them."""
+    table = Table(title="Before and after (apply seconds: median and each; copies left)")
+    for col in ("mode", "apply s before", "apply s after", "copies before", "copies after"):
+        table.add_column(col)
+    for mode in ("without purge", "with purge"):
+        b, a = before["summary"][mode], after["summary"][mode]
+        table.add_row(mode, f"{b['apply_s_median']:.3f} {b['apply_s']}",
+                      f"{a['apply_s_median']:.3f} {a['apply_s']}",
+                      str(b["occurrences"]), str(a["occurrences"]))
+    console.print(table)
+
+    def left(result: dict[str, Any]) -> int:
+        return sum(sum(v.values()) for v in result["after_all_rounds_all_terms"].values())
+    console.print(f"copies of every term after the server stopped: before {left(before)}, "
+                  f"after {left(after)}")
+    return {"date": before["date"], "summary": before["summary"],
+            "after_all_rounds_all_terms": before["after_all_rounds_all_terms"],
+            "version": before.get("version")}
 
 
 if __name__ == "__main__":

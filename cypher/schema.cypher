@@ -9,11 +9,18 @@ CREATE CONSTRAINT retrieval_id IF NOT EXISTS FOR (q:Retrieval) REQUIRE q.id IS U
 CREATE CONSTRAINT candidate_set_digest IF NOT EXISTS FOR (c:CandidateSet) REQUIRE c.digest IS UNIQUE;
 CREATE CONSTRAINT deletion_request_id IF NOT EXISTS FOR (d:DeletionRequest) REQUIRE d.id IS UNIQUE;
 CREATE CONSTRAINT erasure_chain_tenant IF NOT EXISTS FOR (c:ErasureChain) REQUIRE c.tenant IS UNIQUE;
+CREATE CONSTRAINT graphmem_key_name IF NOT EXISTS FOR (k:GraphmemKey) REQUIRE k.name IS UNIQUE;
 CREATE INDEX scope_tenant IF NOT EXISTS FOR (s:Scope) ON (s.tenant);
-CREATE INDEX record_tenant_asserts IF NOT EXISTS FOR (r:Record) ON (r.tenant, r.asserts);
-CREATE INDEX record_thread IF NOT EXISTS FOR (r:Record) ON (r.tenant, r.thread, r.position);
+// No index holds text that an erasure removes or redacts: a range index keeps a removed key's
+// bytes in its file (graphmem.db.index_key). Assertion groups are found by a digest (gkey),
+// threads by a digest (thread_key), intention cues by a keyed digest (cue_digest); the
+// clear-text indexes of earlier versions go.
+DROP INDEX record_tenant_asserts IF EXISTS;
+DROP INDEX record_thread IF EXISTS;
+CREATE INDEX record_thread_key IF NOT EXISTS FOR (r:Record) ON (r.thread_key, r.position);
 CREATE INDEX record_dedup IF NOT EXISTS FOR (r:Record) ON (r.dedup_key);
-CREATE INDEX intention_cue IF NOT EXISTS FOR (i:Intention) ON (i.tenant, i.trigger_kind, i.trigger_value);
+DROP INDEX intention_cue IF EXISTS;
+CREATE INDEX intention_cue_digest IF NOT EXISTS FOR (i:Intention) ON (i.cue_digest);
 CREATE INDEX transition_record IF NOT EXISTS FOR (t:Transition) ON (t.record_id);
 CREATE INDEX write_decision_record IF NOT EXISTS FOR (w:WriteDecision) ON (w.record_id);
 CREATE INDEX write_decision_tenant IF NOT EXISTS FOR (w:WriteDecision) ON (w.tenant);

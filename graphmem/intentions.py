@@ -2,8 +2,8 @@
 
 An intention is not recalled, it fires (chapter section 3). Graph model::
 
-    (:Intention {id, tenant, action, trigger_kind, trigger_value, status, created_at,
-                 expires_at, scope_json, sensitivity, sensitivity_rank, erased,
+    (:Intention {id, tenant, action, trigger_kind, trigger_value, cue_digest, status,
+                 created_at, expires_at, scope_json, sensitivity, sensitivity_rank, erased,
                  fingerprint, fired_at, fired_by, cancelled_at, cancelled_by})
         -[:IN_SCOPE]->(:Scope {key, tenant, pairs})        the Scope nodes records use
     (:Transition {intention_id, kind: fire|cancel, by, reason, at})-[:ON]->(:Intention)
@@ -11,8 +11,10 @@ An intention is not recalled, it fires (chapter section 3). Graph model::
 Due means: pending, not erased, not expired (``now >= expires_at`` is expired), eligible
 for the caller exactly as a record is (tenant readable, sensitivity within clearance,
 every scope pair in the query scope) and ``event[trigger_kind] == trigger_value``
-exactly. The cue match runs in Cypher through the ``intention_cue`` index, so a prefix,
-a similar string or another tenant's identical cue can never fire.
+exactly. The cue match runs in Cypher through the ``intention_cue_digest`` index, which
+holds a keyed digest of each cue (``cue_digest``: :mod:`graphmem.db.index_key`) and never its
+text, so an erased cue leaves no copy in an index file; the clear cue is compared after the
+seek, so a prefix, a similar string or another tenant's identical cue can never fire.
 
 Firing is exactly once: the firing transaction first takes the intention's write lock
 (``cypher/intentions/lock.cypher``) and only then re-reads its status
@@ -36,6 +38,14 @@ from neo4j import ManagedTransaction
 from graphmem.db.access import OPERATOR, Access
 from graphmem.db.codec import require_aware, scope_key, scope_pairs
 from graphmem.db.eligibility import ScopeQuery
+from graphmem.db.index_key import (
+    INDEX_KEY,
+    cached_key,
+    cue_digest,
+    index_key,
+    read_key,
+    redigest_cues,
+)
 from graphmem.db.store import Neo4jStore
 from graphmem.errors import (
     AuthorizationError,
@@ -187,8 +197,10 @@ class Intentions:
                                          "(tenant or clearance); nothing was written")
         self.store.limits.check_intention(item)
         props = intention_props(item)
+        new_key: list[bytes] = []  # the index key, when this call's transaction made it
 
         def work(tx: ManagedTransaction) -> bool:
+            new_key.clear()
             rows = self.store.run(tx, "intentions/existing", id=item.id)
             if rows:
                 if rows[0]["fingerprint"] != props["fingerprint"]:
@@ -196,8 +208,13 @@ class Intentions:
                         "this intention id already exists with a different definition",
                         record_ids=[item.id])
                 return False
-            self.store.run(tx, "intentions/create", props=props, scope_key=scope_key(item.scope),
-                           tenant=item.tenant, scope_pairs=scope_pairs(item.scope))
+            key, made = index_key(self.store, tx)
+            if made:
+                new_key.append(key)
+            digest = cue_digest(key, item.tenant, item.trigger_kind, item.trigger_value)
+            self.store.run(tx, "intentions/create", props={**props, "cue_digest": digest},
+                           scope_key=scope_key(item.scope), tenant=item.tenant,
+                           scope_pairs=scope_pairs(item.scope))
             return True
 
         try:
@@ -205,6 +222,8 @@ class Intentions:
         except ConstraintViolationError:
             # a concurrent writer created this id first: decide again against what it wrote
             created = self.store.transaction("intend", work)
+        if new_key:  # cues stored under a key that was gone get digests under this one
+            redigest_cues(self.store, new_key[0])
         return created
 
     # -- reading ------------------------------------------------------------------
@@ -259,8 +278,20 @@ class Intentions:
         cues = event_cues(event)
         if not cues:
             return []
-        rows = self.store.read("intentions/due", cues=cues, **query.params())
-        return [intention_from_props(row["intention"]) for row in rows]
+        key = cached_key(self.store)
+        for _ in range(2):  # a key read before the database's key was replaced: read it again
+            if key is None and (key := read_key(self.store)) is None:
+                return []  # no key: no intention was stored with a cue digest
+            tenant = query.scope["tenant"]
+            digested = [{**cue, "digest": cue_digest(key, tenant, cue["kind"], cue["value"])}
+                        for cue in cues]
+            row = self.store.read("intentions/due", cues=digested, key=key.hex(),
+                                  key_name=INDEX_KEY, **query.params())[0]
+            if row["fresh"]:
+                found = [intention_from_props(props) for props in row["intentions"]]
+                return sorted(found, key=lambda i: (i.created_at, i.id))
+            key = None
+        return []
 
     # -- transitions --------------------------------------------------------------
 

@@ -208,3 +208,36 @@ def test_cli_plan_file_apply_twice_and_roots_matching_nothing(memory: Memory,
     assert json.loads(result.stdout)["missing_roots"] == ["no-such-id"]
     help_text = runner.invoke(app, ["delete", "plan", "--help"]).output
     assert "match nothing" in help_text and "exit 0 instead of 1" in help_text
+
+
+@pytest.mark.usefixtures("cli")
+def test_cli_apply_and_verify_tables_show_the_disk_report(memory: Memory,
+                                                          tmp_path: Path) -> None:
+    """What the apply did to the server's files and what stays outside graphmem's reach:
+    printed by the tables of apply and verify as the JSON has it (verify shows what the
+    apply recorded)."""
+    _load(memory)
+    runner = CliRunner()
+    plan_file = tmp_path / "plan.json"
+    result = runner.invoke(app, ["delete", "plan", "--subject", "tenant=acme", "--subject",
+                                 "user=u-17", "--redact", "Jane Roe", "--request-id",
+                                 "del-disk-1", "-o", str(plan_file)])
+    assert result.exit_code == 0, result.output
+    applied = runner.invoke(app, ["delete", "apply", str(plan_file), "--redact", "Jane Roe"])
+    assert applied.exit_code == 0, applied.output
+    result = runner.invoke(app, ["delete", "verify", "del-disk-1", "--json"])
+    assert result.exit_code == 0, result.output
+    disk = json.loads(result.stdout)["disk"]
+    assert disk is not None and disk["outside_reach"]
+    verified = runner.invoke(app, ["delete", "verify", "del-disk-1"])
+    assert verified.exit_code == 0, verified.output
+    for output in (applied.output, verified.output):
+        assert "Outside graphmem's reach" in output
+        assert all(note["what"] in output for note in disk["outside_reach"])
+        if disk["managed"]:
+            assert f"{disk['zeroed_records']} free record(s) zeroed" in verified.output
+            assert "free record(s) zeroed" in output
+        else:
+            assert "not run by graphmem, nothing purged" in output
+            assert all(note["setting"] in output for note in disk["outside_reach"]
+                       if note["setting"])

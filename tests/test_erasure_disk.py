@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -82,14 +83,38 @@ def test_nothing_is_left_after_the_server_stops(tmp_path: Path) -> None:
     assert scan(tmp_path, [term]) == {}
 
 
-@pytest.mark.xfail(strict=True, reason="a range index keeps removed keys in its pages: an "
-                   "erased intention's cue stays in the intention_cue index file")
 def test_an_erased_intention_cue_leaves_no_copy(server: EphemeralServer, home: Path) -> None:
     term = marker(random.Random(11))
     with Memory.connect(server.settings, start_if_needed=False) as memory:
         load(memory, term, "u-cue", 2, cue=True)
         memory.apply_deletion(_plan(memory, term, "u-cue"))
     assert scan(home, [term]) == {}
+
+
+def test_erased_asserted_keys_and_threads_leave_no_copy(server: EphemeralServer,
+                                                       home: Path) -> None:
+    """The other indexed texts an erasure removes or redacts: a subject's asserted key
+    (its assertion group's key) and thread, and another user's, which are redacted."""
+    rng = random.Random(13)
+    terms = [marker(rng) for _ in range(4)]
+    created = "2026-03-02T09:00:00+00:00"
+
+    def row(rid: str, user: str, **text: Any) -> dict[str, Any]:
+        return {"id": rid, "kind": "semantic", "created_at": created, "content": "noted",
+                "scope": {"tenant": "acme", "user": user}, "authority": "human_instruction",
+                **text}
+
+    with Memory.connect(server.settings, start_if_needed=False) as memory:
+        memory.put_many([
+            row("k-1", "u-keys", asserts=f"contact of {terms[0]}", asserted_value="email"),
+            row("k-2", "u-keys", thread=f"ticket {terms[1]}", position=0),
+            row("k-3", "u-other", asserts=f"contact of {terms[2]}", asserted_value="phone"),
+            row("k-4", "u-other", thread=f"ticket {terms[3]}", position=0)])
+        plan = memory.plan_deletion(subject={"tenant": "acme", "user": "u-keys"},
+                                    redact_terms=terms, requested_by="dpo", reason="keys")
+        assert memory.apply_deletion(plan).verification.passed
+        assert memory.get("k-4").thread == "ticket [REDACTED]"
+    assert scan(home, terms) == {}
 
 
 def test_the_server_reports_its_retention_settings(memory: Memory,

@@ -230,8 +230,9 @@ def test_invalid_intentions_and_events_are_rejected(memory: Memory) -> None:
 def test_due_uses_the_cue_index(memory: Memory) -> None:
     _, summary, _ = memory.store.driver.execute_query(
         "EXPLAIN " + cypher.statement("intentions/due"), cypher.arguments("intentions/due", dict(
-            cues=[{"kind": "migration_completed", "value": "014"}], tenant="acme",
-            tenants=["acme"], pairs=[], clearance=0, now=NOW)), database_=memory.store.database)
+            cues=[{"kind": "migration_completed", "value": "014", "digest": "0" * 64}],
+            tenant="acme", tenants=["acme"], pairs=[], clearance=0, now=NOW, key="0" * 64,
+            key_name="index")), database_=memory.store.database)
     assert summary.plan is not None, "EXPLAIN always returns a plan"
     seeks = []
     stack = [summary.plan]
@@ -240,7 +241,7 @@ def test_due_uses_the_cue_index(memory: Memory) -> None:
         stack.extend(op.get("children", []))
         if op["operatorType"].startswith("NodeIndexSeek"):
             seeks.append(op["args"]["Details"])
-    assert any("Intention(tenant, trigger_kind, trigger_value)" in d for d in seeks), seeks
+    assert any("Intention(cue_digest)" in d for d in seeks), seeks
 
 
 # -- the read path -------------------------------------------------------------------------

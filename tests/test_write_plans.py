@@ -133,7 +133,7 @@ def walked(plan: dict[str, Any] | None) -> tuple[int, list[str]]:
 def young_store(memory: Memory) -> None:
     """The empty store's indexes made again, as in a new database: their statistics are
     those of no records until the server samples them again, some time after an import."""
-    for name in ("record_dedup", "scope_tenant", "record_tenant_asserts", "record_thread"):
+    for name in ("record_dedup", "scope_tenant", "record_thread_key"):
         memory.store.driver.execute_query(f"DROP INDEX {name} IF EXISTS",
                                           database_=memory.store.database)
     memory.store.ensure_schema()
@@ -314,7 +314,7 @@ def test_every_lookup_by_an_indexed_key_says_seek() -> None:
     of its pattern (the duplicate check starts at the dedup key, not the scope): whatever
     the statistics say (see the test above), the planner never scans an index instead."""
     indexed = indexed_keys()
-    assert ("Record", ("id",)) in indexed and ("Record", ("tenant", "asserts")) in indexed
+    assert ("Record", ("id",)) in indexed and ("Record", ("thread_key", "position")) in indexed
     missing = []
     for path in sorted(catalogue.cypher_dir().rglob("*.cypher")):
         lines = path.read_text(encoding="utf-8").splitlines()

@@ -2,12 +2,14 @@
 // thread, each record -[:NEXT]-> the record at the next higher position. The whole chain
 // of each named thread is rebuilt, so a record written between two neighbours takes its
 // place between them. Runs in the records/create transaction (which bumps the Scopes).
-// $threads: [{tenant, thread}].
+// $threads: [{tenant, thread, thread_key}] (thread_key: graphmem.db.codec.thread_key, the
+// digest the thread index holds instead of the thread's name).
 // A statement of the agent loop: planned once, kept (graphmem.db.catalogue, "Plans").
 CYPHER replan=skip
 UNWIND $threads AS t
-MATCH (r:Record {tenant: t.tenant, thread: t.thread})
-WHERE r.position IS NOT NULL
+MATCH (r:Record {thread_key: t.thread_key})
+USING INDEX r:Record(thread_key, position)
+WHERE r.tenant = t.tenant AND r.thread = t.thread AND r.position IS NOT NULL
 WITH t, r ORDER BY r.position
 WITH t, collect(r) AS chain
 CALL (chain) {

@@ -1,17 +1,29 @@
 // Pending intentions whose cue equals one of the event's (kind, value) pairs exactly
-// (SPEC section 8), found through the intention_cue index (tenant, trigger_kind,
-// trigger_value) and then held to the eligibility rules of records (SPEC section 3): tenant
-// readable by the caller, sensitivity within clearance, scope pairs a subset of the query's.
-// $cues: [{kind, value}]; other parameters as in candidates.cypher.
-UNWIND $cues AS cue
-MATCH (i:Intention {tenant: $tenant, trigger_kind: cue.kind, trigger_value: cue.value})
-USING INDEX SEEK i:Intention(tenant, trigger_kind, trigger_value)
-WHERE $tenant IN $tenants
-  AND i.status = 'pending' AND NOT coalesce(i.erased, false)
-  AND i.sensitivity_rank <= $clearance
-  AND (i.expires_at IS NULL OR $now < i.expires_at)
-MATCH (i)-[:IN_SCOPE]->(s:Scope)
-WHERE all(p IN s.pairs WHERE p IN $pairs)
-WITH DISTINCT i
-RETURN i {.*} AS intention
-ORDER BY i.created_at, i.id
+// (SPEC section 8), found through the intention_cue_digest index and then held to the
+// eligibility rules of records (SPEC section 3): tenant readable by the caller, sensitivity
+// within clearance, scope pairs a subset of the query's.
+// The index holds keyed digests of cues, never their text (graphmem.db.index_key): $key is
+// the index key the client digested $cues with ([{kind, value, digest}]); when it is not the
+// database's key any more (`fresh` false, no intentions) the client reads the key again. The
+// clear cue is compared after the seek, so a match is exact. Other parameters as in
+// candidates.cypher.
+OPTIONAL MATCH (k:GraphmemKey {name: $key_name})
+USING INDEX SEEK k:GraphmemKey(name)
+WITH coalesce(k.key = $key, false) AS fresh
+CALL (fresh) {
+  WITH fresh WHERE fresh
+  UNWIND $cues AS cue
+  MATCH (i:Intention {cue_digest: cue.digest})
+  USING INDEX SEEK i:Intention(cue_digest)
+  WHERE i.tenant = $tenant AND i.trigger_kind = cue.kind AND i.trigger_value = cue.value
+    AND $tenant IN $tenants
+    AND i.status = 'pending' AND NOT coalesce(i.erased, false)
+    AND i.sensitivity_rank <= $clearance
+    AND (i.expires_at IS NULL OR $now < i.expires_at)
+  MATCH (i)-[:IN_SCOPE]->(s:Scope)
+  WHERE all(p IN s.pairs WHERE p IN $pairs)
+  WITH DISTINCT i
+  ORDER BY i.created_at, i.id
+  RETURN collect(i {.*}) AS intentions
+}
+RETURN fresh, intentions

@@ -57,10 +57,23 @@ def _scope_encoded(items: tuple[tuple[str, str], ...]) -> tuple[str, tuple[str, 
 DEDUP_VERSION = 4  # 3: trailing Terminal_Punctuation goes; 4: NFKC and the Turkish I fold too
 
 
+def _text_digest(*parts: str) -> str:
+    """SHA-256 (hex) of the JSON of ``parts``: any character of a part is data."""
+    return hashlib.sha256(json.dumps(list(parts), ensure_ascii=False).encode()).hexdigest()
+
+
 def assertion_group(tenant: str, key: str) -> str:
-    """The ``gkey`` of the assertion group of ``key`` in ``tenant`` (JSON, so any character
-    in either is data)."""
-    return json.dumps([tenant, key], ensure_ascii=False)
+    """The ``gkey`` of the assertion group of ``key`` in ``tenant``: a digest of both, never
+    the asserted key's text, which an erasure may remove while an index keeps a removed
+    key's bytes in its file (:mod:`graphmem.db.index_key`; SPEC section 7)."""
+    return _text_digest(tenant, key)
+
+
+def thread_key(tenant: str, thread: str | None) -> str | None:
+    """The indexed ``thread_key`` of a record in thread ``thread`` of ``tenant`` (a digest of
+    both, so the thread index holds no thread name: see :func:`assertion_group`); None
+    outside a thread."""
+    return None if thread is None else _text_digest(tenant, thread)
 
 
 def dedup_key(record: MemoryRecord) -> str:
@@ -194,6 +207,7 @@ def record_props(record: MemoryRecord, *, quarantined: bool = False,
         "retracted": record.retracted,
         "metadata_json": json.dumps(record.metadata, sort_keys=True, ensure_ascii=False),
         "thread": record.thread,
+        "thread_key": thread_key(record.tenant, record.thread),
         "position": record.position,
         "fingerprint": fingerprint or record_fingerprint(record),
         "dedup_key": dedup or dedup_key(record),

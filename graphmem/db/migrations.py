@@ -13,13 +13,24 @@ Turkish dotted and dotless I), so "İSTANBUL" stored before finds "istanbul" as 
 ``tombstone_times`` (issue 12 item 2): tombstones erased before they kept their times and
 whether they were admitted stopped superseding, so their predecessors came back; the
 migration completes them (``cypher/migration/tombstone_times.cypher``).
+
+``cue_digest``: intentions stored while their cue was indexed in clear text get the keyed
+digest the cue index now holds (:mod:`graphmem.db.index_key`), so they still fire; the
+clear-text index is dropped by ``cypher/schema.cypher``. ``text_keys``: likewise, assertion
+groups get digest ``gkey`` s and threaded records their ``thread_key``
+(:func:`graphmem.db.codec.assertion_group`, :func:`~graphmem.db.codec.thread_key`), for the
+indexes that replace those on the asserted key's and the thread's text.
 """
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
-from graphmem.db.codec import DEDUP_VERSION, content_dedup_key
+from graphmem.db import catalogue as cypher
+from graphmem.db.codec import DEDUP_VERSION, assertion_group, content_dedup_key, thread_key
+from graphmem.db.index_key import index_key, redigest_cues
+from graphmem.db.resilience import with_retry
 
 if TYPE_CHECKING:  # base runs the migrations from ensure_schema
     from graphmem.db.base import StoreBase
@@ -32,14 +43,22 @@ PAGE = 5_000
 #: Version of the tombstone migration (``cypher/migration/tombstone_times.cypher``).
 TOMBSTONE_VERSION = 1
 
+#: Version of the cue digest migration (:func:`graphmem.db.index_key.redigest_cues`).
+CUE_DIGEST_VERSION = 1
+
+#: Version of the assertion group and thread key migration.
+TEXT_KEYS_VERSION = 1
+
 
 def migrate(store: StoreBase) -> int:
     """Run the migrations this database has not reached yet.
 
     Returns:
-        The number of records changed (dedup keys recomputed, tombstones completed).
+        The number of records and intentions changed (dedup keys recomputed, tombstones
+        completed, cue digests given).
     """
-    return _tombstones(store) + _dedup_keys(store)
+    return (_tombstones(store) + _dedup_keys(store) + _cue_digests(store)
+            + _text_keys(store))
 
 
 def _reached(store: StoreBase, migration: str, version: int) -> bool:
@@ -73,5 +92,40 @@ def _dedup_keys(store: StoreBase) -> int:
             changed += store.write("migration/dedup_set", rows=updates)[0]["updated"]
         after = page[-1]["id"]
     store.write("migration/version_set", migration="dedup_key", version=DEDUP_VERSION,
+                at=store.clock())
+    return changed
+
+
+def _cue_digests(store: StoreBase) -> int:
+    """Intentions of a store that indexed cues in clear text get their cue digests."""
+    if _reached(store, "cue_digest", CUE_DIGEST_VERSION):
+        return 0
+    key, _ = index_key(store)
+    changed = redigest_cues(store, key)
+    store.write("migration/version_set", migration="cue_digest", version=CUE_DIGEST_VERSION,
+                at=store.clock())
+    return changed
+
+
+def _text_keys(store: StoreBase) -> int:
+    """Assertion groups keyed by clear text get digest gkeys; threaded records thread keys."""
+    if _reached(store, "text_keys", TEXT_KEYS_VERSION):
+        return 0
+    changed = 0
+    while page := store.read_values("migration/assertions/page", limit=PAGE):
+        rows = [{"old": row["gkey"], "gkey": assertion_group(row["tenant"], row["key"])}
+                for row in page]
+        changed += int(store.write("migration/assertions/set", rows=rows)[0]["updated"])
+    if changed:  # the constraint's file still holds the old gkeys: a new one holds none
+        for statement in cypher.statements("migration/assertions/constraint"):
+            with_retry(partial(store._auto_commit, statement), "rebuilding a constraint")
+    after = ""
+    while page := store.read_values("migration/thread_page", after=after, limit=PAGE):
+        rows = [{"id": row["id"], "thread_key": key} for row in page
+                if (key := thread_key(row["tenant"], row["thread"])) != row["thread_key"]]
+        if rows:
+            changed += int(store.write("migration/thread_set", rows=rows)[0]["updated"])
+        after = page[-1]["id"]
+    store.write("migration/version_set", migration="text_keys", version=TEXT_KEYS_VERSION,
                 at=store.clock())
     return changed

@@ -19,6 +19,7 @@ from graphmem.db.codec import (
     record_row,
     scope_key,
     scope_pairs,
+    thread_key,
 )
 from graphmem.db.reserved import check_reserved_scope
 from graphmem.db.slots import WriteSlots
@@ -145,7 +146,8 @@ class RecordWrites(WriteSlots):
 
     def check_thread_slots(self, tx: ManagedTransaction, todo: Sequence[MemoryRecord]) -> None:
         """Raise ValidationError if a thread position of ``todo`` is held by a stored record."""
-        slots = [{"tenant": r.tenant, "thread": r.thread, "position": r.position}
+        slots = [{"tenant": r.tenant, "thread": r.thread, "position": r.position,
+                  "thread_key": thread_key(r.tenant, r.thread)}
                  for r in todo if r.thread is not None]
         if slots:
             taken = self.run(tx, "records/thread_taken", slots=slots)
@@ -191,7 +193,8 @@ class RecordWrites(WriteSlots):
                 self.run(tx, name, edges=edges)
         threads = sorted({(r.tenant, r.thread) for r in records if r.thread is not None})
         if threads:
-            self.run(tx, "edges/next", threads=[{"tenant": t, "thread": th}
+            self.run(tx, "edges/next", threads=[{"tenant": t, "thread": th,
+                                                 "thread_key": thread_key(t, th)}
                                                 for t, th in threads])
         groups = [{"id": r.id, "gkey": assertion_group(r.tenant, r.asserts), "tenant": r.tenant,
                    "key": r.asserts} for r in records if r.asserts is not None]

@@ -44,6 +44,7 @@ from graphmem.terminal import (
 
 if TYPE_CHECKING:
     from graphmem.client import Memory
+    from graphmem.deletion.disk import DiskResidue
     from graphmem.deletion.models import DeletionPlan, DeletionReport
 
 __all__ = ["delete_app"]
@@ -121,6 +122,7 @@ def _report_tables(report: DeletionReport, limit: int) -> None:
     if report.already_applied:
         console.print(f"already applied, nothing changed: request {req.id} finished at "
                       f"{req.finished_at}", highlight=False)
+        _disk_table(report.disk)
         _verdict(report)
         return
     table = Table(title=f"Deletion request {req.id}: {req.state}", title_justify="left")
@@ -134,7 +136,35 @@ def _report_tables(report: DeletionReport, limit: int) -> None:
         console.print(f"... and {len(report.entries) - limit} more (see --json)")
     console.print(", ".join(f"{k} {v}" for k, v in report.counts.items())
                   + f"; changed {report.changed}", highlight=False)
+    _disk_table(report.disk)
     _verdict(report)
+
+
+def _disk_table(residue: DiskResidue | None) -> None:
+    """What the apply did to the server's files, and what stays outside graphmem's reach
+    (the report's ``disk``, as ``--json`` shows it)."""
+    if residue is None:
+        console.print("server files: not settled by this apply (no record of it)",
+                      highlight=False)
+        return
+    if residue.managed:
+        done = (f"server files purged: {residue.zeroed_records} free record(s) zeroed, "
+                f"{residue.log_files} transaction log file(s) kept, "
+                f"in {residue.seconds:.2f} s")
+    else:
+        done = ("server files: not run by graphmem, nothing purged; "
+                f"{len(residue.settings)} setting(s) read")
+    console.print(done, highlight=False)
+    table = Table(title="Outside graphmem's reach", title_justify="left")
+    table.add_column("what", no_wrap=True)
+    table.add_column("setting", no_wrap=True)
+    for col in ("value", "what to do"):
+        table.add_column(col, overflow="fold")
+    for note in residue.outside_reach:
+        table.add_row(note.what, note.setting or "",
+                      "" if note.setting is None else (note.value or "(not read)"),
+                      note.detail)
+    console.print(table)
 
 
 def _verdict(report: DeletionReport) -> None:

@@ -376,7 +376,9 @@ class DeletionReport(BaseModel):
     """The audit report of a deletion request: every id with its disposition, counts,
     timestamps, the request, dangling citations, touched retrievals and the verification.
     ``already_applied``: the apply that returned it found the request applied before and
-    changed nothing (``changed`` and the entries' ``changed`` tell what the first apply did)."""
+    changed nothing (``changed`` and the entries' ``changed`` tell what the first apply did).
+    ``disk``: what the apply did to the server's files and what stays outside graphmem's
+    reach (a verification shows what the apply recorded; None when it was not settled)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 

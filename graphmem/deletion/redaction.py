@@ -34,6 +34,7 @@ from typing import Any
 from neo4j import ManagedTransaction
 
 from graphmem.db.codec import assertion_group, coerce_record, record_from_props, record_props
+from graphmem.db.index_key import cue_digest, index_key
 from graphmem.db.store import Neo4jStore
 from graphmem.deletion.matcher import TermMatcher
 from graphmem.deletion.models import PlanReach
@@ -58,7 +59,7 @@ STRUCTURAL_KEYS: frozenset[str] = frozenset({
     # digests, tokens and the request's own bookkeeping (ids and counts only)
     "digest", "candidate_digest", "fingerprint", "dedup_key", "epoch", "redact_term_digests",
     "fire_token", "_lock", "counts_json", "dangling_json", "retrievals_json", "gkey",
-    "redact_key", "redact_terms_json", "written_at", "reach_json",
+    "redact_key", "redact_terms_json", "written_at", "reach_json", "cue_digest", "thread_key",
 })
 """Property keys that are never redacted: identifiers, references, tenant and scope, enum
 values and digests. Every other string property, present or future, is redacted and checked."""
@@ -70,7 +71,7 @@ RECORD_TEXT_KEYS: frozenset[str] = frozenset({
 model (:func:`redact_record`) so fingerprints are recomputed."""
 
 _RECORD_DERIVED = ("content", "asserts", "asserted_value", "provenance_json", "source",
-                   "metadata_json", "thread", "fingerprint", "dedup_key")
+                   "metadata_json", "thread", "thread_key", "fingerprint", "dedup_key")
 
 
 def matcher_of(terms: TermMatcher | Iterable[str]) -> TermMatcher:
@@ -263,7 +264,8 @@ def redact_tenant_text(store: Neo4jStore, tx: ManagedTransaction, *, tenants: Se
     A live record's content, asserted key and value, thread, provenance and metadata go
     through the record model so its fingerprints follow, and a record whose asserted key
     changed moves to that key's assertion group; an assertion group left with no record whose
-    key holds a term is dropped; every other property is redacted where it is. Running it
+    key holds a term is dropped; an intention's redacted cue gets the digest of its new text
+    (its index entry follows); every other property is redacted where it is. Running it
     again finds nothing to change.
 
     Returns:
@@ -294,6 +296,14 @@ def redact_tenant_text(store: Neo4jStore, tx: ManagedTransaction, *, tenants: Se
             if redacted.asserts is not None and redacted.asserts != old.asserts:
                 regroup.append({"eid": row["eid"], "key": redacted.asserts,
                                 "gkey": assertion_group(redacted.tenant, redacted.asserts)})
+    cues = sorted(h.eid for h in hits
+                  if not h.rel and "Intention" in h.labels and h.key == "trigger_value")
+    if cues:  # a redacted cue is indexed by the digest of its new text
+        key, _ = index_key(store, tx)
+        for row in store.run(tx, "deletion/intention_cues", eids=cues):
+            props = changes[row["eid"]]
+            props["cue_digest"] = cue_digest(key, row["tenant"], row["kind"],
+                                             props["trigger_value"])
     rows = [{"eid": eid, "rel": kinds[eid], "props": props} for eid, props in changes.items()]
     if rows:
         store.run(tx, "deletion/redact/text", rows=rows, request_id=request_id, at=at)

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from graphmem.db.store import Neo4jStore
+from graphmem.deletion.disk import DiskResidue
 from graphmem.deletion.matcher import TermDigest, TermMatcher, digest_terms
 from graphmem.deletion.models import (
     Citation,
@@ -189,6 +190,8 @@ def report(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = 
         retrievals=tuple(RetrievalHit.model_validate(h)
                          for h in json.loads(req.get("retrievals_json") or "[]")),
         verification=verification, generated_at=store.clock(),
+        disk=(DiskResidue.model_validate_json(req["disk_json"]) if req.get("disk_json")
+              else None),
     )
 
 
