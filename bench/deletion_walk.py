@@ -1,11 +1,11 @@
-"""Deletion walk benchmark: walk and plan time against descendant count (SPEC section 7).
+"""Deletion walk benchmark: walk and plan time against descendant count (docs/spec/deletion.md).
 
 For each size N (10^3, 10^4, 10^5 by default; 10^6 with ``--max 1000000``) the store holds one
 root record and N descendants in layers: layer 1 derives from the root, and every later node
 derives from two random nodes of the layer above, so the DAG is full of diamonds and the number
 of root-to-leaf paths explodes with depth. Records are validated and stored with the store's
 own properties, 5,000 per transaction, through ``cypher/bench/records_bulk.cypher``: loading
-is not what is measured here (issue 6 measures imports).
+is not what is measured here (bench/scale.py measures imports).
 
 Measured per size:
 
@@ -18,7 +18,7 @@ Measured per size:
 * ``apply`` (``--apply``): :func:`graphmem.deletion.apply_deletion` of that plan in batches.
 
 ``--redact TERM`` plans with ``redact_terms=[TERM]``, so planning, applying and verifying
-also scan the tenant's graph for the term (issue 12 item 1).
+also scan the tenant's graph for the term.
 
 Then the 60-chained-diamond lattice (181 records, 2^60 paths): walk and plan.
 
@@ -121,7 +121,7 @@ def load(memory: Memory, layers: list[list[dict[str, Any]]], batch: int = 5000) 
 
     Records are validated (:class:`graphmem.MemoryRecord`) and stored with the store's own
     properties, but through ``cypher/bench/records_bulk.cypher``, not the write path: the
-    benchmark measures the walk, and issue 6's import benchmark measures writing.
+    benchmark measures the walk, and the import benchmark (bench/scale.py) measures writing.
     """
     records = [r for layer in layers for r in layer]
     scope = {"tenant": "bench"}

@@ -1,6 +1,6 @@
 """What the local Neo4j keeps on disk after an erasure, and what leaving nothing costs.
 
-The experiment behind ``docs/erasure.md`` (SPEC section 7). On one throwaway server
+The experiment behind ``docs/erasure.md`` (docs/spec/deletion.md). On one throwaway server
 (:class:`graphmem.db.server.EphemeralServer`, run by graphmem's launcher), each round writes a
 fresh marker term (two made-up words, unique to the round) into a subject's records (content,
 provenance, metadata), another user's record, an intention (cue and action) and a logged

@@ -1,4 +1,4 @@
-"""Seeded generator of realistic graphmem stores for the scale benchmark (issue 6).
+"""Seeded generator of realistic graphmem stores for the scale benchmark.
 
 Layout, for a total of ``total`` records over 100 tenants (``t000`` ... ``t099``):
 

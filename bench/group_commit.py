@@ -1,4 +1,4 @@
-"""Group-commit benchmark (issue 15): how many batches to keep in flight, side by side.
+"""Group-commit benchmark: how many batches to keep in flight, side by side.
 
 This machine's speed drifts by 2-3x within minutes (the CPU per write of one writer does),
 so settings measured in separate runs, minutes apart, cannot be compared. This benchmark

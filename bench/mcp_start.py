@@ -1,4 +1,4 @@
-"""MCP server start and outage benchmark (issue 30): how long a client waits for
+"""MCP server start and outage benchmark: how long a client waits for
 ``graphmem mcp``, measured side by side for two code trees.
 
 Each round spawns ``python -m graphmem.cli mcp --tenant acme`` over stdio with the official

@@ -1,4 +1,4 @@
-"""Scale benchmark (issue 6): import throughput and read latency as the store grows.
+"""Scale benchmark: import throughput and read latency as the store grows.
 
 For every total size (``--sizes``, e.g. 10^4, 10^5, 10^6) this starts a fresh
 :class:`graphmem.db.server.EphemeralServer` (``--heap``, ``--pagecache-mb``), bulk-loads a seeded
@@ -15,8 +15,8 @@ scope that sees ~10^4 records at every size (after ``--warmup`` unmeasured calls
 
 and side by side, in the same process over the same records:
 
-* **full scan**: plain Python applying SPEC sections 3-4 to every record of the store,
-  held in Python memory (what one gets without a database); its active set is checked
+* **full scan**: plain Python applying docs/spec/eligibility.md#eligible-and-active to every record
+  of the store, held in Python memory (what one gets without a database); its active set is checked
   against ``candidates``, and its status against ``explain``;
 * **naive**: "store everything, rank by BM25 similarity alone" over the whole store; its
   index is built once (time reported apart), the figure is the per-query time; the share of
@@ -119,7 +119,8 @@ def to_row(rec: dict[str, Any]) -> Row:
 
 def full_scan(rows: Sequence[Row], principal: Principal, scope: dict[str, str],
               now: datetime) -> dict[str, str]:
-    """SPEC sections 3-4 applied to every record, in plain Python: id -> status.
+    """docs/spec/eligibility.md#eligible-and-active applied to every record, in plain Python: id ->
+    status.
 
     Same statement as ``tests/oracle.py`` (copied, not imported): authorization, scope,
     then lifecycle in precedence order; a record is SUPERSEDED by an eligible successor that

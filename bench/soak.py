@@ -1,4 +1,4 @@
-"""Soak under mixed load (issue 17 item 2): many workers, one store, invariants checked live.
+"""Soak under mixed load: many workers, one store, invariants checked live.
 
 ``workers`` threads (default 16), each with its own client, run for ``seconds`` (default 300)
 over a store seeded with ``records`` records (default 10^4) in one tenant, mixing ``write``,

@@ -1,4 +1,4 @@
-// The attribution log behind each funnel trial (SPEC section 9): per target {task_id,
+// The attribution log behind each funnel trial (docs/spec/evaluation.md): per target {task_id,
 // record_id, retrieval_id}, whether the record exists, its write decisions, the logged
 // retrieval with its candidate set (whole, or a delta with the sets of its chain: see
 // retrieval/log), and the exposures and uses of that retrieval that name the record.

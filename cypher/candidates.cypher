@@ -1,5 +1,5 @@
-// Eligible and ACTIVE records for a caller, exactly (SPEC sections 3-4: the visible Scopes,
-// then parts/record_active), in one row.
+// Eligible and ACTIVE records for a caller, exactly (docs/spec/eligibility.md#eligible-and-active:
+// the visible Scopes, then parts/record_active), in one row.
 // $tenant: the query scope's tenant; $tenants: the principal's tenants; $pairs: the query
 // scope as JSON-encoded [key, value] pairs; $clearance: sensitivity rank; $now: UTC datetime.
 // Returns parallel lists (ids, fingerprints, revs), in id order: one row

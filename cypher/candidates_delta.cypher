@@ -1,5 +1,5 @@
 // What changed in a cached candidates answer (candidates.cypher), read without reading the
-// records that did not change (issue 15: the read right after a write). Same parameters as
+// records that did not change (the read right after a write). Same parameters as
 // candidates.cypher, and $known: the [key, epoch, rev, wslots] versions the cached answer was
 // computed at. Every query that changes a record bumps its ScopeVersion's rev and stamps the
 // record with it (r.stamp), except a policy write, which stamps its new record with its write

@@ -1,6 +1,6 @@
-// The status of one record for a caller at $now: authorization and scope (SPEC section 3),
-// then the record's own status (parts/record_status; docs/status.md). Same parameters as
-// candidates.cypher.
+// The status of one record for a caller at $now: authorization and scope
+// (docs/spec/eligibility.md), then the record's own status (parts/record_status; docs/status.md).
+// Same parameters as candidates.cypher.
 // Successors count as in candidates.cypher (rule 4). not_yet: why NOT_YET_VALID applies
 // ('created': created after $now; 'valid_from': valid_from in the future; both can hold).
 // A statement of the agent loop: planned once, kept (graphmem.db.catalogue, "Plans").

@@ -1,4 +1,4 @@
-// A declared lifecycle transition with who, why and when (SPEC section 6).
+// A declared lifecycle transition with who, why and when (docs/spec/write-path.md).
 // A statement of the agent loop: planned once, kept (graphmem.db.catalogue, "Plans").
 CYPHER replan=skip
 MATCH (r:Record {id: $record_id})

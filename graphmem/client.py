@@ -1,7 +1,7 @@
 """``Memory``: the client facade agents, privacy teams and analysts call.
 
 It only wires modules together: the store (exact decisions in Cypher), the write policy,
-the read path's pure steps and the attribution log. Section numbers refer to SPEC.md.
+the read path's pure steps and the attribution log. Citations name pages of docs/spec/.
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
                 server; else, if ``start_if_needed``, the local server started now for as
                 long as a client uses it (:func:`graphmem.db.server.lease`: it stops when
                 the last client that needed it closes).
-            policy: write-policy settings (SPEC section 6).
+            policy: write-policy settings (docs/spec/write-path.md).
             clock: returns aware UTC now; used when a call's ``now``/``at`` is omitted.
             max_content_bytes: largest record content accepted, in UTF-8 bytes.
             principal: bind the client to this caller (see :meth:`confined`); None: the
@@ -97,7 +97,7 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
                 ``principal``).
             limits: bounds of every other input (:class:`graphmem.limits.InputLimits`).
 
-        Safe to call from many processes at once on a new database (issue 18): the
+        Safe to call from many processes at once on a new database: the
         connectivity check and schema set-up retry transient errors. The schema is set up
         once per shared driver and database in a process: a later client of the same
         settings connects in one round trip (the connectivity check).
@@ -117,8 +117,8 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
 
     def confined(self, principal: Principal, *,
                  max_authority: Authority = Authority.HUMAN_INSTRUCTION) -> Memory:
-        """A client bound to ``principal``, sharing this client's connection and log (SPEC
-        section 3). Closing it does nothing; close this client when done.
+        """A client bound to ``principal``, sharing this client's connection and log
+        (docs/spec/eligibility.md). Closing it does nothing; close this client when done.
 
         A bound client reaches only records within the principal's reach
         (:meth:`Principal.reaches`) and changes only those that belong to its confinement
@@ -187,7 +187,7 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
     def _now(self, now: datetime | None, name: str = "now") -> datetime:
         return require_aware(now, name) if now is not None else self.store.clock()
 
-    # -- records (SPEC section 2) -----------------------------------------------------
+    # -- records (docs/spec/records.md) -----------------------------------------------------
 
     def put(self, record: MemoryRecord | dict[str, Any]) -> bool:
         """Validated write without policy (imports, restores). True if created.
@@ -239,22 +239,24 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
 
     def retract(self, record_id: str, *, by: str, reason: str, at: datetime | None = None
                 ) -> None:
-        """Retract as a tombstone with who/why/when (SPEC 2, 6). Never deletes.
+        """Retract as a tombstone with who/why/when (docs/spec/records.md and
+        docs/spec/write-path.md). Never deletes.
         OutOfReachError: a bound client may not change the record."""
         self.access.check_ids(self.store, [record_id], change=True, what="this record id")
         self.store.retract(record_id, by=by, reason=reason, at=at)
 
     def expire(self, record_id: str, *, at: datetime, by: str = "graphmem",
                reason: str = "declared expiry") -> None:
-        """Declare that a record stops being active at ``at`` (SPEC section 6).
+        """Declare that a record stops being active at ``at`` (docs/spec/write-path.md).
         OutOfReachError: a bound client may not change the record."""
         self.access.check_ids(self.store, [record_id], change=True, what="this record id")
         self.store.expire(record_id, at=at, by=by, reason=reason)
 
     def candidates(self, *, principal: Principal | None = None, scope: dict[str, str],
                    now: datetime | None = None) -> list[MemoryRecord]:
-        """Eligible ACTIVE records for the caller, decided in Cypher (SPEC 3-4); the scope
-        is confined to the principal (default: a bound client's own).
+        """Eligible ACTIVE records for the caller, decided in Cypher
+        (docs/spec/eligibility.md#eligible-and-active); the scope is confined to the principal
+        (default: a bound client's own).
 
         Raises:
             AuthorizationError: the scope's tenant is not one of ``principal.tenants``, or
@@ -265,7 +267,7 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
 
     def explain(self, record_id: str, *, principal: Principal | None = None,
                 scope: dict[str, str], now: datetime | None = None) -> Explanation:
-        """Why a record is or is not retrievable for this caller now (SPEC section 4). A
+        """Why a record is or is not retrievable for this caller now (docs/spec/status.md). A
         record out of the principal's reach explains as UNAUTHORIZED, as another tenant's
         does (no successor, no content).
 
@@ -283,11 +285,12 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
         self.access.check_ids(self.store, [record_id], what="this record id")
         return self.store.transitions(record_id)
 
-    # -- write path (SPEC section 6) --------------------------------------------------
+    # -- write path (docs/spec/write-path.md) --------------------------------------------------
 
     def write(self, proposal: MemoryRecord | dict[str, Any], *, by: str = "agent",
               now: datetime | None = None) -> MemoryWriteDecision:
-        """Run a proposal through the write policy, atomically with its storage (SPEC 6).
+        """Run a proposal through the write policy, atomically with its storage
+        (docs/spec/write-path.md).
 
         DISCARD stores nothing but the decision; QUARANTINE stores the record for audit,
         never eligible; PERSIST stores it. Concurrent identical writes into one scope are
@@ -318,7 +321,7 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
 
     def supersede(self, old_ids: Sequence[str], new_record: MemoryRecord | dict[str, Any], *,
                   by: str, reason: str) -> MemoryWriteDecision:
-        """Write ``new_record`` as the successor of ``old_ids`` (SPEC section 6).
+        """Write ``new_record`` as the successor of ``old_ids`` (docs/spec/write-path.md).
 
         The new record must list every old id in ``supersedes`` (or list none, and they are
         added). Raises PolicyError if the write policy does not persist it; a bound client's
@@ -344,7 +347,7 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
 
     def promote_procedure(self, episode_ids: Sequence[str], procedure: MemoryRecord |
                           dict[str, Any], *, by: str, reason: str) -> MemoryWriteDecision:
-        """Promote episodes into a procedure once the bar is met (SPEC section 6).
+        """Promote episodes into a procedure once the bar is met (docs/spec/write-path.md).
 
         Raises:
             PolicyError: fewer than ``policy.min_verified_episodes`` verified episodes.
@@ -355,7 +358,7 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
         return lifecycle.promote_procedure(self.store, self.policy, episode_ids, record,
                                            by=self._by(by, record), reason=reason)
 
-    # -- read path (SPEC section 5) ---------------------------------------------------
+    # -- read path (docs/spec/read-path.md) ---------------------------------------------------
 
     def retrieve(
         self,
@@ -378,7 +381,7 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
             ranker: a :class:`Ranker` or a name (``bm25``, ``embedding``, ``hybrid``).
             k: how many ranked records (score > 0) to keep before partners and budget.
             context_window: thread neighbours shown beside each chosen memory when the
-                budget allows (issue 16; 0: none).
+                budget allows (0: none).
 
         Raises:
             AuthorizationError: the state's scope names a tenant the principal may not read
@@ -407,7 +410,7 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
 
     def resolve(self, conflict: MemoryConflict, records: Iterable[MemoryRecord] | None = None
                 ) -> ConflictResolution:
-        """Settle a conflict on metadata (SPEC section 5 precedence) or report ambiguity.
+        """Settle a conflict on metadata (docs/spec/read-path.md precedence) or report ambiguity.
         OutOfReachError: a bound client's conflict names a record out of reach."""
         if records is None:
             self.access.check_ids(self.store, conflict.record_ids, what="this conflict")
@@ -415,7 +418,7 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
                 else self.store.get_many(list(conflict.record_ids)))
         return resolve_conflict(conflict, pool)
 
-    # -- access (SPEC section 3) --------------------------------------------------------
+    # -- access (docs/spec/eligibility.md) --------------------------------------------------------
 
     def _operator_only(self, what: str) -> None:
         if self.access.bound:

@@ -1,7 +1,7 @@
 """The calls of :class:`graphmem.Memory` that log attribution, keep deferred intentions and
 delete: one-line delegations, as the rest of the facade, kept in their own module so the
 facade stays small. Each call checks the ids it names against the client's
-:class:`~graphmem.db.access.Access` first (SPEC section 3).
+:class:`~graphmem.db.access.Access` first (docs/spec/eligibility.md).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ class _Calls:
 
 
 class AttributionCalls(_Calls):
-    """Exposure and use of retrieved memories (SPEC section 9's attribution loop)."""
+    """Exposure and use of retrieved memories (docs/spec/evaluation.md's attribution loop)."""
 
     def record_exposure(self, retrieval_id: str, action_id: str, memory_ids: Sequence[str],
                         *, at: datetime | None = None) -> None:
@@ -90,7 +90,7 @@ class AttributionCalls(_Calls):
 
 
 class ProspectiveCalls(_Calls):
-    """Deferred intentions (SPEC section 8; :mod:`graphmem.intentions` does the work)."""
+    """Deferred intentions (docs/spec/intentions.md; :mod:`graphmem.intentions` does the work)."""
 
 
     @property
@@ -144,7 +144,7 @@ class ProspectiveCalls(_Calls):
 
 
 class DeletionCalls(_Calls):
-    """Deletion walks, recomputation and lineage (SPEC section 7; :mod:`graphmem.deletion`
+    """Deletion walks, recomputation and lineage (docs/spec/deletion.md; :mod:`graphmem.deletion`
     and :mod:`graphmem.lineage` do the work)."""
 
 
@@ -152,7 +152,7 @@ class DeletionCalls(_Calls):
                       subject: dict[str, str] | None = None, redact_terms: Iterable[str] = (),
                       *, requested_by: str, reason: str, request_id: str | None = None,
                       allow_missing: bool = False) -> DeletionPlan:
-        """Plan a deletion from root ids or a subject scope; reads only (SPEC section 7).
+        """Plan a deletion from root ids or a subject scope; reads only (docs/spec/deletion.md).
 
         ``request_id`` defaults to a fresh ``del-<uuid>``. ``plan.matches_nothing`` is True
         when the subject or roots matched nothing.

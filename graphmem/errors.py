@@ -67,7 +67,7 @@ class GraphmemError(Exception):
 
 
 class ValidationError(GraphmemError):
-    """Input that breaks a rule of SPEC section 2; nothing was written."""
+    """Input that breaks a rule of docs/spec/records.md; nothing was written."""
 
 
 class NaiveDatetimeError(ValidationError):
@@ -87,7 +87,7 @@ class ContentTooLargeError(ValidationError):
 
 
 class RecordConflictError(GraphmemError):
-    """A record id already exists with different content (SPEC section 2)."""
+    """A record id already exists with different content (docs/spec/records.md)."""
 
 
 class RecordNotFoundError(GraphmemError):
@@ -95,47 +95,49 @@ class RecordNotFoundError(GraphmemError):
 
 
 class AuthorizationError(GraphmemError):
-    """The principal may not read the tenant of the query scope (SPEC section 3, rule 1)."""
+    """The principal may not read the tenant of the query scope
+    (docs/spec/eligibility.md#tenant)."""
 
 
 class OutOfReachError(AuthorizationError, RecordNotFoundError):
     """A client bound to a principal (:meth:`graphmem.Memory.confined`) was given an id that
     names no record, intention, retrieval or deletion request within the principal's reach
-    (SPEC section 3): another tenant's, another user's of a confined principal, one above
+    (docs/spec/eligibility.md): another tenant's, another user's of a confined principal, one above
     its clearance, one it may read but not change, or none at all. The message names no id
     and says nothing of whether it exists; nothing was written."""
 
 
 class AuthorityCeilingError(AuthorizationError):
     """A write claimed an authority above the ceiling its caller was configured with
-    (``max_authority``; SPEC section 6); nothing was written."""
+    (``max_authority``; docs/spec/write-path.md); nothing was written."""
 
 
 class PolicyError(GraphmemError):
-    """A lifecycle transition refused by the write policy (SPEC section 6)."""
+    """A lifecycle transition refused by the write policy (docs/spec/write-path.md)."""
 
 
 class DeletionError(GraphmemError):
-    """A deletion plan that is stale, malformed or otherwise cannot be applied (SPEC section 7)."""
+    """A deletion plan that is stale, malformed or otherwise cannot be applied
+    (docs/spec/deletion.md)."""
 
 
 class CertificateError(DeletionError):
     """An erasure certificate that cannot be issued (its request's verification failed) or
-    read (not a certificate, malformed JSON; SPEC section 7)."""
+    read (not a certificate, malformed JSON; docs/spec/deletion.md)."""
 
 
 class EvaluationError(GraphmemError):
-    """Evaluation input that is internally inconsistent (SPEC section 9)."""
+    """Evaluation input that is internally inconsistent (docs/spec/evaluation.md)."""
 
 
 class DatabaseUnavailableError(GraphmemError):
     """No Neo4j server could be reached or started, or it kept failing transiently (busy,
-    deadlocked, leader switch) after graphmem's bounded retries (issue 18). The driver's
+    deadlocked, leader switch) after graphmem's bounded retries. The driver's
     error, when there is one, is chained as ``__cause__``."""
 
 
 class DatabaseAuthError(DatabaseUnavailableError):
-    """Neo4j refused the credentials (wrong, missing or locked out; issue 17 item 4)."""
+    """Neo4j refused the credentials (wrong, missing or locked out)."""
 
 
 class ClientClosedError(GraphmemError):
@@ -144,7 +146,7 @@ class ClientClosedError(GraphmemError):
 
 
 class StoreError(GraphmemError):
-    """Neo4j refused or failed a statement for a reason other than connectivity (issue 18).
+    """Neo4j refused or failed a statement for a reason other than connectivity.
 
     Args:
         message: what graphmem was doing and the Neo4j status code, never record content.

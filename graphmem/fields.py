@@ -1,9 +1,9 @@
-"""Field types and rules of records and intentions (SPEC section 2): aware UTC datetimes,
-non-empty strings, ids (no whitespace, control or invisible characters; at most 256
-characters), no lone surrogates anywhere, canonical asserted values, the duplicate
-normalisation (SPEC section 6) and the one case folding, scopes and metadata depth, and JSON
-text read with its nesting depth and number length bounded (:func:`loads_json`; the bounds
-are :class:`graphmem.limits.InputLimits`').
+"""Field types and rules of records and intentions (docs/spec/records.md): aware UTC datetimes,
+non-empty strings, ids (no whitespace, control or invisible characters; at most 256 characters), no
+lone surrogates anywhere, canonical asserted values, the duplicate normalisation
+(docs/spec/write-path.md) and the one case folding, scopes and metadata depth, and JSON text read
+with its nesting depth and number length bounded (:func:`loads_json`; the bounds are
+:class:`graphmem.limits.InputLimits`').
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def _aware_utc(value: datetime) -> datetime:
         )
     try:
         return value.astimezone(UTC)
-    except OverflowError:  # e.g. datetime.max at UTC-14:00 (issue 17)
+    except OverflowError:  # e.g. datetime.max at UTC-14:00
         raise ValueError("outside the range of UTC datetimes (years 1-9999)") from None
 
 
@@ -67,7 +67,7 @@ AwareDatetime = Annotated[datetime, AfterValidator(_aware_utc)]
 def reject_lone_surrogates(name: str, value: Any) -> None:
     """Raise ValueError if ``value`` (a string, or one nested in dicts and sequences) holds a
     lone surrogate such as ``"\\ud800"``: JSON can spell one, but it has no UTF-8 form, and
-    Neo4j stores UTF-8 (issue 11: a bad import line is rejected, naming its line)."""
+    Neo4j stores UTF-8 (a bad import line is rejected, naming its line)."""
     if isinstance(value, str):
         if not value.isascii():
             try:
@@ -98,7 +98,7 @@ def _non_empty_str(value: str) -> str:
 
 NonEmptyStr = Annotated[str, AfterValidator(_non_empty_str)]
 
-#: The longest id accepted (SPEC section 2), in characters (code points).
+#: The longest id accepted (docs/spec/records.md), in characters (code points).
 MAX_ID_CHARS = 256
 # Unicode categories never allowed in an id: space, line and paragraph separators, controls,
 # format characters (zero-width space and joiners, BOM, bidi marks and embeddings, soft
@@ -112,7 +112,7 @@ _INVISIBLE = regex.compile(r"\p{Default_Ignorable_Code_Point}")
 
 
 def id_problem(value: str) -> str | None:
-    """Why ``value`` is not a valid id (SPEC section 2), or None when it is.
+    """Why ``value`` is not a valid id (docs/spec/records.md), or None when it is.
 
     An id is non-empty, at most :data:`MAX_ID_CHARS` characters, and holds no whitespace,
     control or invisible format character (Unicode categories Zs, Zl, Zp, Cc, Cf, Cs, and
@@ -141,14 +141,14 @@ def _check_id(value: str) -> str:
     return value
 
 
-#: A record, intention or deletion request id (SPEC section 2): see :func:`id_problem`.
+#: A record, intention or deletion request id (docs/spec/records.md): see :func:`id_problem`.
 Identifier = Annotated[str, AfterValidator(_check_id)]
 
 
 def canonical_value(value: str) -> str:
     """Canonical form of an asserted value: NFC, trimmed, inner whitespace collapsed.
 
-    Applied once at write time (SPEC section 2: never at read time), so that two
+    Applied once at write time (docs/spec/records.md: never at read time), so that two
     records asserting the same value compare equal in Cypher and in Python.
     """
     return " ".join(unicodedata.normalize("NFC", value).split())
@@ -213,7 +213,7 @@ _TRAILING_TERMINALS = regex.compile(
 
 
 def duplicate_text(content: str) -> str:
-    """The normalised text duplicate detection compares (SPEC section 6), for every script.
+    """The normalised text duplicate detection compares (docs/spec/write-path.md), for every script.
 
     Case-folded with :func:`fold_case`, the folding every comparison uses (NFKC, full case
     folding, the Turkish dotted and dotless I, default-ignorables removed: "İSTANBUL" ==
@@ -275,7 +275,7 @@ def check_scope(scope: dict[str, str]) -> dict[str, str]:
 
 
 MAX_METADATA_DEPTH = 64
-"""Deepest nesting of lists and maps accepted in ``MemoryRecord.metadata`` (issue 17: deeper
+"""Deepest nesting of lists and maps accepted in ``MemoryRecord.metadata`` (deeper
 input used to escape as a raw ``RecursionError`` from the JSON encoder)."""
 
 

@@ -1,4 +1,4 @@
-"""Prospective memory: deferred intentions that fire on an exact cue (SPEC section 8).
+"""Prospective memory: deferred intentions that fire on an exact cue (docs/spec/intentions.md).
 
 An intention is not recalled, it fires (chapter section 3). Graph model::
 
@@ -164,13 +164,13 @@ class IntentionTransition:
 
 
 class Intentions:
-    """Deferred intentions in Neo4j (SPEC section 8). The client's facade delegates here.
+    """Deferred intentions in Neo4j (docs/spec/intentions.md). The client's facade delegates here.
 
     Args:
         store: the record store; intentions share its driver, database and Scope nodes.
         access: the caller's reach (default: the operator's, everything): an intention out
             of it is refused by every call that names one, with
-            :class:`~graphmem.errors.OutOfReachError` (SPEC section 3).
+            :class:`~graphmem.errors.OutOfReachError` (docs/spec/eligibility.md).
     """
 
     def __init__(self, store: Neo4jStore, access: Access = OPERATOR) -> None:
@@ -261,7 +261,7 @@ class Intentions:
         self, event: Mapping[str, str], *, principal: Principal, scope: dict[str, str],
         now: datetime,
     ) -> list[DeferredIntention]:
-        """Intentions the event makes due for this caller (SPEC section 8), oldest first.
+        """Intentions the event makes due for this caller (docs/spec/intentions.md), oldest first.
 
         Args:
             event: cue kind -> cue value, matched exactly against each intention's

@@ -1,4 +1,4 @@
-"""The one place that bounds what callers hand graphmem (SPEC section 2): sizes of every
+"""The one place that bounds what callers hand graphmem (docs/spec/records.md): sizes of every
 free-form field, and the nesting depth and number length of JSON, checked before anything
 reaches the store.
 
@@ -237,8 +237,9 @@ class InputLimits(BaseModel):
     def check_notes(self, record_ids: Iterable[str] = (), *, non_empty: bool = True,
                     **named: object) -> None:
         """Check that each named argument (``by=..., reason=...``) is a string of at most
-        ``note_bytes``, non-empty unless ``non_empty`` is False: who and why of a write, a
-        lifecycle transition or a deletion request (SPEC sections 6 and 7), stored as given.
+        ``note_bytes``, non-empty unless ``non_empty`` is False: who and why of a write, a lifecycle
+        transition or a deletion request (docs/spec/write-path.md and docs/spec/deletion.md), stored
+        as given.
 
         Raises:
             ValidationError: a value is not a string (the driver would store an int or a
@@ -256,7 +257,7 @@ class InputLimits(BaseModel):
                 raise ValidationError(f"{name} must be a non-empty string", record_ids=ids)
 
     def check_id(self, field: str, value: object) -> str:
-        """``value`` if it is an id by SPEC section 2's rule (a deletion request id, a
+        """``value`` if it is an id by docs/spec/records.md's rule (a deletion request id, a
         root). Raises ValidationError naming ``field`` for a non-string or a non-id."""
         if not isinstance(value, str):
             raise ValidationError(f"{field} must be a string id, got {type(value).__name__}")

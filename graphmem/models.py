@@ -1,4 +1,4 @@
-"""Typed, immutable records: the vocabulary every other module speaks (SPEC section 2).
+"""Typed, immutable records: the vocabulary every other module speaks (docs/spec/records.md).
 
 Records carry no database methods; only :mod:`graphmem.store` talks to Neo4j, and rows
 become records in one place (:meth:`MemoryRecord.model_validate`).
@@ -82,7 +82,7 @@ class _Ordered(StrEnum):
 
 
 class MemoryKind(StrEnum):
-    """The four contracts of SPEC section 2 / chapter section 3."""
+    """The four contracts of docs/spec/records.md / chapter section 3."""
 
     SEMANTIC = "semantic"
     EPISODIC = "episodic"
@@ -91,7 +91,7 @@ class MemoryKind(StrEnum):
 
 
 class Authority(_Ordered):
-    """How much a record may be trusted, lowest first (SPEC section 2)."""
+    """How much a record may be trusted, lowest first (docs/spec/records.md)."""
 
     UNTRUSTED = "untrusted"
     MODEL_INFERRED = "model_inferred"
@@ -120,9 +120,10 @@ Clearance = Sensitivity
 
 
 class Status(StrEnum):
-    """Why a record is or is not retrievable (SPEC sections 3-4), declared in precedence order:
-    a record's status is the first that applies (docs/status.md). The first two depend on the
-    caller; ``cypher/parts/record_status.cypher`` states the rest in Cypher (same order)."""
+    """Why a record is or is not retrievable (docs/spec/eligibility.md#eligible-and-active),
+    declared in precedence order: a record's status is the first that applies (docs/status.md). The
+    first two depend on the caller; ``cypher/parts/record_status.cypher`` states the rest in Cypher
+    (same order)."""
 
     UNAUTHORIZED = "UNAUTHORIZED"
     OUT_OF_SCOPE = "OUT_OF_SCOPE"
@@ -134,12 +135,12 @@ class Status(StrEnum):
     EXPIRED = "EXPIRED"
     SUPERSEDED = "SUPERSEDED"
     ACTIVE = "ACTIVE"
-    #: not a record: the write policy discarded the proposal of this id (SPEC section 6)
+    #: not a record: the write policy discarded the proposal of this id (docs/spec/write-path.md)
     DISCARDED = "DISCARDED"
 
 
 class IntentionStatus(StrEnum):
-    """Lifecycle of a deferred intention (SPEC section 2, prospective memory)."""
+    """Lifecycle of a deferred intention (docs/spec/records.md#intentions, prospective memory)."""
 
     PENDING = "pending"
     FIRED = "fired"
@@ -148,7 +149,7 @@ class IntentionStatus(StrEnum):
 
 class Principal(BaseModel):
     """Who is asking: the tenants they may read, their clearance and their confinement
-    (SPEC section 3).
+    (docs/spec/eligibility.md).
 
     A record is *within reach* of a principal (:meth:`reaches`) when its tenant is one of
     ``tenants``, its sensitivity is at most ``clearance`` and its scope does not contradict
@@ -242,17 +243,16 @@ class Principal(BaseModel):
 
 
 class MemoryRecord(BaseModel):
-    """One memory: typed, scoped, with provenance and authority (SPEC section 2).
+    """One memory: typed, scoped, with provenance and authority (docs/spec/records.md).
 
-    Immutable. ``id`` follows :func:`id_problem` (no whitespace, control or invisible
-    format characters, at most 256 characters). Times are aware datetimes normalised to
-    UTC; naive ones are rejected.
-    ``scope`` must contain ``tenant``. ``asserted_value`` is canonicalised at
+    Immutable. ``id`` follows :func:`id_problem` (no whitespace, control or invisible format
+    characters, at most 256 characters). Times are aware datetimes normalised to UTC; naive ones are
+    rejected. ``scope`` must contain ``tenant``. ``asserted_value`` is canonicalised at
     construction. ``thread`` and ``position`` (given together, 0 <= position < 2**63) place an
-    episode in an ordered thread of its tenant (a conversation, run or ticket; issue 16):
-    the store links neighbouring positions with ``NEXT`` and rejects a second record at a
-    taken position. Ids in ``supersedes``, ``derived_from`` and ``evidence_ids`` must
-    exist in the store when the record is written (checked by the store).
+    episode in an ordered thread of its tenant (a conversation, run or ticket): the store links
+    neighbouring positions with ``NEXT`` and rejects a second record at a taken position. Ids in
+    ``supersedes``, ``derived_from`` and ``evidence_ids`` must exist in the store when the record is
+    written (checked by the store).
 
     Raises:
         pydantic.ValidationError: on construction with invalid fields; the store and
@@ -380,7 +380,7 @@ class MemoryRecord(BaseModel):
 
 
 class DeferredIntention(BaseModel):
-    """A prospective memory: an action to take when an exact cue arrives (SPEC section 8).
+    """A prospective memory: an action to take when an exact cue arrives (docs/spec/intentions.md).
 
     ``trigger_kind`` names the event key; the intention is due when
     ``event[trigger_kind] == trigger_value`` exactly, in scope, pending and not expired.
@@ -422,7 +422,7 @@ class DeferredIntention(BaseModel):
 
 
 class Explanation(BaseModel):
-    """Why a record is (or is not) retrievable for one caller at one time (SPEC section 4).
+    """Why a record is (or is not) retrievable for one caller at one time (docs/spec/status.md).
 
     Attributes:
         record_id: the record explained.

@@ -1,4 +1,5 @@
-"""An independent plain-Python statement of SPEC sections 3-4, to check the Cypher against."""
+"""An independent plain-Python statement of docs/spec/eligibility.md#eligible-and-active, to check
+the Cypher against."""
 
 from __future__ import annotations
 
@@ -20,8 +21,9 @@ class Stored:
 
 
 def eligible(s: Stored, principal: Principal, scope: dict[str, str]) -> bool:
-    """Rules 1-3 of section 3, and admitted (not quarantined; for an erased record, not
-    quarantined when it was erased): what a successor needs to supersede (section 4 rule 4)."""
+    """Rules 1-3 of docs/spec/eligibility.md, and admitted (not quarantined; for an erased record,
+    not quarantined when it was erased): what a successor needs to supersede
+    (docs/spec/status.md#superseded)."""
     r = s.record
     return (
         r.scope["tenant"] in principal.tenants

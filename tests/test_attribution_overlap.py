@@ -1,5 +1,5 @@
 """A triggered read logs itself on a "graphmem-log" thread while it ranks, in one transaction
-committed with what it selected (issue 15): held to the synchronous log's result and attacked
+committed with what it selected: held to the synchronous log's result and attacked
 (failed statements, a raising ranker, an unknown commit outcome, threads, close). A retrieval
 is logged once or not at all, and no retrieval_log transaction stays open."""
 

@@ -1,4 +1,4 @@
-"""Attacks on candidate sets logged as deltas (issue 15): clients and threads logging for the
+"""Attacks on candidate sets logged as deltas: clients and threads logging for the
 same and different callers and scopes at once, sets of a chain lost (an evaluation cleanup
 cut short, a crash), deletions between reads. Every logged retrieval must read back exactly
 its candidate ids, and only GraphmemError subclasses may leave the client."""

@@ -1,5 +1,5 @@
 """The attribution log stores a candidate set that differs little from the caller's last one
-as a delta of it (issue 15): every logged retrieval still reads back its exact candidate ids,
+as a delta of it: every logged retrieval still reads back its exact candidate ids,
 through chains of any length up to the cap, after the base vanished, and in funnel trials."""
 
 from __future__ import annotations

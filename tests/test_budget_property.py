@@ -1,5 +1,5 @@
 """Property tests of the pure read-path steps: conflicts, partners and the context budget
-(SPEC section 5, steps 4, 6 and 7). No database needed."""
+(docs/spec/read-path.md, steps 4, 6 and 7). No database needed."""
 
 from __future__ import annotations
 

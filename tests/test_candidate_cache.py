@@ -40,7 +40,7 @@ ops = st.one_of(
     st.tuples(st.just("successor"), st.integers(0, 20), st.sampled_from([None, *TIMES]),
               st.booleans(), st.sampled_from(TIMES)),
     st.tuples(st.just("delete"), st.integers(0, 20)),
-    # policy writes (issue 15: stamped with their write slot's seq, not the ScopeVersion's
+    # policy writes (stamped with their write slot's seq, not the ScopeVersion's
     # rev): a successor, or a new observation (sometimes a duplicate, discarded)
     st.tuples(st.just("write"), st.integers(0, 20), st.sampled_from([None, *TIMES]),
               st.booleans(), st.sampled_from(TIMES)),
@@ -166,8 +166,9 @@ def test_answers_are_reused_until_a_write_or_a_validity_boundary(memory: Memory)
 
 
 def test_creation_times_are_validity_boundaries(memory: Memory) -> None:
-    """A record created after ``now`` is NOT_YET_VALID (SPEC 4 rule 2), and a successor
-    supersedes only once created: each created_at ends a reuse window, in both directions."""
+    """A record created after ``now`` is NOT_YET_VALID (docs/spec/status.md#not-yet-valid), and a
+    successor supersedes only once created: each created_at ends a reuse window, in both
+    directions."""
     scope = {"tenant": "a"}
     born = T0 + timedelta(days=2)
     memory.put_many([
@@ -304,7 +305,7 @@ def test_a_delta_row_read_across_a_change_falls_back_to_a_full_read(memory: Memo
     assert memory.store.answer_stats["computed"] == before + 1
 
 
-# Issue 15, write slots: a policy write moves its write slot's (epoch, seq), not the scope's
+# Write slots: a policy write moves its write slot's (epoch, seq), not the scope's
 # ScopeVersion. Scopes a reader at {a, p} or {a, p, u} sees, one it never sees.
 SLOT_SCOPES = [{"tenant": "a"}, {"tenant": "a", "project": "p"},
                {"tenant": "a", "project": "p", "user": "u"}, {"tenant": "a", "project": "q"}]

@@ -1,5 +1,4 @@
-"""A candidates answer updated by a delta (issue 15) equals the one computed from
-scratch."""
+"""A candidates answer updated by a delta equals the one computed from scratch."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
 # ruff: noqa: RUF001  (letters of other scripts that look Latin are the point here)
-"""Case-insensitive matching in every script: one folding (NFKC, full case folding, the
-Turkish dotted and dotless I) for the ranking index and the query alike (SPEC section 5,
-rank)."""
+"""Case-insensitive matching in every script: one folding (NFKC, full case folding, the Turkish
+dotted and dotless I) for the ranking index and the query alike (docs/spec/read-path.md#rank)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The commands for the people who use graphmem (issue 11): import, explain, history,
+"""The commands for the people who use graphmem: import, explain, history,
 retrieve and stats through the CLI, against the real Neo4j, with their JSON reports and
 exit codes (0 ok, 2 bad input)."""
 

@@ -152,7 +152,7 @@ CALLS: dict[str, list[Call]] = {
 }
 
 #: id-taking methods that answer rather than refuse: they must say no more than for another
-#: tenant's record (SPEC section 4: UNAUTHORIZED, without successors)
+#: tenant's record (docs/spec/status.md: UNAUTHORIZED, without successors)
 ANSWERS: dict[str, Callable[[Memory, Memory, Victim], Explanation]] = {
     "explain": lambda b, m, v: b.explain(v.record, scope={"tenant": "acme"}),
 }

@@ -1,4 +1,4 @@
-"""What the model is shown about conflicts (SPEC section 5 steps 7-8): each conflict group
+"""What the model is shown about conflicts (docs/spec/read-path.md, steps 7-8): each conflict group
 shown is marked with its key and what each side says, and a group left out over budget
 leaves a note, within the budget, that an unresolved conflict on that key was left out.
 Pure logic, no database."""

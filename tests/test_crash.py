@@ -1,4 +1,4 @@
-"""Crash tests against a real server process (issue 17 item 1).
+"""Crash tests against a real server process.
 
 One throwaway launcher server for this module, on its own temporary home (not the session's
 ``neo4j_db``): each test ``kill -9``s its Java process in the middle of something, starts a new

@@ -186,13 +186,12 @@ def _slot_stamped(body: str) -> bool:
 
 
 def test_every_query_that_changes_a_record_bumps_its_scope() -> None:
-    """Neo4jStore.candidates reuses an answer while the visible Scopes keep their versions:
-    a query that sets, creates or deletes a Record must bump the rev of its ScopeVersion node
-    (the record's own), or, a policy write (issue 15), create its record stamped with the
-    sequence of a write slot that the transaction locked and bumped (write/check.cypher);
-    candidates reads those slots' versions too. Queries that only add edges (edges/*,
-    assertions_link) run in the same transaction as records/create or records/recompute,
-    which bump it."""
+    """Neo4jStore.candidates reuses an answer while the visible Scopes keep their versions: a query
+    that sets, creates or deletes a Record must bump the rev of its ScopeVersion node (the record's
+    own), or, a policy write, create its record stamped with the sequence of a write slot that the
+    transaction locked and bumped (write/check.cypher); candidates reads those slots' versions too.
+    Queries that only add edges (edges/*, assertions_link) run in the same transaction as
+    records/create or records/recompute, which bump it."""
     clause = re.compile(r"\bSET\b(.*?)(?=\b(?:MATCH|WITH|RETURN|CALL|UNWIND|CREATE|MERGE|WHERE|"
                         r"OPTIONAL|DELETE|DETACH|FOREACH|REMOVE)\b|\}|$)", re.S)
     offenders, checked = [], []
@@ -278,7 +277,7 @@ def test_every_part_named_by_a_query_exists_and_every_part_is_used() -> None:
         assert "{{" not in cypher.text(name), name
     with pytest.raises(KeyError):
         cypher.part("no_such_part")
-    # the conditions of SPEC section 4 are stated once: no query spells them out again
+    # the conditions of docs/spec/status.md are stated once: no query spells them out again
     for name, text in raw.items():
         assert not re.search(r"coalesce\(\w+\.admitted, false\)", text), name
         assert "NOT r.pending_recompute AND NOT r.erased" not in text or name == "explain", name
@@ -309,7 +308,7 @@ def test_a_query_is_planned_once_whatever_the_lengths_of_its_lists_and_strings(
         memory: Memory) -> None:
     """Neo4j 5 keys its plan cache on each list or string parameter's length, in powers of
     ten: run as the file says, a query is planned again for each (0.2-0.35 s for the
-    attribution log's, issue 15). Run by the store, with its parameters in one map, it is
+    attribution log's). Run by the store, with its parameters in one map, it is
     planned once: the server's query cache holds one entry after runs with lengths 0 to 500
     (and several when the same runs pass their parameters one by one, as a check that the
     lengths here do fall in different powers of ten)."""

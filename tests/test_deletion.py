@@ -1,4 +1,4 @@
-"""Deletion walks on real Neo4j (SPEC section 7; northwind README, 'Deletion walk')."""
+"""Deletion walks on real Neo4j (docs/spec/deletion.md; northwind README, 'Deletion walk')."""
 
 from __future__ import annotations
 
@@ -183,7 +183,7 @@ def test_tombstones_are_content_free(northwind: Memory) -> None:
                           "erased", "erased_at", "erased_by_request", "erasure_reason",
                           "rev", "stamp", "created_at", "valid_from", "expires_at",
                           "admitted"}
-        # SPEC 4 rule 4: the times stay, so an erased successor keeps superseding
+        # docs/spec/status.md#superseded: the times stay, so an erased successor keeps superseding
         assert p["created_at"] is not None and p["admitted"] is True
 
 
@@ -476,7 +476,8 @@ def dags(draw: Callable[..., Any]) -> dict[str, Any]:
 
 
 def oracle(case: dict[str, Any]) -> tuple[dict[str, Disposition], set[tuple[str, str]]]:
-    """The SPEC 7 dispositions by definition, by fixpoint iteration (no ordering tricks)."""
+    """The docs/spec/deletion.md dispositions by definition, by fixpoint iteration (no ordering
+    tricks)."""
     nodes = {x["id"]: x for x in case["nodes"]}
     if case["by_subject"]:
         roots = {i for i, x in nodes.items() if x["user"] == "u1"}

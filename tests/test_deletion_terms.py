@@ -1,5 +1,5 @@
 """Erasure that finds every way a name is written, touches nothing else, proves it without
-being told the terms again, and says what happened (SPEC section 7), against Neo4j."""
+being told the terms again, and says what happened (docs/spec/deletion.md), against Neo4j."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 # ruff: noqa: RUF001  (letters of other scripts that look Latin are the point here)
-"""One normalisation for duplicate detection (SPEC section 6): NFKC, case-folded as every
+"""One normalisation for duplicate detection (docs/spec/write-path.md): NFKC, case-folded as every
 comparison folds (graphmem.fields.fold_case, the Turkish dotted I too), whitespace runs
 collapsed, leading/trailing whitespace and trailing sentence punctuation removed, in every
 script; the same on the concurrent-writer path, and for keys

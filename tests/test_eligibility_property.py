@@ -1,6 +1,6 @@
-"""Property test: the Cypher eligibility/status queries agree with a plain-Python oracle
-on random record sets (SPEC sections 3-4), including records created after the query time
-(rule 2) and erased, retracted, expired or quarantined successors (rule 4)."""
+"""Property test: the Cypher eligibility/status queries agree with a plain-Python oracle on random
+record sets (docs/spec/eligibility.md#eligible-and-active), including records created after the
+query time (rule 2) and erased, retracted, expired or quarantined successors (rule 4)."""
 
 from __future__ import annotations
 

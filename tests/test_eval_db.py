@@ -1,5 +1,5 @@
 """The evaluation harness on real Neo4j: funnel from the attribution log, fault injection,
-write-path fixture and the northwind paired runs (SPEC section 9)."""
+write-path fixture and the northwind paired runs (docs/spec/evaluation.md)."""
 
 from __future__ import annotations
 
@@ -114,7 +114,7 @@ def test_write_path_fixture(memory: Memory) -> None:
     result = run_write_path(memory)
     g, naive = result.metrics["graphmem"], result.metrics["naive"]
     wrong = {o.case_id for o in result.outcomes["graphmem"] if o.expected is not o.actual}
-    # SPEC 6 (issue 12 item 7): the one-episode verified_outcome procedure is quarantined
+    # docs/spec/write-path.md: the one-episode verified_outcome procedure is quarantined
     assert not wrong, wrong
     lucky = {o.case_id: o.actual for o in result.outcomes["graphmem"]}["w-proc-lucky"]
     assert lucky is WriteDisposition.QUARANTINE

@@ -1,4 +1,4 @@
-"""Evaluation arithmetic pinned on hand-worked examples (SPEC section 9). No database."""
+"""Evaluation arithmetic pinned on hand-worked examples (docs/spec/evaluation.md). No database."""
 
 from __future__ import annotations
 

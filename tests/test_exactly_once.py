@@ -1,7 +1,7 @@
-"""Concurrent identical writes persist once, whatever each writer's clock says (SPEC section 6;
-docs/write-path.md): the duplicate check finds a twin stamped up to the policy's clock skew
-after the write's own time, so the writer that commits first wins and every other is a
-DISCARD, whether its clock runs ahead of or behind the winner's.
+"""Concurrent identical writes persist once, whatever each writer's clock says
+(docs/spec/write-path.md; docs/write-path.md): the duplicate check finds a twin stamped up to the
+policy's clock skew after the write's own time, so the writer that commits first wins and every
+other is a DISCARD, whether its clock runs ahead of or behind the winner's.
 
 Writers race through the client (threads, one clock each, through one driver: the group
 commit), through processes (one clock offset each), through the group commit's batch
@@ -80,8 +80,8 @@ def test_a_twin_stamped_within_the_skew_after_the_write_is_its_duplicate(
 
 def test_a_twin_stamped_beyond_the_skew_is_a_later_memory(memory: Memory) -> None:
     """A twin stamped more than the clock skew after the write's time did not exist yet then
-    (SPEC section 4 rule 2): the write persists, and so does one at the window's edge with a
-    smaller window; a retracted, expired or quarantined twin in the window counts for
+    (docs/spec/status.md#not-yet-valid): the write persists, and so does one at the window's edge
+    with a smaller window; a retracted, expired or quarantined twin in the window counts for
     nothing."""
     content = "deploys freeze on Fridays"
     memory.put(proposal("later", content, T0 + DEFAULT_CLOCK_SKEW + MS))

@@ -1,6 +1,6 @@
 """``explain`` of a proposal the write policy discarded or quarantined answers with its write
-decision and reason (SPEC sections 4 and 6), through the client and MCP; an unknown id is
-still RecordNotFoundError, and another tenant's decision says nothing more."""
+decision and reason (docs/spec/status.md and docs/spec/write-path.md), through the client and MCP;
+an unknown id is still RecordNotFoundError, and another tenant's decision says nothing more."""
 
 from __future__ import annotations
 

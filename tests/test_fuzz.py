@@ -1,4 +1,4 @@
-"""Hostile input, fuzzed with hypothesis (issue 17 item 3).
+"""Hostile input, fuzzed with hypothesis.
 
 Every public call either succeeds or raises a :class:`GraphmemError` subclass (never a raw
 ``neo4j``, pydantic, ``KeyError``, ``TypeError``, ``OverflowError``, ``UnicodeEncodeError`` or

@@ -1,4 +1,4 @@
-"""Group commit (issue 15): writes from many threads through one driver are stored in one
+"""Group commit: writes from many threads through one driver are stored in one
 statement and one commit, each decided exactly as it would be alone."""
 
 from __future__ import annotations

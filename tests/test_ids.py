@@ -1,6 +1,6 @@
-"""Issue 12 item 6: ids with whitespace, control or invisible format characters, or over
+"""Ids with whitespace, control or invisible format characters, or over
 256 characters, are refused with a ValidationError naming the id and the character, and
-nothing is written (SPEC section 2); the same for intention and deletion request ids."""
+nothing is written (docs/spec/records.md); the same for intention and deletion request ids."""
 
 from __future__ import annotations
 

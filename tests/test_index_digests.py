@@ -1,7 +1,7 @@
-"""No index holds text that an erasure removes (SPEC sections 7, 8). An intention's cue is
-indexed as a keyed digest: the digest is exact, the key lives in the graph, older intentions
-are migrated, a replaced key is noticed, a redacted cue is re-digested. Assertion groups and
-threads are indexed by digests, and stores of earlier versions are migrated."""
+"""No index holds text that an erasure removes (docs/spec/deletion.md and docs/spec/intentions.md).
+An intention's cue is indexed as a keyed digest: the digest is exact, the key lives in the graph,
+older intentions are migrated, a replaced key is noticed, a redacted cue is re-digested. Assertion
+groups and threads are indexed by digests, and stores of earlier versions are migrated."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Prospective memory on real Neo4j (SPEC section 8, northwind README 'Prospective memory')."""
+"""Prospective memory on real Neo4j (docs/spec/intentions.md, northwind README 'Prospective
+memory')."""
 
 from __future__ import annotations
 

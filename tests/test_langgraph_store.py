@@ -1,4 +1,4 @@
-"""GraphmemStore against LangGraph's InMemoryStore, the reference (issue 14).
+"""GraphmemStore against LangGraph's InMemoryStore, the reference.
 
 Every parity scenario runs on a fresh ``InMemoryStore`` and on ``GraphmemStore`` over
 the real Neo4j (tenant from the first label, and a configured tenant), and the two must

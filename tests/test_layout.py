@@ -1,4 +1,4 @@
-"""The layout shows the architecture (issue 10): domain subpackages, every module readable in
+"""The layout shows the architecture: domain subpackages, every module readable in
 one sitting, no file name repeating its package's name, few modules at the root; the Cypher
 queries in folders by concern the same way."""
 

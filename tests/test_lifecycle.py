@@ -1,4 +1,5 @@
-"""Lifecycle transitions (SPEC section 6) on real Neo4j: each declared, with who/why/when."""
+"""Lifecycle transitions (docs/spec/write-path.md) on real Neo4j: each declared, with
+who/why/when."""
 
 from __future__ import annotations
 
@@ -47,13 +48,13 @@ def superseded_log(memory: Memory, rid: str) -> list[tuple[str, str]]:
 def test_every_supersession_is_a_declared_transition(memory: Memory, path: str) -> None:
     """However a successor that persists is written (one statement, the transaction of a
     threaded record or of a procedure, supersede), each record it supersedes logs one
-    "superseded" transition, with who and why, in the same transaction (SPEC 6)."""
+    "superseded" transition, with who and why, in the same transaction (docs/spec/write-path.md)."""
     memory.write(rec("old-1"), now=T0)
     memory.write(rec("old-2"), now=T0)
     succ = rec("succ", content="the newer fact", supersedes=["old-1", "old-2"])
     if path == "write threaded":
         succ.update(kind="episodic", thread="run-1", position=0)
-    if path == "write procedure":  # verified episodes meet the bar (SPEC 6)
+    if path == "write procedure":  # verified episodes meet the bar (docs/spec/write-path.md)
         for i in range(3):
             memory.write(rec(f"ep-{i}", kind="episodic", content=f"it worked, run {i}"), now=T0)
         succ.update(kind="procedural", evidence_ids=["ep-0", "ep-1", "ep-2"])

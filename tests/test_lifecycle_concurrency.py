@@ -1,9 +1,8 @@
-"""Lifecycle transitions racing writes in one scope (issue 15): no driver retries, no lost
-version bump. Before the lock-then-read bumps (graphmem.db.slots), concurrent deletion
-requests in one scope deadlocked on its ScopeVersion (15-21 retries a run here): a
-transaction that bumped it in its erase statement bumped it again in its mark statement while
-another deletion waited for the lock. Retract, expire, promote, supersede and LangGraph puts
-alone did not retry, before or after."""
+"""Lifecycle transitions racing writes in one scope: no driver retries, no lost version bump. Before
+the lock-then-read bumps (graphmem.db.slots), concurrent deletion requests in one scope deadlocked
+on its ScopeVersion (15-21 retries a run here): a transaction that bumped it in its erase statement
+bumped it again in its mark statement while another deletion waited for the lock. Retract, expire,
+promote, supersede and LangGraph puts alone did not retry, before or after."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""``graphmem lineage ID --format html``: one self-contained page, checked in a real browser
-(issue 11, item 5). The page is opened in headless Chromium with name resolution disabled;
-the test reads what BokehJS drew, hovers, drags, pans and zooms, and requires that the page
-logged no error and asked for nothing but the file itself and inline data."""
+"""``graphmem lineage ID --format html``: one self-contained page, checked in a real browser. The
+page is opened in headless Chromium with name resolution disabled; the test reads what BokehJS drew,
+hovers, drags, pans and zooms, and requires that the page logged no error and asked for nothing but
+the file itself and inline data."""
 
 from __future__ import annotations
 

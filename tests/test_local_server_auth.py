@@ -1,6 +1,6 @@
 """The local server behind ``graphmem db start``: authentication on with a password file only
-its owner can read (issue 17 item 4), and restarts on the same port while the previous
-server's connections sit in TIME_WAIT (issue 18 item 2).
+its owner can read, and restarts on the same port while the previous
+server's connections sit in TIME_WAIT.
 
 Real servers, in a temporary ``GRAPHMEM_DATA_DIR`` (never the user's), stopped in ``finally``.
 """

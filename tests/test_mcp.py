@@ -1,4 +1,4 @@
-"""``graphmem mcp`` (issue 13): every tool driven in process with the SDK's own client
+"""``graphmem mcp``: every tool driven in process with the SDK's own client
 (``mcp.Client(server)``) against the real Neo4j of the test session.
 
 The transports (stdio and streamable HTTP, as subprocesses) are in test_mcp_transports.py.

@@ -1,4 +1,4 @@
-"""``graphmem mcp`` as a real subprocess (issue 13): over stdio with the SDK's stdio client,
+"""``graphmem mcp`` as a real subprocess: over stdio with the SDK's stdio client,
 and over streamable HTTP on a free loopback port. The server reaches the session's Neo4j
 through ``NEO4J_URI``/``NEO4J_USER``/``NEO4J_PASSWORD``; every wait is bounded and the
 subprocess is always ended.

@@ -97,7 +97,7 @@ def test_bm25_stems_and_ignores_stop_words() -> None:
 
 
 def test_records_naming_or_produced_by_the_queried_entity_rank_first() -> None:
-    """Issue 16: a question about someone is answered by what they said and what names
+    """A question about someone is answered by what they said and what names
     them. Three records share the topic word equally; the one naming the entity, and most
     the one it produced, come first; without a name in the query nothing is boosted."""
     records = [rec("other", content="painted a sunset", provenance={"speaker": "Caroline"}),

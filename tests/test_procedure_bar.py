@@ -1,6 +1,6 @@
-"""Issue 12 item 7: a procedure needs N (default 3) verified supporting episodes whatever its
+"""A procedure needs N (default 3) verified supporting episodes whatever its
 authority, unless it is an explicit instruction (human_instruction) or comes from an
-authoritative source (a runbook); verified_outcome is not exempt (SPEC section 6)."""
+authoritative source (a runbook); verified_outcome is not exempt (docs/spec/write-path.md)."""
 
 from __future__ import annotations
 
@@ -143,7 +143,7 @@ def test_only_admitted_episodes_of_the_tenant_support(memory: Memory, state: str
 def test_langgraph_puts_cannot_store_procedures_under_the_bar(memory: Memory,
                                                               authority: Authority) -> None:
     """A LangGraph put bypasses the write policy and names no episodes, so a store writing
-    procedures is only allowed with an exempt authority (SPEC 6)."""
+    procedures is only allowed with an exempt authority (docs/spec/write-path.md)."""
     from graphmem.errors import ValidationError
     from graphmem.integrations.langgraph import GraphmemStore
     from graphmem.models import MemoryKind

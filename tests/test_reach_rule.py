@@ -101,8 +101,8 @@ scopes = st.dictionaries(keys, labels, max_size=3)
 def test_reach_is_rule_3_under_some_confined_query_scope(
         confinement: dict[str, str], record: dict[str, str], query: dict[str, str],
         rank: Sensitivity, clearance: Sensitivity) -> None:
-    """Within reach exactly when some query scope holding the confinement lets the record
-    through SPEC section 3 rule 3 (every record pair in the query scope); and every confined
+    """Within reach exactly when some query scope holding the confinement lets the record through
+    docs/spec/eligibility.md#scope-match (every record pair in the query scope); and every confined
     query scope lets through only records within reach."""
     p = Principal(tenants=frozenset({"acme"}), clearance=clearance, scope=confinement)
     rec = {"tenant": "acme", **record}

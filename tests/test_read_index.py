@@ -1,4 +1,4 @@
-"""The incremental BM25 index (issue 15): exactly the scores of a fresh bm25s build over the
+"""The incremental BM25 index: exactly the scores of a fresh bm25s build over the
 current documents, whatever the history of additions and removals."""
 
 from __future__ import annotations
@@ -203,7 +203,7 @@ def test_thread_neighbours_are_those_of_threads_module(
        st.integers(-35, 35), st.integers(-35, 35))
 def test_a_ranking_is_the_tuple_of_its_pairs(scores: list[float], rnd: Any, a: int,
                                              b: int) -> None:
-    """A trace's ranking (issue 15: pairs made when asked for) reads, slices, compares and
+    """A trace's ranking (pairs made when asked for) reads, slices, compares and
     hashes as the tuple of (id, score) pairs it stands for."""
     ids = [f"r{i:02d}" for i in range(len(scores))]
     order = list(range(len(scores)))

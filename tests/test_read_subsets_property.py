@@ -1,5 +1,5 @@
 """Retrieve computes conflicts and partners from the asserting candidates only, and thread
-context from the hits' threads only (issue 15): property test that its conflicts, partners
+context from the hits' threads only: property test that its conflicts, partners
 and context equal what the computation over every candidate gives."""
 
 from __future__ import annotations

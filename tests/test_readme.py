@@ -1,4 +1,4 @@
-"""The README and every page of docs/ are walkthroughs that run, top to bottom, in CI (issue 19).
+"""The README and every page of docs/ are walkthroughs that run, top to bottom, in CI.
 
 Every fenced code block of README.md and of each ``docs/**/*.md`` page runs here, page by
 page (one test each), in file order, as a reader would run it, against the test session's
@@ -173,8 +173,8 @@ def test_the_marker_conventions_are_enforced() -> None:
                      ("<!-- continues -->\n```python\nx\n```\n", "continues")]:
         with pytest.raises(ValueError, match=why):
             blocks(bad)
-    with pytest.raises(ValueError, match=r"^docs/guide/x\.md:1: "):
-        blocks("```json\n{}\n```\n", "docs/guide/x.md")
+    with pytest.raises(ValueError, match=r"^some/page\.md:1: "):
+        blocks("```json\n{}\n```\n", "some/page.md")
 
 
 def _runs_something(path: Path) -> bool:

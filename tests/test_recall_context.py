@@ -1,4 +1,4 @@
-"""Issue 16: dates as people say them in the index, thread context in ``retrieve``, and
+"""Dates as people say them in the index, thread context in ``retrieve``, and
 the default ranker (bm25, by measurement)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Redaction terms leave every text of the tenant's graph, and the verification proves it by
-scanning every string property generically (SPEC section 7; issue 12 item 1)."""
+scanning every string property generically (docs/spec/deletion.md)."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def _holders(memory: Memory, term: str) -> list[tuple[str, str, str]]:
 
 
 def _issue_input(memory: Memory) -> None:
-    """Issue 12 item 1, verbatim."""
+    """A leak of a name in free text."""
     assert memory.write(_rec("C1", "badge code is CANARY-7731 for the lobby"), now=NOW
                         ).disposition.value == "PERSIST"
     memory.write(_rec("C2", "prefers window seats on flights"), now=NOW)
@@ -254,7 +254,7 @@ def test_fault_redaction_leaves_free_text(memory: Memory) -> None:
 
 
 def test_a_term_in_an_asserted_key_leaves_every_assertion_group(memory: Memory) -> None:
-    """The asserted key is text as well (issue 12 item 1: the whole kind): after redaction no
+    """The asserted key is text as well (the whole kind): after redaction no
     record and no assertion group keeps it, whether the group's members survive (they move
     to the redacted key's group and still conflict) or were all erased."""
     door = f"door code of {TERM}"
@@ -291,7 +291,7 @@ def test_a_node_kind_added_later_is_the_tenants_graph_too(memory: Memory) -> Non
     """Free text on nodes of a label no graphmem code knows (linked to a record of the tenant,
     in either direction, or to its retrieval), and on their relationships, is redacted and
     verified like the rest; such nodes of another tenant, or linked only to its records, are
-    left alone (SPEC section 7: a new free-text field cannot escape)."""
+    left alone (docs/spec/deletion.md: a new free-text field cannot escape)."""
     _issue_input(memory)
     memory.write(_rec("X1", "another tenant's note", OTHER), now=NOW)
     db = memory.store.database
@@ -329,7 +329,7 @@ def test_a_term_in_another_unicode_form_is_the_same_term(
     """'René Dupont' written decomposed (e + U+0301) in a record, a retraction reason, a
     derived record, an intention and a retrieval query is the same name as the composed
     term: the plan finds it, redaction removes it and the verification checks it, whichever
-    form either side uses (SPEC section 7: every text)."""
+    form either side uses (docs/spec/deletion.md: every text)."""
     import unicodedata
 
     def form(text: str, kind: Literal["NFC", "NFD"]) -> str:

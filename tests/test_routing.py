@@ -1,4 +1,4 @@
-"""The client works unchanged through a routing URI (issue 6, "Beyond one machine").
+"""The client works unchanged through a routing URI ("Beyond one machine").
 
 The smoke path (put, candidates, retrieve, explain) runs through ``neo4j://host:port``
 against the suite's own server: the driver fetches a routing table, sends reads to a reader

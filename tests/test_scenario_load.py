@@ -1,4 +1,4 @@
-"""Keeping northwind to explore (issue 19): `graphmem scenario load` is idempotent, also after
+"""Keeping northwind to explore: `graphmem scenario load` is idempotent, also after
 a deletion walk changed the data; and a deletion plan whose subject matches nothing is not a
 silent success (`graphmem delete plan` exits 1 unless --allow-empty)."""
 

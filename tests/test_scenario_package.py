@@ -1,4 +1,4 @@
-"""The northwind scenario ships inside the package (issue 11): the packaged copy stays
+"""The northwind scenario ships inside the package: the packaged copy stays
 byte-identical to ``../shared/scenarios/northwind`` when that folder exists, every line of it
 validates, and `graphmem demo` rejects bad scenario input before any database work."""
 

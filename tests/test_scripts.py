@@ -1,4 +1,4 @@
-"""BM25 in every script (SPEC section 5, rank; issue 12 item 4): text written without
+"""BM25 in every script (docs/spec/read-path.md#rank): text written without
 spaces between words is segmented, in the index and the query alike."""
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def test_more_scripts_through_retrieve(memory: Memory) -> None:
 
 def test_tokens_keep_english_stemming_and_split_no_space_runs() -> None:
     assert tokenize("The editors were running") == ["editor", "run"]
-    # the function words of a question are no terms (issue 16)
+    # the function words of a question are no terms
     assert tokenize("What did she paint, and how many has he sold?") == ["paint", "sold"]
     zh = tokenize("迁移到MySQL")
     assert "mysql" in zh and "迁移" in zh and "移到" in zh and "迁" in zh

@@ -1,4 +1,4 @@
-"""A command never leaves a server running (issue 11, project rule): the local server that
+"""A command never leaves a server running (project rule): the local server that
 ``Memory.connect()`` or a CLI command starts for itself stops with its last client, while the
 one ``graphmem db start`` started (or adopted) keeps running until ``graphmem db stop``."""
 

@@ -1,4 +1,4 @@
-"""The soak's short profile (issue 17 item 2): ``bench.soak.run_soak`` for a few seconds on
+"""The soak's short profile: ``bench.soak.run_soak`` for a few seconds on
 a small store, with every invariant it checks holding. The full run is ``python -m
 bench.soak`` (5 minutes, 10^4 records); its figures are in docs/reliability.md.
 """

@@ -1,4 +1,4 @@
-"""Issue 18 item 1: several clients connecting at once to a new database all succeed.
+"""Several clients connecting at once to a new database all succeed.
 
 Real processes against a real launcher server: each round empties the schema (a new
 database as far as ``ensure_schema`` can tell), then four processes released by one barrier

@@ -1,4 +1,4 @@
-"""Issue 12 items 2 and 3: SPEC section 4 rules 2 and 4 as revised.
+"""docs/spec/status.md, rules 2 and 4 as revised.
 
 Rule 2: a record created after ``now`` is NOT_YET_VALID (an "as of" query sees the store as
 it was known then), and a successor created after ``now`` does not supersede at ``now``.

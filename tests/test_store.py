@@ -1,4 +1,4 @@
-"""Bad input gets a typed error and leaves the store unchanged (issue 2), on real Neo4j."""
+"""Bad input gets a typed error and leaves the store unchanged, on real Neo4j."""
 
 from __future__ import annotations
 

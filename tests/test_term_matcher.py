@@ -1,4 +1,4 @@
-"""The deletion term matcher (SPEC section 7): every way a name is written is found, nothing
+"""The deletion term matcher (docs/spec/deletion.md): every way a name is written is found, nothing
 else is touched. Pure: no database.
 
 The property tests generate 10,000 cases in all (4 tests x 250 examples x 10): random

@@ -1,4 +1,4 @@
-"""``by`` and ``reason`` of every lifecycle call are text (issue 15's breaker found ``write``
+"""``by`` and ``reason`` of every lifecycle call are text (a breaker found ``write``
 took any ``by``; the other calls were left): a non-string is a ValidationError and changes
 nothing, where the driver stored it as given or failed to pack it with a bare ValueError."""
 

@@ -1,4 +1,4 @@
-"""Episodes in sequence (issue 16): thread positions, NEXT edges, neighbour-aware ranking."""
+"""Episodes in sequence: thread positions, NEXT edges, neighbour-aware ranking."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What a statement of the agent loop costs the server does not grow with the store (issue 15).
+"""What a statement of the agent loop costs the server does not grow with the store.
 
 Every statement a scope's writes, lifecycle calls and reads run is recorded (name and
 parameters), then PROFILEd three times, each in a transaction rolled back and planned afresh:

@@ -1,4 +1,4 @@
-"""Writers into one scope (issue 15): no deadlocks, and nodes the write path only MATCHes
+"""Writers into one scope: no deadlocks, and nodes the write path only MATCHes
 may vanish (a wipe, an evaluation's cleanup) without losing a write or a version bump."""
 
 from __future__ import annotations
@@ -128,7 +128,7 @@ class Spy:
 
 def test_a_new_record_is_one_statement_and_everything_else_is_decided_in_full(
         memory: Memory) -> None:
-    """Issue 15: the agent loop's write (a new record, no duplicate) is write/new.cypher
+    """The agent loop's write (a new record, no duplicate) is write/new.cypher
     alone; a duplicate, a stored id, a missing or erased reference and a threaded record
     write nothing there and are decided by the full transaction, with the same outcomes."""
     memory.write(rec("seed"), now=T0)  # the scope's nodes exist from here on
@@ -202,11 +202,10 @@ def node_counts(memory: Memory) -> dict[str, int]:
 @pytest.mark.parametrize("mode", ["same content", "same id", "same id, other content"])
 def test_eight_concurrent_identical_proposals(
         memory: Memory, neo4j_db: Neo4jUnderTest, mode: str) -> None:
-    """Issue 15, the one-statement write: 8 clients propose at once, 3 rounds (new clients
-    each round, so some create the scope's nodes and some find them). Identical content in
-    one scope persists once, every other proposal is a logged DISCARD; one id with 8
-    contents persists once and raises RecordConflictError 7 times, logging nothing for
-    them; nothing else is created."""
+    """The one-statement write: 8 clients propose at once, 3 rounds (new clients each round, so some
+    create the scope's nodes and some find them). Identical content in one scope persists once,
+    every other proposal is a logged DISCARD; one id with 8 contents persists once and raises
+    RecordConflictError 7 times, logging nothing for them; nothing else is created."""
     workers = 8
     memory.write(rec("warm"), now=T0)
     for round_ in range(3):

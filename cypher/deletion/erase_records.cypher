@@ -1,9 +1,9 @@
-// Erase DELETE records (SPEC section 7): every property is replaced by a content-free
+// Erase DELETE records (docs/spec/deletion.md): every property is replaced by a content-free
 // tombstone (id, kind, tenant, scope, sensitivity, times, erasure time, request id, reason),
-// conflict edges go, lineage and scope edges stay so audits can explain the absence. The
-// times, SUPERSEDES edges and `admitted` (not quarantined when erased) keep an erased successor
-// superseding its predecessors (SPEC section 4 rule 4: erasure never reactivates). Records this
-// request already disposed of are skipped, and a record erased by an earlier request keeps its
+// conflict edges go, lineage and scope edges stay so audits can explain the absence. The times,
+// SUPERSEDES edges and `admitted` (not quarantined when erased) keep an erased successor
+// superseding its predecessors (docs/spec/status.md#superseded: erasure never reactivates). Records
+// this request already disposed of are skipped, and a record erased by an earlier request keeps its
 // first tombstone (changed = false): re-applying changes nothing. $rows: {id, root}.
 MATCH (req:DeletionRequest {id: $request_id})
 USING INDEX SEEK req:DeletionRequest(id)

@@ -1,4 +1,4 @@
-// Mark the records and intentions of a batch that are not erased (SPEC section 7) and link
+// Mark the records and intentions of a batch that are not erased (docs/spec/deletion.md) and link
 // each to the request with its disposition: RECOMPUTE makes a record ineligible until it is
 // recomputed, QUARANTINE holds it for review, REDACT was done by deletion/redact/*.
 // $rows: {id, disposition}. Nodes this request already disposed of are skipped; tombstones

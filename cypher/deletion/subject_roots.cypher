@@ -1,5 +1,5 @@
-// Deletion roots for a subject (SPEC section 7): every Record and Intention whose scope holds
-// all of the subject's [key, value] pairs. $tenant: the subject's tenant; $subject_pairs: the
+// Deletion roots for a subject (docs/spec/deletion.md): every Record and Intention whose scope
+// holds all of the subject's [key, value] pairs. $tenant: the subject's tenant; $subject_pairs: the
 // subject as JSON-encoded [key, value] strings (the same encoding as Scope.pairs).
 MATCH (s:Scope {tenant: $tenant})
 USING INDEX SEEK s:Scope(tenant)

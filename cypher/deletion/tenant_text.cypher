@@ -1,5 +1,5 @@
 // Every string (or list-of-strings) property of the tenants' graph that holds a redaction term
-// (SPEC section 7, issue 12 item 1), one row per (node or relationship, property).
+// (docs/spec/deletion.md), one row per (node or relationship, property).
 // The tenants' graph: their Scopes, ScopeVersions and assertion groups; the Records and Intentions in them; the Transitions ON and
 // the WriteDecisions DECIDED on those (and decisions logged with the tenant, which discarded
 // proposals leave without an edge); their Retrievals and CandidateSets; the Exposures and

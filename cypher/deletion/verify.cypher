@@ -1,7 +1,7 @@
-// Verification of a deletion request (SPEC section 7): how many nodes it disposed of, and the
-// ids that break its promises. A DELETE node must be an erased, content-free tombstone
-// (no content, asserted value, provenance, metadata, action or cue value); a RECOMPUTE record
-// must stay ineligible until it is recomputed; an erased intention must be cancelled.
+// Verification of a deletion request (docs/spec/deletion.md): how many nodes it disposed of, and
+// the ids that break its promises. A DELETE node must be an erased, content-free tombstone (no
+// content, asserted value, provenance, metadata, action or cue value); a RECOMPUTE record must stay
+// ineligible until it is recomputed; an erased intention must be cancelled.
 // QUARANTINE records promoted since are reported, not failed (an explicit review may do that).
 MATCH (req:DeletionRequest {id: $id})
 USING INDEX SEEK req:DeletionRequest(id)

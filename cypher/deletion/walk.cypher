@@ -1,4 +1,4 @@
-// Every descendant of the deletion roots over DERIVED_FROM (SPEC section 7), in one walk.
+// Every descendant of the deletion roots over DERIVED_FROM (docs/spec/deletion.md), in one walk.
 // Each root is found through the record_id uniqueness constraint (USING INDEX SEEK), and the
 // expansion sits under a distinct horizon (min(length(p)) grouped by d) with no relationship
 // used downstream, so Neo4j plans VarLengthExpand(Pruning,BFS): every node is visited once

@@ -1,4 +1,4 @@
-// Relink the threads that a batch of new records joined (issue 16): within one tenant and
+// Relink the threads that a batch of new records joined: within one tenant and
 // thread, each record -[:NEXT]-> the record at the next higher position. The whole chain
 // of each named thread is rebuilt, so a record written between two neighbours takes its
 // place between them. Runs in the records/create transaction (which bumps the Scopes).

@@ -1,7 +1,7 @@
 // Pending intentions whose cue equals one of the event's (kind, value) pairs exactly
-// (SPEC section 8), found through the intention_cue_digest index and then held to the
-// eligibility rules of records (SPEC section 3): tenant readable by the caller, sensitivity
-// within clearance, scope pairs a subset of the query's.
+// (docs/spec/intentions.md), found through the intention_cue_digest index and then held to the
+// eligibility rules of records (docs/spec/eligibility.md): tenant readable by the caller,
+// sensitivity within clearance, scope pairs a subset of the query's.
 // The index holds keyed digests of cues, never their text (graphmem.db.index_key): $key is
 // the index key the client digested $cues with ([{kind, value, digest}]); when it is not the
 // database's key any more (`fresh` false, no intentions) the client reads the key again. The

@@ -1,6 +1,6 @@
 // LangGraph store: the eligible ACTIVE version of each (namespace, key), if any.
-// The record conditions are SPEC sections 3-4 as in candidates.cypher (parts/record_active),
-// with the record's own namespace scope as the query scope.
+// The record conditions are docs/spec/eligibility.md#eligible-and-active as in candidates.cypher
+// (parts/record_active), with the record's own namespace scope as the query scope.
 // $gets: [{i, prefix, key}] (key: the namespace Scope's key); $tenants: the principal's
 // tenants; $clearance: sensitivity rank; $now: UTC datetime.
 UNWIND $gets AS g

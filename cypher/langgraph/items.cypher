@@ -2,8 +2,8 @@
 // (the namespace itself and every deeper one). A namespace's Scope holds the pairs
 // ["tenant", t], ["langgraph", "namespace"] and ["langgraph.<i>", label i]; a prefix is the
 // set of pairs its Scope must contain, so ("a",) never matches ("ab",).
-// The record conditions are SPEC sections 3-4 as in candidates.cypher (parts/record_active),
-// with the record's own namespace scope as the query scope.
+// The record conditions are docs/spec/eligibility.md#eligible-and-active as in candidates.cypher
+// (parts/record_active), with the record's own namespace scope as the query scope.
 // $search_tenants: tenants to search (each one of $tenants, checked by the caller and
 // again here); $pairs: JSON-encoded [key, value] pairs, without the tenant's;
 // $tenants: the principal's tenants; $clearance: sensitivity rank; $now: UTC datetime.

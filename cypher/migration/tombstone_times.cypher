@@ -1,11 +1,11 @@
-// Tombstones written before erasure kept a record's times and `admitted` (issue 12 item 2,
-// SPEC section 4 rule 4: erasing a successor never reactivates what it replaced) lack them,
-// so an old erased successor stopped superseding and its predecessors came back. For every
-// such tombstone that supersedes a record: `admitted` is what its last admission event says
-// (its write decision, a later quarantine or promote transition; PERSIST when none was
-// logged, as for records put without the policy), and `created_at` is its erasure time when
-// unknown (it existed then; as-of reads before the erasure see no successor). Bumps the
-// scopes and stamps the tombstones so cached eligibility answers are recomputed.
+// Tombstones written before erasure kept a record's times and `admitted`
+// (docs/spec/status.md#superseded: erasing a successor never reactivates what it replaced) lack
+// them, so an old erased successor stopped superseding and its predecessors came back. For every
+// such tombstone that supersedes a record: `admitted` is what its last admission event says (its
+// write decision, a later quarantine or promote transition; PERSIST when none was logged, as for
+// records put without the policy), and `created_at` is its erasure time when unknown (it existed
+// then; as-of reads before the erasure see no successor). Bumps the scopes and stamps the
+// tombstones so cached eligibility answers are recomputed.
 MATCH (r:Record)
 WHERE coalesce(r.erased, false) AND r.admitted IS NULL
   AND EXISTS { (r)-[:SUPERSEDES]->(:Record) }

@@ -1,22 +1,20 @@
-// Part of queries, not a query: `{{record_store}}` stores one policy write (issue 15): the
-// record in its scope, its lineage edges, its assertion group and its write decision, stamped
-// with the sequence of the write's slot (r.wslot, r.wseq), bumped here. {{write_probe}}
-// locked that slot earlier in the transaction, so the stamp takes no lock of its own (the
-// bump locks, then reads, as every version bump does: graphmem.db.slots):
-// writers into one scope do not queue on the scope's one ScopeVersion node. Cached
-// candidates answers see the new record through the slot's version
-// (parts/write_slot_versions.cypher), delta reads through r.wslot/r.wseq. The Scope,
-// WriteSlot and Assertion nodes are MATCHed, never MERGEd (see records/create.cypher):
-// write/nodes_ensure.cypher created them; nothing is stored when the Scope or the slot is
-// missing. Leaves `r` (the record) and `a` (its Assertion group, or null), which
-// {{record_assert}} links after it.
+// Part of queries, not a query: `{{record_store}}` stores one policy write: the record in its
+// scope, its lineage edges, its assertion group and its write decision, stamped with the sequence
+// of the write's slot (r.wslot, r.wseq), bumped here. {{write_probe}} locked that slot earlier in
+// the transaction, so the stamp takes no lock of its own (the bump locks, then reads, as every
+// version bump does: graphmem.db.slots): writers into one scope do not queue on the scope's one
+// ScopeVersion node. Cached candidates answers see the new record through the slot's version
+// (parts/write_slot_versions.cypher), delta reads through r.wslot/r.wseq. The Scope, WriteSlot and
+// Assertion nodes are MATCHed, never MERGEd (see records/create.cypher): write/nodes_ensure.cypher
+// created them; nothing is stored when the Scope or the slot is missing. Leaves `r` (the record)
+// and `a` (its Assertion group, or null), which {{record_assert}} links after it.
 // $row: a records/create row; $slot: the key of the write's (dedup) slot and $slot_index its
 // index in the scope; $supersedes, $derived_from, $evidence_ids: ids (stored and not erased:
 // the caller checked); $gkey: assertion group or null; $decision: {tenant, disposition,
 // reason, at, by, token, superseded}: `token` is the writing call's own random id, by which a
 // repeat of the call knows the record it stored (graphmem.write.admission); `superseded` the
 // reason of the "superseded" transition logged, in the same transaction, on each record of
-// $supersedes when the record persists (a quarantined one supersedes nothing: SPEC 4).
+// $supersedes when the record persists (a quarantined one supersedes nothing: docs/spec/status.md).
 MATCH (s:Scope {key: $row.scope_key})
 USING INDEX SEEK s:Scope(key)
 MATCH (l:WriteSlot {key: $slot})

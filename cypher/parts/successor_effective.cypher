@@ -1,8 +1,8 @@
-// Part of queries, not a query: `{{successor_effective}}` stands for this condition on a
-// successor `succ` (SPEC section 4 rule 4): it was admitted (never quarantined; a tombstone
-// keeps `admitted`) and is effective at $now (created and valid by then), whatever happened
-// to it since (retraction, expiry, supersession, pending recompute, erasure). Whether the
-// caller may see it (tenant, scope, sensitivity) is the query's.
+// Part of queries, not a query: `{{successor_effective}}` stands for this condition on a successor
+// `succ` (docs/spec/status.md#superseded): it was admitted (never quarantined; a tombstone keeps
+// `admitted`) and is effective at $now (created and valid by then), whatever happened to it since
+// (retraction, expiry, supersession, pending recompute, erasure). Whether the caller may see it
+// (tenant, scope, sensitivity) is the query's.
 NOT succ.quarantined AND (NOT succ.erased OR coalesce(succ.admitted, false))
 AND succ.created_at <= $now
 AND (succ.valid_from IS NULL OR succ.valid_from <= $now)

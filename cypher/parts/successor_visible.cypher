@@ -1,5 +1,5 @@
 // Part of queries, not a query: `{{successor_visible}}` stands for "successor `succ`, in its
-// Scope `ss`, supersedes for this caller at $now" (SPEC section 4 rule 4; docs/status.md):
+// Scope `ss`, supersedes for this caller at $now" (docs/spec/status.md#superseded; docs/status.md):
 // it passes eligibility rules 1-3 for the query scope (its Scope's tenant is the query
 // scope's and its pairs are within the query scope's; its sensitivity within $clearance),
 // and it was admitted and is effective at $now (parts/successor_effective). The query binds

@@ -1,4 +1,4 @@
-// Part of queries, not a query: `{{write_probe}}` is the start of a policy write (issue 15):
+// Part of queries, not a query: `{{write_probe}}` is the start of a policy write:
 // lock the write's slots, then read what the policy decides on. $slots: sorted WriteSlot
 // keys (graphmem.db.slots), locked in that order, so two writers never wait on each other in
 // a cycle. A slot is a hash bucket of the scope and the proposal's dedup key (and thread):
@@ -7,14 +7,14 @@
 // share one and run side by side. MATCH then SET takes the exclusive lock at once (no shared
 // lock to upgrade), held to the commit; nothing is left changed, so a write that stores
 // nothing (a DISCARD) moves no version: record_store bumps the slot's seq. $ids: the proposal's id and the ids it references (records/existing);
-// $scope_key, $dedup_key, $now, $skew_ms: the twins of the proposal, records of the scope
-// with that dedup key that a write at $now duplicates (SPEC section 6; docs/write-path.md):
-// admitted and neither retracted nor expired at $now, nor superseded then (status rule 4 as
-// in candidates.cypher, the scope itself as the query scope: a successor in a narrower scope
-// or another tenant does not supersede there), and created and valid by $now plus $skew_ms
-// milliseconds (the write policy's clock_skew). Not by $now alone: a twin that a concurrent
-// writer committed first, stamped by a clock a little ahead, or a little later than this
-// write's stamp while this write waited for the slot, is the same memory, and found.
+// $scope_key, $dedup_key, $now, $skew_ms: the twins of the proposal, records of the scope with that
+// dedup key that a write at $now duplicates (docs/spec/write-path.md; docs/write-path.md): admitted
+// and neither retracted nor expired at $now, nor superseded then (status rule 4 as in
+// candidates.cypher, the scope itself as the query scope: a successor in a narrower scope or
+// another tenant does not supersede there), and created and valid by $now plus $skew_ms
+// milliseconds (the write policy's clock_skew). Not by $now alone: a twin that a concurrent writer
+// committed first, stamped by a clock a little ahead, or a little later than this write's stamp
+// while this write waited for the slot, is the same memory, and found.
 // Gives `locked`, `existing` ({id, fingerprint, erased, tokens: of its write decisions})
 // and `duplicates` (ids). The duplicates are found by a seek of the dedup key's index,
 // whatever the planner estimates: in a new database, after an import (the index's

@@ -2,11 +2,11 @@
 // node of the batch exists, so no query both reads and writes the same label (which would
 // force an Eager plan step).
 // $rows: {props, times: {created_at, valid_from, expires_at} as ISO-8601 strings or null,
-// scope_key}. The Scope and ScopeVersion nodes are MATCHed, never MERGEd: MERGE of an
-// existing node takes a shared lock that this transaction then upgrades (IN_SCOPE edge on a
-// young Scope, the rev bump), and two writers each holding the shared lock deadlock (issue
-// 15). A row whose Scope or ScopeVersion is missing creates nothing and is not in `ids`; the
-// caller creates them (scopes_merge.cypher) and runs it again (RecordWrites.create_in_tx).
+// scope_key}. The Scope and ScopeVersion nodes are MATCHed, never MERGEd: MERGE of an existing node
+// takes a shared lock that this transaction then upgrades (IN_SCOPE edge on a young Scope, the rev
+// bump), and two writers each holding the shared lock deadlock. A row whose Scope or ScopeVersion
+// is missing creates nothing and is not in `ids`; the caller creates them (scopes_merge.cypher) and
+// runs it again (RecordWrites.create_in_tx).
 // A statement of the agent loop: planned once, kept (graphmem.db.catalogue, "Plans").
 CYPHER replan=skip
 UNWIND $rows AS row

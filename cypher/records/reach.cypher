@@ -1,5 +1,6 @@
-// What decides whether records or intentions are within a principal's reach (SPEC section 3;
-// graphmem.models.Principal.reaches decides): tenant, sensitivity rank and scope pairs, by id.
+// What decides whether records or intentions are within a principal's reach
+// (docs/spec/eligibility.md; graphmem.models.Principal.reaches decides): tenant, sensitivity rank
+// and scope pairs, by id.
 // $ids: record or intention ids; an id naming neither comes back with found = false.
 UNWIND $ids AS id
 OPTIONAL MATCH (r:Record {id: id})

@@ -1,5 +1,5 @@
-// How many records a caller can see in its scope (SPEC section 3: the visible Scopes and the
-// clearance, as candidates.cypher), not erased: all of them, the quarantined, the retracted,
+// How many records a caller can see in its scope (docs/spec/eligibility.md: the visible Scopes and
+// the clearance, as candidates.cypher), not erased: all of them, the quarantined, the retracted,
 // and the eligible ACTIVE ones (parts/record_active). One row.
 // $tenant, $tenants, $pairs, $clearance, $now as for candidates.cypher.
 MATCH (s:Scope {tenant: $tenant})

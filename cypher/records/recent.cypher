@@ -1,6 +1,6 @@
-// The newest eligible ACTIVE records for a caller, one page of them (SPEC sections 3-4): the
-// eligibility of candidates.cypher (scope rule 3 over the visible Scopes, then
-// parts/record_active), newest first (created_at, then id),
+// The newest eligible ACTIVE records for a caller, one page of them
+// (docs/spec/eligibility.md#eligible-and-active): the eligibility of candidates.cypher (scope rule
+// 3 over the visible Scopes, then parts/record_active), newest first (created_at, then id),
 // $skip records skipped, at most $limit returned. $tenant, $tenants, $pairs, $clearance,
 // $now as for candidates.cypher.
 MATCH (s:Scope {tenant: $tenant})

@@ -1,4 +1,4 @@
-// Return a RECOMPUTE record to service (SPEC section 7): new content and fingerprints, fresh
+// Return a RECOMPUTE record to service (docs/spec/deletion.md): new content and fingerprints, fresh
 // lineage (DERIVED_FROM and EVIDENCED_BY edges replaced by $derived_from / $evidence_ids) and
 // no legacy CONFLICTS_WITH edges (its ASSERTS group keeps its key). Only a record pending recompute is changed.
 MATCH (r:Record {id: $id})

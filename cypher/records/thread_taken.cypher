@@ -1,4 +1,4 @@
-// Thread positions already held by a stored record (issue 16: one record per position).
+// Thread positions already held by a stored record (one record per position).
 // $slots: [{tenant, thread, thread_key, position}] (thread_key: graphmem.db.codec.thread_key,
 // the digest the thread index holds instead of the thread's name).
 // A statement of the agent loop: planned once, kept (graphmem.db.catalogue, "Plans").

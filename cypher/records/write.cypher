@@ -1,4 +1,4 @@
-// The storage of one policy write (issue 15), the statement after write/check.cypher in its
+// The storage of one policy write, the statement after write/check.cypher in its
 // transaction: {{record_store}}, {{record_assert}}. No row comes back when the Scope or the slot is missing
 // (nothing is created: the caller creates them and runs this again); `grouped` is false
 // when $gkey names a missing Assertion (the caller links it with assertions_link.cypher).

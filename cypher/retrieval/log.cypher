@@ -1,11 +1,10 @@
-// Attribution: one Retrieval node per read-path call (SPEC section 5, step 9), created with
-// nothing selected; retrieval/selected, in the same transaction, links it to what it selected
-// (scores and reasons on the SELECTED edges), once ranking has chosen (issue 15: the read path
-// runs this while it ranks). The candidate set is
-// stored once per distinct set, as a CandidateSet keyed by a digest of tenant and ids
-// (repeated retrievals over an unchanged scope share it). A set that differs little from
-// one this client logged before is stored as a delta of it (issue 15: an agent's loop logs a
-// new set after every write): $base_digest names that base, $added_ids / $removed_ids the
+// Attribution: one Retrieval node per read-path call (docs/spec/read-path.md#attribution), created
+// with nothing selected; retrieval/selected, in the same transaction, links it to what it selected
+// (scores and reasons on the SELECTED edges), once ranking has chosen (the read path runs this
+// while it ranks). The candidate set is stored once per distinct set, as a CandidateSet keyed by a
+// digest of tenant and ids (repeated retrievals over an unchanged scope share it). A set that
+// differs little from one this client logged before is stored as a delta of it (an agent's loop
+// logs a new set after every write): $base_digest names that base, $added_ids / $removed_ids the
 // difference, and `base_digests` lists the digests back to a set stored whole (at most
 // $max_depth). $candidate_ids is null when the client sends a delta or believes the set is
 // stored already; `incomplete` says the set cannot be read back: stored neither whole nor as a

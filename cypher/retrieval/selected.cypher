@@ -1,6 +1,6 @@
 // What a retrieval logged by retrieval/log (in the same transaction) selected: its ids and
 // conflict keys, and a SELECTED edge to each selected record, with its score, reason and rank
-// (SPEC section 5, step 9).
+// (docs/spec/read-path.md#attribution).
 // A statement of the agent loop: planned once, kept (graphmem.db.catalogue, "Plans").
 CYPHER replan=skip
 MATCH (q:Retrieval {id: $id})

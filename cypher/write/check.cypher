@@ -1,4 +1,4 @@
-// The first statement of a policy write (issue 15): {{write_probe}} locks the write's slots
+// The first statement of a policy write: {{write_probe}} locks the write's slots
 // and reads the stored ids and the active duplicates; $evidence_ids: records/get. The
 // transaction then stores the record with records/write.cypher, or logs a DISCARD.
 // A statement of the agent loop: planned once, kept (graphmem.db.catalogue, "Plans").

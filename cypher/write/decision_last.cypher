@@ -1,6 +1,6 @@
-// The latest write decision logged for a proposal id (SPEC section 6: every decision and its
-// reason is kept): explain answers with it for a proposal the policy discarded (no record),
-// and names the reason of a quarantine. $id: the proposal's id.
+// The latest write decision logged for a proposal id (docs/spec/write-path.md: every decision and
+// its reason is kept): explain answers with it for a proposal the policy discarded (no record), and
+// names the reason of a quarantine. $id: the proposal's id.
 MATCH (w:WriteDecision {record_id: $id})
 USING INDEX SEEK w:WriteDecision(record_id)
 RETURN w.tenant AS tenant, w.disposition AS disposition, w.reason AS reason, w.by AS by,

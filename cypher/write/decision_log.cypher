@@ -1,5 +1,6 @@
-// Keep every write decision and its reason (SPEC section 6), also for discarded proposals.
-// The tenant lets a deletion request find decisions that have no record to hang off (SPEC 7).
+// Keep every write decision and its reason (docs/spec/write-path.md), also for discarded proposals.
+// The tenant lets a deletion request find decisions that have no record to hang off
+// (docs/spec/deletion.md).
 // A statement of the agent loop: planned once, kept (graphmem.db.catalogue, "Plans").
 CYPHER replan=skip
 CREATE (w:WriteDecision {

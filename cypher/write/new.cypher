@@ -1,4 +1,4 @@
-// A policy write of a new record in one statement (issue 15: the agent loop's write, in one
+// A policy write of a new record in one statement (the agent loop's write, in one
 // round trip and one commit): {{write_probe}}, then, only when {{write_fresh}} finds the
 // proposal can be stored as the client decided, {{record_store}} and {{record_assert}}.
 // Returns the stored id, or no row when nothing was written: the client then runs the

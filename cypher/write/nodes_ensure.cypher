@@ -1,4 +1,4 @@
-// Create, in a short transaction of its own before a write (issue 15), the nodes a write
+// Create, in a short transaction of its own before a write, the nodes a write
 // transaction then only MATCHes: the Scope, its ScopeVersion (version and rev), its
 // $slots WriteSlot lock nodes, and the Assertion groups of $groups ({gkey, tenant, key}).
 // MERGE of an existing node takes a shared lock; a write transaction that later writes the

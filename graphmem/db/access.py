@@ -1,5 +1,5 @@
 """What one client may reach and claim: the gate every id a bound client names goes through
-(SPEC sections 3 and 6).
+(docs/spec/eligibility.md and docs/spec/write-path.md).
 
 :class:`Access` pairs a principal (None: the operator, who reaches everything) with the
 highest authority its writes may claim. The rule itself is

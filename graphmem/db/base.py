@@ -2,8 +2,7 @@
 read routing, retried transaction functions), schema set-up and plain record reads.
 
 Every call that reaches the driver goes through :mod:`graphmem.db.resilience`: driver errors
-leave as graphmem errors, and auto-commit statements are retried on transient errors
-(issue 18).
+leave as graphmem errors, and auto-commit statements are retried on transient errors.
 """
 
 from __future__ import annotations
@@ -126,11 +125,10 @@ class StoreBase:
 
     def read_once(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """Like :meth:`read_values`, as one auto-commit statement: one round trip, where
-        ``execute_query`` begins a transaction, runs the query and commits, each a round trip
-        of its own (issue 15: the version check of a reused candidates answer, before every
-        read). Causally chained like :meth:`read_values` (the driver's bookmark manager);
-        retried on transient errors by :func:`~graphmem.db.resilience.with_retry`, for at
-        most ``retry_time_s``.
+        ``execute_query`` begins a transaction, runs the query and commits, each a round trip of its
+        own (the version check of a reused candidates answer, before every read). Causally chained
+        like :meth:`read_values` (the driver's bookmark manager); retried on transient errors by
+        :func:`~graphmem.db.resilience.with_retry`, for at most ``retry_time_s``.
 
         Raises:
             GraphmemError: a driver error, translated (:mod:`graphmem.db.resilience`).
@@ -221,11 +219,10 @@ class StoreBase:
         return [r.data() for r in result]
 
     def ensure_schema(self) -> None:
-        """Create constraints and indexes if missing (idempotent; one auto-commit transaction
-        each), safe to run from many clients at once: each statement is retried on transient
-        errors such as DeadlockDetected (issue 18), and after a retry ``IF NOT EXISTS`` finds
-        what the other client created. Then run the data migrations this database has not had
-        (:mod:`graphmem.db.migrations`).
+        """Create constraints and indexes if missing (idempotent; one auto-commit transaction each),
+        safe to run from many clients at once: each statement is retried on transient errors such as
+        DeadlockDetected, and after a retry ``IF NOT EXISTS`` finds what the other client created.
+        Then run the data migrations this database has not had (:mod:`graphmem.db.migrations`).
 
         Raises:
             DatabaseUnavailableError: the server is unreachable, or stayed busy past the retries.

@@ -1,5 +1,5 @@
-"""Browsing what a caller can see (SPEC sections 3-4): the newest eligible records, a page
-at a time, and how many records are within reach (part of
+"""Browsing what a caller can see (docs/spec/eligibility.md#eligible-and-active): the newest
+eligible records, a page at a time, and how many records are within reach (part of
 :class:`~graphmem.db.store.Neo4jStore`). Eligibility is the candidates query's
 (``cypher/records/recent.cypher`` and ``cypher/records/reach_counts.cypher`` put in the same
 parts); :class:`~graphmem.db.eligibility.ScopeQuery` checks the principal and scope.

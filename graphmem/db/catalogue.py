@@ -8,13 +8,12 @@ Every query graphmem runs lives in a file; Python never builds Cypher text. Valu
 travel as ``$parameters``. Queries are tagged with their name in transaction
 metadata, so ``SHOW TRANSACTIONS`` and the query log say which file is running.
 
-The store runs a query as :func:`statement` gives it, with :func:`arguments`: each
-``$name`` of the file is read as ``$args.name`` from one map parameter. Neo4j 5 keys its
-plan cache on the type of each parameter and, for a list or a string, on the power of ten
-its length falls in; a map parameter has neither. So each query is planned once, not once
-for every mix of lengths among its lists and strings (a query text one character longer
-than 99, a candidate set logged whole after ones logged as deltas: 0.2-0.35 s of planning
-each, measured on the agent loop of issue 15).
+The store runs a query as :func:`statement` gives it, with :func:`arguments`: each ``$name`` of the
+file is read as ``$args.name`` from one map parameter. Neo4j 5 keys its plan cache on the type of
+each parameter and, for a list or a string, on the power of ten its length falls in; a map parameter
+has neither. So each query is planned once, not once for every mix of lengths among its lists and
+strings (a query text one character longer than 99, a candidate set logged whole after ones logged
+as deltas: 0.2-0.35 s of planning each, measured on the agent loop of bench/agent_loop.py).
 
 Plans. A statement of the agent loop (a scope's writes, lifecycle calls and reads) starts
 ``CYPHER replan=skip``: the plan made the first time it runs is kept. Neo4j otherwise plans
@@ -31,7 +30,7 @@ The folder is found in a checkout (``<repo>/cypher``) and in an installed wheel
 (``graphmem/_cypher``, force-included by the build).
 
 A condition that several queries must state identically (what makes a record live, when a
-successor supersedes: SPEC section 4) is written once, in ``cypher/parts/<name>.cypher``, and
+successor supersedes: docs/spec/status.md) is written once, in ``cypher/parts/<name>.cypher``, and
 a query names it as ``{{name}}``; :func:`text` puts it in, in parentheses (a part made of
 clauses, such as a subquery, goes in as it is; a part may name other parts). Parts are file
 text like the queries, never built from values.

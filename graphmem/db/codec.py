@@ -1,5 +1,5 @@
 """How records become Neo4j properties and back: scope encoding, fingerprints, property
-maps, coercion of user input into :class:`MemoryRecord` (SPEC section 2).
+maps, coercion of user input into :class:`MemoryRecord` (docs/spec/records.md).
 
 A scope is stored as ``pairs``: JSON-encoded ``[key, value]`` strings, so that any key or
 value (quotes, backticks, ``=``) is data and never query text.
@@ -65,7 +65,7 @@ def _text_digest(*parts: str) -> str:
 def assertion_group(tenant: str, key: str) -> str:
     """The ``gkey`` of the assertion group of ``key`` in ``tenant``: a digest of both, never
     the asserted key's text, which an erasure may remove while an index keeps a removed
-    key's bytes in its file (:mod:`graphmem.db.index_key`; SPEC section 7)."""
+    key's bytes in its file (:mod:`graphmem.db.index_key`; docs/spec/deletion.md)."""
     return _text_digest(tenant, key)
 
 
@@ -78,7 +78,7 @@ def thread_key(tenant: str, thread: str | None) -> str | None:
 
 def dedup_key(record: MemoryRecord) -> str:
     """Hash of kind and :func:`graphmem.models.duplicate_text` of the content: equal keys in
-    one scope are duplicates (SPEC section 6). The one normalisation every write path uses
+    one scope are duplicates (docs/spec/write-path.md). The one normalisation every write path uses
     (the policy's write transaction, redaction, recompute, the stored-key migration)."""
     return content_dedup_key(record.kind.value, record.content)
 
@@ -95,7 +95,7 @@ def require_aware(value: datetime, name: str) -> datetime:
     Raises:
         NaiveDatetimeError: ``value`` has no timezone.
         ValidationError: ``value`` is not a datetime, or its UTC form is outside the years
-            1-9999 (e.g. ``datetime.max`` at UTC-14:00; issue 17).
+            1-9999 (e.g. ``datetime.max`` at UTC-14:00).
     """
     if not isinstance(value, datetime):
         raise ValidationError(f"{name} must be a timezone-aware datetime, got "
@@ -145,7 +145,7 @@ def paused_gc() -> Iterator[None]:
     each allocation burst otherwise triggers collections over the whole heap (the client's
     record cache included), which cost about as much as the work itself (measured: 1.9 s ->
     1.1 s for a 10^5-descendant walk; about 20 ms of GC per write-then-read loop at 10^4
-    candidates, issue 15). Reference counting still frees everything; the collector resumes
+    candidates). Reference counting still frees everything; the collector resumes
     when the last open block in any thread closes, and is left as it was found. While
     blocks in several threads keep overlapping, a block that closes collects the young
     generations (what was made during the pause) at most every
@@ -173,7 +173,8 @@ def paused_gc() -> Iterator[None]:
 
 
 def record_fingerprint(record: MemoryRecord) -> str:
-    """SHA-256 of the record's canonical JSON: equal for an identical re-write (SPEC 2)."""
+    """SHA-256 of the record's canonical JSON: equal for an identical re-write
+    (docs/spec/records.md)."""
     return hashlib.sha256(record.fingerprint_payload().encode()).hexdigest()
 
 
@@ -266,11 +267,11 @@ def coerce_record(record: MemoryRecord | dict[str, Any]) -> MemoryRecord:
 
     A record instance is validated again, field by field: ``model_copy(update=...)`` and
     ``model_construct`` build instances without validation, and every write path comes through
-    here, so none of them stores an id (or any field) that breaks SPEC section 2.
+    here, so none of them stores an id (or any field) that breaks docs/spec/records.md.
 
     Raises:
         NaiveDatetimeError: a datetime field had no timezone.
-        ValidationError: any other rule of SPEC section 2 was broken.
+        ValidationError: any other rule of docs/spec/records.md was broken.
     """
     if isinstance(record, MemoryRecord):
         record = dict(record)

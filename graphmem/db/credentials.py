@@ -1,4 +1,4 @@
-"""The local server's password (issue 17 item 4): authentication is on, with a random password
+"""The local server's password: authentication is on, with a random password
 generated at first start and kept in a file only its owner can read.
 
 Which file, first that applies:

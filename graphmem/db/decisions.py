@@ -1,4 +1,5 @@
-"""``explain`` answers with the write decision where the record cannot (SPEC sections 4, 6).
+"""``explain`` answers with the write decision where the record cannot (docs/spec/status.md and
+docs/spec/write-path.md).
 
 A proposal the write policy discarded leaves no record, only its write decision; a
 quarantined one is a record whose reason is in its decision. :meth:`WriteDecisions.explain`
@@ -26,8 +27,8 @@ class WriteDecisions(Eligibility):
     def explain(
         self, record_id: str, principal: Principal, scope: dict[str, str], now: datetime
     ) -> Explanation:
-        """Why ``record_id`` is or is not retrievable for this caller now (SPEC section 4),
-        or, for a proposal the write policy discarded, that it was and why (section 6).
+        """Why ``record_id`` is or is not retrievable for this caller now (docs/spec/status.md), or,
+        for a proposal the write policy discarded, that it was and why (docs/spec/write-path.md).
 
         Raises:
             RecordNotFoundError: no record and no write decision with this id.

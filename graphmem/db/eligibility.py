@@ -1,5 +1,5 @@
-"""Eligibility and status (SPEC sections 3-4), decided in Cypher: the candidates query with
-its reused-answer cache, and ``explain``.
+"""Eligibility and status (docs/spec/eligibility.md#eligible-and-active), decided in Cypher: the
+candidates query with its reused-answer cache, and ``explain``.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ class ScopeQuery:
               limits: InputLimits = DEFAULT_LIMITS) -> ScopeQuery:
         """Validate and build; see the class docstring for the errors (and ``limits``'
         ``scope_bytes``: a query scope larger than any stored scope is refused)."""
-        if not isinstance(principal, Principal):  # issue 17: was a raw AttributeError
+        if not isinstance(principal, Principal):  # Was a raw AttributeError
             raise ValidationError(f"principal must be a graphmem Principal, got "
                                   f"{type(principal).__name__}")
         if not isinstance(scope, dict) or not scope.get("tenant"):
@@ -86,7 +86,7 @@ class ScopeQuery:
 
 @dataclass(frozen=True)
 class Candidate:
-    """An eligible, ACTIVE record and the candidates it conflicts with (SPEC section 5)."""
+    """An eligible, ACTIVE record and the candidates it conflicts with (docs/spec/read-path.md)."""
 
     record: MemoryRecord
     conflict_ids: tuple[str, ...]
@@ -95,7 +95,7 @@ class Candidate:
 def with_conflicts(records: Sequence[MemoryRecord]) -> tuple[Candidate, ...]:
     """``records`` as candidates, each with the other records among them that assert its key
     with another value. Computed from the candidates alone, so a write costs the same however
-    many records assert a key (issue 15), and a partner the caller cannot see never shows."""
+    many records assert a key, and a partner the caller cannot see never shows."""
     by_key: dict[tuple[str, str], list[MemoryRecord]] = defaultdict(list)
     for r in records:
         if r.asserts is not None and r.asserted_value is not None:
@@ -111,12 +111,12 @@ def with_conflicts(records: Sequence[MemoryRecord]) -> tuple[Candidate, ...]:
 
 @dataclass(frozen=True)
 class CandidateList:
-    """A candidates answer: candidates sorted by id, their ids (for bisection) and records,
-    aligned; per (tenant, ``asserts`` key), the ids of the candidates asserting it; and the
-    candidates that assert a key (:attr:`claims`, by id, with their ids in :attr:`claim_ids`:
-    SPEC 5 steps 4 and 6 involve only these). Never mutated: the lists are shared by every
-    read that reuses the answer, and :meth:`changed` keeps them all up to date by the change
-    (issue 15: a read after a write costs the change, not the candidate set)."""
+    """A candidates answer: candidates sorted by id, their ids (for bisection) and records, aligned;
+    per (tenant, ``asserts`` key), the ids of the candidates asserting it; and the candidates that
+    assert a key (:attr:`claims`, by id, with their ids in :attr:`claim_ids`:
+    docs/spec/read-path.md, steps 4 and 6 involve only these). Never mutated: the lists are shared
+    by every read that reuses the answer, and :meth:`changed` keeps them all up to date by the
+    change (a read after a write costs the change, not the candidate set)."""
 
     candidates: list[Candidate]
     ids: list[str]
@@ -228,14 +228,14 @@ class Eligibility(StoreBase):
         as the answer itself (shared with every read that reuses it: never mutate it), whose ids,
         records and ``asserts`` groups the read path uses without a pass of its own.
 
-        The answer of ``cypher/candidates.cypher`` is reused, without reading a record, while
-        it is provably the same: every Scope the query scope sees still has the version
-        (``epoch``, ``rev``, and the ``epoch`` and ``seq`` of each of its write slots) it had
-        when the answer was computed (every query that changes, creates or erases a record
-        bumps its ScopeVersion's ``rev``, or, a policy write, its write slot's ``seq``;
-        ``tests/test_cypher_catalogue.py`` checks that), and ``now`` lies between the same two
-        validity boundaries (``created_at``/``valid_from``/``expires_at`` of the records in
-        those scopes: a record created after ``now`` is NOT_YET_VALID, SPEC section 4 rule 2).
+        The answer of ``cypher/candidates.cypher`` is reused, without reading a record, while it is
+        provably the same: every Scope the query scope sees still has the version (``epoch``,
+        ``rev``, and the ``epoch`` and ``seq`` of each of its write slots) it had when the answer
+        was computed (every query that changes, creates or erases a record bumps its ScopeVersion's
+        ``rev``, or, a policy write, its write slot's ``seq``; ``tests/test_cypher_catalogue.py``
+        checks that), and ``now`` lies between the same two validity boundaries
+        (``created_at``/``valid_from``/``expires_at`` of the records in those scopes: a record
+        created after ``now`` is NOT_YET_VALID, docs/spec/status.md#not-yet-valid).
         Checking costs an index seek over the tenant's Scope nodes and their write slots, in
         ``cypher/candidates_delta.cypher``, which also reads what changed when a version moved
         (:meth:`_delta`).
@@ -360,7 +360,7 @@ class Eligibility(StoreBase):
     def explain(
         self, record_id: str, principal: Principal, scope: dict[str, str], now: datetime
     ) -> Explanation:
-        """Why ``record_id`` is or is not retrievable for this caller now (SPEC section 4).
+        """Why ``record_id`` is or is not retrievable for this caller now (docs/spec/status.md).
 
         Raises:
             RecordNotFoundError: no record with this id (erased ones explain as ERASED).

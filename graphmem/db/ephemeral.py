@@ -40,11 +40,11 @@ class EphemeralServer:
     when that pipe reaches EOF, i.e. on :meth:`close` or when this process dies for any reason.
     The temporary home is deleted on exit, unless ``home`` was given.
 
-    Crash tests (issue 17) pass ``home`` (kept on close, so a new server can recover the same
+    Crash tests pass ``home`` (kept on close, so a new server can recover the same
     store) and ``port`` (so a live client finds the restarted server where it was), and call
-    :meth:`kill` to ``kill -9`` the Java process. Like the local server it requires
-    authentication, with a random password of its own (:attr:`settings` carries it; issue 17
-    item 4), kept in its home so a restart on the same home keeps it.
+    :meth:`kill` to ``kill -9`` the Java process. Like the local server it requires authentication,
+    with a random password of its own (:attr:`settings` carries it), kept in its home so a restart
+    on the same home keeps it.
 
     Usage::
 

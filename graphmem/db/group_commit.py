@@ -1,4 +1,4 @@
-"""Group commit of new records (issue 15: writers into one store scale past one writer).
+"""Group commit of new records (writers into one store scale past one writer).
 
 Each policy write of a new record (``write/new.cypher``) costs the server a transaction and
 the client a round trip: on a 2-core machine one writer keeps a core busy, so eight writers

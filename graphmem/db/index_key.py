@@ -1,4 +1,5 @@
-"""Keyed digests for indexes, so that no index holds text an erasure removes (SPEC 7, 8).
+"""Keyed digests for indexes, so that no index holds text an erasure removes (docs/spec/deletion.md
+and docs/spec/intentions.md).
 
 A Neo4j range index keeps the bytes of a key it removed: a GB+tree leaf only marks it dead,
 and a page changed after a checkpoint is copied and the old copy freed, not cleared
@@ -10,7 +11,7 @@ graphmem therefore indexes no text that an erasure can remove. An intention's cu
 through ``cue_digest``, the HMAC-SHA256 of ``[tenant, trigger_kind, trigger_value]`` under a
 random 256-bit key kept in the graph (one ``(:GraphmemKey {name: "index", key})`` node per
 database, made on first use: :func:`index_key`); the cue query seeks the digests of the
-event's cues and then compares the clear cue, so matching stays exact (SPEC section 8).
+event's cues and then compares the clear cue, so matching stays exact (docs/spec/intentions.md).
 
 What the digest protects: an index file (or a freed page of one) holds no term, in any
 encoding. The key is in the same database as the digests, like a deletion request's
@@ -49,7 +50,7 @@ _cache: weakref.WeakKeyDictionary[StoreBase, bytes] = weakref.WeakKeyDictionary(
 
 def cue_digest(key: bytes, tenant: str, kind: str, value: str) -> str:
     """The indexed digest of an intention's cue (hex HMAC-SHA256 of the JSON of
-    ``[tenant, kind, value]`` under ``key``), SPEC section 8.
+    ``[tenant, kind, value]`` under ``key``), docs/spec/intentions.md.
 
     Args:
         key: the database's index key (:func:`index_key`).

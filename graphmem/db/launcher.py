@@ -77,7 +77,7 @@ class ServerInfo:
         pid: process id of the Java launcher.
         home: the Neo4j home directory (store in ``home/data``, log in ``home/logs/debug.log``).
         port: the Bolt port.
-        password_file: the file holding the ``neo4j`` user's password (issue 17 item 4);
+        password_file: the file holding the ``neo4j`` user's password;
             None for a server recorded by a graphmem that ran Neo4j without authentication.
         kept: started (or adopted) by ``graphmem db start``, so it runs until ``graphmem db
             stop``; False for a server a command or ``Memory.connect()`` started for itself,
@@ -260,7 +260,7 @@ def port_free(port: int) -> bool:
 
     Binds the way the server does, with ``SO_REUSEADDR`` (Java sets it on server sockets on
     POSIX), so connections of a just-stopped server lingering in TIME_WAIT do not count as
-    "in use" (issue 18 item 2), while another process listening on the port still does.
+    "in use", while another process listening on the port still does.
     """
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -1,16 +1,15 @@
 """One-time data migrations run by :meth:`StoreBase.ensure_schema` (idempotent, batched).
 
-``dedup_key`` (issue 12 item 5): records written before duplicate detection normalised NFC
-and trailing sentence punctuation hold keys of the older normalisation, so a new
-"Prefers dark mode" would not find an old active "Prefers dark mode." as its duplicate. The
-migration recomputes every stored key with :func:`graphmem.db.codec.dedup_key`'s one
-normalisation (keys of content the two versions normalise alike do not change and are not
-written), then records the version on a ``GraphmemMigration`` node, so later connections
-cost one lookup. An interrupted run starts again from the beginning next time. Version 4
-folds case as every comparison does (:func:`graphmem.fields.fold_case`: NFKC and the
+``dedup_key``: records written before duplicate detection normalised NFC and trailing sentence
+punctuation hold keys of the older normalisation, so a new "Prefers dark mode" would not find an old
+active "Prefers dark mode." as its duplicate. The migration recomputes every stored key with
+:func:`graphmem.db.codec.dedup_key`'s one normalisation (keys of content the two versions normalise
+alike do not change and are not written), then records the version on a ``GraphmemMigration`` node,
+so later connections cost one lookup. An interrupted run starts again from the beginning next time.
+Version 4 folds case as every comparison does (:func:`graphmem.fields.fold_case`: NFKC and the
 Turkish dotted and dotless I), so "İSTANBUL" stored before finds "istanbul" as its twin.
 
-``tombstone_times`` (issue 12 item 2): tombstones erased before they kept their times and
+``tombstone_times``: tombstones erased before they kept their times and
 whether they were admitted stopped superseding, so their predecessors came back; the
 migration completes them (``cypher/migration/tombstone_times.cypher``).
 

@@ -1,4 +1,4 @@
-"""Record writes (SPEC section 2): validation of a batch (size, duplicate ids, cycles,
+"""Record writes (docs/spec/records.md): validation of a batch (size, duplicate ids, cycles,
 dangling or erased references), idempotent creation, and streamed imports.
 """
 
@@ -218,7 +218,7 @@ class RecordWrites(WriteSlots):
         """Validate a batch and compute its rows, without touching the database.
 
         Raises:
-            ValidationError (and subclasses): a record breaks SPEC section 2, a content is
+            ValidationError (and subclasses): a record breaks docs/spec/records.md, a content is
                 too large, or the batch repeats an id or has a lineage cycle.
         """
         batch = [coerce_record(r) for r in records]
@@ -303,7 +303,8 @@ class RecordWrites(WriteSlots):
                 yield self.write_prepared(prepared)
 
     def put(self, record: MemoryRecord | dict[str, Any]) -> bool:
-        """Write one record without policy (SPEC section 2). True if created, False if no-op."""
+        """Write one record without policy (docs/spec/records.md). True if created, False if
+        no-op."""
         return bool(self.put_many([record]))
 
 

@@ -1,4 +1,4 @@
-"""Scope keys that belong to an adapter: the one registry of them (SPEC section 2, scope).
+"""Scope keys that belong to an adapter: the one registry of them (docs/spec/records.md#scope).
 
 An adapter that maps its own model onto graphmem scopes reads back the records in those
 scopes as its own: the LangGraph store keeps a namespace as the scope keys ``langgraph``

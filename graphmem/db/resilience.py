@@ -1,5 +1,5 @@
 """Driver errors become graphmem errors, and statements outside the driver's retried
-transaction functions are retried on transient errors (issue 18).
+transaction functions are retried on transient errors.
 
 The driver retries its managed transactions (``execute_query``, ``execute_write``) itself.
 Everything else graphmem sends, auto-commit schema statements and ``verify_connectivity``,

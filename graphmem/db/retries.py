@@ -1,4 +1,4 @@
-"""The driver's transaction retries, counted and logged at debug level (issue 15).
+"""The driver's transaction retries, counted and logged at debug level.
 
 The ``neo4j`` driver retries a transaction function that fails with a transient error (a
 deadlock, a leader switch) and says so with a WARNING on the ``neo4j.session`` logger, which

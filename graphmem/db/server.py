@@ -82,7 +82,7 @@ def _state_file() -> Path:
 @contextlib.contextmanager
 def _state_lock() -> Iterator[None]:
     _server_dir().mkdir(parents=True, exist_ok=True)
-    _server_dir().chmod(0o700)  # state, password file and store: the owner's only (issue 17)
+    _server_dir().chmod(0o700)  # state, password file and store: the owner's only
     with (_server_dir() / "lock").open("w") as fh:
         fcntl.flock(fh, fcntl.LOCK_EX)
         try:
@@ -157,7 +157,7 @@ def start(
 ) -> ServerInfo:
     """Start the local Neo4j server detached, or return the one already running.
 
-    Authentication is on (issue 17 item 4): user ``neo4j``, password from the file that
+    Authentication is on: user ``neo4j``, password from the file that
     :func:`graphmem.db.credentials.resolve_password_file` picks (generated, mode 0600, at first
     start), set before Bolt opens on a new store. Bolt listens on 127.0.0.1 only.
 

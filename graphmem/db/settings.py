@@ -1,11 +1,10 @@
 """Connection settings: where the Neo4j server is and how to reach it.
 
-Resolution order (issue 2, SPEC section 10):
+Resolution order (docs/spec/scale.md):
 1. ``NEO4J_URI`` (+ ``NEO4J_USER``, ``NEO4J_PASSWORD``, ``NEO4J_DATABASE``) when set;
    any URI scheme the driver accepts, including routing ``neo4j://`` and ``neo4j+s://``.
-2. Otherwise the server that ``graphmem db start`` runs, read from its state file in
-   the user data directory, with the password from its password file
-   (:mod:`graphmem.db.credentials`, issue 17 item 4).
+2. Otherwise the server that ``graphmem db start`` runs, read from its state file in the user data
+   directory, with the password from its password file (:mod:`graphmem.db.credentials`).
 """
 
 from __future__ import annotations
@@ -57,7 +56,7 @@ class ConnectionSettings:
         retry_time_s: how long the driver keeps retrying a transaction that failed because
             the server went away (or another retryable error), in seconds. A server that
             restarts within it is never noticed by the caller; after it, the call raises
-            :class:`~graphmem.errors.DatabaseUnavailableError` (issue 17). So a call against a
+            :class:`~graphmem.errors.DatabaseUnavailableError`. So a call against a
             dead server returns within about ``retry_time_s + acquisition_timeout_s``.
         liveness_check_s: a pooled connection idle for longer than this many seconds is
             checked (one round trip) before it is used, so a connection to a server that

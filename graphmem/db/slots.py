@@ -1,4 +1,4 @@
-"""Write slots: what a policy write locks, and the nodes it only MATCHes (issue 15).
+"""Write slots: what a policy write locks, and the nodes it only MATCHes.
 
 A policy write used to take one lock per scope for its whole transaction, so writers into
 one scope queued; and it MERGEd nodes that already existed, which takes a shared lock that

@@ -1,4 +1,4 @@
-"""What a store holds, counted (issue 11, ``graphmem stats``): records by tenant, kind and
+"""What a store holds, counted (``graphmem stats``): records by tenant, kind and
 lifecycle status, intentions by status, deletion requests by state.
 """
 
@@ -13,7 +13,8 @@ from graphmem.models import Status
 
 __all__ = ["CALLER_STATUSES", "RECORD_STATUSES", "store_stats"]
 
-#: The statuses that depend on who asks (SPEC section 3 rules 1-3): explain's, before any other.
+#: The statuses that depend on who asks (docs/spec/eligibility.md, rules 1-3): explain's, before any
+# other.
 CALLER_STATUSES = (Status.UNAUTHORIZED, Status.OUT_OF_SCOPE)
 #: The statuses a record has whoever asks, in precedence order (:class:`Status`'s;
 #: docs/status.md), as the strings ``stats/records`` counts records under.

@@ -1,4 +1,5 @@
-"""Neo4jStore: the one object that talks to Neo4j for records (SPEC sections 2-4).
+"""Neo4jStore: the one object that talks to Neo4j for records (docs/spec/records.md and
+docs/spec/eligibility.md#eligible-and-active).
 
 It is composed of one class per concern: :mod:`~graphmem.db.base` (driver, query plumbing,
 schema, plain reads), :mod:`~graphmem.db.records` (writes and imports),

@@ -1,4 +1,4 @@
-"""Declared lifecycle transitions on stored records (SPEC section 6): retract, expire,
+"""Declared lifecycle transitions on stored records (docs/spec/write-path.md): retract, expire,
 quarantine and promote, each logged with who/why/when.
 """
 
@@ -45,7 +45,8 @@ class Transitions(StoreBase):
         self.transaction(kind, work)
 
     def retract(self, record_id: str, *, by: str, reason: str, at: datetime | None = None) -> None:
-        """Retract a record as a tombstone with who/why/when (SPEC sections 2 and 6).
+        """Retract a record as a tombstone with who/why/when (docs/spec/records.md and
+        docs/spec/write-path.md).
 
         Raises:
             RecordNotFoundError: no such record. ValidationError: empty by/reason.
@@ -55,7 +56,7 @@ class Transitions(StoreBase):
                          at=at or self.clock())
 
     def expire(self, record_id: str, *, at: datetime, by: str, reason: str) -> None:
-        """Declare that a record stops being active at ``at`` (SPEC section 6).
+        """Declare that a record stops being active at ``at`` (docs/spec/write-path.md).
 
         Raises:
             PolicyError: ``at`` is not after the record's ``valid_from``.

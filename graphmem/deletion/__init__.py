@@ -1,4 +1,4 @@
-"""Deletion walks (SPEC section 7): plan a deletion, review it, apply it, prove it; the
+"""Deletion walks (docs/spec/deletion.md): plan a deletion, review it, apply it, prove it; the
 vocabulary (:mod:`~graphmem.deletion.models`) and the ``graphmem delete`` commands.
 
 A privacy request names roots (record or intention ids) or a subject scope (every record and
@@ -25,7 +25,7 @@ request in the graph::
 When the request names terms, the last step redacts them from every other text of the
 tenants' graph too (:mod:`~graphmem.deletion.redaction`: reasons, queries, action ids,
 provenance and metadata keys, any property added later), and the verification scans every
-string property of every node and relationship of those tenants for them (issue 12 item 1).
+string property of every node and relationship of those tenants for them.
 
 A plan that fits one batch is applied in one transaction. A larger one is applied in batches,
 each its own transaction; every change is guarded by the absence of its ``DISPOSED`` edge, so

@@ -1,4 +1,4 @@
-"""Applying a deletion plan (SPEC section 7): redaction, erasure to content-free tombstones,
+"""Applying a deletion plan (docs/spec/deletion.md): redaction, erasure to content-free tombstones,
 marks for recompute and quarantine, in resumable idempotent batches; and recomputing a
 record that was derived from erased content.
 """
@@ -188,7 +188,7 @@ def apply_deletion(
     settle_disk: bool = True,
     access: Access = OPERATOR,
 ) -> DeletionReport:
-    """Apply a deletion plan (SPEC section 7) and return the verified audit report.
+    """Apply a deletion plan (docs/spec/deletion.md) and return the verified audit report.
 
     DELETE records become content-free tombstones (``explain`` says ERASED; ``get`` raises
     RecordNotFoundError); DELETE intentions are cancelled and erased; REDACT replaces the
@@ -196,7 +196,7 @@ def apply_deletion(
     :func:`recompute`); QUARANTINE sets ``quarantined``. Non-DELETE entries that hold terms
     are redacted too, and, in the last transaction, every other text of the tenants' graph
     that holds one (reasons, queries, notes, provenance and metadata keys, any property
-    added later: :mod:`graphmem.deletion.redaction`; issue 12 item 1).
+    added later: :mod:`graphmem.deletion.redaction`).
 
     A plan with at most ``batch_size`` entries is applied in one transaction. A larger one
     runs as a begin transaction, one transaction per ``batch_size`` entries, and a finish
@@ -318,7 +318,8 @@ def recompute(
     provenance: Mapping[str, str] | None = None,
     at: datetime | None = None,
 ) -> MemoryRecord:
-    """Return a RECOMPUTE record to service with new content and fresh lineage (SPEC 7).
+    """Return a RECOMPUTE record to service with new content and fresh lineage
+    (docs/spec/deletion.md).
 
     Args:
         store: the store. record_id: a record a deletion marked RECOMPUTE.

@@ -1,4 +1,4 @@
-"""Erasure certificates (SPEC section 7): what a privacy team files and an auditor checks.
+"""Erasure certificates (docs/spec/deletion.md): what a privacy team files and an auditor checks.
 
 A certificate states who asked for an erasure, why and when, the digest of the plan that was
 applied, how many nodes each disposition took (and a digest of which), every verification
@@ -62,7 +62,7 @@ class CertificateCheck(BaseModel):
 
 
 class ErasureCertificate(BaseModel):
-    """The certificate of one applied deletion request (SPEC section 7); JSON on disk.
+    """The certificate of one applied deletion request (docs/spec/deletion.md); JSON on disk.
 
     Attributes:
         format, version: identify the document.
@@ -373,7 +373,7 @@ class CertificateMethods:
     def deletion_certificate(self, request_id: str, *, redact_terms: Iterable[str] = ()
                              ) -> ErasureCertificate:
         """The erasure certificate of applied request ``request_id`` (issued on first call,
-        chained to its tenants' previous ones; see :func:`issue`; SPEC section 7).
+        chained to its tenants' previous ones; see :func:`issue`; docs/spec/deletion.md).
 
         Raises:
             DeletionError: no such request. CertificateError: its verification fails.
@@ -385,7 +385,7 @@ class CertificateMethods:
     def check_certificate(self, certificate: str | bytes | dict[str, Any] | ErasureCertificate,
                           *, redact_terms: Iterable[str] = ()) -> CertificateVerdict:
         """Whether ``certificate`` (JSON text, dict or model) was altered and whether the
-        store still agrees with it (:func:`check`; SPEC section 7).
+        store still agrees with it (:func:`check`; docs/spec/deletion.md).
 
         Raises:
             CertificateError: not a certificate.

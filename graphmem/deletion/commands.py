@@ -1,5 +1,5 @@
 """``graphmem delete ...``: deletion walks for privacy teams and
-derivation graphs for analysts (SPEC section 7). :mod:`graphmem.cli` registers
+derivation graphs for analysts (docs/spec/deletion.md). :mod:`graphmem.cli` registers
 :data:`delete_app` as a command group and :func:`lineage_command` as a command.
 
 ::
@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 __all__ = ["delete_app"]
 
 delete_app = typer.Typer(
-    help="Plan, apply and verify deletion walks over lineage (SPEC section 7).",
+    help="Plan, apply and verify deletion walks over lineage (docs/spec/deletion.md).",
     no_args_is_help=True,
     rich_markup_mode=None,  # help is plain text: 'graphmem[html]' stays as written
 )

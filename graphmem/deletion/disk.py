@@ -1,5 +1,5 @@
 """What an erasure leaves in the Neo4j server's files, and what graphmem does about it
-(SPEC section 7).
+(docs/spec/deletion.md).
 
 Neo4j Community 5.26 keeps erased text on disk after a transaction overwrites or deletes it
 (measured by ``bench/erasure_residue.py``; ``docs/erasure.md``): every value written stays in
@@ -54,7 +54,7 @@ class OutsideReach(BaseModel):
 
 
 class DiskResidue(BaseModel):
-    """What an apply did about the server's files (SPEC section 7).
+    """What an apply did about the server's files (docs/spec/deletion.md).
 
     Attributes:
         managed: the server is run by graphmem's launcher and was purged.

@@ -1,4 +1,4 @@
-"""The one term matcher of a deletion request (SPEC section 7): redaction, verification and
+"""The one term matcher of a deletion request (docs/spec/deletion.md): redaction, verification and
 the residual scan all decide with it. Pure: no database, no I/O.
 
 A text and a term are read the same way:

@@ -1,4 +1,4 @@
-"""The deletion vocabulary (SPEC section 7): dispositions, the reviewable
+"""The deletion vocabulary (docs/spec/deletion.md): dispositions, the reviewable
 :class:`DeletionPlan` and the audit :class:`DeletionReport`.
 
 Pydantic models with no database methods, JSON round-trippable so that a plan can be saved,
@@ -43,7 +43,7 @@ PLAN_VERSION: Literal[2] = 2
 
 
 class Disposition(StrEnum):
-    """What a deletion does to one node (SPEC section 7)."""
+    """What a deletion does to one node (docs/spec/deletion.md)."""
 
     DELETE = "DELETE"
     RECOMPUTE = "RECOMPUTE"
@@ -97,13 +97,13 @@ class PlanEntry(BaseModel):
 
 
 class PlanReach(BaseModel):
-    """How far a deletion made by a bound principal reaches (SPEC sections 3 and 7): the
-    records and intentions of the plan's tenants at most ``clearance`` whose scope holds
-    every pair of ``scope`` (the ones the principal may change), and the retrievals made
-    within it (tenant, clearance at most ``clearance``, query scope holding ``scope``). Its
-    redaction terms are looked for, redacted and verified there only; a plan without a reach
-    (the operator's, or a tenant-wide principal of the highest clearance) covers the whole of
-    its tenants' graph.
+    """How far a deletion made by a bound principal reaches (docs/spec/eligibility.md and
+    docs/spec/deletion.md): the records and intentions of the plan's tenants at most ``clearance``
+    whose scope holds every pair of ``scope`` (the ones the principal may change), and the
+    retrievals made within it (tenant, clearance at most ``clearance``, query scope holding
+    ``scope``). Its redaction terms are looked for, redacted and verified there only; a plan without
+    a reach (the operator's, or a tenant-wide principal of the highest clearance) covers the whole
+    of its tenants' graph.
 
     Attributes:
         clearance: the principal's clearance. scope: its confinement (may be empty).
@@ -135,7 +135,7 @@ class RetrievalHit(BaseModel):
 
 
 class DeletionPlan(BaseModel):
-    """A reviewed-before-applied deletion (SPEC section 7), JSON round-trippable.
+    """A reviewed-before-applied deletion (docs/spec/deletion.md), JSON round-trippable.
 
     Build one with :func:`plan_deletion`; save it with :meth:`to_json`, load it with
     :meth:`from_json` (which checks the digest). Entries hold ids, kinds and reasons, never
@@ -312,13 +312,13 @@ class ReportEntry(BaseModel):
 
 
 class Verification(BaseModel):
-    """The verification query's result: what proves the deletion held (SPEC section 7).
+    """The verification query's result: what proves the deletion held (docs/spec/deletion.md).
 
     ``passed`` is true iff every planned node was disposed of, no DELETE node holds content
     (or is not erased), every erased intention is cancelled, no RECOMPUTE record became
     eligible without being recomputed, and (when terms were checked) no text of the
     request's tenants' graph holds a term: every string and list-of-strings property of every
-    node and relationship is scanned (SPEC 7, issue 12 item 1), except log nodes written after
+    node and relationship is scanned (docs/spec/deletion.md), except log nodes written after
     the request finished. Findings are grouped: record text (``retrievable_with_terms``;
     ``stored_with_terms`` for quarantined or pending records), intention actions, retrieval
     queries, and any other property as ``"Label owner.key"`` (``text_with_terms``).

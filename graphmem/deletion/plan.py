@@ -1,5 +1,5 @@
-"""Planning a deletion (SPEC section 7): the ``DERIVED_FROM`` walk from the roots or a subject
-scope, and a disposition for every node it reaches (see :mod:`graphmem.deletion`)."""
+"""Planning a deletion (docs/spec/deletion.md): the ``DERIVED_FROM`` walk from the roots or a
+subject scope, and a disposition for every node it reaches (see :mod:`graphmem.deletion`)."""
 
 from __future__ import annotations
 
@@ -188,7 +188,7 @@ def plan_deletion(
     access: Access = OPERATOR,
     allow_missing: bool = False,
 ) -> DeletionPlan:
-    """Plan a deletion (SPEC section 7). Reads only; nothing changes until it is applied.
+    """Plan a deletion (docs/spec/deletion.md). Reads only; nothing changes until it is applied.
 
     Args:
         store: the store.
@@ -220,7 +220,7 @@ def plan_deletion(
     Raises:
         ValidationError: both or neither of roots/subject, a subject without tenant, empty
             terms, empty requested_by/reason, a string with a lone surrogate, a request id
-            that breaks SPEC section 2's id rule (:func:`graphmem.models.id_problem`), a
+            that breaks docs/spec/records.md's id rule (:func:`graphmem.models.id_problem`), a
             value over its bound (:class:`graphmem.limits.InputLimits`: ``note_bytes``,
             ``ids``, ``redact_terms``, ``term_bytes``, ``scope_bytes``); nothing is read.
         DeletionError: a named root does not exist (an operator's plan, without

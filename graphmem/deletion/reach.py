@@ -1,4 +1,4 @@
-"""Deletion within a caller's reach (SPEC sections 3 and 7).
+"""Deletion within a caller's reach (docs/spec/eligibility.md and docs/spec/deletion.md).
 
 A bound caller (:class:`graphmem.db.access.Access` with a principal) plans, applies and
 verifies only deletions that change nothing outside its reach: every entry of the plan (roots,

@@ -1,18 +1,18 @@
 """Redaction terms out of every text a tenant's graph holds, and the proof that they are gone
-(SPEC section 7, issue 12 item 1).
+(docs/spec/deletion.md).
 
 Record content is not the only text a deletion request must clean: retraction and transition
 reasons, write-decision reasons, logged retrieval queries, intention actions and cues,
 exposure and use action ids, the reasons of earlier deletion requests, provenance and
 metadata (values and keys) and any property somebody adds next year can hold the same name.
 So both the redaction and the verification go over the tenant's graph generically
-(``cypher/deletion/tenant_text.cypher``: every string and list-of-strings property of every
-node and relationship, found with ``keys(n)`` and ``n[key]``; nodes of a label added later
-count when they hang off the tenant's nodes), and one rule decides what is
-left alone: :data:`STRUCTURAL_KEYS`, the identifiers, references, enum values and digests the
-graph links and explains absence by (a tombstone keeps its id and scope: SPEC 7). A term found
-there is reported by the verification (``identifiers_with_terms``) but cannot be redacted:
-choose ids and scopes that carry no personal data.
+(``cypher/deletion/tenant_text.cypher``: every string and list-of-strings property of every node and
+relationship, found with ``keys(n)`` and ``n[key]``; nodes of a label added later count when they
+hang off the tenant's nodes), and one rule decides what is left alone: :data:`STRUCTURAL_KEYS`, the
+identifiers, references, enum values and digests the graph links and explains absence by (a
+tombstone keeps its id and scope: docs/spec/deletion.md). A term found there is reported by the
+verification (``identifiers_with_terms``) but cannot be redacted: choose ids and scopes that carry
+no personal data.
 
 Matching is the request's one term matcher (:mod:`~graphmem.deletion.matcher`: normalised,
 whole words, variants of spacing and case), on the Python side. The Cypher scan only narrows

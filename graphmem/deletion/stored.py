@@ -1,4 +1,4 @@
-"""Deletion plans kept in the graph between review and apply (SPEC section 7), so that any
+"""Deletion plans kept in the graph between review and apply (docs/spec/deletion.md), so that any
 process of the same caller applies a plan by its digest.
 
 :func:`store_plan` keeps a :class:`DeletionPlan` as a ``DeletionRequest`` in state

@@ -1,4 +1,4 @@
-"""Redaction terms as a deletion plan holds them (SPEC section 7): cleaned, checked against
+"""Redaction terms as a deletion plan holds them (docs/spec/deletion.md): cleaned, checked against
 the plan's salted digests, never kept in clear (``docs/deletion-terms.md``)."""
 
 from __future__ import annotations

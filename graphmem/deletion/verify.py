@@ -1,4 +1,4 @@
-"""Proving a deletion (SPEC section 7): the request's audit report and the verification that
+"""Proving a deletion (docs/spec/deletion.md): the request's audit report and the verification that
 no erased content or redacted term remains retrievable.
 """
 
@@ -92,16 +92,16 @@ def verify(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = 
     """Run the verification queries for a request; returns (stored request props, result).
 
     The request's own terms are checked without being given (it keeps them as keyed digests:
-    :func:`request_matcher`, ``docs/deletion-terms.md``): every string and list-of-strings
-    property of every node and relationship of the request's tenants is scanned
+    :func:`request_matcher`, ``docs/deletion-terms.md``): every string and list-of-strings property
+    of every node and relationship of the request's tenants is scanned
     (:func:`~graphmem.deletion.redaction.scan_tenant_text`), except log nodes written, by the
-    server's clock, after the request finished (a read made later, as of any time, is new
-    data, not residue); a term in any text fails the verification, a term in an identifier is
-    reported (SPEC 7). A request made with a reach (a confined principal's plan) is verified
-    within that reach only (:func:`request_reach`), as it was redacted. ``redact_terms``
-    may repeat the request's terms (the scan is then narrowed in the store); it never passes
-    having checked fewer terms than the request named (a request stored before keyed
-    digests, verified without its terms).
+    server's clock, after the request finished (a read made later, as of any time, is new data, not
+    residue); a term in any text fails the verification, a term in an identifier is reported
+    (docs/spec/deletion.md). A request made with a reach (a confined principal's plan) is verified
+    within that reach only (:func:`request_reach`), as it was redacted. ``redact_terms`` may repeat
+    the request's terms (the scan is then narrowed in the store); it never passes having checked
+    fewer terms than the request named (a request stored before keyed digests, verified without its
+    terms).
 
     Raises:
         DeletionError: no deletion request with this id; a term given is not the request's.

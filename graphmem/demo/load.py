@@ -1,4 +1,4 @@
-"""Loading a scenario into a database to keep and explore (issue 19).
+"""Loading a scenario into a database to keep and explore.
 
 ``graphmem demo`` checks the scenario on an empty store and leaves nothing behind (its
 queries log retrievals and its checks fire intentions, so a second run on kept data could not

@@ -39,7 +39,7 @@ INTENTION_CHECKS: list[dict[str, Any]] = [
 
 def default_scenario_dir() -> Path:
     """The northwind scenario: ``$GRAPHMEM_NORTHWIND`` if set (an override, for trying an
-    edited copy), else the copy shipped in the package (issue 11).
+    edited copy), else the copy shipped in the package.
 
     Raises:
         ValidationError: no override and the packaged copy is missing.

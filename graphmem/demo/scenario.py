@@ -1,9 +1,9 @@
 """Scenario folders (records, operations, intentions, queries), read and validated whole.
 
-A scenario is a folder of JSON Lines files in SPEC section 2's field names, one object per
+A scenario is a folder of JSON Lines files in docs/spec/records.md's field names, one object per
 line: ``records.jsonl``, ``operations.jsonl`` and ``queries.jsonl`` (required) and
 ``intentions.jsonl`` (optional). The northwind scenario ships inside the package
-(``graphmem/demo/northwind``, issue 11); :func:`load_scenario` reads any folder of the same
+(``graphmem/demo/northwind``); :func:`load_scenario` reads any folder of the same
 format and checks every line before anything touches a database, so bad input fails fast.
 """
 
@@ -82,7 +82,8 @@ class ScenarioQuery(BaseModel):
 
 
 class ScenarioOperation(BaseModel):
-    """One line of ``operations.jsonl``: a declared retraction or expiry (SPEC section 6)."""
+    """One line of ``operations.jsonl``: a declared retraction or expiry
+    (docs/spec/write-path.md)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 

@@ -1,4 +1,4 @@
-"""``graphmem eval ...``: the evaluation harness on the command line (SPEC section 9).
+"""``graphmem eval ...``: the evaluation harness on the command line (docs/spec/evaluation.md).
 
 Every command connects like the rest of the CLI (``NEO4J_URI``, else the local server,
 started if needed), writes only into a namespace of its own that it deletes afterwards

@@ -1,4 +1,4 @@
-"""How memory helps and how it fails, measured (SPEC section 9, chapter sections 12-14).
+"""How memory helps and how it fails, measured (docs/spec/evaluation.md, chapter sections 12-14).
 
 Three measurements, each with its own fixture, because a poor writer and a poor retriever
 produce the same end-to-end number:

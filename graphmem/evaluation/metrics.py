@@ -1,4 +1,4 @@
-"""Write-path and read-path fixture metrics (SPEC section 9): disposition precision/recall,
+"""Write-path and read-path fixture metrics (docs/spec/evaluation.md): disposition precision/recall,
 duplicate rate, scope and supersession accuracy; eligible recall, recall@k, precision@k,
 stale-record retrieval rate, scope-violation rate.
 """

@@ -1,4 +1,4 @@
-"""The northwind suite (SPEC section 9): the scenario run through graphmem and the naive
+"""The northwind suite (docs/spec/evaluation.md): the scenario run through graphmem and the naive
 baseline side by side, paired per task, with the read-path metrics and the funnel.
 """
 
@@ -192,7 +192,8 @@ def _load(memory: Memory, naive: NaiveVectorDump, ns: Namespace, folder: Path) -
 
 def _violations(records: Sequence[MemoryRecord], principal: Principal,
                 scope: Mapping[str, str]) -> frozenset[str]:
-    """Returned records the caller may not see in this scope (SPEC section 3, rules 1-3)."""
+    """Returned records the caller may not see in this scope (docs/spec/eligibility.md, rules
+    1-3)."""
     return frozenset(
         r.id for r in records
         if r.tenant not in principal.tenants or r.sensitivity > principal.clearance

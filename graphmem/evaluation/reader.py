@@ -1,7 +1,7 @@
 """A deterministic reader for evaluation runs: answers from the memories it was shown.
 
-It stands in for the model in paired runs (SPEC section 9) so that a change in outcome
-can only come from memory. It applies SPEC section 5's precedence: a current verified
+It stands in for the model in paired runs (docs/spec/evaluation.md) so that a change in outcome
+can only come from memory. It applies docs/spec/read-path.md's precedence: a current verified
 observation first; then what the shown memories claim about the question's key, settled
 on metadata by :func:`graphmem.read.resolution.resolve_conflict`; and only when no memory
 speaks to the question, the agent's unverified prior. A conflict that metadata cannot

@@ -94,9 +94,9 @@ WRITE_CASES: tuple[WriteCase, ...] = (
     WriteCase(_p("w-proc-thin", "Run the unit tests with: pytest -q", _REPO, "06-05",
                  kind="procedural", authority="model_inferred", evidence_ids=["w-ci-1"]),
               _QUARANTINE),
-    # SPEC 6: a procedure with fewer than N verified episodes is quarantined whatever its
-    # authority, unless it is an explicit instruction or from an authoritative source; a
-    # verified_outcome procedure backed by one episode is one lucky episode (issue 12 item 7)
+    # docs/spec/write-path.md: a procedure with fewer than N verified episodes is quarantined
+    # whatever its authority, unless it is an explicit instruction or from an authoritative source;
+    # a verified_outcome procedure backed by one episode is one lucky episode
     WriteCase(_p("w-proc-lucky", "Restart payments-worker to clear HTTP 502s.", _REPO, "06-05",
                  kind="procedural", authority="verified_outcome", evidence_ids=["w-ci-2"]),
               _QUARANTINE),

@@ -16,7 +16,7 @@ Node attributes: ``kind``, ``authority``, ``status`` (one of
 or ``evidenced_by``; the first of these when two records are linked twice) and ``types`` (all
 of them, comma-separated).
 
-:data:`SNIPPETS` names the Cypher files for Neo4j Browser and Bloom users (SPEC section 7).
+:data:`SNIPPETS` names the Cypher files for Neo4j Browser and Bloom users (docs/spec/deletion.md).
 """
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ def build_lineage(
     include_content: bool = False,
     access: Access = OPERATOR,
 ) -> nx.DiGraph:
-    """The lineage of ``record_id`` as a directed graph (SPEC section 7, for analysts).
+    """The lineage of ``record_id`` as a directed graph (docs/spec/deletion.md, for analysts).
 
     Args:
         store: the store. record_id: the root record.
@@ -122,7 +122,7 @@ def build_lineage(
         include_content: add each record's ``content`` as a node attribute (off by default:
             exports leave the database, and content is user data).
         access: the caller's reach (default: the operator's): records out of it are left
-            out of the graph, with their edges (SPEC section 3).
+            out of the graph, with their edges (docs/spec/eligibility.md).
 
     Returns:
         A ``networkx.DiGraph``; graph attributes ``root``, ``direction``, ``depth``.

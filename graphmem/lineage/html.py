@@ -1,4 +1,4 @@
-"""Lineage as one self-contained interactive HTML page (issue 11, item 5).
+"""Lineage as one self-contained interactive HTML page.
 
 :func:`to_html` draws a lineage graph (:func:`graphmem.lineage.graph.build_lineage`) with
 Bokeh (BSD-3-Clause), its JavaScript inlined, so the file opens offline and loads nothing
@@ -155,7 +155,8 @@ def _edge_columns(graph: nx.DiGraph, pos: Mapping[str, tuple[float, float]], kin
 
 
 def to_html(graph: nx.DiGraph, *, title: str | None = None) -> str:
-    """One self-contained HTML page showing ``graph`` (SPEC section 7, lineage for analysts).
+    """One self-contained HTML page showing ``graph`` (docs/spec/deletion.md#walk, lineage for
+    analysts).
 
     Args:
         graph: a lineage graph as :func:`graphmem.lineage.graph.build_lineage` returns it

@@ -1,2 +1,2 @@
-"""The read path (SPEC section 5): decision state, triggers, query building, rankers,
+"""The read path (docs/spec/read-path.md): decision state, triggers, query building, rankers,
 conflicts and their resolution, partners, budget, rendering, and the pipeline itself."""

@@ -1,6 +1,6 @@
-"""The attribution log (SPEC section 5, step 9; section 9): each retrieval with its query,
-candidate set, selection, scores and reasons, and the exposure and use of its memories, so
-that exposure, use and help can be reconstructed later.
+"""The attribution log (docs/spec/read-path.md#attribution; docs/spec/evaluation.md): each retrieval
+with its query, candidate set, selection, scores and reasons, and the exposure and use of its
+memories, so that exposure, use and help can be reconstructed later.
 
 A candidate set is stored once, as a ``CandidateSet`` keyed by a digest; its ids are sent
 again only when the server lacks them. An agent's loop writes between reads, so nearly every
@@ -8,7 +8,7 @@ read after a write has a new candidate set that differs from the last one by a r
 two: such a set is stored as a delta of the last set this client logged for the same caller
 and scope (``added_ids``/``removed_ids`` and the ``base_digests``, the digests back to a set stored
 whole, at most :data:`MAX_CHAIN` long), so logging costs the change, not the candidate set,
-in time and in storage (issue 15). :func:`candidate_ids` reads either form back.
+in time and in storage. :func:`candidate_ids` reads either form back.
 """
 
 from __future__ import annotations
@@ -141,7 +141,7 @@ class AttributionLog:
         time, triggers, query, ranker, candidate ids and budget) while the caller ranks
         them: its Retrieval node and candidate set are written on another thread, in a
         transaction that :meth:`PendingRetrievalLog.finish` completes with what was selected
-        and commits (issue 15: a read right after a write no longer waits for the server to
+        and commits (a read right after a write no longer waits for the server to
         store its candidate set after ranking). One transaction either way: nothing is
         logged until the commit, and a retrieval is logged whole or not at all."""
         set_log = self._set_log(trace, principal, state)

@@ -1,5 +1,5 @@
-"""The context budget (SPEC section 5, steps 7-8): which memories fit, conflict groups whole,
-and the notes that tell the model about conflicts (:mod:`graphmem.read.notes`), all within
+"""The context budget (docs/spec/read-path.md, steps 7-8): which memories fit, conflict groups
+whole, and the notes that tell the model about conflicts (:mod:`graphmem.read.notes`), all within
 ``budget_chars`` characters of rendered text. Pure functions, no database.
 """
 
@@ -23,7 +23,8 @@ __all__ = ["ContextFit", "fit_context", "fit_to_budget"]
 
 @dataclass(frozen=True)
 class ContextFit:
-    """What fits the context budget (SPEC 5 step 7) and the text the model is shown (step 8).
+    """What fits the context budget (docs/spec/read-path.md#budget) and the text the model is shown
+    (step 8).
 
     Attributes:
         chosen: the chosen memories in score order (conflict components whole).
@@ -50,8 +51,8 @@ def fit_context(
     budget_chars: int,
     conflicts: Sequence[MemoryConflict],
 ) -> ContextFit:
-    """Greedy by score; a conflict component is all in or all out (SPEC 5 step 7), with the
-    notes that tell the model about conflicts (step 8).
+    """Greedy by score; a conflict component is all in or all out (docs/spec/read-path.md#budget),
+    with the notes that tell the model about conflicts (step 8).
 
     Cost is the rendered length of each block plus the separator between blocks, so the
     rendered text never exceeds ``budget_chars`` characters. A shown conflict group costs
@@ -133,8 +134,9 @@ def fit_to_budget(
     budget_chars: int,
     conflicts: Sequence[MemoryConflict],
 ) -> tuple[list[RetrievedMemory], list[str]]:
-    """The memories :func:`fit_context` chooses, and the ids it leaves out (SPEC 5 step 7):
-    ``(chosen, over_budget_ids)``, chosen in score order. The conflict notes count in the
-    budget, so ``render_memories(chosen)`` never exceeds ``budget_chars`` characters."""
+    """The memories :func:`fit_context` chooses, and the ids it leaves out
+    (docs/spec/read-path.md#budget): ``(chosen, over_budget_ids)``, chosen in score order. The
+    conflict notes count in the budget, so ``render_memories(chosen)`` never exceeds
+    ``budget_chars`` characters."""
     fit = fit_context(memories, budget_chars=budget_chars, conflicts=conflicts)
     return list(fit.chosen), list(fit.over)

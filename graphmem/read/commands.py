@@ -1,10 +1,10 @@
 """``graphmem explain``, ``graphmem history`` and ``graphmem retrieve``: the read path for
-privacy teams and analysts without writing Python (issue 11).
+privacy teams and analysts without writing Python.
 
-- ``explain ID --tenant T``: the record's status for a caller of tenant T (SPEC section 4)
+- ``explain ID --tenant T``: the record's status for a caller of tenant T (docs/spec/status.md)
   and why, with the successors when it is superseded.
 - ``history ID``: its declared transitions and write decisions, oldest first.
-- ``retrieve --tenant T --goal TEXT``: the read path (SPEC section 5) as an explicit request
+- ``retrieve --tenant T --goal TEXT``: the read path (docs/spec/read-path.md) as an explicit request
   (the ``needs_prior_context`` trigger set): the rendered memories, conflicts, retrieval id.
 
 Every command connects with :meth:`graphmem.Memory.connect`, prints a report (``--json``:
@@ -67,7 +67,7 @@ def explain_command(
     as_json: JsonOpt = False,
     output: OutputOpt = None,
 ) -> None:
-    """Why a record is or is not retrievable for a caller of one tenant (SPEC section 4)."""
+    """Why a record is or is not retrievable for a caller of one tenant (docs/spec/status.md)."""
     try:
         principal, query_scope = _caller(tenant, scope, clearance)
         now = parse_time(at)
@@ -128,7 +128,7 @@ def retrieve_command(
     as_json: JsonOpt = False,
     output: OutputOpt = None,
 ) -> None:
-    """Run the read path for a goal (SPEC section 5) and print the memories as a model would
+    """Run the read path for a goal (docs/spec/read-path.md) and print the memories as a model would
     see them, the conflicts among the candidates and the retrieval id (for attribution)."""
     try:
         principal, query_scope = _caller(tenant, scope, clearance)

@@ -1,9 +1,9 @@
-"""Thread context on the read path (issue 16, episodes in sequence): when the budget
+"""Thread context on the read path (episodes in sequence): when the budget
 allows, a chosen memory's thread neighbours are shown beside it.
 
 A turn of a conversation or a step of a run often makes sense only with the turn before or
 after it ("Yes, in Sweden" answers the question above it). After ranking, conflict partners
-and the budget (SPEC section 5, steps 5-7), :func:`thread_context` adds the nearest eligible
+and the budget (docs/spec/read-path.md, steps 5-7), :func:`thread_context` adds the nearest eligible
 neighbours of each chosen memory, best hit first, as long as the whole rendered block stays
 within the budget. Neighbours come only from the eligible candidates
 (:func:`graphmem.read.threads.neighbours`), so context never shows a record the caller may

@@ -1,4 +1,4 @@
-"""Time in the text that needs it (issue 16): a record's date as search terms.
+"""Time in the text that needs it: a record's date as search terms.
 
 Agents and people ask about time the way they say it ("what did Maria do in December
 2023?", "on 7 July, 2023", "last Monday"), while a record keeps its time as a timestamp.

@@ -1,5 +1,4 @@
-"""An exact BM25 index that follows a changing candidate set (issue 15: the read right after
-a write).
+"""An exact BM25 index that follows a changing candidate set (the read right after a write).
 
 BM25 scores depend on the whole corpus (the number of documents, each term's document
 frequency, the mean document length), so a ranker that may only use the eligible records
@@ -8,7 +7,7 @@ alone before) computes every (document, term) score when it builds an index, wit
 corpus statistics baked in: one new record changes those statistics, so every stored
 score is stale and the whole index must be built again. Feeding bm25s pre-built token ids
 with a persistent vocabulary does not help, because the score matrix, not the vocabulary,
-is what costs (about 80% of a build; profiled on a 7,000-record scope, issue 15). Hence
+is what costs (about 80% of a build; profiled on a 7,000-record scope). Hence
 :class:`IncrementalBM25`: postings (term -> document -> term frequency) and document
 lengths, kept up to date by adding and removing documents, with scores computed at query
 time for the query's terms only. The scores are those of a fresh bm25s build over the
@@ -212,7 +211,7 @@ def thread_neighbours(records: Sequence[MemoryRecord], window: int) -> dict[int,
     """The neighbours :func:`graphmem.read.threads.neighbours` gives, for the records that
     have any (index -> neighbour indices, earlier ones first: BM25 and the best-neighbour
     score do not depend on the order), from one sort of tuples instead of a keyed sort per
-    thread (issue 15: computed again after every write)."""
+    thread (computed again after every write)."""
     threads = list(map(attrgetter("thread"), records))  # most records have none: skip them
     threaded = sorted((records[i].tenant, threads[i], records[i].position or 0, records[i].id,
                        i) for i in compress(count(), map(is_not, threads, repeat(None))))
@@ -244,7 +243,7 @@ class CandidateIndexes:
 
     A document is a record's tokens, keyed by the record object (records are immutable; a
     held key keeps its record alive, so identities are never reused); a second index holds
-    each record's tokens together with its thread neighbours' (issue 16), keyed by the
+    each record's tokens together with its thread neighbours', keyed by the
     record and its neighbours; a third, when asked, the terms of each record's provenance
     (who or what produced it), keyed like the first, for :meth:`Prepared.scores` to see
     which records a query's entities produced. Not thread-safe: the ranker holds a lock.
@@ -386,11 +385,11 @@ def tie_order(records: Sequence[MemoryRecord]) -> Any:
     """Indices of ``records`` (distinct records) by (authority desc, created_at desc, id
     asc), as a numpy array.
 
-    The orders of the last few candidate sets are kept: an identical set (the same record
-    objects) reuses its order; a set that differs from the last one by a few records is
-    ordered from it, dropping the records that left and inserting the new ones by bisection
-    (issue 15), which gives exactly the order a full sort gives. The records both sets hold
-    are matched by identity in numpy (a kept record is alive, so its identity is its own).
+    The orders of the last few candidate sets are kept: an identical set (the same record objects)
+    reuses its order; a set that differs from the last one by a few records is ordered from it,
+    dropping the records that left and inserting the new ones by bisection, which gives exactly the
+    order a full sort gives. The records both sets hold are matched by identity in numpy (a kept
+    record is alive, so its identity is its own).
     """
     with _TIE_LOCK:
         kept = list(_TIE_ORDERS)

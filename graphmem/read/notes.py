@@ -1,4 +1,4 @@
-"""What the rendered context says about conflicts (SPEC section 5, steps 7-8).
+"""What the rendered context says about conflicts (docs/spec/read-path.md, steps 7-8).
 
 The model reads the rendered text, not ``Retrieval.conflicts``: two memories that disagree
 shown side by side, without a word, read as two facts. So each conflict group shown is

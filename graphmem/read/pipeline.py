@@ -1,4 +1,4 @@
-"""The read path as one function (SPEC section 5): trigger, query, eligible candidates
+"""The read path as one function (docs/spec/read-path.md): trigger, query, eligible candidates
 (Cypher), conflicts, rank, partners, budget, render, attribution log.
 
 The steps themselves are pure functions in :mod:`graphmem.read.steps` and rankers in
@@ -49,11 +49,11 @@ integer (a larger one was a raw OverflowError from the driver)."""
 
 @dataclass(frozen=True)
 class Retrieval:
-    """What the read path returns (SPEC section 5).
+    """What the read path returns (docs/spec/read-path.md).
 
     Attributes:
         memories: chosen memories in score order (conflict components whole), then the
-            thread context that fits the budget (score 0, issue 16).
+            thread context that fits the budget (score 0).
         conflicts: every conflict among the candidates, even when none of it fit.
         rendered: the memories as shown to a model, each with id, kind, source, created;
             after each conflict group shown, a note naming its key and what each side says,
@@ -106,7 +106,7 @@ def retrieve(
         ranker: the ranker. k: ranked records (score > 0) kept before partners and budget.
         cue_due: whether the state's event makes a pending intention due (then a trigger).
         context_window: thread neighbours shown on each side of a chosen memory when the
-            budget allows (issue 16; :func:`graphmem.read.context.thread_context`; 0: none).
+            budget allows (:func:`graphmem.read.context.thread_context`; 0: none).
 
     Raises:
         AuthorizationError: the state's scope names a tenant the principal may not read
@@ -146,8 +146,8 @@ def _retrieve(
         return result
 
     found = store.candidate_list(principal, state.memory_scope, at)
-    # the log's Retrieval node and candidate set are written while the candidates are ranked
-    # (issue 15), in a transaction committed with what was selected, once it is known
+    # the log's Retrieval node and candidate set are written while the candidates are ranked, in a
+    # transaction committed with what was selected, once it is known
     head = RetrievalTrace(retrieval_id, at, True, fired, query, ranker.name,
                           candidate_ids=tuple(found.ids),  # sorted, as the answer keeps them
                           budget_chars=budget_chars)
@@ -164,10 +164,11 @@ def _retrieve(
 
 def _choose(found: CandidateList, head: RetrievalTrace, state: DecisionState, *,
             ranker: Ranker, k: int, budget_chars: int, context_window: int) -> Retrieval:
-    """Conflicts, rank, partners, budget, thread context and render (SPEC 5 steps 4-8) over
-    the candidates ``found``; ``head``: the trace so far (id, time, triggers, query)."""
+    """Conflicts, rank, partners, budget, thread context and render (docs/spec/read-path.md, steps
+    4-8) over the candidates ``found``; ``head``: the trace so far (id, time, triggers, query)."""
     records = found.records
-    # conflicts and their partners involve only records that assert a key (SPEC 5 steps 4, 6)
+    # conflicts and their partners involve only records that assert a key (docs/spec/read-path.md,
+    # steps 4, 6)
     claims = found.claims
     asserting = [c.record for c in claims]
     conflicts = detect_conflicts(asserting, {c.record.id: c.conflict_ids

@@ -1,7 +1,7 @@
-"""Ranking: fuzzy relevance among already-eligible records (SPEC section 5, step 5).
+"""Ranking: fuzzy relevance among already-eligible records (docs/spec/read-path.md#rank).
 
-A :class:`Ranker` scores records against a query; ordering (with the tie-breaks of SPEC
-section 5: higher authority, then newer ``created_at``, then id) is done by
+A :class:`Ranker` scores records against a query; ordering (with the tie-breaks of
+docs/spec/read-path.md: higher authority, then newer ``created_at``, then id) is done by
 :func:`order_by_score`, so every ranker breaks ties the same way.
 
 Rankers by name: ``bm25`` (Okapi BM25 as bm25s scores it, kept up to date by
@@ -73,7 +73,7 @@ def order_by_score(
 def score_order(records: Sequence[MemoryRecord], scores: Sequence[float]) -> tuple[Any, Any]:
     """The order of :func:`order_by_score` as positions in ``records`` and the scores in
     that order, as two numpy arrays (intp, float64), without a pair, an int or a float
-    object per record (the read path needs a few of them: issue 15).
+    object per record (the read path needs a few of them).
 
     The tie order (higher authority, newer created_at, then id) depends only on the records,
     so it is kept for the last few candidate sets and updated by what changed
@@ -100,12 +100,12 @@ class BM25Ranker:
     Args:
         k1, b: the usual BM25 parameters.
         cached_indexes: how many candidate-set indexes to keep (e.g. one per scope).
-        window, context_weight, propagate: thread neighbours (issue 16): each record is also
+        window, context_weight, propagate: thread neighbours: each record is also
             indexed with the terms of up to ``window`` eligible neighbours on each side,
             scored at ``context_weight``, and gets ``propagate`` of its best neighbour's score.
         dates: index each record's ``created_at`` as people say it ("Monday, 8 May 2023",
-            :func:`graphmem.read.dates.date_terms`) beside its content (issue 16).
-        entity_boost, source_boost: entity-centred ranking (issue 16). A query's entities
+            :func:`graphmem.read.dates.date_terms`) beside its content.
+        entity_boost, source_boost: entity-centred ranking. A query's entities
             are its names (:func:`graphmem.read.tokens.entity_terms`: "Melanie" in "What
             does Melanie paint?"); a record's score is multiplied by
             ``1 + entity_boost * m + source_boost * p``, ``m`` the fraction of the entities
@@ -113,12 +113,11 @@ class BM25Ranker:
             produced it: a speaker, a tool, a run). A question about someone is answered by
             what they said and what names them, not by whatever shares a topic word.
 
-    Scores are those of a BM25 index built over exactly the candidate set of each call
-    (the eligible records), so they never depend on records the caller may not see, nor on
-    the sets seen before. Token lists are cached per ``(id, content)``; the index
-    (:class:`graphmem.read.index.CandidateIndexes`) is updated by what changed in the
-    candidate set (a new, expired, redacted or superseded record) instead of being built
-    again (issue 15). Thread-safe.
+    Scores are those of a BM25 index built over exactly the candidate set of each call (the eligible
+    records), so they never depend on records the caller may not see, nor on the sets seen before.
+    Token lists are cached per ``(id, content)``; the index
+    (:class:`graphmem.read.index.CandidateIndexes`) is updated by what changed in the candidate set
+    (a new, expired, redacted or superseded record) instead of being built again. Thread-safe.
     """
 
     name = "bm25"
@@ -169,8 +168,8 @@ class BM25Ranker:
         return tokens
 
     def _record_tokens(self, record: MemoryRecord) -> list[str]:
-        """A record's terms (with ``dates``, its date as people say it beside its own terms;
-        issue 16), cached by ``(id, content, created_at)``."""
+        """A record's terms (with ``dates``, its date as people say it beside its own terms), cached
+        by ``(id, content, created_at)``."""
         key = (record.id, record.content, record.created_at)
         tokens = self._tokens.get(key)
         if tokens is None:
@@ -218,10 +217,9 @@ _THREADS_LOCK = threading.Lock()
 
 @contextmanager
 def _threads_for(n_texts: int) -> Iterator[None]:
-    """One torch thread while encoding a query or two: a single short text is too small to
-    split, and on a busy machine torch's worker threads wait on each other (measured on 2
-    shared cores: 370-600 ms with 2 threads, 25-45 ms with one; issue 16). Batches of
-    records keep torch's own setting."""
+    """One torch thread while encoding a query or two: a single short text is too small to split,
+    and on a busy machine torch's worker threads wait on each other (measured on 2 shared cores:
+    370-600 ms with 2 threads, 25-45 ms with one). Batches of records keep torch's own setting."""
     if n_texts > 2:
         yield
         return
@@ -271,7 +269,7 @@ class EmbeddingRanker:
 
 
 class HybridRanker:
-    """Fusion of BM25 and embeddings (issue 16: pick by measurement).
+    """Fusion of BM25 and embeddings (pick by measurement).
 
     ``fusion="score"`` (default): each component's scores divided by that component's best
     score over the candidates, then ``w_lex * lex + w_sem * sem``, so a strong lexical hit
@@ -316,14 +314,13 @@ class HybridRanker:
 
 
 DEFAULT_RANKER = "bm25"
-"""The ranker used when none is named (issue 16, picked by measurement on LoCoMo:
-docs/performance.md, "Read-path benchmark"). ``bm25`` meets every target: recall@10 0.780 on all ten
-conversations, 0.761 held-out, multi-hop 0.460 (all ten), ``retrieve`` p50 12 ms. With the
-entity boosts and question stop words in its lexical half, ``hybrid`` adds little on the
-tuning split (conversations 0-4: R@10 0.801 against 0.799, multi-hop 0.509 against 0.488),
-while its per-query MiniLM encoding puts ``retrieve`` p50 at 38-57 ms on the shared 2-core
-box, it needs the optional ``embeddings`` extra, and its first call per tenant encodes every
-candidate (about 12 ms per record)."""
+"""The ranker used when none is named (picked by measurement on LoCoMo: docs/performance.md,
+"Read-path benchmark"). ``bm25`` meets every target: recall@10 0.780 on all ten conversations, 0.761
+held-out, multi-hop 0.460 (all ten), ``retrieve`` p50 12 ms. With the entity boosts and question
+stop words in its lexical half, ``hybrid`` adds little on the tuning split (conversations 0-4: R@10
+0.801 against 0.799, multi-hop 0.509 against 0.488), while its per-query MiniLM encoding puts
+``retrieve`` p50 at 38-57 ms on the shared 2-core box, it needs the optional ``embeddings`` extra,
+and its first call per tenant encodes every candidate (about 12 ms per record)."""
 
 
 def get_ranker(name: str | Ranker | None) -> Ranker:

@@ -1,4 +1,4 @@
-"""Resolving a conflict on metadata, never on prose (SPEC section 5, chapter section 8).
+"""Resolving a conflict on metadata, never on prose (docs/spec/read-path.md, chapter section 8).
 
 Filters applied in order, each keeping the best of what is left, stopping as soon as
 one asserted value remains:

@@ -1,4 +1,4 @@
-"""The read path's pure steps (SPEC section 5): trigger, query, conflicts, conflict
+"""The read path's pure steps (docs/spec/read-path.md): trigger, query, conflicts, conflict
 partners, context budget and rendering. No database here; the client wires these to the
 store's exact candidates and to the attribution log.
 """
@@ -42,7 +42,7 @@ class DecisionState(BaseModel):
         goal, subtask, last_observation: the current decision's text (not the opening request).
         entities: names the decision is about.
         new_error, strategy_failed, returning_entity, needs_prior_context, due_cue: the
-            triggers of SPEC section 5, step 1.
+            triggers of docs/spec/read-path.md#trigger.
         event: the event being processed, if any; an intention due on it is a trigger.
     """
 
@@ -70,7 +70,8 @@ def triggers_fired(state: DecisionState) -> tuple[str, ...]:
 
 
 def build_query(state: DecisionState) -> str:
-    """The retrieval query: goal, subtask, latest observation and entities (SPEC 5, step 2)."""
+    """The retrieval query: goal, subtask, latest observation and entities
+    (docs/spec/read-path.md#query)."""
     parts = [
         f"Goal: {state.goal}" if state.goal else "",
         f"Subtask: {state.subtask}" if state.subtask else "",
@@ -82,7 +83,7 @@ def build_query(state: DecisionState) -> str:
 
 def search_text(state: DecisionState) -> str:
     """What the ranker searches for: the text of :func:`build_query` without its field
-    labels ("Goal:", "Observation:", ...), which are no search terms (issue 16); entities
+    labels ("Goal:", "Observation:", ...), which are no search terms; entities
     count twice, since a decision is about them."""
     entities = " ".join(state.entities)
     parts = [state.goal, state.subtask, state.last_observation, entities, entities]
@@ -114,9 +115,9 @@ class RetrievedMemory:
 
 
 class Ranking(Sequence[tuple[str, float]]):
-    """Every candidate's ``(id, score)``, best first (SPEC 5 step 5), as a read-only
+    """Every candidate's ``(id, score)``, best first (docs/spec/read-path.md#rank), as a read-only
     sequence that makes each pair when it is asked for: a read ranks every candidate (10^4
-    in a large scope) and is usually asked for a few pairs, or none (issue 15: the pairs
+    in a large scope) and is usually asked for a few pairs, or none (the pairs
     were a tuple each, made, kept and collected on every read). Equal to any sequence of
     the same pairs (a tuple of them included), and hashable like that tuple.
 
@@ -171,7 +172,7 @@ class Ranking(Sequence[tuple[str, float]]):
 
 @dataclass(frozen=True)
 class RetrievalTrace:
-    """What the read path did and why (attribution, SPEC section 5 step 9).
+    """What the read path did and why (attribution, docs/spec/read-path.md#attribution).
 
     ``ranked``: every candidate's ``(id, score)``, best first (a :class:`Ranking` when the
     read path made it; any sequence of pairs compares equal to it).
@@ -197,7 +198,8 @@ def detect_conflicts(
     records: Sequence[MemoryRecord],
     conflict_ids: Mapping[str, Iterable[str]] | None = None,
 ) -> list[MemoryConflict]:
-    """Conflicts among ``records`` (all candidates, before ranking; SPEC 5 step 4).
+    """Conflicts among ``records`` (all candidates, before ranking;
+    docs/spec/read-path.md#conflicts).
 
     Args:
         records: the candidate set.
@@ -265,7 +267,8 @@ def preserve_conflict_partners(
     candidates: Sequence[MemoryRecord],
     conflicts: Sequence[MemoryConflict],
 ) -> list[RetrievedMemory]:
-    """Add every candidate side of a conflict that ranking kept one side of (SPEC 5 step 6).
+    """Add every candidate side of a conflict that ranking kept one side of
+    (docs/spec/read-path.md#partners).
 
     Partners join with the lowest score among the kept sides of their component, so a
     transitive component (A-B on one key, B-C on another) comes along whole.
@@ -296,7 +299,7 @@ def _components_in_order(conflicts: Sequence[MemoryConflict]) -> list[frozenset[
 
 
 def human_date(at: datetime) -> str:
-    """``at`` as people ask about it: "Monday, 8 May 2023" (issue 16, time in the text)."""
+    """``at`` as people ask about it: "Monday, 8 May 2023" (time in the text)."""
     return f"{at:%A}, {at.day} {at:%B %Y}"
 
 

@@ -1,4 +1,4 @@
-"""Episodes in sequence on the read path (issue 16): which candidates are neighbours.
+"""Episodes in sequence on the read path: which candidates are neighbours.
 
 A record with ``thread``/``position`` sits in an ordered thread of its tenant; the store
 links neighbouring positions with ``NEXT``. Ranking sees only the eligible candidates, so

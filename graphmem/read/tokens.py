@@ -1,4 +1,4 @@
-"""Lexical tokens for BM25 in every script (SPEC section 5, rank; issue 12 item 4).
+"""Lexical tokens for BM25 in every script (docs/spec/read-path.md#rank).
 
 One function, :func:`tokenize`, serves the index and the query alike, so whatever a record
 is split into, a query in the same language is split the same way:
@@ -25,18 +25,17 @@ is split into, a query in the same language is split the same way:
   the aksara classes ``AK``/``AP``/``AS``/``VI``/``VF`` (via the ``regex`` module), plus
   :data:`NO_SPACE_RANGES`. A script missing from a list would put a whole sentence into one
   term that no query matches (issue: Yi, Tangut, Tai Le, Bopomofo... scored zero).
-* Every other word of two or more characters is kept unless it is a stop word, and is
-  stemmed with the Snowball English stemmer (PyStemmer), as
-  ``bm25s.tokenize(stopwords="en", stemmer=...)`` does. The stop words are bm25s's English
-  list (Lucene's 33) and :data:`QUESTION_WORDS`, the function words a question to memory is
-  built from ("What did she do?", "How many ... has he ...?"): interrogatives, the forms
-  of *do*, *have* and *be* that Lucene's list leaves out, *many*/*much*, and personal
-  pronouns. They match almost every record of a conversation, so as search terms they
-  only add noise (issue 16: multi-hop recall@10 on LoCoMo conversations 0-4 went from
+* Every other word of two or more characters is kept unless it is a stop word, and is stemmed with
+  the Snowball English stemmer (PyStemmer), as ``bm25s.tokenize(stopwords="en", stemmer=...)`` does.
+  The stop words are bm25s's English list (Lucene's 33) and :data:`QUESTION_WORDS`, the function
+  words a question to memory is built from ("What did she do?", "How many ... has he ...?"):
+  interrogatives, the forms of *do*, *have* and *be* that Lucene's list leaves out, *many*/*much*,
+  and personal pronouns. They match almost every record of a conversation, so as search terms they
+  only add noise (multi-hop recall@10 on LoCoMo conversations 0-4 went from
   0.378 to 0.419 with them).
 
 :func:`entity_terms` picks the terms of a text's names (words written with a capital letter,
-such as people, products, acronyms): what a query is about (issue 16).
+such as people, products, acronyms): what a query is about.
 """
 
 from __future__ import annotations

@@ -1,1 +1,1 @@
-"""The write path: the write policy (SPEC section 6) and the lifecycle transitions."""
+"""The write path: the write policy (docs/spec/write-path.md) and the lifecycle transitions."""

@@ -1,5 +1,6 @@
-"""One proposal through the write policy and into the store, in one transaction (SPEC
-section 6; issue 15: writers into one scope run side by side, and a new record is one statement).
+"""One proposal through the write policy and into the store, in one transaction
+(docs/spec/write-path.md; writers into one scope run side by side, and a new record is one
+statement).
 
 A new record that no stored state can refuse (no duplicate, its references stored; the decision
 then depends on the proposal alone) is stored in one statement, ``write/new.cypher``: one round
@@ -54,7 +55,8 @@ __all__ = ["admit", "admitted_evidence"]
 
 
 def admitted_evidence(rows: Iterable[dict[str, Any]], tenant: str) -> dict[str, MemoryRecord]:
-    """The stored records that may support a proposal of ``tenant`` (SPEC section 6), by id.
+    """The stored records that may support a proposal of ``tenant`` (docs/spec/write-path.md), by
+    id.
 
     Args:
         rows: stored properties (``records/get`` rows) of the ids a proposal names.
@@ -184,8 +186,8 @@ def admit(store: Neo4jStore, policy: WritePolicy, proposal: MemoryRecord | dict[
 def _decided_without_stored_state(record: MemoryRecord, policy: WritePolicy
                                   ) -> MemoryWriteDecision | None:
     """The write policy's decision for ``record`` if no active duplicate is stored, when that
-    decision depends on nothing else stored (SPEC section 6): None for a threaded record (its
-    position is checked against the thread), a procedure that needs verified supporting
+    decision depends on nothing else stored (docs/spec/write-path.md): None for a threaded record
+    (its position is checked against the thread), a procedure that needs verified supporting
     episodes (their stored state counts), and a DISCARD (logged by the full transaction)."""
     if record.thread is not None or (record.kind is MemoryKind.PROCEDURAL
                                      and record.authority not in PROCEDURE_EXEMPT_AUTHORITIES):

@@ -1,4 +1,4 @@
-"""``graphmem import FILE.jsonl``: load records without policy, for data teams (issue 11).
+"""``graphmem import FILE.jsonl``: load records without policy, for data teams.
 
 The whole file is validated first (every field, sizes, lineage inside the file, ids and
 references against the store); a bad line exits 2 naming it, and nothing is written. Then
@@ -35,7 +35,7 @@ __all__ = ["import_command"]
 
 def import_command(
     file: Annotated[Path, typer.Argument(
-        help="JSON Lines, one record per line (SPEC section 2 fields).",
+        help="JSON Lines, one record per line (docs/spec/records.md fields).",
         exists=True, dir_okay=False, readable=True)],
     batch_size: Annotated[int, typer.Option(
         min=1, help="Records per transaction.")] = IMPORT_BATCH,

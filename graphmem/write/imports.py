@@ -1,4 +1,4 @@
-"""Bulk imports without policy (imports, restores; SPEC section 2): JSON Lines files read
+"""Bulk imports without policy (imports, restores; docs/spec/records.md): JSON Lines files read
 and validated whole before anything is written, then loaded in ``UNWIND`` batches.
 """
 

@@ -1,4 +1,4 @@
-"""Writes through the policy and the declared lifecycle transitions (SPEC section 6).
+"""Writes through the policy and the declared lifecycle transitions (docs/spec/write-path.md).
 
 Each function takes the store (and the write policy where it decides) and runs its checks and
 its storage in one transaction, so a refused or failed write leaves nothing behind.
@@ -39,7 +39,7 @@ def write_record(store: Neo4jStore, policy: WritePolicy, proposal: Proposal, *, 
     eligible; PERSIST stores it. Concurrent identical writes into one scope are serialised on
     their write slot, so only one of them persists (:mod:`graphmem.write.admission`). A
     persisted record that lists ``supersedes`` logs a "superseded" transition on each of them
-    in the same transaction (SPEC section 6: a declared transition with who, why and when).
+    in the same transaction (docs/spec/write-path.md: a declared transition with who, why and when).
 
     Args:
         store: the store. policy: the write policy. proposal: a record or its dict.
@@ -53,7 +53,8 @@ def write_record(store: Neo4jStore, policy: WritePolicy, proposal: Proposal, *, 
 
 
 def promote(store: Neo4jStore, record_id: str, *, by: str, reason: str) -> None:
-    """Promote a quarantined record after explicit review (the only way out; SPEC section 6).
+    """Promote a quarantined record after explicit review (the only way out;
+    docs/spec/write-path.md).
 
     Raises:
         PolicyError: the record is not quarantined. RecordNotFoundError.
@@ -67,7 +68,7 @@ def promote(store: Neo4jStore, record_id: str, *, by: str, reason: str) -> None:
 
 def supersede(store: Neo4jStore, policy: WritePolicy, old_ids: Sequence[str],
               new_record: Proposal, *, by: str, reason: str) -> MemoryWriteDecision:
-    """Write ``new_record`` as the successor of ``old_ids`` (SPEC section 6).
+    """Write ``new_record`` as the successor of ``old_ids`` (docs/spec/write-path.md).
 
     The new record must list every old id in ``supersedes`` (or list none, and they are
     added).
@@ -96,7 +97,7 @@ def consolidate(store: Neo4jStore, policy: WritePolicy, ids: Sequence[str], *,
     """Replace duplicates with one record carrying ``derived_from`` lineage to them.
 
     ``into`` gets ``derived_from`` and ``supersedes`` set to ``ids`` (merged with its own), so
-    the duplicates stop being active once it is effective (SPEC section 6).
+    the duplicates stop being active once it is effective (docs/spec/write-path.md).
 
     Raises:
         ValidationError: fewer than two ids, or ``by`` or ``reason`` is not a non-empty
@@ -118,7 +119,7 @@ def consolidate(store: Neo4jStore, policy: WritePolicy, ids: Sequence[str], *,
 
 def promote_procedure(store: Neo4jStore, policy: WritePolicy, episode_ids: Sequence[str],
                       procedure: Proposal, *, by: str, reason: str) -> MemoryWriteDecision:
-    """Promote episodes into a procedure once the bar is met (SPEC section 6).
+    """Promote episodes into a procedure once the bar is met (docs/spec/write-path.md).
 
     Raises:
         PolicyError: fewer than ``policy.min_verified_episodes`` verified episodes (admitted

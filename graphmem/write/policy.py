@@ -1,4 +1,4 @@
-"""The write policy: a proposal mostly gets refused (SPEC section 6, chapter section 2).
+"""The write policy: a proposal mostly gets refused (docs/spec/write-path.md, chapter section 2).
 
 :func:`decide` is a pure function of the proposal and what the store knows about it
 (duplicates, evidence records), so the policy can be tested and evaluated without a
@@ -27,7 +27,7 @@ __all__ = [
 ]
 
 
-#: Authorities whose procedures need no supporting episodes (SPEC section 6): an explicit
+#: Authorities whose procedures need no supporting episodes (docs/spec/write-path.md): an explicit
 #: instruction, or an authoritative source such as a runbook. Not ``verified_outcome``: a
 #: procedure drawn from one verified outcome is one lucky episode until N agree.
 PROCEDURE_EXEMPT_AUTHORITIES = frozenset({Authority.HUMAN_INSTRUCTION,
@@ -80,7 +80,7 @@ class WritePolicy:
             (``human_instruction``, ``authoritative_source``; not ``verified_outcome``).
         require_future_decision: when True, a proposal must name in
             ``metadata["future_decision"]`` the future decision it could improve.
-        clock_skew: the duplicate check's window (SPEC section 6: concurrent identical
+        clock_skew: the duplicate check's window (docs/spec/write-path.md: concurrent identical
             writes persist once, whatever each writer's clock says). A stored twin (same
             scope, same normalised content, admitted, not retracted, expired or superseded
             at the write's time) is a duplicate when it was created and valid by the write's
@@ -129,7 +129,7 @@ def decide(
     duplicate_ids: Sequence[str] = (),
     evidence: Mapping[str, MemoryRecord] | None = None,
 ) -> MemoryWriteDecision:
-    """Decide the disposition of one proposal (SPEC section 6), first rule that applies.
+    """Decide the disposition of one proposal (docs/spec/write-path.md), first rule that applies.
 
     Args:
         proposal: the proposed record.

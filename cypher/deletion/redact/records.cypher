@@ -1,4 +1,4 @@
-// Redact terms in place (SPEC section 7): rows carry the redacted fields computed by the
+// Redact terms in place (docs/spec/deletion.md): rows carry the redacted fields computed by the
 // client (content, asserted value, provenance, metadata) and the fingerprints of the result.
 // Only records this request has not disposed of yet are touched.
 MATCH (req:DeletionRequest {id: $request_id})

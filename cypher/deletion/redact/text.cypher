@@ -1,8 +1,8 @@
-// Write back the redacted text found by deletion/tenant_text (SPEC section 7, issue 12
-// item 1). $rows: {eid, rel, props}: a node's or relationship's element id and its redacted
-// properties (client-side, with the same pattern as record content). A changed node or
-// relationship is stamped with the time and the request; a changed Record also gets a new
-// rev and bumps its Scope, so cached candidates do not serve the old text.
+// Write back the redacted text found by deletion/tenant_text (docs/spec/deletion.md). $rows: {eid,
+// rel, props}: a node's or relationship's element id and its redacted properties (client-side, with
+// the same pattern as record content). A changed node or relationship is stamped with the time and
+// the request; a changed Record also gets a new rev and bumps its Scope, so cached candidates do
+// not serve the old text.
 UNWIND $rows AS row
 CALL (row) {
   WITH row WHERE NOT row.rel

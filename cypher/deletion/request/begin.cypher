@@ -1,4 +1,4 @@
-// Create the DeletionRequest node when an apply starts (SPEC section 7), find the one a
+// Create the DeletionRequest node when an apply starts (docs/spec/deletion.md), find the one a
 // crashed apply left, or take over the one plan_store.cypher left for this very plan (state
 // 'planned', same digest: it becomes 'applying'). $props: flat request properties (state
 // 'applying', digest, counts ...). The returned digest tells the caller whether the stored

@@ -1,4 +1,4 @@
-// Keep a reviewed deletion plan in the graph until it is applied (SPEC section 7): a
+// Keep a reviewed deletion plan in the graph until it is applied (docs/spec/deletion.md): a
 // DeletionRequest in state 'planned' with its digest, its plan as JSON (redaction terms only
 // as digests), who made it ($owner), until when it may be applied ($expires_at) and its
 // reach ($reach_json: a confined principal's, whose redaction scans it; null: the tenants').

@@ -1,6 +1,6 @@
 """Fault injection: seed a store with one known fault, probe it, and see what gets through.
 
-SPEC section 9 and chapter section 14 name the faults: a stale record, a similar-but-wrong
+docs/spec/evaluation.md and chapter section 14 name the faults: a stale record, a similar-but-wrong
 record, a wrong-project and a wrong-user record, a contradictory pair, duplicates, a
 poisoned external record, an obsolete procedure, an undeleted derived summary and a
 near-match prospective cue. Other memory systems' bug trackers add four more: an update

@@ -314,7 +314,7 @@ def deletion_leaves_derived_data(env: FaultEnv) -> tuple[Verdict, Verdict]:
 
 
 def redaction_leaves_free_text(env: FaultEnv) -> tuple[Verdict, Verdict]:
-    """Issue 12 item 1: an erased name survives in reasons, queries and actions, not only in
+    """An erased name survives in reasons, queries and actions, not only in
     record content. graphmem: every string property of the run's graph, scanned generically
     (``cypher/eval_text_scan.cypher``); the baseline: its stored records' text."""
     env.seed([*_subject_records(),

@@ -46,7 +46,7 @@ class FaultSpec:
     probe: Callable[[FaultEnv], tuple[Verdict, Verdict]]
 
 
-SPEC9 = "SPEC 9"
+SPEC9 = "docs/spec/evaluation.md#fault-injection"
 TRACKERS = "trackers"  # seen in other memory systems' bug trackers
 
 FAULTS: tuple[FaultSpec, ...] = (
@@ -71,7 +71,8 @@ FAULTS: tuple[FaultSpec, ...] = (
               concurrent_duplicate_writes),
     FaultSpec("cross_user_reads", "cross-user (cross-tenant) reads", TRACKERS,
               cross_user_reads),
-    FaultSpec("repeated_cue", "one cue fires twice", "SPEC 8", repeated_cue),
+    FaultSpec("repeated_cue", "one cue fires twice", "docs/spec/intentions.md#exactly-once",
+              repeated_cue),
 )
 
 

@@ -1,4 +1,4 @@
-"""LangGraph long-term memory on graphmem: ``GraphmemStore``, a ``BaseStore`` (issue 14).
+"""LangGraph long-term memory on graphmem: ``GraphmemStore``, a ``BaseStore``.
 
 Needs the optional extra ``graphmem[langgraph]`` (``langgraph-checkpoint``); importing
 :mod:`graphmem` alone never imports LangGraph.

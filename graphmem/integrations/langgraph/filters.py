@@ -1,4 +1,4 @@
-"""``SearchOp.filter`` with the semantics of LangGraph's ``InMemoryStore`` (issue 14).
+"""``SearchOp.filter`` with the semantics of LangGraph's ``InMemoryStore``.
 
 A filter maps top-level value keys to a condition: a plain value (equality, lists and
 nested dicts compared element by element), or a dict of operators ``$eq``, ``$ne``,

@@ -1,4 +1,4 @@
-"""How a LangGraph namespace becomes a graphmem scope, and back (issue 14).
+"""How a LangGraph namespace becomes a graphmem scope, and back.
 
 A namespace ``(l0, l1, ..., ln)`` is stored as the scope::
 
@@ -113,7 +113,7 @@ def version_prefix(tenant: str, namespace: Sequence[str], key: str,
     """The id prefix shared by every version of ``(namespace, key)`` in ``tenant`` (and, for
     a confined store, its confinement: each confinement keeps its own versions).
 
-    A hash, so ids obey SPEC section 2 (no whitespace, control or invisible characters,
+    A hash, so ids obey docs/spec/records.md (no whitespace, control or invisible characters,
     at most 256 characters) whatever the labels and key hold, and one index seek
     (``STARTS WITH``) finds every version.
 

@@ -1,7 +1,7 @@
 """``GraphmemStore``: LangGraph's ``BaseStore`` on graphmem. See :class:`GraphmemStore` for
 the mapping. Reads are decided in Cypher (``cypher/langgraph/get``, ``langgraph/items``,
-``langgraph/namespaces``: eligible and ACTIVE, SPEC sections 3-4); value filters, ranking
-and pagination run in Python, as the read path does (SPEC section 5).
+``langgraph/namespaces``: eligible and ACTIVE, docs/spec/eligibility.md#eligible-and-active); value
+filters, ranking and pagination run in Python, as the read path does (docs/spec/read-path.md).
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ class GraphmemStore(BaseStore):
     Switch a graph over with one line: ``graph.compile(store=GraphmemStore(memory,
     principal=Principal(tenants={"alice"})))``.
 
-    Mapping (issue 14; docs/integrations/langgraph.md):
+    Mapping (docs/integrations/langgraph.md):
 
     - A namespace tuple is a scope: ``{"tenant": T, "langgraph": "namespace",
       "langgraph.0": label0, ...}`` (:mod:`.namespaces`). ``T`` is the first label, or
@@ -85,7 +85,7 @@ class GraphmemStore(BaseStore):
     - A confined principal (``Principal(..., scope={"user": "u-17"})``) adds its pairs to
       every namespace's scope: its puts are stored there, and ``get``, ``search``,
       ``list_namespaces`` and ``delete`` reach only items stored under the same
-      confinement (SPEC section 3), never another user's of the same namespace.
+      confinement (docs/spec/eligibility.md), never another user's of the same namespace.
     - ``put`` writes a record: content from ``text_fields`` (LangGraph path syntax; the
       whole value as JSON by default), the value kept verbatim in
       ``metadata["langgraph"]``. A second put of the same (namespace, key) is a new
@@ -102,7 +102,7 @@ class GraphmemStore(BaseStore):
       filtered like ``InMemoryStore``. Without a query, items come in insertion order
       (namespaces by first put, keys by first put since their last delete, as in
       ``InMemoryStore``; several tenants are taken in sorted order); with a query, by the
-      ranker (BM25 by default) with ``score`` set, ties as in SPEC section 5.
+      ranker (BM25 by default) with ``score`` set, ties as in docs/spec/read-path.md.
     - ``list_namespaces`` lists namespaces holding at least one live item (as
       PostgresStore does), with prefix/suffix ``*`` wildcards, ``max_depth``, sorted.
     - ``created_at`` is when the key was first put since its last delete; ``updated_at``

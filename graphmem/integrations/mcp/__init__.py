@@ -1,4 +1,4 @@
-"""``graphmem mcp``: graphmem as a Model Context Protocol server (issue 13).
+"""``graphmem mcp``: graphmem as a Model Context Protocol server.
 
 Needs the optional extra ``graphmem[mcp]`` (the official ``mcp`` SDK, major version 2).
 Importing this package does not import ``mcp``: only :mod:`.server` and :mod:`.tools` do,

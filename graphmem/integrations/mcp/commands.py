@@ -1,4 +1,4 @@
-"""``graphmem mcp``: run graphmem as an MCP server over stdio or streamable HTTP (issue 13).
+"""``graphmem mcp``: run graphmem as an MCP server over stdio or streamable HTTP.
 
 ::
 

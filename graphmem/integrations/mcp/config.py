@@ -1,12 +1,11 @@
-"""Who the MCP server's caller is, fixed at start-up (issue 13).
+"""Who the MCP server's caller is, fixed at start-up.
 
-The principal (tenants, clearance), the default scope and the agent name come from the
-``graphmem mcp`` options or their environment variables, never from a tool argument the
-model can set. The default scope is the principal's confinement (``Principal.scope``): the
-core then keeps every call within it (SPEC section 3). Tool calls may *add* scope keys;
-they may not change a key the server fixed, nor name a tenant outside the principal's. The
-authority a write may claim is capped by ``max_authority`` (``--max-authority``; default
-``human_instruction``). No ``mcp`` import here.
+The principal (tenants, clearance), the default scope and the agent name come from the ``graphmem
+mcp`` options or their environment variables, never from a tool argument the model can set. The
+default scope is the principal's confinement (``Principal.scope``): the core then keeps every call
+within it (docs/spec/eligibility.md). Tool calls may *add* scope keys; they may not change a key the
+server fixed, nor name a tenant outside the principal's. The authority a write may claim is capped
+by ``max_authority`` (``--max-authority``; default ``human_instruction``). No ``mcp`` import here.
 """
 
 from __future__ import annotations
@@ -59,7 +58,7 @@ class ServerConfig:
             principal has several tenants, in which case each call must name one).
         allow_deletion: whether the deletion tools exist.
         agent: the name recorded as ``by`` / ``requested_by`` on writes and deletions.
-        max_authority: the highest authority a write may claim (SPEC section 6).
+        max_authority: the highest authority a write may claim (docs/spec/write-path.md).
         db_timeout_s: the database budget of one call, in seconds (connection, pool wait
             and retries each; the client's defaults are unchanged for other users).
         plan_ttl_s: how long a deletion plan stays appliable, in seconds.

@@ -1,4 +1,4 @@
-"""The MCP deletion tools, registered only with ``--allow-deletion`` (SPEC section 7): plan,
+"""The MCP deletion tools, registered only with ``--allow-deletion`` (docs/spec/deletion.md): plan,
 apply (by digest, a plan made by any server of the same caller) and verify.
 
 A plan is kept in the graph (:mod:`graphmem.deletion.stored`: a planned ``DeletionRequest``

@@ -1,5 +1,5 @@
 """The MCP tools that read memories by id or by recency, and the server's status: what a
-client that passes only tools to its model (not resources) needs (SPEC section 3).
+client that passes only tools to its model (not resources) needs (docs/spec/eligibility.md).
 
 ``get`` reads one memory the server's principal may see; ``recent`` pages through the newest
 memories eligible for the principal and the server's scope (the candidates' eligibility);

@@ -1,4 +1,4 @@
-"""Typed inputs and outputs of the MCP tools (issue 13): clients get a JSON schema and
+"""Typed inputs and outputs of the MCP tools: clients get a JSON schema and
 structured content from them.
 
 Enumerated inputs (kind, authority) are advertised as enums in the schema but checked by
@@ -54,7 +54,7 @@ AuthorityStr = Annotated[str, Field(
 
 
 class Proposal(BaseModel):
-    """A memory the agent proposes to store; the write policy decides (SPEC section 6)."""
+    """A memory the agent proposes to store; the write policy decides (docs/spec/write-path.md)."""
 
     model_config = ConfigDict(extra="forbid")
 

@@ -1,4 +1,4 @@
-"""Build graphmem's MCP server from a :class:`~.config.ServerConfig` (issue 13).
+"""Build graphmem's MCP server from a :class:`~.config.ServerConfig`.
 
 :func:`build_server` returns an ``mcp.server.mcpserver.MCPServer`` (the official SDK,
 major version 2) with the tools of :mod:`.tools`, their annotations and one-line

@@ -1,5 +1,5 @@
 """What the MCP server holds for its life: its fixed configuration and a client connected
-on first use, with a short database budget (SPEC section 10).
+on first use, with a short database budget (docs/spec/scale.md).
 
 The server answers ``initialize`` and ``tools/list`` before it has a database: the
 ``Memory`` is opened by the first call that needs it. While Neo4j is unreachable every

@@ -1,4 +1,4 @@
-"""The MCP tools and resources: thin, typed shims over :class:`graphmem.Memory` (issue 13).
+"""The MCP tools and resources: thin, typed shims over :class:`graphmem.Memory`.
 
 Each tool reads the server's :class:`~.state.ServerState` (one ``Memory`` for the server's
 life, connected on first use and bound to the configured principal with
@@ -126,7 +126,7 @@ def remember(
 ) -> WriteDecisionOut:
     """Propose a memory; the write policy persists, quarantines or discards it.
 
-    The policy mostly refuses (SPEC section 6): a `model_inferred` memory without
+    The policy mostly refuses (docs/spec/write-path.md): a `model_inferred` memory without
     `evidence_ids` is quarantined (stored for audit, never retrieved); pass the ids of the
     memories it rests on, or `authority="human_instruction"` for what the user told you.
     A restatement of an active memory in the same scope is discarded.
