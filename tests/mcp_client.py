@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
+import anyio
 from mcp import Client
+from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, TextContent
 
-__all__ = ["leaf", "ok", "refused", "text_of"]
+from graphmem import Memory
+from graphmem.integrations.mcp.config import ServerConfig
+from graphmem.integrations.mcp.server import build_server
+from tests.conftest import Neo4jUnderTest
+
+__all__ = ["leaf", "ok", "refused", "run", "serve", "text_of"]
+
+Body = Callable[[Client], Awaitable[None]]
 
 
 def leaf(exc: BaseException) -> BaseException:
@@ -39,3 +49,28 @@ async def refused(client: Client, name: str, args: dict[str, Any], *needles: str
     for needle in needles:
         assert needle in text, (needle, text)
     return text
+
+
+def run(server: MCPServer, body: Body, *, timeout_s: float = 120) -> None:
+    """Run ``body`` with an SDK client connected to ``server`` in process; a failing
+    assertion in ``body`` comes out as itself, not wrapped in the SDK's task groups."""
+
+    async def main() -> None:
+        with anyio.fail_after(timeout_s):
+            async with Client(server) as client:
+                await body(client)
+
+    try:
+        anyio.run(main)
+    except BaseExceptionGroup as group:
+        raise leaf(group) from None
+
+
+def serve(neo4j_db: Neo4jUnderTest, body: Body, **options: Any) -> None:
+    """Run ``body`` against a fresh in-process server on the test session's Neo4j (its own
+    Memory, opened by the lifespan); ``options`` go to :meth:`ServerConfig.build`, with
+    tenant ``acme`` and agent ``test-agent`` unless given."""
+    options = {"tenants": ("acme",), "agent": "test-agent", **options}
+    config = ServerConfig.build(**options)
+    run(build_server(config, connect=lambda: Memory.connect(
+        neo4j_db.settings, start_if_needed=False, ensure_schema=False)), body)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -28,19 +28,13 @@ from graphmem import (
     OutOfReachError,
     Principal,
     RecordNotFoundError,
-    Sensitivity,
     Status,
 )
 from tests.conftest import Neo4jUnderTest
+from tests.principals import PRIVACY, T0, U17, U17_CONF, U99
 
 pytestmark = pytest.mark.neo4j
 
-T0 = datetime(2026, 1, 1, tzinfo=UTC)
-U17 = Principal(tenants=frozenset({"acme"}), scope={"user": "u-17"})
-U99 = Principal(tenants=frozenset({"acme"}), scope={"user": "u-99"})
-U17_CONF = Principal(tenants=frozenset({"acme"}), clearance=Sensitivity.CONFIDENTIAL,
-                     scope={"user": "u-17"})
-PRIVACY = Principal(tenants=frozenset({"acme"}), clearance=Sensitivity.RESTRICTED)
 SECRET_TEXT = "zebra-secret-content"
 
 

@@ -7,11 +7,10 @@ leaks no id or content (against the real Neo4j).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-import anyio
 import pytest
 from langgraph.store.base import GetOp
 from mcp import Client
@@ -26,10 +25,8 @@ from graphmem import (
     Sensitivity,
 )
 from graphmem.integrations.langgraph import GraphmemStore
-from graphmem.integrations.mcp.config import ServerConfig
-from graphmem.integrations.mcp.server import build_server
 from tests.conftest import Neo4jUnderTest
-from tests.mcp_client import leaf, ok, refused
+from tests.mcp_client import Body, ok, refused, serve
 
 pytestmark = pytest.mark.neo4j
 
@@ -44,22 +41,8 @@ def _rec(rid: str, scope: dict[str, str], sensitivity: str = "normal",
             "sensitivity": sensitivity, **extra}
 
 
-def _serve(neo4j_db: Neo4jUnderTest, body: Callable[[Client], Awaitable[None]],
-           **options: Any) -> None:
-    config = ServerConfig.build(tenants=("acme",), scope={"user": "u-17"},
-                                allow_deletion=True, agent="a1", **options)
-    server = build_server(config, connect=lambda: Memory.connect(
-        neo4j_db.settings, start_if_needed=False, ensure_schema=False))
-
-    async def main() -> None:
-        with anyio.fail_after(120):
-            async with Client(server) as client:
-                await body(client)
-
-    try:
-        anyio.run(main)
-    except BaseExceptionGroup as group:
-        raise leaf(group) from None
+def _serve(neo4j_db: Neo4jUnderTest, body: Body, **options: Any) -> None:
+    serve(neo4j_db, body, scope={"user": "u-17"}, allow_deletion=True, agent="a1", **options)
 
 
 VICTIMS = ("rec-u99", "rec-conf")

@@ -12,11 +12,10 @@ must change nothing.
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime, timedelta
+from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
-import anyio
 import pytest
 from mcp import Client
 
@@ -26,22 +25,14 @@ from graphmem import (
     Memory,
     OutOfReachError,
     Principal,
-    Sensitivity,
 )
 from graphmem.deletion import DeletionPlan
-from graphmem.integrations.mcp.config import ServerConfig
-from graphmem.integrations.mcp.server import build_server
 from tests.conftest import Neo4jUnderTest
-from tests.mcp_client import leaf, ok
+from tests.mcp_client import ok, serve
+from tests.principals import PRIVACY, T0, U17, U17_CONF, U99
 
 pytestmark = pytest.mark.neo4j
 
-T0 = datetime(2026, 1, 1, tzinfo=UTC)
-U17 = Principal(tenants=frozenset({"acme"}), scope={"user": "u-17"})
-U99 = Principal(tenants=frozenset({"acme"}), scope={"user": "u-99"})
-U17_CONF = Principal(tenants=frozenset({"acme"}), clearance=Sensitivity.CONFIDENTIAL,
-                     scope={"user": "u-17"})
-PRIVACY = Principal(tenants=frozenset({"acme"}), clearance=Sensitivity.RESTRICTED)
 TERM = "Jane Roe"
 #: what the victims are called; none may appear in what a u-17 caller is told
 VICTIMS = ("rec-u99", "rec-conf", "note-u99", "note-conf")
@@ -283,23 +274,6 @@ def test_a_confined_certificate_is_chained_within_its_reach_only(memory: Memory)
     assert memory.check_certificate(wide).passed
 
 
-def _serve(neo4j_db: Neo4jUnderTest, body: Callable[[Client], Awaitable[None]]) -> None:
-    config = ServerConfig.build(tenants=("acme",), scope={"user": "u-17"},
-                                allow_deletion=True, agent="a1")
-    server = build_server(config, connect=lambda: Memory.connect(
-        neo4j_db.settings, start_if_needed=False, ensure_schema=False))
-
-    async def main() -> None:
-        with anyio.fail_after(120):
-            async with Client(server) as client:
-                await body(client)
-
-    try:
-        anyio.run(main)
-    except BaseExceptionGroup as group:
-        raise leaf(group) from None
-
-
 def test_the_mcp_deletion_tools_reveal_nothing_beyond_the_servers_reach(
         neo4j_db: Neo4jUnderTest, memory: Memory) -> None:
     q = _world(memory)
@@ -320,7 +294,7 @@ def test_the_mcp_deletion_tools_reveal_nothing_beyond_the_servers_reach(
         again = await ok(client, "verify_deletion", {"request_id": planned["request_id"]})
         seen.extend(json.dumps(x) for x in (planned, applied, again))
 
-    _serve(neo4j_db, body)
+    serve(neo4j_db, body, scope={"user": "u-17"}, allow_deletion=True, agent="a1")
     # a plan this server made and never applied is within its reach: its reason is redacted
     reasons = memory.store.driver.execute_query(
         "MATCH (r:DeletionRequest {id: $id}) RETURN r.reason AS reason", id=seen.pop(0),

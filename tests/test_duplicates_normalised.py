@@ -159,22 +159,7 @@ def test_concurrent_near_duplicates_persist_once(memory: Memory) -> None:
     """The concurrent-writer path (write slot + write/check) uses the same key."""
     variants = ["Prefers dark mode", "Prefers dark mode.", "prefers  dark mode ",
                 "PREFERS DARK MODE!", "Prefers dark mode\u2026", "prefers dark mode。"]
-    barrier = threading.Barrier(len(variants))
-    results: list[str] = []
-    lock = threading.Lock()
-
-    def write(i: int) -> None:
-        barrier.wait()
-        decision = memory.write(_rec(f"v{i}", variants[i]), by=f"worker-{i}", now=T0)
-        with lock:
-            results.append(decision.disposition.value)
-
-    threads = [threading.Thread(target=write, args=(i,)) for i in range(len(variants))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert sorted(results) == ["DISCARD"] * (len(variants) - 1) + ["PERSIST"]
+    _race(memory, variants, "v")
     assert memory.store.counts()["Record"] == 1
 
 
@@ -285,22 +270,7 @@ def test_concurrent_case_twins_persist_once(memory: Memory) -> None:
     """Six writers at once, each with the Turkish, German or fullwidth spelling: one PERSIST."""
     variants = ["İSTANBUL OFİSİ", "istanbul ofisi", "Istanbul Ofisi.", "ıstanbul ofısı",
                 "ＩＳＴＡＮＢＵＬ ＯＦＩＳＩ", "İstanbul ofisi!"]
-    barrier = threading.Barrier(len(variants))
-    results: list[str] = []
-    lock = threading.Lock()
-
-    def write(i: int) -> None:
-        barrier.wait()
-        decision = memory.write(_rec(f"t{i}", variants[i]), by=f"worker-{i}", now=T0)
-        with lock:
-            results.append(decision.disposition.value)
-
-    threads = [threading.Thread(target=write, args=(i,)) for i in range(len(variants))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert sorted(results) == ["DISCARD"] * (len(variants) - 1) + ["PERSIST"]
+    _race(memory, variants, "t")
 
 
 def test_keys_of_the_case_folding_before_are_migrated(memory: Memory) -> None:
@@ -321,3 +291,23 @@ def test_keys_of_the_case_folding_before_are_migrated(memory: Memory) -> None:
     for rid, twin in (("tr", "istanbul ofisi"), ("fw", "Tokyo office.")):
         dup = memory.write(_rec(f"{rid}-new", twin), now=T0)
         assert dup.disposition is WriteDisposition.DISCARD and dup.duplicate_of == rid
+
+
+def _race(memory: Memory, variants: list[str], prefix: str) -> None:
+    """Write each variant from its own thread, all released at once: exactly one PERSIST."""
+    barrier = threading.Barrier(len(variants))
+    results: list[str] = []
+    lock = threading.Lock()
+
+    def write(i: int) -> None:
+        barrier.wait()
+        decision = memory.write(_rec(f"{prefix}{i}", variants[i]), by=f"worker-{i}", now=T0)
+        with lock:
+            results.append(decision.disposition.value)
+
+    threads = [threading.Thread(target=write, args=(i,)) for i in range(len(variants))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(results) == ["DISCARD"] * (len(variants) - 1) + ["PERSIST"]

@@ -13,7 +13,7 @@ from graphmem import Memory, Principal, RecordNotFoundError, Status
 from graphmem.write.policy import WriteDisposition
 from tests.conftest import Neo4jUnderTest
 from tests.mcp_client import ok
-from tests.test_mcp import _serve
+from tests.mcp_client import serve as _serve
 
 pytestmark = pytest.mark.neo4j
 

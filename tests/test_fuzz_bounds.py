@@ -215,16 +215,7 @@ def test_mcp_tools(fuzz_memory: Memory, content: str, prov: dict[str, str] | Non
         lambda: tools.intend(ctx, action=action, cue_kind="topic", cue_value=event_value),
         lambda: tools.process_event(ctx, event={"topic": event_value}),
     ]
-    for call in calls:
-        before = snapshot(fuzz_memory)
-        try:
-            call()
-        except ToolError as exc:
-            # "ContentTooLargeError (ValidationError): ..." names the class, then its bases
-            assert str(exc).split(":")[0].split(" ")[0].endswith("Error"), str(exc)[:200]
-            assert snapshot(fuzz_memory) == before
-        except Exception as exc:
-            pytest.fail(f"untyped error out of a tool: {type(exc).__name__}: {str(exc)[:200]}")
+    _each_tool_call(fuzz_memory, calls)
     wipe_fuzzed(fuzz_memory)
 
 
@@ -351,14 +342,20 @@ def test_mcp_deletion(fuzz_memory: Memory, roots: Any, subject: Any, terms: Any,
         lambda: privacy.apply_deletion(ctx, digest=digest or "", plan=plan, redact_terms=terms),
         lambda: privacy.verify_deletion(ctx, request_id=digest or "", redact_terms=terms),
     ]
+    _each_tool_call(fuzz_memory, calls)
+    _only_deletion_requests_planned(fuzz_memory)
+    assert fuzz_memory.get("seed").content
+
+
+def _each_tool_call(memory: Memory, calls: list[Callable[[], Any]]) -> None:
+    """Each MCP tool call succeeds or fails with a graphmem error, changing nothing."""
     for call in calls:
-        before = snapshot(fuzz_memory)
+        before = snapshot(memory)
         try:
             call()
         except ToolError as exc:
+            # "ContentTooLargeError (ValidationError): ..." names the class, then its bases
             assert str(exc).split(":")[0].split(" ")[0].endswith("Error"), str(exc)[:200]
-            assert snapshot(fuzz_memory) == before
+            assert snapshot(memory) == before
         except Exception as exc:
             pytest.fail(f"untyped error out of a tool: {type(exc).__name__}: {str(exc)[:200]}")
-    _only_deletion_requests_planned(fuzz_memory)
-    assert fuzz_memory.get("seed").content

@@ -9,45 +9,24 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Awaitable, Callable
 from typing import Any
 
-import anyio
 import pytest
 from mcp import Client
 from mcp.types import TextResourceContents
 
 from graphmem import Memory
 from graphmem.integrations.mcp.config import ServerConfig
-from graphmem.integrations.mcp.server import DELETION_TOOLS, TOOLS, build_server
+from graphmem.integrations.mcp.server import DELETION_TOOLS, TOOLS
 from tests.conftest import Neo4jUnderTest
-from tests.mcp_client import leaf, ok, refused
+from tests.mcp_client import ok, refused
+from tests.mcp_client import serve as _serve
 
 pytestmark = pytest.mark.neo4j
 
 BASE_TOOLS = {"remember", "recall", "explain", "history", "retract", "supersede", "lineage",
               "intend", "process_event", "record_use", "get", "recent", "status"}
 DELETION = {"plan_deletion", "apply_deletion", "verify_deletion"}
-
-
-def _serve(neo4j_db: Neo4jUnderTest, body: Callable[[Client], Awaitable[None]], *,
-           tenants: tuple[str, ...] = ("acme",), scope: dict[str, str] | None = None,
-           allow_deletion: bool = False, clearance: str = "normal") -> None:
-    """Run ``body`` against a fresh server (its own Memory, opened by the lifespan)."""
-    config = ServerConfig.build(tenants=tenants, scope=scope, clearance=clearance,
-                                allow_deletion=allow_deletion, agent="test-agent")
-    server = build_server(config, connect=lambda: Memory.connect(
-        neo4j_db.settings, start_if_needed=False, ensure_schema=False))
-
-    async def main() -> None:
-        with anyio.fail_after(120):
-            async with Client(server) as client:
-                await body(client)
-
-    try:
-        anyio.run(main)
-    except BaseExceptionGroup as group:  # the SDK's task groups wrap a failing assertion
-        raise leaf(group) from None
 
 
 def _nodes(memory: Memory) -> dict[str, int]:

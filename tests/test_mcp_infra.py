@@ -32,7 +32,7 @@ from graphmem.integrations.mcp.config import ServerConfig
 from graphmem.integrations.mcp.server import build_server
 from graphmem.integrations.mcp.state import open_memory
 from tests.conftest import Neo4jUnderTest, unavailable
-from tests.mcp_client import ok, refused, text_of
+from tests.mcp_client import leaf, ok, refused, run, text_of
 
 COMMAND = [sys.executable, "-m", "graphmem.cli", "mcp", "--tenant", "acme",
            "--agent", "infra-test"]
@@ -65,10 +65,7 @@ def _run(main: Callable[[], Awaitable[None]]) -> None:
     try:
         anyio.run(main)
     except BaseExceptionGroup as group:  # the SDK's task groups wrap a failing assertion
-        exc: BaseException = group
-        while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
-            exc = exc.exceptions[0]
-        raise exc from None
+        raise leaf(group) from None
 
 
 def _serve(settings: ConnectionSettings, body: Callable[[Client], Awaitable[None]], *,
@@ -77,14 +74,7 @@ def _serve(settings: ConnectionSettings, body: Callable[[Client], Awaitable[None
     """Run ``body`` against an in-process server with the default (short) database budget."""
     config = ServerConfig.build(tenants=("acme",), clearance=clearance, agent="infra-test",
                                 allow_deletion=allow_deletion, plan_ttl_s=plan_ttl_s)
-    server = build_server(config, connect=partial(open_memory, config.db_timeout_s, settings))
-
-    async def main() -> None:
-        with anyio.fail_after(120):
-            async with Client(server) as client:
-                await body(client)
-
-    _run(main)
+    run(build_server(config, connect=partial(open_memory, config.db_timeout_s, settings)), body)
 
 
 def _stdio(settings: ConnectionSettings, body: Callable[[Client], Awaitable[None]],

@@ -21,7 +21,7 @@ from graphmem.integrations.langgraph import GraphmemStore
 from graphmem.integrations.langgraph.namespaces import namespace_scope
 from tests.conftest import Neo4jUnderTest
 from tests.mcp_client import refused
-from tests.test_mcp import _serve
+from tests.mcp_client import serve as _serve
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 ACME = Principal(tenants=frozenset({"acme"}))
