@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
@@ -38,6 +39,7 @@ __all__ = [
     "loads_json",
     "metadata_depth",
     "number_chars",
+    "parse_pairs",
     "reject_lone_surrogates",
     "scan_json",
     "utc_now",
@@ -393,3 +395,24 @@ def scan_json(text: str, depth_limit: int, digits: int) -> None:
 
 def _where(field: str | None) -> str:
     return "the line" if field is None else f"field {field[:80]!r}"
+
+
+def parse_pairs(pairs: Iterable[str] | None, option: str = "--scope") -> dict[str, str]:
+    """``["KEY=VALUE", ...]`` (``--scope repo=api``, ``--subject user=u-17``) as a dict, each
+    side stripped of surrounding whitespace: the one reader of scope pairs for the command
+    line and the MCP server's options (docs/spec/records.md#scope).
+
+    Raises:
+        ValidationError: a pair without ``=``, an empty key or value, or a key given twice
+            with different values; the message names ``option``.
+    """
+    out: dict[str, str] = {}
+    for pair in pairs or ():
+        key, sep, value = pair.partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not key or not value:
+            raise ValidationError(f"{option} takes KEY=VALUE, got {pair!r}")
+        if out.get(key, value) != value:
+            raise ValidationError(f"{option} names {key!r} twice")
+        out[key] = value
+    return out

@@ -24,6 +24,7 @@ from rich.markup import escape
 
 from graphmem.db.progress import Reporter
 from graphmem.errors import DatabaseUnavailableError, GraphmemError, ValidationError
+from graphmem.fields import parse_pairs
 
 __all__ = ["EXIT_CHECK_FAILED", "EXIT_INPUT", "EXIT_OK", "EXIT_UNAVAILABLE", "checked_output",
            "console", "emit_json", "err_console", "fail", "output_callback", "output_problem",
@@ -162,23 +163,6 @@ def writing(path: Path) -> Iterator[None]:
     except OSError as exc:
         raise usage_error(f"cannot write {path}: {exc.strerror or exc}") from None
 
-
-def parse_pairs(pairs: list[str] | None, option: str) -> dict[str, str]:
-    """``KEY=VALUE`` option values (``--scope repo=api``) as a dict.
-
-    Raises:
-        ValidationError: a value without ``=``, an empty key or value, or a key given twice
-            with different values.
-    """
-    out: dict[str, str] = {}
-    for pair in pairs or ():
-        key, sep, value = pair.partition("=")
-        if not sep or not key or not value:
-            raise ValidationError(f"{option} takes KEY=VALUE, got {pair!r}")
-        if key in out and out[key] != value:
-            raise ValidationError(f"{option} names {key!r} twice")
-        out[key] = value
-    return out
 
 
 def parse_time(text: str | None, option: str = "--at") -> datetime | None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import pydantic
 
 from graphmem.errors import AuthorizationError, ValidationError
+from graphmem.fields import parse_pairs
 from graphmem.models import Authority, Principal, Sensitivity
 
 __all__ = ["DEFAULT_AGENT", "DEFAULT_DB_TIMEOUT_S", "DEFAULT_PLAN_TTL_S", "ServerConfig",
@@ -27,24 +28,6 @@ DEFAULT_DB_TIMEOUT_S = 0.75
 DEFAULT_PLAN_TTL_S = 3600.0
 """How long a stored deletion plan may be applied after planning, in seconds."""
 
-
-def parse_pairs(pairs: Iterable[str], *, option: str = "--scope") -> dict[str, str]:
-    """``["KEY=VALUE", ...]`` as a dict.
-
-    Raises:
-        ValidationError: a pair without ``=``, an empty key or value, or a key given twice
-            with different values.
-    """
-    out: dict[str, str] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        key, value = key.strip(), value.strip()
-        if not sep or not key or not value:
-            raise ValidationError(f"{option} takes KEY=VALUE, got {pair!r}")
-        if out.get(key, value) != value:
-            raise ValidationError(f"{option} names {key!r} twice")
-        out[key] = value
-    return out
 
 
 @dataclass(frozen=True)
