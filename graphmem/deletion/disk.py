@@ -76,6 +76,10 @@ class DiskResidue(BaseModel):
 
 
 _MANAGED_OUTSIDE = (
+    OutsideReach(what="transactions open during the erasure",
+                 detail="Neo4j frees a deleted record only once every transaction open at the "
+                        "erasure has closed: one another client kept open holds its freed "
+                        "records, which the next purge (the next apply) zeroes"),
     OutsideReach(what="copies of the server's home",
                  detail="backups, snapshots or copies of graphmem's data directory made "
                         "before the erasure hold the text: erase or expire them"),
