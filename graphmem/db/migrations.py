@@ -23,6 +23,7 @@ indexes that replace those on the asserted key's and the thread's text.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -56,8 +57,19 @@ def migrate(store: StoreBase) -> int:
         The number of records and intentions changed (dedup keys recomputed, tombstones
         completed, cue digests given).
     """
-    return (_tombstones(store) + _dedup_keys(store) + _cue_digests(store)
-            + _text_keys(store))
+    return sum(_once(store, name, version, run) for name, version, run in MIGRATIONS)
+
+
+def _once(store: StoreBase, migration: str, version: int,
+          run: Callable[[StoreBase], int]) -> int:
+    """Run ``run`` unless the database has reached ``version`` of ``migration``, then record
+    that it has (an interrupted run records nothing, and runs again next time)."""
+    if _reached(store, migration, version):
+        return 0
+    changed = run(store)
+    store.write("migration/version_set", migration=migration, version=version,
+                at=store.clock())
+    return changed
 
 
 def _reached(store: StoreBase, migration: str, version: int) -> bool:
@@ -67,18 +79,11 @@ def _reached(store: StoreBase, migration: str, version: int) -> bool:
 
 def _tombstones(store: StoreBase) -> int:
     """Old tombstones of successors get ``admitted`` and a creation time (see the Cypher)."""
-    if _reached(store, "tombstone_times", TOMBSTONE_VERSION):
-        return 0
-    updated = int(store.write("migration/tombstone_times")[0]["updated"])
-    store.write("migration/version_set", migration="tombstone_times",
-                version=TOMBSTONE_VERSION, at=store.clock())
-    return updated
+    return int(store.write("migration/tombstone_times")[0]["updated"])
 
 
 def _dedup_keys(store: StoreBase) -> int:
     """Stored dedup keys of an older normalisation are recomputed."""
-    if _reached(store, "dedup_key", DEDUP_VERSION):
-        return 0
     changed, after = 0, ""
     while True:
         page = store.read_values("migration/dedup_page", after=after, limit=PAGE)
@@ -90,26 +95,17 @@ def _dedup_keys(store: StoreBase) -> int:
         if updates:
             changed += store.write("migration/dedup_set", rows=updates)[0]["updated"]
         after = page[-1]["id"]
-    store.write("migration/version_set", migration="dedup_key", version=DEDUP_VERSION,
-                at=store.clock())
     return changed
 
 
 def _cue_digests(store: StoreBase) -> int:
     """Intentions of a store that indexed cues in clear text get their cue digests."""
-    if _reached(store, "cue_digest", CUE_DIGEST_VERSION):
-        return 0
     key, _ = index_key(store)
-    changed = redigest_cues(store, key)
-    store.write("migration/version_set", migration="cue_digest", version=CUE_DIGEST_VERSION,
-                at=store.clock())
-    return changed
+    return redigest_cues(store, key)
 
 
 def _text_keys(store: StoreBase) -> int:
     """Assertion groups keyed by clear text get digest gkeys; threaded records thread keys."""
-    if _reached(store, "text_keys", TEXT_KEYS_VERSION):
-        return 0
     changed = 0
     while page := store.read_values("migration/assertions/page", limit=PAGE):
         rows = [{"old": row["gkey"], "gkey": assertion_group(row["tenant"], row["key"])}
@@ -125,6 +121,14 @@ def _text_keys(store: StoreBase) -> int:
         if rows:
             changed += int(store.write("migration/thread_set", rows=rows)[0]["updated"])
         after = page[-1]["id"]
-    store.write("migration/version_set", migration="text_keys", version=TEXT_KEYS_VERSION,
-                at=store.clock())
     return changed
+
+
+#: Each migration: its name on the ``GraphmemMigration`` node, its version, and its run
+#: (returning how many records and intentions it changed), in the order they run.
+MIGRATIONS: tuple[tuple[str, int, Callable[[StoreBase], int]], ...] = (
+    ("tombstone_times", TOMBSTONE_VERSION, _tombstones),
+    ("dedup_key", DEDUP_VERSION, _dedup_keys),
+    ("cue_digest", CUE_DIGEST_VERSION, _cue_digests),
+    ("text_keys", TEXT_KEYS_VERSION, _text_keys),
+)
