@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from mcp.server.mcpserver.exceptions import ResourceError
 
 from graphmem.errors import GraphmemError
-from graphmem.integrations.mcp.state import Ctx, server_state
+from graphmem.integrations.mcp.state import ServerState
 from graphmem.integrations.mcp.tools import error_name
 
 __all__ = ["lineage_resource", "memory_resource"]
@@ -26,18 +26,16 @@ def _resource_errors() -> Iterator[None]:
         raise ResourceError(f"{error_name(exc)}: {exc}") from None
 
 
-def memory_resource(id: str, ctx: Ctx) -> str:
+def memory_resource(id: str, state: ServerState) -> str:
     """``graphmem://memory/{id}``: the memory as JSON (within the principal's reach only)."""
-    state = server_state(ctx)
     with _resource_errors():
         return state.memory.get(id).model_dump_json(indent=2)
 
 
-def lineage_resource(id: str, ctx: Ctx) -> str:
+def lineage_resource(id: str, state: ServerState) -> str:
     """``graphmem://lineage/{id}``: the memory's lineage (both ways) as node-link JSON."""
     from graphmem.lineage import export
 
-    state = server_state(ctx)
     with _resource_errors():
         graph = state.memory.lineage(id, "both", None)
         return str(export(graph, "json"))

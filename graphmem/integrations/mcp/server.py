@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.types import Tool, ToolAnnotations
 
 from . import privacy, reading, resources, tools
@@ -111,6 +112,16 @@ class _Server(MCPServer[ServerState]):
     the tools (the answer is built first)."""
 
     preloader: Preloader
+    #: The running server's state, set by its lifespan. Resource templates read it here,
+    #: not from a ``Context`` argument: some SDK releases validate template arguments with
+    #: pydantic, and the copy of the ``Context`` that makes has no request attached.
+    running: ServerState | None = None
+
+    def state(self) -> ServerState:
+        """The running server's state (raises ``ResourceError`` outside its lifespan)."""
+        if self.running is None:
+            raise ResourceError("the graphmem MCP server is not running")
+        return self.running
 
     async def list_tools(self) -> list[Tool]:
         tools = await super().list_tools()
@@ -141,9 +152,11 @@ def build_server(
     @asynccontextmanager
     async def lifespan(_: MCPServer[ServerState]) -> AsyncIterator[ServerState]:
         state = ServerState(config=config, connect=opener)
+        server.running = state
         try:
             yield state
         finally:
+            server.running = None
             await anyio.to_thread.run_sync(preloader.join)
             await anyio.to_thread.run_sync(state.close)
 
@@ -154,10 +167,16 @@ def build_server(
     for spec in (*TOOLS, *(DELETION_TOOLS if config.allow_deletion else ())):
         server.add_tool(spec.fn, description=spec.description, annotations=spec.annotations,
                         structured_output=True)
+
+    def memory(id: str) -> str:
+        return resources.memory_resource(id, server.state())
+
+    def lineage(id: str) -> str:
+        return resources.lineage_resource(id, server.state())
+
     server.resource("graphmem://memory/{id}", name="memory", mime_type="application/json",
-                    description="A memory as JSON (this server's tenants only).",
-                    )(resources.memory_resource)
+                    description="A memory as JSON (this server's tenants only).")(memory)
     server.resource("graphmem://lineage/{id}", name="lineage", mime_type="application/json",
                     description="A memory's lineage, both directions, as node-link JSON.",
-                    )(resources.lineage_resource)
+                    )(lineage)
     return server
