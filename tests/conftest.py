@@ -9,42 +9,77 @@ Where the database comes from, first that applies:
    on a free port, in a temporary home deleted afterwards.
 
 Under ``CI=true`` a test that needs Neo4j fails (never skips) when none can be had.
+
+The suite is in two parts. ``tests/unit/`` needs no database: no test there may request a
+fixture that reaches Neo4j (collection fails if one does), so ``pytest tests/unit`` runs in
+about a minute with nothing started. Every test under ``tests/integration/`` is marked
+``neo4j`` (``-m neo4j`` / ``-m "not neo4j"`` select by it). Helpers shared by test modules
+live in ``tests/support/``; no test module imports another (tests/unit/test_layout.py).
+
+``--heavy`` (or ``GRAPHMEM_HEAVY_TESTS=1``) runs the crash, soak, fuzz and concurrency tests at
+their full sizes instead of the smaller defaults (tests/support/sizes.py).
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-import threading
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
 from graphmem.client import Memory
-from graphmem.db import credentials, retries, server
+from graphmem.db import credentials, server
 from graphmem.db.settings import ConnectionSettings, open_driver
 from graphmem.errors import DatabaseUnavailableError
+from tests.support.database import (
+    Neo4jUnderTest,
+    require_toolchain,
+    unavailable,
+    wipe,
+)
 
 if TYPE_CHECKING:
-    from tests.test_crash import CrashableServer
+    from tests.support.crash import CrashableServer
 
 NEO4J_IMAGE = "neo4j:5.26.30-community"
+TESTS = Path(__file__).resolve().parent
+INTEGRATION = TESTS / "integration"
+UNIT = TESTS / "unit"
+#: The fixtures that reach a database, or start a server, or fetch its jars.
+SERVER_FIXTURES = frozenset({"neo4j_db", "memory", "cli", "crash_server", "shared_lib_dir",
+                             "data_dir_with_jars"})
 
 
-@dataclass(frozen=True)
-class Neo4jUnderTest:
-    settings: ConnectionSettings
-    origin: str  # "env", "testcontainers" or "launcher"
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--heavy", action="store_true", default=False,
+                     help="run the crash, soak, fuzz and concurrency tests at full size "
+                          "(as GRAPHMEM_HEAVY_TESTS=1 does; see tests/support/sizes.py)")
 
 
-def unavailable(message: str) -> None:
-    """Fail under ``CI=true``, else skip: what a test does when a real part it needs is missing."""
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"Neo4j is required under CI=true: {message}", pytrace=False)
-    pytest.skip(f"no Neo4j available: {message}")
+def pytest_configure(config: pytest.Config) -> None:
+    # before any test module is imported: their sizes are read at import (tests/support/sizes.py)
+    if config.getoption("--heavy"):
+        os.environ["GRAPHMEM_HEAVY_TESTS"] = "1"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test under tests/integration/ ``neo4j``; refuse a test under tests/unit/ that
+    requests a fixture reaching Neo4j (it belongs in tests/integration/)."""
+    misplaced = []
+    for item in items:
+        path = item.path
+        if path.is_relative_to(INTEGRATION):
+            item.add_marker(pytest.mark.neo4j)
+        elif path.is_relative_to(UNIT):
+            needs = SERVER_FIXTURES.intersection(getattr(item, "fixturenames", ()))
+            if needs or item.get_closest_marker("neo4j"):
+                misplaced.append(f"{item.nodeid} ({', '.join(sorted(needs)) or 'neo4j mark'})")
+    if misplaced:
+        raise pytest.UsageError("tests under tests/unit/ need no database; move these to "
+                                "tests/integration/: " + "; ".join(misplaced))
 
 
 def _docker_answers() -> bool:
@@ -120,12 +155,6 @@ def neo4j_db() -> Iterator[Neo4jUnderTest]:
         server.close()
 
 
-def wipe(memory: Memory) -> None:
-    """Delete everything in a database the suite owns (see neo4j_db for why that is safe)."""
-    while memory.store.write("wipe_batch", limit=20_000)[0]["deleted"]:
-        pass
-
-
 @pytest.fixture()
 def memory(neo4j_db: Neo4jUnderTest) -> Iterator[Memory]:
     """A connected client on an empty store; emptied again afterwards."""
@@ -147,13 +176,6 @@ def cli(memory: Memory, neo4j_db: Neo4jUnderTest, monkeypatch: pytest.MonkeyPatc
         monkeypatch.setenv(key, value)
     monkeypatch.delenv("GRAPHMEM_NORTHWIND", raising=False)
     return memory
-
-
-def require_toolchain() -> None:
-    """The launcher's Java 17+ JDK and Maven are on PATH (else :func:`unavailable`)."""
-    missing = [tool for tool in ("java", "mvn") if shutil.which(tool) is None]
-    if missing:
-        unavailable(f"{' and '.join(missing)} not on PATH (need a Java 17+ JDK and Maven)")
 
 
 @pytest.fixture(scope="session")
@@ -184,27 +206,11 @@ def data_dir_with_jars(data_dir: Path, shared_lib_dir: Path) -> Path:
     return data_dir
 
 
-def race(work: Callable[[int], None], clients: Sequence[Memory]) -> int:
-    """Run ``work(w)`` in one thread per client at once, close the clients, and return how
-    many driver retries (deadlocks, transient errors) happened meanwhile."""
-    before = retries.retry_count()
-    threads = [threading.Thread(target=work, args=(w,)) for w in range(len(clients))]
-    try:
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        for c in clients:
-            c.close()
-    return retries.retry_count() - before
-
-
 @pytest.fixture(scope="module")
 def crash_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CrashableServer]:
     """A launcher server of the module's own that its tests may kill and restart
-    (:class:`tests.test_crash.CrashableServer`; used by the crash tests)."""
-    from tests.test_crash import CrashableServer  # (it imports this module)
+    (:class:`tests.support.crash.CrashableServer`; used by the crash tests)."""
+    from tests.support.crash import CrashableServer
 
     home = tmp_path_factory.mktemp("crash") / "neo4j"
     try:

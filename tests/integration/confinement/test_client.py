@@ -1,0 +1,289 @@
+"""A client bound to a confined principal stays inside its reach: every call of ``Memory``
+that names a record, intention, retrieval or deletion request refuses one of another user
+of the same tenant, and one above the caller's clearance, exactly as one that does not
+exist, writes nothing, and leaks no id or content (against the real Neo4j).
+
+The table of calls is checked against ``Memory``'s public methods: a method added later that
+takes an id fails :func:`test_every_id_taking_method_is_in_the_table` until it is listed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import timedelta
+from typing import Any
+
+import pytest
+
+from graphmem import (
+    Authority,
+    AuthorityCeilingError,
+    AuthorizationError,
+    GraphmemError,
+    Memory,
+    OutOfReachError,
+    Principal,
+    RecordNotFoundError,
+    Status,
+)
+from tests.support.confinement import ANSWERS, CALLS, Victim, _proposal
+from tests.support.database import Neo4jUnderTest
+from tests.support.principals import PRIVACY, T0, U17, U17_CONF, U99
+
+pytestmark = pytest.mark.neo4j
+
+SECRET_TEXT = "zebra-secret-content"
+
+
+def _rec(rid: str, scope: dict[str, str], *, sensitivity: str = "normal",
+         **extra: Any) -> dict[str, Any]:
+    return {"id": rid, "kind": "semantic", "content": f"{SECRET_TEXT} of {rid}",
+            "created_at": T0, "scope": {"tenant": "acme", **scope},
+            "authority": "human_instruction", "sensitivity": sensitivity,
+            "asserts": "plan", "asserted_value": rid, **extra}
+
+
+def _intention(iid: str, scope: dict[str, str], sensitivity: str = "normal") -> dict[str, Any]:
+    return {"id": iid, "action": f"{SECRET_TEXT} action", "trigger_kind": "customer",
+            "trigger_value": "c-1", "scope": {"tenant": "acme", **scope},
+            "created_at": T0, "sensitivity": sensitivity}
+
+
+def _retrieval(memory: Memory, principal: Principal) -> str:
+    result = memory.retrieve({"memory_scope": {"tenant": "acme"}, "goal": "plan",
+                              "needs_prior_context": True}, principal=principal,
+                             now=T0 + timedelta(days=1))
+    return result.trace.retrieval_id
+
+
+def _request(memory: Memory, rid: str, scope: dict[str, str], sensitivity: str) -> str:
+    memory.put(_rec(rid, scope, sensitivity=sensitivity))
+    plan = memory.plan_deletion(roots=[rid], requested_by="ops", reason="test")
+    return memory.apply_deletion(plan).request.id
+
+
+@pytest.fixture()
+def world(memory: Memory) -> Iterator[dict[str, Victim]]:
+    memory.put(_rec("own", {"user": "u-17"}))
+    memory.put(_rec("shared", {}))
+    for rid, scope, sens in (("rec-u99", {"user": "u-99"}, "normal"),
+                             ("rec-conf", {"user": "u-17"}, "confidential")):
+        memory.put(_rec(rid, scope, sensitivity=sens))
+    memory.intend(_intention("i-own", {"user": "u-17"}))
+    memory.intend(_intention("int-u99", {"user": "u-99"}))
+    memory.intend(_intention("int-conf", {"user": "u-17"}, "confidential"))
+    yield {
+        "other user": Victim("rec-u99", "int-u99", _retrieval(memory, U99),
+                             _request(memory, "gone-other", {"user": "u-99"}, "normal")),
+        "above clearance": Victim("rec-conf", "int-conf", _retrieval(memory, U17_CONF),
+                                  _request(memory, "gone-secret", {"user": "u-17"},
+                                           "confidential")),
+    }
+
+
+def _snapshot(memory: Memory, v: Victim) -> tuple[object, ...]:
+    props = memory.store.get_props([v.record])
+    intention = memory.store.read("intentions/get", id=v.intention)
+    return (props, intention, memory.store.counts(),
+            memory.store.read("retrieval/get", id=v.retrieval))
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_a_confined_client_refuses_what_is_out_of_reach(
+        memory: Memory, world: dict[str, Victim], name: str) -> None:
+    bound = memory.confined(U17)
+    for kind, victim in world.items():
+        for call in CALLS[name]:
+            before = _snapshot(memory, victim)
+            with pytest.raises(AuthorizationError) as info:
+                call(bound, memory, victim)
+            message = str(info.value)
+            for leak in (victim.record, victim.intention, victim.retrieval, victim.request,
+                         SECRET_TEXT, "u-99"):
+                assert leak not in message, (name, kind, message)
+                assert leak not in info.value.record_ids
+            assert _snapshot(memory, victim) == before, (name, kind)
+
+
+@pytest.mark.parametrize("name", sorted(ANSWERS))
+def test_a_confined_client_answers_as_for_another_tenant(
+        memory: Memory, world: dict[str, Victim], name: str) -> None:
+    bound = memory.confined(U17)
+    memory.put(_rec("rec-globex", {}) | {"scope": {"tenant": "globex"}})
+    foreign = ANSWERS[name](bound, memory, Victim("rec-globex", "", "", ""))
+    for kind, victim in world.items():
+        before = _snapshot(memory, victim)
+        answer = ANSWERS[name](bound, memory, victim)
+        assert answer.model_copy(update={"record_id": "x"}) == foreign.model_copy(
+            update={"record_id": "x"}), (name, kind)
+        assert _snapshot(memory, victim) == before
+
+
+def test_an_unknown_id_and_an_id_out_of_reach_look_alike(
+        memory: Memory, world: dict[str, Victim]) -> None:
+    bound = memory.confined(U17)
+    with pytest.raises(OutOfReachError) as unknown:
+        bound.get("no-such-id")
+    with pytest.raises(OutOfReachError) as hidden:
+        bound.get("rec-u99")
+    assert str(unknown.value) == str(hidden.value)
+    with pytest.raises(RecordNotFoundError):  # as it always was for callers catching this
+        bound.history("rec-u99")
+    assert memory.get("rec-u99").id == "rec-u99"  # the operator's client is unchanged
+
+
+def test_a_confined_client_reads_its_own_and_shared_records_and_changes_only_its_own(
+        memory: Memory, world: dict[str, Victim]) -> None:
+    bound = memory.confined(U17)
+    assert bound.get("own").id == "own" and bound.get("shared").id == "shared"
+    assert bound.explain("shared", scope={"tenant": "acme"}, now=T0).status is Status.ACTIVE
+    seen = {r.id for r in bound.candidates(scope={"tenant": "acme"}, now=T0)}
+    assert seen == {"own", "shared"}
+    with pytest.raises(OutOfReachError):
+        bound.retract("shared", by="a", reason="r")
+    with pytest.raises(AuthorizationError):
+        bound.candidates(scope={"tenant": "acme", "user": "u-99"}, now=T0)
+    with pytest.raises(AuthorizationError):
+        bound.candidates(principal=PRIVACY, scope={"tenant": "acme"}, now=T0)
+    assert {n for n in bound.lineage("own", "both").nodes} == {"own"}
+    bound.retract("own", by="a", reason="r")
+    assert memory.store.state("own").retracted_by == "a"
+    assert bound.intentions.get("i-own").id == "i-own"
+    assert [i.id for i in bound.due({"customer": "c-1"}, scope={"tenant": "acme"},
+                                    now=T0)] == ["i-own"]
+    assert bound.fire("i-own", by="a", now=T0)
+
+
+def test_explain_for_a_confined_principal_answers_unauthorized_as_another_tenants(
+        memory: Memory, world: dict[str, Victim]) -> None:
+    e = memory.explain("rec-u99", principal=U17, scope={"tenant": "acme"}, now=T0)
+    assert e.status is Status.UNAUTHORIZED and not e.successor_ids
+    assert memory.explain("rec-u99", principal=U99, scope={"tenant": "acme"},
+                          now=T0).status is Status.ACTIVE
+
+
+def test_retrievals_of_a_confined_principal_are_confined_and_logged_so(
+        memory: Memory, world: dict[str, Victim]) -> None:
+    bound = memory.confined(U17)
+    result = bound.retrieve({"memory_scope": {"tenant": "acme"}, "goal": "plan",
+                             "needs_prior_context": True}, now=T0 + timedelta(days=1))
+    assert {m.record.id for m in result.memories} <= {"own", "shared"}
+    assert "rec-u99" not in result.trace.candidate_ids
+    logged = bound.get_retrieval(result.trace.retrieval_id)["retrieval"]
+    assert '"user": "u-17"' in logged["scope_json"]
+
+
+def test_bulk_imports_are_the_operators_only(memory: Memory) -> None:
+    bound = memory.confined(U17)
+    for call in (lambda: bound.put(_rec("x", {"user": "u-17"})),
+                 lambda: bound.put_many([_rec("x", {"user": "u-17"})])):
+        with pytest.raises(AuthorizationError):
+            call()
+    assert "x" not in memory.store.get_props(["x"])
+
+
+def test_writes_are_confined_and_the_ceiling_refuses_and_records_claims(
+        memory: Memory) -> None:
+    bound = memory.confined(U17)
+    before = memory.store.counts()
+    with pytest.raises(AuthorityCeilingError, match="max_authority"):
+        bound.write({**_proposal("planted"), "authority": "authoritative_source"})
+    assert memory.store.counts() == before and not memory.store.get_props(["planted"])
+    with pytest.raises(AuthorizationError):
+        bound.write({**_proposal("w-99"), "scope": {"tenant": "acme", "user": "u-99"}})
+    decision = bound.write(_proposal("mine"))
+    assert decision.disposition.value == "PERSIST"
+    assert memory.get("mine").scope == {"tenant": "acme", "user": "u-17"}
+    by = [h["by"] for h in memory.history("mine") if str(h["kind"]).startswith("write:")]
+    assert by and "claimed human_instruction" in by[0] and "max_authority human_instruction" \
+        in by[0] and "user=u-17" in by[0]
+    trusted = memory.confined(U17, max_authority=Authority.AUTHORITATIVE_SOURCE)
+    assert trusted.write({**_proposal("trusted"), "authority": "authoritative_source",
+                          "content": "the contract says so"}).disposition.value == "PERSIST"
+    memory.write({**_proposal("op"), "authority": "authoritative_source"})  # the operator
+
+
+def test_a_bound_client_can_only_be_narrowed(memory: Memory) -> None:
+    bound = memory.confined(U17)
+    with pytest.raises(AuthorizationError):
+        bound.confined(PRIVACY)
+    narrower = bound.confined(U17, max_authority=Authority.AUTHORITATIVE_SOURCE)
+    assert narrower.access.max_authority is Authority.HUMAN_INSTRUCTION
+    bound.close()  # a view closes nothing
+    assert memory.store.counts() is not None
+
+
+# -- deletion across the confinement ------------------------------------------------------
+
+
+def test_subject_deletion_is_confined_and_holds_clearance(memory: Memory) -> None:
+    memory.put(_rec("own", {"user": "u-17"}))
+    memory.put(_rec("rec-u99", {"user": "u-99"}))
+    memory.put(_rec("shared", {}))
+    bound = memory.confined(U17)
+    with pytest.raises(AuthorizationError) as info:
+        bound.plan_deletion(subject={"user": "u-99"}, requested_by="a", reason="r")
+    assert "rec-u99" not in str(info.value)
+    plan = bound.plan_deletion(subject={}, requested_by="a", reason="r")
+    assert plan.subject == {"tenant": "acme", "user": "u-17"}
+    assert {e.id for e in plan.entries} == {"own"}
+    memory.put(_rec("rec-conf", {"user": "u-17"}, sensitivity="confidential"))
+    for subject in ({}, {"user": "u-17"}):
+        with pytest.raises(AuthorizationError) as info:
+            bound.plan_deletion(subject=subject, requested_by="a", reason="r")
+        assert "rec-conf" not in str(info.value) and "wider reach" in str(info.value)
+    cleared = memory.confined(U17_CONF)
+    report = cleared.apply_deletion(cleared.plan_deletion(subject={}, requested_by="a",
+                                                          reason="r"))
+    assert {e.id for e in report.entries} == {"own", "rec-conf"}
+    assert memory.get("rec-u99").id == "rec-u99" and memory.get("shared").id == "shared"
+
+
+def test_lineage_deletion_reaching_another_user_needs_a_wider_principal(
+        memory: Memory) -> None:
+    memory.put(_rec("root", {"user": "u-17"}))
+    memory.put(_rec("child", {"user": "u-99"}, derived_from=["root"]))
+    bound = memory.confined(U17)
+    before = memory.store.get_props(["root", "child"])
+    with pytest.raises(AuthorizationError) as info:
+        bound.plan_deletion(roots=["root"], requested_by="a", reason="r")
+    assert "child" not in str(info.value) and "wider reach" in str(info.value)
+    wide_plan = memory.plan_deletion(roots=["root"], requested_by="ops", reason="r")
+    with pytest.raises(AuthorizationError):
+        bound.apply_deletion(wide_plan)
+    assert memory.store.get_props(["root", "child"]) == before
+    privacy = memory.confined(PRIVACY)
+    report = privacy.apply_deletion(privacy.plan_deletion(roots=["root"], requested_by="p",
+                                                          reason="r"))
+    assert {e.id for e in report.entries} == {"root", "child"}
+    assert privacy.verify_deletion(report.request.id).verification.passed
+    with pytest.raises(OutOfReachError):
+        bound.verify_deletion(report.request.id)
+
+
+def test_errors_are_graphmem_errors(memory: Memory) -> None:
+    bound = memory.confined(U17)
+    with pytest.raises(GraphmemError):
+        bound.get("nothing-here")
+
+
+def test_connect_binds_a_principal_and_process_event_fires_only_its_own(
+        neo4j_db: Neo4jUnderTest, memory: Memory) -> None:
+    memory.put(_rec("rec-u99", {"user": "u-99"}))
+    memory.intend(_intention("int-own", {"user": "u-17"}))
+    memory.intend(_intention("int-wide", {}))
+    memory.intend(_intention("int-u99", {"user": "u-99"}))
+    with Memory.connect(neo4j_db.settings, start_if_needed=False, ensure_schema=False,
+                        principal=U17) as bound:
+        with pytest.raises(OutOfReachError):
+            bound.get("rec-u99")
+        with pytest.raises(AuthorityCeilingError):
+            bound.write({**_proposal("planted"), "authority": "verified_outcome"})
+        due = {i.id for i in bound.due({"customer": "c-1"}, scope={"tenant": "acme"}, now=T0)}
+        assert due == {"int-own", "int-wide"}  # a tenant-wide intention is due for u-17
+        fired = bound.process_event({"customer": "c-1"}, scope={"tenant": "acme"}, by="a",
+                                    now=T0)
+        assert [i.id for i in fired] == ["int-own"]  # but not its to fire
+    assert memory.intentions.get("int-wide").status.value == "pending"
+    assert memory.intentions.get("int-u99").status.value == "pending"
+    assert memory.get("rec-u99").id == "rec-u99"  # the operator's client still reaches it

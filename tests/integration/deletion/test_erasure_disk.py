@@ -1,0 +1,138 @@
+"""After an apply, no file under the home of a server graphmem's launcher runs holds the
+erased term (transaction logs pruned, freed records zeroed); any other server's report lists
+what stays outside graphmem's reach. Through the client's real apply, on a server of its own
+(its home is scanned, also after it stopped)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench.erasure_residue import load, marker, scan
+from graphmem.client import Memory
+from graphmem.db.server import EphemeralServer
+from graphmem.deletion import DeletionPlan, apply_deletion
+from graphmem.deletion.disk import outside_reach
+from graphmem.errors import DatabaseUnavailableError
+from tests.support.database import Neo4jUnderTest, unavailable
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("erasure-home")
+
+
+@pytest.fixture(scope="module")
+def server(home: Path) -> Iterator[EphemeralServer]:
+    try:
+        started = EphemeralServer(home=home).start()
+    except DatabaseUnavailableError as exc:
+        unavailable(str(exc))
+        raise
+    try:
+        yield started
+    finally:
+        started.close()
+
+
+def _plan(memory: Memory, term: str, user: str) -> DeletionPlan:
+    return memory.plan_deletion(subject={"tenant": "acme", "user": user}, redact_terms=[term],
+                                requested_by="dpo", reason="erasure on disk")
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_apply_leaves_no_copy_of_the_term_in_the_servers_files(
+        server: EphemeralServer, home: Path, seed: int) -> None:
+    rng = random.Random(seed)
+    kept, erased = marker(rng), marker(rng)
+    with Memory.connect(server.settings, start_if_needed=False) as memory:
+        # without the purge, Neo4j keeps the term: the scan below can fail
+        load(memory, kept, f"u-kept-{seed}", 4, cue=False)
+        plan = _plan(memory, kept, f"u-kept-{seed}")
+        bare = apply_deletion(memory.store, plan, settle_disk=False)
+        assert bare.verification.passed and bare.disk is None
+        assert scan(home, [kept]), "Neo4j itself keeps a copy (the control)"
+
+        load(memory, erased, f"u-erased-{seed}", 4, cue=False)
+        done = memory.apply_deletion(_plan(memory, erased, f"u-erased-{seed}"))
+        assert done.verification.passed
+        assert done.disk is not None and done.disk.managed and done.disk.zeroed_records > 0
+        assert done.disk.log_files == 1
+        assert scan(home, [kept, erased]) == {}
+
+
+def test_nothing_is_left_after_the_server_stops(tmp_path: Path) -> None:
+    """The shutdown checkpoint writes every page: still no copy, of any encoding or case."""
+    term = marker(random.Random(7))
+    try:
+        own = EphemeralServer(home=tmp_path).start()
+    except DatabaseUnavailableError as exc:
+        unavailable(str(exc))
+        raise
+    try:
+        with Memory.connect(own.settings, start_if_needed=False) as memory:
+            load(memory, term, "u-stop", 3, cue=False)
+            memory.apply_deletion(_plan(memory, term, "u-stop"))
+    finally:
+        own.close()
+    assert scan(tmp_path, [term]) == {}
+
+
+def test_an_erased_intention_cue_leaves_no_copy(server: EphemeralServer, home: Path) -> None:
+    term = marker(random.Random(11))
+    with Memory.connect(server.settings, start_if_needed=False) as memory:
+        load(memory, term, "u-cue", 2, cue=True)
+        memory.apply_deletion(_plan(memory, term, "u-cue"))
+    assert scan(home, [term]) == {}
+
+
+def test_erased_asserted_keys_and_threads_leave_no_copy(server: EphemeralServer,
+                                                       home: Path) -> None:
+    """The other indexed texts an erasure removes or redacts: a subject's asserted key
+    (its assertion group's key) and thread, and another user's, which are redacted."""
+    rng = random.Random(13)
+    terms = [marker(rng) for _ in range(4)]
+    created = "2026-03-02T09:00:00+00:00"
+
+    def row(rid: str, user: str, **text: Any) -> dict[str, Any]:
+        return {"id": rid, "kind": "semantic", "created_at": created, "content": "noted",
+                "scope": {"tenant": "acme", "user": user}, "authority": "human_instruction",
+                **text}
+
+    with Memory.connect(server.settings, start_if_needed=False) as memory:
+        memory.put_many([
+            row("k-1", "u-keys", asserts=f"contact of {terms[0]}", asserted_value="email"),
+            row("k-2", "u-keys", thread=f"ticket {terms[1]}", position=0),
+            row("k-3", "u-other", asserts=f"contact of {terms[2]}", asserted_value="phone"),
+            row("k-4", "u-other", thread=f"ticket {terms[3]}", position=0)])
+        plan = memory.plan_deletion(subject={"tenant": "acme", "user": "u-keys"},
+                                    redact_terms=terms, requested_by="dpo", reason="keys")
+        assert memory.apply_deletion(plan).verification.passed
+        assert memory.get("k-4").thread == "ticket [REDACTED]"
+    assert scan(home, terms) == {}
+
+
+def test_the_server_reports_its_retention_settings(memory: Memory,
+                                                   neo4j_db: Neo4jUnderTest) -> None:
+    """What ``settle`` reads on a server graphmem does not run (here: any test server)."""
+    rows = {r["name"]: r["value"] for r in memory.store.read("deletion/disk/settings")}
+    assert "db.tx_log.rotation.retention_policy" in rows
+    if neo4j_db.origin == "launcher":
+        assert rows["db.tx_log.rotation.retention_policy"] == "false"
+
+
+def test_outside_reach_names_the_settings_that_decide_it() -> None:
+    notes = outside_reach({"db.tx_log.rotation.retention_policy": "2 days",
+                           "db.logs.query.enabled": "VERBOSE",
+                           "db.logs.query.parameter_logging_enabled": "true"})
+    by_what = {n.what: n for n in notes}
+    assert by_what["transaction logs"].value == "2 days"
+    assert by_what["query log"].value == "true"
+    assert {"freed store records", "backups, dumps and cluster members"} <= set(by_what)
+    quiet = outside_reach({"db.logs.query.enabled": "OFF"})
+    assert "query log" not in {n.what for n in quiet}
+    assert {n.what: n for n in quiet}["transaction logs"].value is None
