@@ -1,0 +1,89 @@
+"""The test suite's own layout: ``tests/unit/`` mirrors the package and needs no database,
+``tests/integration/`` holds the tests against the real server, grouped by concern; helpers live
+in ``tests/support/``, and no test module imports another (what two test modules share is
+support, not a test file)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parents[1]
+ROOT = TESTS.parent
+PACKAGE = ROOT / "graphmem"
+#: Checks of the whole project rather than of one module, directly in tests/unit/.
+PROJECT_WIDE = {"test_docs", "test_layout", "test_public_api", "test_readme", "test_suite_layout"}
+
+
+def imported_modules(path: Path, root: Path = ROOT) -> list[str]:
+    """The modules the file at ``path`` imports (relative imports resolved against its package,
+    the package path taken relative to ``root``); ``from M import n`` also counts ``M.n``."""
+    package = path.relative_to(root).parent.parts
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else ()
+            module = ".".join([*base, *([node.module] if node.module else [])])
+            out += [module, *(f"{module}.{alias.name}" for alias in node.names)]
+    return out
+
+
+def imported_test_modules(path: Path, root: Path = ROOT) -> list[str]:
+    """The test modules (``test_*``) of ``tests`` that the file at ``path`` imports."""
+    return [m for m in imported_modules(path, root)
+            if m.split(".")[0] == "tests" and m.split(".")[-1].startswith("test_")]
+
+
+def test_no_test_module_imports_another() -> None:
+    offenders = {str(p.relative_to(TESTS)): found for p in sorted(TESTS.rglob("*.py"))
+                 if (found := imported_test_modules(p))}
+    assert not offenders, f"move what these share to tests/support/: {offenders}"
+
+
+def test_the_import_check_sees_every_form(tmp_path: Path) -> None:
+    scratch = tmp_path / "tests" / "unit" / "read" / "test_scratch.py"
+    scratch.parent.mkdir(parents=True)
+    scratch.write_text("import tests.integration.read.test_threads\n"
+                       "from tests.unit.read.test_tokens import rec\n"
+                       "from .test_index import tie_order\n"
+                       "from .. import test_docs\n"
+                       "from tests.support.writers import rec as other\n", encoding="utf-8")
+    assert imported_test_modules(scratch, tmp_path) == [
+        "tests.integration.read.test_threads", "tests.unit.read.test_tokens",
+        "tests.unit.read.test_index", "tests.unit.test_docs"]
+
+
+def test_every_test_file_is_in_unit_or_integration() -> None:
+    elsewhere = [str(p.relative_to(TESTS)) for p in TESTS.rglob("test_*.py")
+                 if p.relative_to(TESTS).parts[0] not in ("unit", "integration")]
+    assert not elsewhere, "a test needs no database (tests/unit/) or needs one " \
+        f"(tests/integration/): {elsewhere}"
+
+
+def test_every_test_folder_is_a_package() -> None:
+    """Two test files may share a name in different folders (unit/read/test_threads.py and
+    integration/read/test_threads.py) only if each folder is a package."""
+    folders = {p.parent for p in TESTS.rglob("*.py")} - {TESTS}
+    missing = [str(f.relative_to(TESTS)) for f in folders if not (f / "__init__.py").exists()]
+    assert not missing
+
+
+def test_unit_tests_mirror_the_package() -> None:
+    """tests/unit/<path>/test_<name>.py tests graphmem/<path>/<module>.py (or a folder there),
+    where <name> is the module's name, or starts with it and ``_`` (test_fields_ids.py)."""
+    unit = TESTS / "unit"
+    astray = []
+    for path in unit.rglob("test_*.py"):
+        rel = path.relative_to(unit)
+        if len(rel.parts) == 1 and path.stem in PROJECT_WIDE:
+            continue
+        folder = PACKAGE.joinpath(*rel.parts[:-1])
+        name = path.stem.removeprefix("test_")
+        modules = ({p.stem for p in folder.glob("*.py")} | {p.name for p in folder.iterdir()
+                                                            if p.is_dir()}
+                   if folder.is_dir() else set())
+        if not any(name == m or name.startswith(m + "_") for m in modules):
+            astray.append(str(rel))
+    assert not astray, f"no module of graphmem/ these test: {sorted(astray)}"
