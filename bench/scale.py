@@ -122,7 +122,7 @@ def full_scan(rows: Sequence[Row], principal: Principal, scope: dict[str, str],
     """docs/spec/eligibility.md#eligible-and-active applied to every record, in plain Python: id ->
     status.
 
-    Same statement as ``tests/oracle.py`` (copied, not imported): authorization, scope,
+    Same statement as ``tests/support/oracle.py`` (copied, not imported): authorization, scope,
     then lifecycle in precedence order; a record is SUPERSEDED by an eligible successor that
     is already valid. Two linear passes (successors first), no index.
     """

@@ -1,6 +1,6 @@
 """graphmem: memory for LLM agents whose records, lineage and relationships live in Neo4j.
 
-The public surface is what ``__all__`` lists (pinned by ``tests/test_public_api.py``).
+The public surface is what ``__all__`` lists (pinned by ``tests/unit/test_public_api.py``).
 Importing graphmem does nothing else: no connection, no environment reads, and none of the
 heavy modules (the driver, networkx) until a name that needs them is first used (PEP 562), so a
 process that needs only the errors or the MCP server's schemas starts quickly.

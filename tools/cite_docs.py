@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TARGETS = ("graphmem", "cypher", "tests", "bench", "README.md", ".ci/run")
 SUFFIXES = {".py", ".cypher", ".md", ".txt", ".toml", ""}
 SKIP = {"tools/cite_docs.py"}
-#: copies kept equal to a source outside the repository (tests/test_scenario_package.py)
+#: copies kept equal to a source outside the repository (tests/unit/demo/test_scenario.py)
 SKIP_UNDER = ("graphmem/demo/northwind/",)
 LIMIT = 100
 

@@ -1,6 +1,6 @@
 // Part of queries, not a query: `{{record_status}}` is the status of record `r` at $now
 // whoever asks (docs/status.md; docs/spec/eligibility.md, rule 4 and 4): the first that applies, in
-// the order graphmem.models.Status declares them in (tests/test_status_precedence.py checks
+// the order graphmem.models.Status declares them in (tests/unit/db/test_stats.py checks
 // that the two match). An erased record is ERASED whatever flags it kept: its content is
 // gone, and no other status may say it is held. The query binds `successors`: the ids of the
 // successors that supersede `r` at $now as the query sees them (parts/successor_effective,

@@ -19,8 +19,8 @@
 // and `duplicates` (ids). The duplicates are found by a seek of the dedup key's index,
 // whatever the planner estimates: in a new database, after an import (the index's
 // statistics still those of an empty store), it chose to read every record's dedup key, on
-// every write (tests/test_write_plans.py). The key is bound to a variable first: the seek
-// takes its value from it.
+// every write (tests/integration/db/test_write_plans.py). The key is bound to a variable first:
+// the seek takes its value from it.
 CALL () {
   UNWIND $slots AS key
   MATCH (l:WriteSlot {key: key})

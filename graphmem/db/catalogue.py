@@ -22,9 +22,9 @@ a cached query again whenever the statistics it was planned on have moved past a
 the call that meets it waits: 40-400 ms of planning for these statements, warm
 (docs/performance.md, "The loop's statements keep their first plan"). Their plans do not
 depend on the statistics: every lookup by an indexed key says ``USING INDEX SEEK``, and
-``tests/test_write_plans.py`` checks that each of them, planned while the statistics are of
-an empty store, scans nothing, and that the loop's statements
-are exactly the ones that keep their plans.
+``tests/integration/db/test_write_plans.py`` checks that each of them, planned while the
+statistics are of an empty store, scans nothing, and that the loop's statements are exactly
+the ones that keep their plans.
 
 The folder is found in a checkout (``<repo>/cypher``) and in an installed wheel
 (``graphmem/_cypher``, force-included by the build).
@@ -114,7 +114,7 @@ def row_form(query_text: str, row: str) -> str:
     by each ``WITH`` that starts a line (``WITH a, b`` becomes ``WITH row, a, b``).
 
     Every ``$`` in ``query_text`` must be a parameter (the parts put in in row form hold no
-    other: checked by ``tests/test_group_commit.py``).
+    other: checked by ``tests/unit/db/test_group_commit.py``).
     """
     text_ = _PARAM.sub(lambda m: f"{row}.{m.group(1)}", query_text)
     text_ = _SUBQUERY.sub(
@@ -164,7 +164,7 @@ def statement(name: str) -> LiteralString:
     """The text the store runs for query ``name``: :func:`text` with each parameter ``$p``
     read as ``$args.p`` from the one map parameter that :func:`arguments` makes (one plan
     per query: see the module's docstring). Every ``$`` of a query is a parameter (checked
-    by ``tests/test_cypher_catalogue.py``).
+    by ``tests/unit/db/test_catalogue.py``).
 
     Raises:
         KeyError: no such query.

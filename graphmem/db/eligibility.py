@@ -232,7 +232,7 @@ class Eligibility(StoreBase):
         provably the same: every Scope the query scope sees still has the version (``epoch``,
         ``rev``, and the ``epoch`` and ``seq`` of each of its write slots) it had when the answer
         was computed (every query that changes, creates or erases a record bumps its ScopeVersion's
-        ``rev``, or, a policy write, its write slot's ``seq``; ``tests/test_cypher_catalogue.py``
+        ``rev``, or, a policy write, its write slot's ``seq``; ``tests/unit/db/test_catalogue.py``
         checks that), and ``now`` lies between the same two validity boundaries
         (``created_at``/``valid_from``/``expires_at`` of the records in those scopes: a record
         created after ``now`` is NOT_YET_VALID, docs/spec/status.md#not-yet-valid).

@@ -34,9 +34,9 @@ Neo4j 5.26 a ``SET sv.rev = coalesce(sv.rev, 0) + 1`` in a later statement of a 
 that holds the node's lock already (a deletion's erase, then its mark statement; a LangGraph
 batch's create, then its retract) is reported as a deadlock with a transaction waiting for
 that lock, and the driver retries the waiter; the plain write followed by a read is not
-(tests/test_lifecycle_concurrency.py, tests/test_cypher_catalogue.py). MERGE of an existing
-ScopeVersion (lifecycle queries keep it for scopes written before ScopeVersion nodes existed)
-holds no lock that blocks another transaction's bump.
+(tests/integration/concurrency/test_lifecycle.py, tests/unit/db/test_catalogue.py). MERGE of an
+existing ScopeVersion (lifecycle queries keep it for scopes written before ScopeVersion nodes
+existed) holds no lock that blocks another transaction's bump.
 """
 
 from __future__ import annotations

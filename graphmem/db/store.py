@@ -41,7 +41,7 @@ class Neo4jStore(RecordWrites, Transitions, WriteDecisions, Browsing):
 
     Reads of candidates return versions (``fingerprint``, ``rev``) from Cypher; records are
     rebuilt only for versions this store object has not seen, and every query that changes
-    a record bumps ``rev`` (checked by ``tests/test_cypher_catalogue.py``), so the cache
+    a record bumps ``rev`` (checked by ``tests/unit/db/test_catalogue.py``), so the cache
     never serves a stale record. Eligibility is decided by Cypher; its answer is reused
     only while it provably cannot have changed (see :meth:`candidates`). A lost server
     raises DatabaseUnavailableError (:mod:`~graphmem.db.resilience`).

@@ -92,7 +92,8 @@ def narrowing(matcher: TermMatcher) -> str | None:
     clear term (any case): such a string normalises to its lower case with nothing
     ignorable, so each piece of a term it holds is a contiguous run of it (the anchor), and
     a JSON string without escapes decodes to runs of itself. So the narrowing never drops a
-    string the matcher would match (``tests/test_term_matcher.py`` checks it on random text).
+    string the matcher would match (``tests/unit/deletion/test_matcher.py`` checks it on random
+    text).
     """
     anchors = matcher.anchors()
     if anchors is None:

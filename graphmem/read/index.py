@@ -13,13 +13,13 @@ lengths, kept up to date by adding and removing documents, with scores computed 
 time for the query's terms only. The scores are those of a fresh bm25s build over the
 current documents (its default ``lucene`` method: Lucene idf, Robertson term-frequency
 component; query terms counted as often as they occur), in float64;
-``tests/test_read_index.py`` checks them against bm25s on random corpora.
+``tests/unit/read/test_index.py`` checks them against bm25s on random corpora.
 
 :class:`CandidateIndexes` brings a ranker's indexes to each candidate set it is asked
 about (an unchanged set reuses everything); :func:`tie_order` and
 :func:`thread_neighbours` are the other per-candidate-set work of a read, updated or made
 cheap the same way. Rankings depend only on the current candidate set, never on what was
-cached before (a warm ranker ranks as a fresh one: ``tests/test_read_index.py``).
+cached before (a warm ranker ranks as a fresh one: ``tests/unit/read/test_index.py``).
 """
 
 from __future__ import annotations

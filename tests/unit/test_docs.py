@@ -31,7 +31,7 @@ def _in_ci() -> bool:
 
 
 #: the packaged northwind scenario is a copy of the shared input, kept byte for byte
-#: (tests/test_scenario_package.py); it cites the product spec as its authors wrote it
+#: (tests/unit/demo/test_scenario.py); it cites the product spec as its authors wrote it
 COPIES = ROOT / "graphmem" / "demo" / "northwind"
 
 

@@ -190,9 +190,9 @@ def test_a_write_by_no_string_is_a_validation_error(memory: Memory, by: Any) -> 
 
 def test_a_shared_driver_closed_by_one_client_is_not_handed_to_the_next(
         neo4j_db: Neo4jUnderTest) -> None:
-    """A client that closes its store's driver itself (tests/test_paused_gc_read.py does, to
-    simulate an outage) closed the driver every client of its settings shares, and every
-    later ``Memory.connect`` with those settings in the process failed (StoreError: Driver
+    """A client that closes its store's driver itself (tests/integration/read/test_paused_gc.py
+    does, to simulate an outage) closed the driver every client of its settings shares, and
+    every later ``Memory.connect`` with those settings in the process failed (StoreError: Driver
     closed) until each client using it was closed. Before drivers were shared, a new client
     opened a new driver."""
     first = Memory.connect(neo4j_db.settings, start_if_needed=False, ensure_schema=False)

@@ -8,7 +8,7 @@ relationship counts and the same digest of every stored record and intention.
 Profiles (``GRAPHMEM_FUZZ_PROFILE``): ``fuzz-ci`` (default; about a minute in all) and
 ``fuzz-long`` (a thousand examples per test), e.g.::
 
-    GRAPHMEM_FUZZ_PROFILE=fuzz-long python -m pytest tests/test_fuzz.py -q
+    GRAPHMEM_FUZZ_PROFILE=fuzz-long python -m pytest tests/integration/reliability/test_fuzz.py -q
 """
 
 from __future__ import annotations

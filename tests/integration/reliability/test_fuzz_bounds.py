@@ -2,7 +2,7 @@
 the client, the command line (``graphmem import``, ``graphmem delete``), the MCP tools
 (deletion tools too) and the LangGraph store.
 Each call succeeds or raises a graphmem error (a tool error over MCP, exit 2 in the CLI),
-and one that fails leaves the database unchanged (``tests/test_fuzz.py``'s snapshot)."""
+and one that fails leaves the database unchanged (``tests/support/fuzz.py``'s snapshot)."""
 
 from __future__ import annotations
 

@@ -98,7 +98,8 @@ def _bumps(body: str, v: str) -> bool:
 def test_version_bumps_lock_before_they_read() -> None:
     """``SET sv.rev = coalesce(sv.rev, 0) + 1`` in a later statement of a transaction that
     already holds the ScopeVersion's lock is a deadlock with any transaction waiting for that
-    lock (Neo4j 5.26; a deletion's erase then mark statements, tests/test_lifecycle_concurrency):
+    lock (Neo4j 5.26; a deletion's erase then mark statements,
+    tests/integration/concurrency/test_lifecycle.py):
     every bump outside the benchmarks and the evaluation cleanup first locks the node with a
     write that reads nothing, then reads the rev, then sets it."""
     offenders = []
