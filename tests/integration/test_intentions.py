@@ -22,6 +22,7 @@ from graphmem.errors import (
 from graphmem.fields import MAX_NAME_BYTES, MAX_SCOPE_BYTES
 from graphmem.models import DeferredIntention, IntentionStatus, Principal, Sensitivity
 from tests.support.northwind import lines
+from tests.support.sizes import size
 
 NOW = datetime(2026, 9, 15, 12, tzinfo=UTC)
 ACME = Principal(tenants=frozenset({"acme"}))
@@ -269,7 +270,8 @@ def test_a_due_intention_triggers_retrieval(northwind_intentions: Memory) -> Non
 # -- exactly once under concurrency --------------------------------------------------------
 
 WORKERS = 16
-ROUNDS = 25
+#: Each round is a new intention raced by all WORKERS; 25 rounds under --heavy.
+ROUNDS = size(10, 25)
 
 
 def _race(call: Callable[[int], Any]) -> list[Any]:

@@ -5,8 +5,8 @@ other is a DISCARD, whether its clock runs ahead of or behind the winner's.
 
 Writers race through the client (threads, one clock each, through one driver: the group
 commit), through processes (one clock offset each), through the group commit's batch
-statement and through MCP ``remember``; each race is run in 20 rounds, and every round must
-persist exactly once.
+statement and through MCP ``remember``; each race is run in 10 rounds (20 under ``--heavy``),
+and every round must persist exactly once.
 """
 
 from __future__ import annotations
@@ -32,11 +32,13 @@ from graphmem.models import MemoryRecord
 from graphmem.write.policy import DEFAULT_CLOCK_SKEW, WriteDisposition, WritePolicy
 from tests.support.database import Neo4jUnderTest, race
 from tests.support.group_commit import Threads, held
+from tests.support.sizes import size
 from tests.support.writers import SCOPE, T0, rec
 
 pytestmark = pytest.mark.neo4j
 
-ROUNDS = 20
+#: Rounds of each race (every round must persist exactly once); 20 under --heavy.
+ROUNDS = size(10, 20)
 MS = timedelta(milliseconds=1)
 #: Each writer's clock offset from the true time, milliseconds: ahead and behind.
 OFFSETS_MS = (-7, 5, -3, 2, 0, 6, -5, 3, -1, 4, -6, 1)
@@ -137,7 +139,7 @@ def test_twins_in_one_batch_persist_once(memory: Memory, neo4j_db: Neo4jUnderTes
                 c.close()
 
 
-# ------------------------------------------------------------------ races, 20 rounds each
+# ------------------------------------------------------------------ races, ROUNDS rounds each
 
 
 def test_threads_with_skewed_clocks_persist_once(
@@ -180,7 +182,7 @@ def _process_writer(settings: ConnectionSettings, offset_ms: float, w: int,
 def test_processes_with_skewed_clocks_persist_once(
         memory: Memory, neo4j_db: Neo4jUnderTest) -> None:
     """Six processes, each stamping by its own clock (offsets a few ms apart, both ways),
-    propose the same memory at once, 20 rounds."""
+    propose the same memory at once, ROUNDS rounds."""
     ctx = multiprocessing.get_context("spawn")
     offsets = OFFSETS_MS[:6]
     barrier = ctx.Barrier(len(offsets))
@@ -206,7 +208,7 @@ def test_processes_with_skewed_clocks_persist_once(
 
 def test_mcp_remember_at_once_persists_once(memory: Memory, neo4j_db: Neo4jUnderTest) -> None:
     """12 identical ``remember`` calls at once, each in a thread of its own clock (ahead or
-    behind), 20 rounds: exactly one PERSIST a round."""
+    behind), ROUNDS rounds: exactly one PERSIST a round."""
     offsets: dict[int, float] = {}
     lock = threading.Lock()
 
