@@ -1,12 +1,16 @@
 """The test suite's own layout: ``tests/unit/`` mirrors the package and needs no database,
 ``tests/integration/`` holds the tests against the real server, grouped by concern; helpers live
 in ``tests/support/``, and no test module imports another (what two test modules share is
-support, not a test file)."""
+support, not a test file); the heavy sizes follow ``--heavy``."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
+
+import pytest
+
+from tests.support.sizes import HEAVY_ENV, heavy, size
 
 TESTS = Path(__file__).resolve().parents[1]
 ROOT = TESTS.parent
@@ -87,3 +91,16 @@ def test_unit_tests_mirror_the_package() -> None:
         if not any(name == m or name.startswith(m + "_") for m in modules):
             astray.append(str(rel))
     assert not astray, f"no module of graphmem/ these test: {sorted(astray)}"
+
+
+def test_heavy_sizes_follow_the_option(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--heavy`` sets GRAPHMEM_HEAVY_TESTS (tests/conftest.py); a test's own variable wins."""
+    monkeypatch.delenv(HEAVY_ENV, raising=False)
+    monkeypatch.delenv("GRAPHMEM_TEST_SIZE", raising=False)
+    assert not heavy() and size(10, 20) == 10 and size(0.5, 2.0) == 0.5
+    monkeypatch.setenv(HEAVY_ENV, "1")
+    assert heavy() and size(10, 20) == 20
+    monkeypatch.setenv("GRAPHMEM_TEST_SIZE", "7")
+    assert size(10, 20, env="GRAPHMEM_TEST_SIZE") == 7
+    monkeypatch.setenv(HEAVY_ENV, "0")
+    assert not heavy() and size(0.5, 2.0, env="GRAPHMEM_NOT_SET_HERE") == 0.5
