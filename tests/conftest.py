@@ -14,7 +14,7 @@ The suite is in two parts. ``tests/unit/`` needs no database: no test there may 
 fixture that reaches Neo4j (collection fails if one does), so ``pytest tests/unit`` runs in
 about a minute with nothing started. Every test under ``tests/integration/`` is marked
 ``neo4j`` (``-m neo4j`` / ``-m "not neo4j"`` select by it). Helpers shared by test modules
-live in ``tests/support/``; no test module imports another (tests/unit/test_layout.py).
+live in ``tests/support/``; no test module imports another (tests/unit/test_suite_layout.py).
 
 ``--heavy`` (or ``GRAPHMEM_HEAVY_TESTS=1``) runs the crash, soak, fuzz and concurrency tests at
 their full sizes instead of the smaller defaults (tests/support/sizes.py).
