@@ -15,7 +15,7 @@ from graphmem.db.codec import (
     paused_gc,
     scope_pairs,
 )
-from graphmem.db.ops.deletion import DeletionOps, RootNode
+from graphmem.db.ops.deletion import DeletionOps, RootNode, WalkSource
 from graphmem.db.store import Neo4jStore
 from graphmem.deletion.matcher import REDACTION, TermMatcher
 from graphmem.deletion.models import (
@@ -109,14 +109,14 @@ def _held(matcher: TermMatcher, texts: Sequence[str], keys: Sequence[str] = _TEX
     return tuple(sorted(found))
 
 
-def walk(store: Neo4jStore | DeletionOps, roots: Sequence[str], terms: Sequence[str] = ()
+def walk(store: Neo4jStore | WalkSource, roots: Sequence[str], terms: Sequence[str] = ()
          ) -> Walk:
     """Every DERIVED_FROM descendant of ``roots`` from one pruning-BFS Cypher walk, with the
     citations and retrieval selections of the walked records.
 
     Args:
-        store: the store (or its deletion operations). roots: record ids (unknown ids are
-            ignored).
+        store: the store (or what runs its walk: :class:`~graphmem.db.ops.deletion.
+            DeletionOps`). roots: record ids (unknown ids are ignored).
         terms: redaction terms to look for (``terms`` of a row: their numbers).
     """
     ops = DeletionOps(store) if isinstance(store, Neo4jStore) else store

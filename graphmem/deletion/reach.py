@@ -21,7 +21,7 @@ from graphmem.errors import AuthorizationError, OutOfReachError, ValidationError
 from graphmem.models import Sensitivity
 
 if TYPE_CHECKING:
-    from graphmem.db.ops.deletion import DeletionOps, TextSource
+    from graphmem.db.ops.deletion import ReachSource, TextSource
 
 __all__ = ["MADE_WIDER", "WIDER_REACH", "check_plan", "check_report", "confine_subject",
            "covers", "plan_reach", "reach_key", "retrieval_within", "retrievals_within",
@@ -78,13 +78,13 @@ def retrieval_within(reach: PlanReach | None, logged: Mapping[str, Any]) -> bool
             and all(scope.get(k) == v for k, v in reach.scope.items()))
 
 
-def retrievals_within(ops: DeletionOps, reach: PlanReach | None, hits: Sequence[RetrievalHit]
+def retrievals_within(source: ReachSource, reach: PlanReach | None, hits: Sequence[RetrievalHit]
                       ) -> tuple[RetrievalHit, ...]:
     """The logged retrievals among ``hits`` made within ``reach`` (all of them for None): a
     plan lists no other, so its caller learns no id, count or existence of them."""
     if reach is None or not hits:
         return tuple(hits)
-    rows = ops.retrieval_reach(sorted({h.retrieval_id for h in hits}))
+    rows = source.retrieval_reach(sorted({h.retrieval_id for h in hits}))
     kept = {row["id"] for row in rows if retrieval_within(reach, row)}
     return tuple(h for h in hits if h.retrieval_id in kept)
 

@@ -17,8 +17,9 @@ if TYPE_CHECKING:
     from graphmem.db.ops.erasure import ErasureTx
     from graphmem.db.store import Neo4jStore
 
-__all__ = ["DeletionOps", "LoggedQuery", "LoggedRetrieval", "RequestEntries", "RootNode",
-           "TermScanRow", "TextRow", "TextSource", "VerifyRow", "WalkColumns", "text_row"]
+__all__ = ["DeletionOps", "LoggedQuery", "LoggedRetrieval", "ReachSource", "RequestEntries",
+           "RootNode", "TermScanRow", "TextRow", "TextSource", "VerifyRow", "WalkColumns",
+           "WalkSource", "text_row"]
 
 T = TypeVar("T")
 
@@ -152,6 +153,23 @@ class RequestEntries(NamedTuple):
     ats: list[str]
     changed: list[bool]
     roots: list[bool]
+
+
+class WalkSource(Protocol):
+    """Where a deletion walk runs (:class:`DeletionOps`, or a stand-in in unit tests)."""
+
+    def walk(self, roots: Sequence[str], pattern: str | None) -> WalkColumns:
+        """The one DERIVED_FROM walk below record ids ``roots`` (see :meth:`DeletionOps.
+        walk`)."""
+        ...
+
+
+class ReachSource(Protocol):
+    """Who logged retrievals were made for (:class:`DeletionOps`, or a stand-in)."""
+
+    def retrieval_reach(self, ids: Sequence[str]) -> list[LoggedRetrieval]:
+        """Who each logged retrieval among ``ids`` was made for."""
+        ...
 
 
 class TextSource(Protocol):
