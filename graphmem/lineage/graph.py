@@ -33,7 +33,7 @@ import networkx as nx
 from graphmem.db import catalogue as cypher
 from graphmem.db.access import OPERATOR, Access, out_of_reach
 from graphmem.db.codec import require_aware
-from graphmem.db.ops.lineage import LineageOps
+from graphmem.db.ops.lineage import LineageOps, LineageSource
 from graphmem.db.store import Neo4jStore
 from graphmem.errors import RecordNotFoundError, ValidationError
 from graphmem.models import MemoryKind, Sensitivity, Status
@@ -138,12 +138,18 @@ def build_lineage(
     if depth is not None and depth < 0:
         raise ValidationError("depth must be >= 0")
     at = require_aware(now, "now") if now is not None else store.clock()
-    ops = LineageOps(store)
+    return _graph(LineageOps(store), record_id, direction, depth, at, include_content, access)
+
+
+def _graph(reads: LineageSource, record_id: str, direction: LineageDirection,
+           depth: int | None, at: datetime, include_content: bool, access: Access
+           ) -> nx.DiGraph:
+    """:func:`build_lineage`'s graph, its arguments checked, read from ``reads``."""
     depths: dict[str, int] = {record_id: 0}
-    for reached in ((ops.ancestors(record_id, depth) if direction != "down" else [])
-                    + (ops.descendants(record_id, depth) if direction != "up" else [])):
+    for reached in ((reads.ancestors(record_id, depth) if direction != "down" else [])
+                    + (reads.descendants(record_id, depth) if direction != "up" else [])):
         depths[reached.id] = min(reached.depth, depths.get(reached.id, reached.depth))
-    rows = [row for row in ops.nodes(sorted(depths), at) if _reached(access, row.props)]
+    rows = [row for row in reads.nodes(sorted(depths), at) if _reached(access, row.props)]
     if not any(row.props["id"] == record_id for row in rows):
         if access.bound:
             raise out_of_reach("this record id")

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 if TYPE_CHECKING:
     from graphmem.db.store import Neo4jStore
 
-__all__ = ["LineageNode", "LineageOps", "Reached"]
+__all__ = ["LineageNode", "LineageOps", "LineageSource", "Reached"]
 
 
 class Reached(NamedTuple):
@@ -33,6 +33,22 @@ class LineageNode(NamedTuple):
     props: dict[str, Any]
     status: str
     edges: list[tuple[str, str]]
+
+
+class LineageSource(Protocol):
+    """What a lineage graph is read from (:class:`LineageOps`, or a stand-in in unit tests)."""
+
+    def ancestors(self, record_id: str, depth: int | None) -> list[Reached]:
+        """See :meth:`LineageOps.ancestors`."""
+        ...
+
+    def descendants(self, record_id: str, depth: int | None) -> list[Reached]:
+        """See :meth:`LineageOps.descendants`."""
+        ...
+
+    def nodes(self, ids: Sequence[str], now: datetime) -> list[LineageNode]:
+        """See :meth:`LineageOps.nodes`."""
+        ...
 
 
 class LineageOps:
