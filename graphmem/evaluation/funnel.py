@@ -21,13 +21,13 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from itertools import pairwise
 from typing import Any
 
-from graphmem.db.ops.evaluation import EvaluationOps
+from graphmem.db.ops.evaluation import EvaluationOps, TrialLog
 from graphmem.db.store import Neo4jStore
 from graphmem.errors import EvaluationError
 from graphmem.models import Principal, Status
@@ -231,9 +231,17 @@ def trials_from_log(store: Neo4jStore, targets: Sequence[TrialTarget]) -> list[M
     """
     if not targets:
         return []
-    rows = EvaluationOps(store).trial_logs(
+    logs = EvaluationOps(store).trial_logs(
         [(t.task_id, t.record_id, t.retrieval_id) for t in targets])
-    by_key = {(row.task_id, row.record_id): row for row in rows}
+    return _trials(targets, logs, lambda record_id, retrieval: _eligible_then(
+        store, record_id, retrieval))
+
+
+def _trials(targets: Sequence[TrialTarget], logs: Sequence[TrialLog],
+            eligible_then: Callable[[str, Mapping[str, Any]], bool]) -> list[MemoryTrial]:
+    """:func:`trials_from_log`'s trials from the log read; ``eligible_then(record id,
+    retrieval)`` asks ``explain`` when the retrieval logged no candidates."""
+    by_key = {(row.task_id, row.record_id): row for row in logs}
     trials = []
     for target in targets:
         row = by_key[(target.task_id, target.record_id)]
@@ -248,7 +256,7 @@ def trials_from_log(store: Neo4jStore, targets: Sequence[TrialTarget]) -> list[M
                 eligible = target.record_id in candidate_ids(
                     retrieval, row.candidate_set, row.chain)
             elif row.record_exists:
-                eligible = _eligible_then(store, target.record_id, retrieval)
+                eligible = eligible_then(target.record_id, retrieval)
         helped_flags = [u["helped"] for u in row.uses if u["helped"] is not None]
         helped = (Helped.YES if any(helped_flags) else Helped.NO if helped_flags
                   else Helped.UNMEASURED)
