@@ -28,8 +28,9 @@ def _ops(rows: dict[str, list[dict[str, Any]]]) -> tuple[DeletionOps, _Store]:
 
 
 def test_a_walk_without_term_columns_has_empty_ones() -> None:
-    columns = {k: [] for k in ("ids", "kinds", "erased", "depths", "parents", "cited", "citer",
-                               "edge", "citer_kind", "citer_erased")}
+    names = ("ids", "kinds", "erased", "depths", "parents", "cited", "citer", "edge",
+             "citer_kind", "citer_erased")
+    columns: dict[str, list[Any]] = {k: [] for k in names}
     ops, store = _ops({"deletion/walk": [{**columns, "term_ids": None, "term_texts": None}]})
     walked = ops.walk(("r1",), None)
     assert walked.term_ids == [] and walked.term_texts == []
