@@ -256,9 +256,8 @@ def redact_tenant_text(tx: ErasureTx, *, tenants: Sequence[str],
                        terms: TermMatcher | Sequence[str], request_id: str, at: datetime,
                        reach: PlanReach | None = None) -> int:
     """Redact ``terms`` from every non-structural text of the tenants' graph, inside erasure
-    transaction ``tx``
-    (with ``reach``, a confined deletion's: only from the part its principal may change, see
-    :func:`scan_tenant_text`).
+    transaction ``tx`` (with ``reach``, a confined deletion's: only from the part its
+    principal may change, see :func:`scan_tenant_text`).
 
     A live record's content, asserted key and value, thread, provenance and metadata go
     through the record model so its fingerprints follow, and a record whose asserted key
