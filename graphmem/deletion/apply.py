@@ -11,8 +11,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from neo4j import ManagedTransaction
-
 from graphmem.db.access import OPERATOR, Access
 from graphmem.db.codec import (
     coerce_record,
@@ -21,6 +19,8 @@ from graphmem.db.codec import (
     require_aware,
     scope_pairs,
 )
+from graphmem.db.ops.deletion import DeletionOps
+from graphmem.db.ops.erasure import ErasureTx
 from graphmem.db.store import Neo4jStore
 from graphmem.deletion import disk
 from graphmem.deletion.matcher import TermMatcher, digest_terms
@@ -101,17 +101,16 @@ def _check_stale(store: Neo4jStore, plan: DeletionPlan, access: Access) -> None:
                              record_ids=shown)
 
     planned = {e.id: e for e in plan.entries}
+    ops = DeletionOps(store)
     if plan.subject is not None:
-        rows = store.read("deletion/subject_roots", tenant=plan.subject["tenant"],
-                          subject_pairs=scope_pairs(plan.subject))
-        now_roots = {row["id"] for row in rows}
+        now_roots = {root.id for root in ops.subject_roots(plan.subject["tenant"],
+                                                           scope_pairs(plan.subject))}
     else:
-        rows = store.read("deletion/roots_by_id", ids=list(plan.roots))
-        now_roots = {row["id"] for row in rows if row["node"] is not None}
+        now_roots = {root.id for root in ops.roots_by_id(plan.roots) if root.node is not None}
     if now_roots != set(plan.roots):
         raise stale("the roots changed", sorted(now_roots ^ set(plan.roots)))
     record_roots = [e.id for e in plan.entries if e.via == "root" and e.node is NodeType.RECORD]
-    walked = walk(store, record_roots)
+    walked = walk(ops, record_roots)
     now_lineage = {row["id"] for row in walked.rows} - set(plan.roots)
     lineage = {e.id for e in plan.entries if e.via == "lineage"}
     if now_lineage != lineage:
@@ -123,58 +122,54 @@ def _check_stale(store: Neo4jStore, plan: DeletionPlan, access: Access) -> None:
             raise stale("a procedure cites deleted evidence", [citer])
 
 
-def _apply_batch(store: Neo4jStore, tx: ManagedTransaction, plan: DeletionPlan,
-                 batch: Sequence[PlanEntry], at: datetime, matcher: TermMatcher) -> None:
+def _apply_batch(tx: ErasureTx, plan: DeletionPlan, batch: Sequence[PlanEntry], at: datetime,
+                 matcher: TermMatcher) -> None:
     rid = plan.request_id
-    lock = store.run(tx, "deletion/request/lock", id=rid)
-    if not lock or lock[0]["digest"] != plan.digest:
+    lock = tx.lock_request(rid)
+    if lock is None or lock.digest != plan.digest:
         raise DeletionError("the deletion request vanished or changed during the apply",
                             record_ids=[rid])
-    params = {"request_id": rid, "at": at, "reason": plan.reason}
     erase = [{"id": e.id, "root": e.via == "root"} for e in batch
              if e.disposition is Disposition.DELETE and e.node is NodeType.RECORD]
     if erase:
-        store.run(tx, "deletion/erase_records", rows=erase, **params)
+        tx.erase_records(erase, request_id=rid, at=at, reason=plan.reason)
     erase_intents = [{"id": e.id, "root": e.via == "root"} for e in batch
                      if e.disposition is Disposition.DELETE and e.node is NodeType.INTENTION]
     if erase_intents:
-        store.run(tx, "deletion/erase_intentions", rows=erase_intents, **params)
+        tx.erase_intentions(erase_intents, request_id=rid, at=at, reason=plan.reason)
 
     live = [e for e in batch if e.disposition is not Disposition.DELETE]
     redact_records = [e.id for e in live if e.terms and e.node is NodeType.RECORD]
     if redact_records and matcher:
         rows = []
-        for row in store.run(tx, "records/get", ids=redact_records):
-            props = row["record"]
+        for props in tx.records(redact_records):
             if props.get("erased"):
                 continue
             new = record_props(redact_record(record_from_props(props), matcher))
             rows.append({"id": props["id"], **{k: new[k] for k in _REDACTED_FIELDS}})
         if rows:
-            store.run(tx, "deletion/redact/records", rows=rows, request_id=rid, at=at)
+            tx.redact_records(rows, request_id=rid, at=at)
     redact_intents = [e.id for e in live if e.terms and e.node is NodeType.INTENTION]
     if redact_intents and matcher:
-        rows = [{"id": row["id"], "action": matcher.redact(row["action"] or "")}
-                for row in store.run(tx, "deletion/intentions_get", ids=redact_intents)]
+        rows = [{"id": iid, "action": matcher.redact(action or "")}
+                for iid, action in tx.intention_actions(redact_intents)]
         if rows:
-            store.run(tx, "deletion/redact/intentions", rows=rows, request_id=rid, at=at)
+            tx.redact_intentions(rows, request_id=rid, at=at)
     if live:
-        store.run(tx, "deletion/mark", rows=[{"id": e.id, "disposition": e.disposition.value}
-                                             for e in live], request_id=rid, at=at)
+        tx.mark([{"id": e.id, "disposition": e.disposition.value} for e in live],
+                request_id=rid, at=at)
 
 
-def _finish(store: Neo4jStore, tx: ManagedTransaction, plan: DeletionPlan, at: datetime,
-            matcher: TermMatcher) -> None:
+def _finish(tx: ErasureTx, plan: DeletionPlan, at: datetime, matcher: TermMatcher) -> None:
     targets = [h.retrieval_id for h in plan.retrievals if h.query_holds_terms]
     if targets and matcher:
-        rows = [{"id": row["id"], "query": matcher.redact(row["query"] or "")}
-                for row in store.run(tx, "deletion/retrieval_queries", ids=targets)]
-        store.run(tx, "deletion/redact/retrievals", rows=rows, request_id=plan.request_id,
-                  at=at)
+        rows = [{"id": q.id, "query": matcher.redact(q.query or "")}
+                for q in tx.retrieval_queries(targets)]
+        tx.redact_retrievals(rows, request_id=plan.request_id, at=at)
     if matcher:
-        redact_tenant_text(store, tx, tenants=plan.tenants, terms=matcher,
+        redact_tenant_text(tx, tenants=plan.tenants, terms=matcher,
                            request_id=plan.request_id, at=at, reach=plan.reach)
-    store.run(tx, "deletion/request/finish", id=plan.request_id, at=at)
+    tx.finish_request(plan.request_id, at)
 
 
 def apply_deletion(
@@ -241,9 +236,9 @@ def apply_deletion(
         raise DeletionError("the plan's digest does not match its content; plan again",
                             record_ids=[plan.request_id])
     rid = plan.request_id
-    existing = store.read("deletion/request/get", id=rid)
-    if existing:
-        stored = existing[0]["request"]
+    ops = DeletionOps(store)
+    stored = ops.request(rid)
+    if stored is not None:
         if stored.get("digest") != plan.digest:
             raise DeletionError("this request id belongs to a different plan", record_ids=[rid])
         if stored.get("state") == "applied":
@@ -259,34 +254,32 @@ def apply_deletion(
     at = store.clock()
     total = len(plan.entries)
 
-    def begin(tx: ManagedTransaction) -> None:
-        rows = store.run(tx, "deletion/request/begin", id=rid,
-                         props=_request_props(plan, at, terms))
-        if rows[0]["digest"] != plan.digest:
+    def begin(tx: ErasureTx) -> None:
+        if tx.begin_request(rid, _request_props(plan, at, terms)).digest != plan.digest:
             raise DeletionError("this request id belongs to a different plan",
                                 record_ids=[rid])
 
     if total <= batch_size:
-        def atomic(tx: ManagedTransaction) -> None:
+        def atomic(tx: ErasureTx) -> None:
             begin(tx)
-            _apply_batch(store, tx, plan, plan.entries, at, matcher)
-            _finish(store, tx, plan, at, matcher)
+            _apply_batch(tx, plan, plan.entries, at, matcher)
+            _finish(tx, plan, at, matcher)
 
-        store.transaction("deletion_apply", atomic)
+        ops.transaction("deletion_apply", atomic)
         if progress is not None:
             progress(total, total)
     else:
-        store.transaction("deletion_begin", begin)
+        ops.transaction("deletion_begin", begin)
         for start in range(0, total, batch_size):
             batch = plan.entries[start:start + batch_size]
 
-            def one(tx: ManagedTransaction, batch: Sequence[PlanEntry] = batch) -> None:
-                _apply_batch(store, tx, plan, batch, at, matcher)
+            def one(tx: ErasureTx, batch: Sequence[PlanEntry] = batch) -> None:
+                _apply_batch(tx, plan, batch, at, matcher)
 
-            store.transaction("deletion_batch", one)
+            ops.transaction("deletion_batch", one)
             if progress is not None:
                 progress(min(start + batch_size, total), total)
-        store.transaction("deletion_finish", lambda tx: _finish(store, tx, plan, at, matcher))
+        ops.transaction("deletion_finish", lambda tx: _finish(tx, plan, at, matcher))
     return _settled(store, report(store, rid, redact_terms=terms), settle_disk)
 
 
@@ -345,26 +338,26 @@ def recompute(
     store.limits.check_notes([record_id], by=by, reason=reason)
     when = require_aware(at, "at") if at is not None else store.clock()
 
-    def work(tx: ManagedTransaction) -> MemoryRecord:
+    def work(tx: ErasureTx) -> MemoryRecord:
         probe = list(dict.fromkeys([*(derived_from or ()), *(evidence_ids or ())]))
-        rows = store.run(tx, "records/recompute_check", id=record_id, parents=probe)
-        if not rows or rows[0]["record"].get("erased"):
+        checked = tx.recompute_check(record_id, probe)
+        if checked is None or checked.record.get("erased"):
             raise RecordNotFoundError(f"no record {record_id!r} (or it was erased)",
                                       record_ids=[record_id])
-        props = rows[0]["record"]
+        props = checked.record
         if not props.get("pending_recompute"):
             raise PolicyError("only a record pending recompute can be recomputed",
                               record_ids=[record_id])
         current = record_from_props(props)
-        if rows[0]["missing"] or rows[0]["erased"]:
+        if checked.missing or checked.erased:
             raise DanglingReferenceError("new lineage names missing or erased records",
-                                         record_ids=[*rows[0]["missing"], *rows[0]["erased"]])
-        cyclic = [d for d in rows[0]["descendants"] if d in (derived_from or ())]
+                                         record_ids=[*checked.missing, *checked.erased])
+        cyclic = [d for d in checked.descendants if d in (derived_from or ())]
         if cyclic:
             raise LineageCycleError("derived_from would form a cycle", record_ids=cyclic)
-        old = store.run(tx, "records/recompute_check", id=record_id,
-                        parents=[*current.derived_from, *current.evidence_ids])[0]
-        gone = set(old["erased"]) | set(old["missing"])
+        old = tx.recompute_check(record_id, [*current.derived_from, *current.evidence_ids])
+        assert old is not None  # read in this very transaction just above
+        gone = set(old.erased) | set(old.missing)
         data = current.model_dump()
         data.update(
             content=content,
@@ -378,14 +371,13 @@ def recompute(
         if provenance is not None:
             data["provenance"] = dict(provenance)
         new = coerce_record(data)
-        store.check_record(new)
+        tx.check_record(new)
         fresh = record_props(new)
-        store.run(tx, "records/recompute", id=record_id, by=by, at=when,
-                  **{k: fresh[k] for k in ("content", "asserted_value", "provenance_json",
-                                           "source", "fingerprint", "dedup_key",
-                                           "derived_from", "evidence_ids")})
-        store.log_transition(tx, record_id, "recompute", by, reason, when)
+        tx.recompute(record_id, by=by, at=when,
+                     fields={k: fresh[k] for k in ("content", "asserted_value", "provenance_json",
+                                                   "source", "fingerprint", "dedup_key",
+                                                   "derived_from", "evidence_ids")})
+        tx.log_transition(record_id, "recompute", by, reason, when)
         return new
 
-    result: MemoryRecord = store.transaction("recompute", work)
-    return result
+    return DeletionOps(store).transaction("recompute", work)

@@ -27,10 +27,10 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Literal
 
 import pydantic
-from neo4j import ManagedTransaction
 from pydantic import BaseModel, ConfigDict
 
 from graphmem.db.access import Access
+from graphmem.db.ops.certificate import CertificateOps, CertificateTx, StoredCertificate
 from graphmem.db.store import Neo4jStore
 from graphmem.deletion.disk import DiskResidue, OutsideReach, record_residue, settle
 from graphmem.deletion.models import DeletionReport, PlanReach, ReportEntry, Verification
@@ -170,11 +170,11 @@ def checks_of(done: DeletionReport) -> tuple[CertificateCheck, ...]:
     return tuple(out)
 
 
-def _stored(store: Neo4jStore, request_id: str) -> dict[str, Any]:
-    rows = store.read("deletion/certificate/stored", id=request_id)
-    if not rows:
+def _stored(store: Neo4jStore, request_id: str) -> StoredCertificate:
+    stored = CertificateOps(store).stored(request_id)
+    if stored is None:
         raise DeletionError(f"no deletion request {request_id!r}", record_ids=[request_id])
-    return rows[0]
+    return stored
 
 
 def chain_keys(tenants: Iterable[str], reach: PlanReach | None) -> dict[str, str]:
@@ -201,16 +201,16 @@ def issue(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = (
     store.limits.check_id("the deletion request id", request_id)
     redact_terms = store.limits.check_terms(redact_terms)
     stored = _stored(store, request_id)
-    if stored["certificate"]:
-        return load(stored["certificate"])
+    if stored.certificate:
+        return load(stored.certificate)
     done = report(store, request_id, redact_terms=redact_terms)
     checks = checks_of(done)
     failed = [c.name for c in checks if not c.passed]
     if failed:
         raise CertificateError("the erasure's verification failed, so no certificate is "
                                f"issued: {', '.join(failed)}", record_ids=[request_id])
-    if stored["disk"]:
-        residue = DiskResidue.model_validate_json(stored["disk"])
+    if stored.disk:
+        residue = DiskResidue.model_validate_json(stored.disk)
     else:  # applied without settling the server's files: do it now
         residue = settle(store)
         record_residue(store, request_id, residue)
@@ -218,13 +218,12 @@ def issue(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = (
     keys = chain_keys(tenants, done.request.reach)
     at = store.clock()
 
-    def work(tx: ManagedTransaction) -> ErasureCertificate:
-        chains = {row["tenant"]: row for row in store.run(
-            tx, "deletion/certificate/chains", tenants=list(keys.values()), at=at)}
+    def work(tx: CertificateTx) -> ErasureCertificate:
+        chains = {head.tenant: head for head in tx.lock_chains(list(keys.values()), at)}
         heads = {t: chains[keys[t]] for t in tenants}
-        again = store.run(tx, "deletion/certificate/stored", id=request_id)[0]
-        if again["certificate"]:  # issued meanwhile by another caller
-            return load(again["certificate"])
+        again = tx.stored(request_id)
+        if again.certificate:  # issued meanwhile by another caller
+            return load(again.certificate)
         req = done.request
         cert = ErasureCertificate(
             request_id=req.id, tenants=tenants, requested_by=req.requested_by,
@@ -234,15 +233,13 @@ def issue(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = (
             entries_digest=entries_digest(done.entries),
             redact_term_count=req.redact_term_count, checks=checks, disk=residue,
             outside_reach=residue.outside_reach,
-            previous={t: heads[t]["head"] for t in tenants},
-            position={t: int(heads[t]["length"]) + 1 for t in tenants}, reach=req.reach)
+            previous={t: heads[t].head for t in tenants},
+            position={t: int(heads[t].length) + 1 for t in tenants}, reach=req.reach)
         cert = cert.model_copy(update={"digest": cert.compute_digest()})
-        store.run(tx, "deletion/certificate/link", id=request_id, tenants=list(keys.values()),
-                  certificate=cert.to_json(), digest=cert.digest)
+        tx.link(request_id, list(keys.values()), certificate=cert.to_json(), digest=cert.digest)
         return cert
 
-    result: ErasureCertificate = store.transaction("erasure_certificate", work)
-    return result
+    return CertificateOps(store).transaction("erasure_certificate", work)
 
 
 def load(source: str | bytes | dict[str, Any] | ErasureCertificate,
@@ -312,9 +309,9 @@ def _agreement(store: Neo4jStore, cert: ErasureCertificate, problems: list[str],
     except DeletionError:
         problems.append(f"the store has no deletion request {cert.request_id!r}")
         return False
-    if stored["digest"] != cert.digest:
+    if stored.digest != cert.digest:
         problems.append("the store issued this request another certificate"
-                        if stored["digest"] else "the store issued this request no certificate")
+                        if stored.digest else "the store issued this request no certificate")
     done = report(store, cert.request_id, redact_terms=redact_terms)
     if done.request.digest != cert.plan_digest:
         problems.append("the request's plan digest differs")
@@ -332,23 +329,22 @@ def _agreement(store: Neo4jStore, cert: ErasureCertificate, problems: list[str],
             problems.append(f"check {c.name} no longer passes"
                             + (f" ({fresh.detail})" if fresh else ""))
     predecessors = {d for d in cert.previous.values() if d}
-    known = {row["digest"]: row for row in store.read(
-        "deletion/certificate/known", digests=sorted(predecessors))}
+    ops = CertificateOps(store)
+    known = {issued.digest: issued for issued in ops.issued(sorted(predecessors))}
     mine = reach_key(reach) if reach else None
     for tenant, prev in sorted(cert.previous.items()):
-        if prev and (prev not in known or tenant not in (known[prev]["tenants"] or ())
-                     or known[prev]["reach"] != mine):
+        if prev and (prev not in known or tenant not in (known[prev].tenants or ())
+                     or known[prev].reach != mine):
             problems.append(f"tenant {tenant}: the previous certificate {prev[:12]}... is "
                             "not one the store issued for it")
     keys = chain_keys(done.request.tenants, reach)  # the store's tenants, as for the reach
-    chains = {row["tenant"]: row for row in store.read(
-        "deletion/certificate/heads", tenants=list(keys.values()))}
+    chains = {head.tenant: head for head in ops.heads(list(keys.values()))}
     for tenant, position in sorted(cert.position.items()):
         if tenant not in keys:
             problems.append(f"tenant {tenant}: not one of the request's tenants")
             continue
         chain = chains.get(keys[tenant])
-        if chain is None or int(chain["length"]) < position:
+        if chain is None or int(chain.length) < position:
             problems.append(f"tenant {tenant}: the store's chain is shorter than the "
                             f"certificate's place in it ({position})")
     return len(problems) == before

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
+from graphmem.db.ops.disk import DiskOps
 from graphmem.errors import StoreError
 
 if TYPE_CHECKING:
@@ -145,9 +146,10 @@ def purge(store: Neo4jStore) -> DiskResidue | None:
         StoreError: the server has the procedure and it failed.
         DatabaseUnavailableError: the server is unreachable.
     """
+    ops = DiskOps(store)
     start = time.perf_counter()
     try:
-        store.write_once("deletion/disk/purge")
+        ops.purge()
     except StoreError as exc:
         if exc.code == PROCEDURE_NOT_FOUND:
             return None
@@ -155,9 +157,9 @@ def purge(store: Neo4jStore) -> DiskResidue | None:
     # Neo4j frees the records a transaction deleted only once every transaction open at the
     # id generator's next maintenance has closed, and the first call's own transaction was
     # open at it: the second call, in a new transaction, zeroes what the erasure freed.
-    row = store.write_once("deletion/disk/purge")[0]
-    return DiskResidue(managed=True, zeroed_records=row["zeroed"],
-                       log_files=row["log_version"] - row["lowest_log_version"] + 1,
+    done = ops.purge()
+    return DiskResidue(managed=True, zeroed_records=done.zeroed,
+                       log_files=done.log_version - done.lowest_log_version + 1,
                        seconds=time.perf_counter() - start,
                        outside_reach=_MANAGED_OUTSIDE)
 
@@ -177,8 +179,7 @@ def settle(store: Neo4jStore) -> DiskResidue:
         return done
     start = time.perf_counter()
     try:
-        settings = {row["name"]: str(row["value"])
-                    for row in store.read("deletion/disk/settings")}
+        settings = DiskOps(store).settings()
     except StoreError:
         settings = {}
     return DiskResidue(managed=False, seconds=time.perf_counter() - start, settings=settings,
@@ -191,5 +192,5 @@ def record_residue(store: Neo4jStore, request_id: str, residue: DiskResidue) -> 
     Raises:
         DatabaseUnavailableError, StoreError: the write failed.
     """
-    store.write("deletion/disk/record", id=request_id,
-                disk=json.dumps(residue.model_dump(mode="json"), sort_keys=True))
+    DiskOps(store).record(request_id,
+                          json.dumps(residue.model_dump(mode="json"), sort_keys=True))

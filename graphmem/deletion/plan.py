@@ -8,13 +8,14 @@ import uuid
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from graphmem.db.access import OPERATOR, Access
 from graphmem.db.codec import (
     paused_gc,
     scope_pairs,
 )
+from graphmem.db.ops.deletion import DeletionOps, RootNode, WalkSource
 from graphmem.db.store import Neo4jStore
 from graphmem.deletion.matcher import REDACTION, TermMatcher
 from graphmem.deletion.models import (
@@ -39,7 +40,7 @@ from graphmem.errors import (
 )
 from graphmem.models import MemoryKind
 
-__all__ = ["DEFAULT_BATCH_SIZE", "REDACTION", "ProgressCallback", "Walk", "check_terms",
+__all__ = ["DEFAULT_BATCH_SIZE", "REDACTION", "ProgressCallback", "Walk", "WalkRow", "check_terms",
            "clean_terms", "plan_deletion", "term_check", "walk", "walk_descendants"]
 
 
@@ -66,20 +67,31 @@ def id_list(ids: Sequence[str], limit: int = 3) -> str:
     return shown + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
 
 
+class WalkRow(TypedDict):
+    """One descendant of the deletion walk: ``id``, ``kind``, ``erased``, ``depth`` (shortest
+    distance below a root), ``parents`` (DERIVED_FROM parent ids, sorted) and ``terms`` (the
+    numbers of the redaction terms it holds)."""
+
+    id: str
+    kind: str
+    erased: bool
+    depth: int
+    parents: list[str]
+    terms: Sequence[int]
+
+
 @dataclass(frozen=True)
 class Walk:
     """What the one deletion walk (``cypher/deletion/walk.cypher``) returns.
 
     Attributes:
-        rows: one dict per descendant: ``id``, ``kind``, ``depth`` (shortest
-            distance below a root), ``erased``, ``parents`` (DERIVED_FROM parent ids,
-            sorted) and ``terms`` (the redaction terms it holds).
+        rows: one :class:`WalkRow` per descendant.
         citations: (cited id, citing id, citing kind, citing record erased) for every
             EVIDENCED_BY edge into a root or a descendant.
         selections: (record id, retrieval id) for every SELECTED edge into one of them.
     """
 
-    rows: list[dict[str, Any]]
+    rows: list[WalkRow]
     citations: list[tuple[str, str, str, bool]]
     selections: list[tuple[str, str]]
 
@@ -97,31 +109,33 @@ def _held(matcher: TermMatcher, texts: Sequence[str], keys: Sequence[str] = _TEX
     return tuple(sorted(found))
 
 
-def walk(store: Neo4jStore, roots: Sequence[str], terms: Sequence[str] = ()) -> Walk:
+def walk(store: Neo4jStore | WalkSource, roots: Sequence[str], terms: Sequence[str] = ()
+         ) -> Walk:
     """Every DERIVED_FROM descendant of ``roots`` from one pruning-BFS Cypher walk, with the
     citations and retrieval selections of the walked records.
 
     Args:
-        store: the store. roots: record ids (unknown ids are ignored).
+        store: the store (or what runs its walk: :class:`~graphmem.db.ops.deletion.
+            DeletionOps`). roots: record ids (unknown ids are ignored).
         terms: redaction terms to look for (``terms`` of a row: their numbers).
     """
+    ops = DeletionOps(store) if isinstance(store, Neo4jStore) else store
     matcher = TermMatcher.from_terms(terms)
     pattern = narrowing(matcher) if terms else None
     with paused_gc():
-        row = store.read_values("deletion/walk", roots=list(roots), pattern=pattern)[0]
-        found = {rid: held for rid, texts in zip(row["term_ids"] or [], row["term_texts"] or [],
-                                                 strict=True)
+        row = ops.walk(roots, pattern)
+        found = {rid: held for rid, texts in zip(row.term_ids, row.term_texts, strict=True)
                  if (held := _held(matcher, texts))}
         rows = [
-            {"id": rid, "kind": kind, "erased": erased, "depth": depth,
-             "parents": sorted(parents), "terms": found.get(rid, [])}
+            WalkRow(id=rid, kind=kind, erased=erased, depth=depth, parents=sorted(parents),
+                    terms=found.get(rid, []))
             for rid, kind, erased, depth, parents in zip(
-                row["ids"], row["kinds"], row["erased"], row["depths"], row["parents"], strict=True)
+                row.ids, row.kinds, row.erased, row.depths, row.parents, strict=True)
         ]
         citations: list[tuple[str, str, str, bool]] = []
         selections: list[tuple[str, str]] = []
-        for cited, citer, edge, kind, erased in zip(row["cited"], row["citer"], row["edge"],
-                                                    row["citer_kind"], row["citer_erased"],
+        for cited, citer, edge, kind, erased in zip(row.cited, row.citer, row.edge,
+                                                    row.citer_kind, row.citer_erased,
                                                     strict=True):
             if edge == "SELECTED":
                 selections.append((cited, citer))
@@ -131,22 +145,22 @@ def walk(store: Neo4jStore, roots: Sequence[str], terms: Sequence[str] = ()) -> 
 
 
 def walk_descendants(store: Neo4jStore, roots: Sequence[str], terms: Sequence[str] = ()
-                     ) -> list[dict[str, Any]]:
+                     ) -> list[WalkRow]:
     """The descendant rows of :func:`walk` (see :class:`Walk`)."""
     return walk(store, roots, terms).rows
 
 
-def _erased_parents(store: Neo4jStore, roots: set[str], walk: Mapping[str, dict[str, Any]]
+def _erased_parents(ops: DeletionOps, roots: set[str], walk: Mapping[str, WalkRow]
                     ) -> set[str]:
     """Parents outside the walk that an earlier request erased (nothing of them survives)."""
     outside = {p for row in walk.values() for p in row["parents"]} - roots - set(walk)
     if not outside:
         return set()
-    return set(store.read("deletion/erased_among", ids=sorted(outside))[0]["erased"])
+    return ops.erased_among(sorted(outside))
 
 
 def _lineage_dispositions(
-    roots: set[str], walk: Mapping[str, dict[str, Any]], erased_parents: set[str]
+    roots: set[str], walk: Mapping[str, WalkRow], erased_parents: set[str]
 ) -> tuple[set[str], set[str]]:
     """(deleted ids, ids left in a lineage cycle) by Kahn order over the walked descendants.
 
@@ -241,13 +255,14 @@ def plan_deletion(
     if subject is not None:
         subject = limits.check_scope("the deletion subject", subject)
     matcher = TermMatcher.from_terms(terms)
+    ops = DeletionOps(store)
     missing: list[str] = []
     subject_scope: dict[str, str] | None = None
+    root_rows: list[RootNode]
     if subject is not None:
         subject_scope = limits.check_scope("the deletion subject",
                                            _check_subject(confine_subject(access, subject)))
-        root_rows = store.read("deletion/subject_roots", tenant=subject_scope["tenant"],
-                               subject_pairs=scope_pairs(subject_scope))
+        root_rows = ops.subject_roots(subject_scope["tenant"], scope_pairs(subject_scope))
         root_reason = "in the subject's scope"
     else:
         assert roots is not None
@@ -255,28 +270,28 @@ def plan_deletion(
         if not wanted:
             raise ValidationError("roots must be a non-empty list of ids")
         access.check_ids(store, wanted, change=True, what="a deletion root")
-        root_rows = store.read("deletion/roots_by_id", ids=wanted)
-        unknown = [row["id"] for row in root_rows if row["node"] is None]
+        root_rows = ops.roots_by_id(wanted)
+        unknown = [row.id for row in root_rows if row.node is None]
         if unknown and not allow_missing:
             raise DeletionError("these deletion roots name no record or intention",
                                 record_ids=unknown)
         missing = unknown
-        root_rows = [row for row in root_rows if row["node"] is not None]
+        root_rows = [row for row in root_rows if row.node is not None]
         root_reason = "named as a root of the request"
 
     entries: dict[str, PlanEntry] = {}
-    for row in root_rows:
-        node = NodeType(row["node"])
+    for root in root_rows:
+        node = NodeType(str(root.node))  # every root left names a node
         why = root_reason + ("; cancelled and erased" if node is NodeType.INTENTION else "")
-        entries[row["id"]] = PlanEntry(id=row["id"], node=node, kind=row["kind"],
-                                       disposition=Disposition.DELETE, reason=why, via="root")
-    record_roots = {row["id"] for row in root_rows if row["node"] == NodeType.RECORD}
-    tenants = sorted({row["tenant"] for row in root_rows if row["tenant"]}
+        entries[root.id] = PlanEntry(id=root.id, node=node, kind=root.kind,
+                                     disposition=Disposition.DELETE, reason=why, via="root")
+    record_roots = {root.id for root in root_rows if root.node == NodeType.RECORD}
+    tenants = sorted({root.tenant for root in root_rows if root.tenant}
                      | ({subject_scope["tenant"]} if subject_scope else set()))
 
-    walked = walk(store, sorted(record_roots), terms)
+    walked = walk(ops, sorted(record_roots), terms)
     descendants = {row["id"]: row for row in walked.rows}
-    erased_parents = _erased_parents(store, record_roots, descendants)
+    erased_parents = _erased_parents(ops, record_roots, descendants)
     deleted, cyclic = _lineage_dispositions(record_roots, descendants, erased_parents)
     affected = record_roots | set(descendants)
     for rid, row in descendants.items():
@@ -298,20 +313,19 @@ def plan_deletion(
     if terms and tenants:
         scan_reach = ({"pairs": scope_pairs(reach.scope), "max_rank": reach.clearance.rank}
                       if reach else None)
-        for row in store.read("deletion/term_scan", tenants=tenants, pattern=pattern,
-                              reach=scan_reach):
-            found = _held(matcher, row["texts"], _TEXT_KEYS if row["node"] == "record"
+        for scanned in ops.term_scan(tenants, pattern, scan_reach):
+            found = _held(matcher, scanned.texts, _TEXT_KEYS if scanned.node == "record"
                           else ("action",))
             if not found:
                 continue
-            prior = entries.get(row["id"])
+            prior = entries.get(scanned.id)
             if prior is None:
-                entries[row["id"]] = PlanEntry(
-                    id=row["id"], node=NodeType(row["node"]), kind=row["kind"],
+                entries[scanned.id] = PlanEntry(
+                    id=scanned.id, node=NodeType(scanned.node), kind=scanned.kind,
                     disposition=Disposition.REDACT, reason="holds a redaction term",
                     via="mention", terms=found)
             elif prior.disposition is not Disposition.DELETE and not prior.terms:
-                entries[row["id"]] = prior.model_copy(update={"terms": found})
+                entries[scanned.id] = prior.model_copy(update={"terms": found})
 
     selected: dict[str, set[str]] = defaultdict(set)
     for record_id, retrieval_id in walked.selections:
@@ -319,10 +333,9 @@ def plan_deletion(
             selected[retrieval_id].add(record_id)
     holding: set[str] = set()
     if terms and tenants:
-        holding = {row["id"] for row in store.read("deletion/retrievals", pattern=pattern,
-                                                   tenants=tenants)
-                   if matcher.holds(row["query"] or "")}
-    hits = retrievals_within(store, reach, [
+        holding = {q.id for q in ops.logged_queries(tenants, pattern)
+                   if matcher.holds(q.query or "")}
+    hits = retrievals_within(ops, reach, [
         RetrievalHit(retrieval_id=q, selected_ids=tuple(sorted(selected.get(q, ()))),
                      query_holds_terms=q in holding) for q in sorted(set(selected) | holding)])
     order = {"root": 0, "lineage": 1, "citation": 2, "mention": 3}
@@ -349,13 +362,14 @@ def _citations(walked: Walk, deleted: set[str]) -> list[Citation]:
     return [Citation(record_id=c, cites=tuple(sorted(ids))) for c, ids in sorted(cites.items())]
 
 
-def _lineage_entry(row: dict[str, Any], deleted: set[str], affected: set[str],
+def _lineage_entry(row: WalkRow, deleted: set[str], affected: set[str],
                    cyclic: set[str], erased_parents: set[str]) -> PlanEntry:
     rid, parents = row["id"], list(row["parents"])
     found = tuple(row["terms"])
-    common = {"id": rid, "kind": row["kind"], "via": "lineage", "depth": row["depth"],
-              "parents": tuple(parents),
-              "erased_parents": tuple(p for p in parents if p in erased_parents)}
+    common: dict[str, Any] = {
+        "id": rid, "kind": row["kind"], "via": "lineage", "depth": row["depth"],
+        "parents": tuple(parents),
+        "erased_parents": tuple(p for p in parents if p in erased_parents)}
     if row["erased"]:
         return PlanEntry(**common, disposition=Disposition.DELETE, already_erased=True,
                          reason="already erased by an earlier request; stays a tombstone")

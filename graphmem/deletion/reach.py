@@ -11,14 +11,17 @@ names no id and no count: a principal with wider reach (a privacy team's, tenant
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from graphmem.db.access import Access, Reader
 from graphmem.db.codec import scope_pairs
 from graphmem.deletion.models import DeletionPlan, DeletionReport, PlanReach, RetrievalHit
 from graphmem.errors import AuthorizationError, OutOfReachError, ValidationError
 from graphmem.models import Sensitivity
+
+if TYPE_CHECKING:
+    from graphmem.db.ops.deletion import ReachSource, TextSource
 
 __all__ = ["MADE_WIDER", "WIDER_REACH", "check_plan", "check_report", "confine_subject",
            "covers", "plan_reach", "reach_key", "retrieval_within", "retrievals_within",
@@ -75,31 +78,30 @@ def retrieval_within(reach: PlanReach | None, logged: Mapping[str, Any]) -> bool
             and all(scope.get(k) == v for k, v in reach.scope.items()))
 
 
-def retrievals_within(store: Reader, reach: PlanReach | None, hits: Sequence[RetrievalHit]
+def retrievals_within(source: ReachSource, reach: PlanReach | None, hits: Sequence[RetrievalHit]
                       ) -> tuple[RetrievalHit, ...]:
     """The logged retrievals among ``hits`` made within ``reach`` (all of them for None): a
     plan lists no other, so its caller learns no id, count or existence of them."""
     if reach is None or not hits:
         return tuple(hits)
-    rows = store.read("deletion/retrieval_reach", ids=sorted({h.retrieval_id for h in hits}))
+    rows = source.retrieval_reach(sorted({h.retrieval_id for h in hits}))
     kept = {row["id"] for row in rows if retrieval_within(reach, row)}
     return tuple(h for h in hits if h.retrieval_id in kept)
 
 
-def text_reach(run: Callable[..., list[dict[str, Any]]], tenants: Sequence[str],
-               reach: PlanReach | None) -> dict[str, Any] | None:
+def text_reach(source: TextSource, tenants: Sequence[str], reach: PlanReach | None
+               ) -> dict[str, Any] | None:
     """The ``$reach`` parameter of ``cypher/deletion/tenant_text.cypher`` for ``reach``
     (None: the whole of the tenants' graph).
 
     Args:
-        run: a callable running one named read query (``store.read``, or a transaction's
-            runner) with keyword parameters.
+        source: where the scan runs (statements of their own, or an erasure's transaction).
         tenants: the request's tenants. reach: the request's reach.
     """
     if reach is None:
         return None
     clearances = [s.value for s in Sensitivity if s <= reach.clearance]
-    rows = run("deletion/tenant_retrievals", tenants=list(tenants), clearances=clearances)
+    rows = source.tenant_retrievals(tenants, clearances)
     return {"pairs": scope_pairs(reach.scope), "max_rank": reach.clearance.rank,
             "retrievals": sorted(row["id"] for row in rows if retrieval_within(reach, row)),
             "request": reach_key(reach)}

@@ -31,10 +31,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from neo4j import ManagedTransaction
-
 from graphmem.db.codec import assertion_group, coerce_record, record_from_props, record_props
-from graphmem.db.index_key import cue_digest, index_key
+from graphmem.db.index_key import cue_digest
+from graphmem.db.ops.deletion import DeletionOps, TextSource
+from graphmem.db.ops.erasure import ErasureTx
 from graphmem.db.store import Neo4jStore
 from graphmem.deletion.matcher import TermMatcher
 from graphmem.deletion.models import PlanReach
@@ -223,18 +223,19 @@ class TextHit:
             f"{label} {self.owner}.{self.key}"
 
 
-def scan_tenant_text(store: Neo4jStore, tenants: Sequence[str],
+def scan_tenant_text(source: Neo4jStore | TextSource, tenants: Sequence[str],
                      terms: TermMatcher | Sequence[str], *,
                      after: datetime | None = None, skip: Iterable[str] = (),
-                     tx: ManagedTransaction | None = None, reach: PlanReach | None = None
-                     ) -> list[TextHit]:
+                     reach: PlanReach | None = None) -> list[TextHit]:
     """Every string property of the tenants' graph that holds one of ``terms``.
 
     Args:
-        store: the store. tenants: tenant names. terms: a matcher, or clear terms.
+        source: the store (statements of their own), or an erasure's transaction
+            (:class:`~graphmem.db.ops.erasure.ErasureTx`) to scan inside it.
+        tenants: tenant names. terms: a matcher, or clear terms.
         after: leave out log nodes written (by the server's clock: ``written_at``, else
             ``at``) after this aware time (see the Cypher file).
-        skip: property keys not to report. tx: run inside this transaction.
+        skip: property keys not to report.
         reach: a confined deletion's reach: only the part of the graph its principal may
             change is scanned (see the Cypher file); None: the whole of the tenants'.
 
@@ -244,23 +245,20 @@ def scan_tenant_text(store: Neo4jStore, tenants: Sequence[str],
     pattern = matcher_of(terms)
     if not pattern or not tenants:
         return []
-    def run(name: str, **params: Any) -> list[dict[str, Any]]:
-        return store.run(tx, name, **params) if tx is not None else store.read(name, **params)
-
-    rows = run("deletion/tenant_text", tenants=list(tenants), pattern=narrowing(pattern),
-               after=after, skip=sorted(skip), reach=text_reach(run, tenants, reach))
-    return [TextHit(eid=row["eid"], rel=row["rel"], labels=tuple(row["labels"]),
-                    owner=str(row["owner"]), key=row["key"], value=row["value"],
-                    live_record=row["live_record"], held=row["held"])
-            for row in rows if holds_term(row["key"], row["value"], pattern)]
+    ops = DeletionOps(source) if isinstance(source, Neo4jStore) else source
+    rows = ops.tenant_text(tenants, pattern=narrowing(pattern), after=after, skip=sorted(skip),
+                           reach=text_reach(ops, tenants, reach))
+    return [TextHit(eid=row.eid, rel=row.rel, labels=tuple(row.labels), owner=str(row.owner),
+                    key=row.key, value=row.value, live_record=row.live_record, held=row.held)
+            for row in rows if holds_term(row.key, row.value, pattern)]
 
 
-def redact_tenant_text(store: Neo4jStore, tx: ManagedTransaction, *, tenants: Sequence[str],
+def redact_tenant_text(tx: ErasureTx, *, tenants: Sequence[str],
                        terms: TermMatcher | Sequence[str], request_id: str, at: datetime,
                        reach: PlanReach | None = None) -> int:
-    """Redact ``terms`` from every non-structural text of the tenants' graph, inside ``tx``
-    (with ``reach``, a confined deletion's: only from the part its principal may change, see
-    :func:`scan_tenant_text`).
+    """Redact ``terms`` from every non-structural text of the tenants' graph, inside erasure
+    transaction ``tx`` (with ``reach``, a confined deletion's: only from the part its
+    principal may change, see :func:`scan_tenant_text`).
 
     A live record's content, asserted key and value, thread, provenance and metadata go
     through the record model so its fingerprints follow, and a record whose asserted key
@@ -273,8 +271,7 @@ def redact_tenant_text(store: Neo4jStore, tx: ManagedTransaction, *, tenants: Se
         How many nodes and relationships changed.
     """
     pattern = matcher_of(terms)
-    hits = scan_tenant_text(store, tenants, pattern, skip=STRUCTURAL_KEYS - {"key"}, tx=tx,
-                            reach=reach)
+    hits = scan_tenant_text(tx, tenants, pattern, skip=STRUCTURAL_KEYS - {"key"}, reach=reach)
     groups = sorted({h.eid for h in hits if h.key == "key" and "Assertion" in h.labels
                      and not h.rel})
     hits = [h for h in hits if h.key != "key"]
@@ -289,26 +286,25 @@ def redact_tenant_text(store: Neo4jStore, tx: ManagedTransaction, *, tenants: Se
         changes.setdefault(hit.eid, {})[hit.key] = redact_value(hit.key, hit.value, pattern)
     regroup: list[dict[str, str]] = []
     if records:
-        for row in store.run(tx, "deletion/records_by_element", eids=sorted(set(records))):
-            old = record_from_props(row["record"])
+        for found in tx.records_by_element(sorted(set(records))):
+            old = record_from_props(found.record)
             redacted = redact_record(old, pattern)
             new = record_props(redacted)
-            changes.setdefault(row["eid"], {}).update({k: new[k] for k in _RECORD_DERIVED})
+            changes.setdefault(found.eid, {}).update({k: new[k] for k in _RECORD_DERIVED})
             if redacted.asserts is not None and redacted.asserts != old.asserts:
-                regroup.append({"eid": row["eid"], "key": redacted.asserts,
+                regroup.append({"eid": found.eid, "key": redacted.asserts,
                                 "gkey": assertion_group(redacted.tenant, redacted.asserts)})
     cues = sorted(h.eid for h in hits
                   if not h.rel and "Intention" in h.labels and h.key == "trigger_value")
     if cues:  # a redacted cue is indexed by the digest of its new text
-        key, _ = index_key(store, tx)
-        for row in store.run(tx, "deletion/intention_cues", eids=cues):
-            props = changes[row["eid"]]
-            props["cue_digest"] = cue_digest(key, row["tenant"], row["kind"],
-                                             props["trigger_value"])
+        key = tx.index_key()
+        for cue in tx.intention_cues(cues):
+            props = changes[cue.eid]
+            props["cue_digest"] = cue_digest(key, cue.tenant, cue.kind, props["trigger_value"])
     rows = [{"eid": eid, "rel": kinds[eid], "props": props} for eid, props in changes.items()]
     if rows:
-        store.run(tx, "deletion/redact/text", rows=rows, request_id=request_id, at=at)
-    store.run(tx, "deletion/regroup_assertions", rows=regroup, drop=groups)
+        tx.redact_text(rows, request_id=request_id, at=at)
+    tx.regroup_assertions(regroup, groups)
     return len(rows)
 
 

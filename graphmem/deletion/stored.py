@@ -15,6 +15,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from graphmem.db.codec import to_native
+from graphmem.db.ops.deletion import DeletionOps
 from graphmem.db.store import Neo4jStore
 from graphmem.deletion.models import DeletionPlan
 from graphmem.deletion.reach import reach_key
@@ -40,12 +41,12 @@ def store_plan(store: Neo4jStore, plan: DeletionPlan, *, owner: str, ttl_s: floa
         raise DeletionError("the plan's digest does not match its content; plan again",
                             record_ids=[plan.request_id])
     expires = (at or store.clock()) + timedelta(seconds=ttl_s)
-    store.write("deletion/request/plan_store", id=plan.request_id, version=plan.version,
-                digest=plan.digest, requested_by=plan.requested_by, reason=plan.reason,
-                tenants=list(plan.tenants), redact_term_count=plan.term_count,
-                planned_at=plan.planned_at, owner=owner, expires_at=expires,
-                plan_json=plan.to_json(),  # its terms only as salted digests
-                reach_json=reach_key(plan.reach) if plan.reach else None)
+    DeletionOps(store).store_plan(
+        request_id=plan.request_id, version=plan.version, digest=plan.digest,
+        requested_by=plan.requested_by, reason=plan.reason, tenants=plan.tenants,
+        redact_term_count=plan.term_count, planned_at=plan.planned_at, owner=owner,
+        expires_at=expires, plan_json=plan.to_json(),  # its terms only as salted digests
+        reach_json=reach_key(plan.reach) if plan.reach else None)
     return expires
 
 
@@ -69,8 +70,7 @@ def load_plan(store: Neo4jStore, digest: str, *, owner: str, terms: tuple[str, .
             content no longer matches its digest.
     """
     store.limits.check_label("digest", digest)
-    rows = store.read("deletion/request/by_digest", digest=digest)
-    stored = rows[0]["request"] if rows else None
+    stored = DeletionOps(store).request_by_digest(digest)
     if stored is None or stored.get("plan_owner") != owner or not stored.get("plan_json"):
         raise DeletionError("no stored plan with this digest for this caller; call "
                             "plan_deletion first")

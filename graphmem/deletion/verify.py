@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
+from graphmem.db.ops.deletion import DeletionOps
 from graphmem.db.store import Neo4jStore
 from graphmem.deletion.disk import DiskResidue
 from graphmem.deletion.matcher import TermDigest, TermMatcher, digest_terms
@@ -110,11 +111,10 @@ def verify(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = 
     """
     store.limits.check_id("the deletion request id", request_id)
     redact_terms = store.limits.check_terms(redact_terms)
-    rows = store.read("deletion/verify", id=request_id)
-    if not rows:
+    row = DeletionOps(store).verify(request_id)
+    if row is None:
         raise DeletionError(f"no deletion request {request_id!r}", record_ids=[request_id])
-    row = rows[0]
-    req = {k: _native(v) for k, v in row["request"].items()}
+    req = {k: _native(v) for k, v in row.request.items()}
     matcher = request_matcher({"id": request_id, **req}, redact_terms)
     requested = int(req.get("redact_term_count") or 0)
     finished = req.get("written_at") or req.get("finished_at")
@@ -122,9 +122,9 @@ def verify(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = 
                                            after=finished, reach=request_reach(req)))
     planned = int(req.get("planned_count") or 0)
     result = {
-        "deleted_with_content": tuple(sorted(row["deleted_with_content"])),
-        "intentions_not_cancelled": tuple(sorted(row["intentions_not_cancelled"])),
-        "recompute_not_pending": tuple(sorted(row["recompute_not_pending"])),
+        "deleted_with_content": tuple(sorted(row.deleted_with_content)),
+        "intentions_not_cancelled": tuple(sorted(row.intentions_not_cancelled)),
+        "recompute_not_pending": tuple(sorted(row.recompute_not_pending)),
         "retrievable_with_terms": found.get("retrievable_with_terms", ()),
         "stored_with_terms": found.get("stored_with_terms", ()),
         "intentions_with_terms": found.get("intentions_with_terms", ()),
@@ -139,12 +139,12 @@ def verify(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = 
                            "stored before keyed term digests; give its terms (--redact)")
     if req.get("state") != "applied":
         problems.insert(0, f"request state is {req.get('state')!r}, not 'applied'")
-    if row["disposed"] != planned:
-        problems.insert(0, f"{row['disposed']} of {planned} planned nodes disposed of")
+    if row.disposed != planned:
+        problems.insert(0, f"{row.disposed} of {planned} planned nodes disposed of")
     return req, Verification(
         passed=not problems, checked_at=store.clock(), state=str(req.get("state")),
-        planned=planned, disposed=row["disposed"],
-        quarantine_released=tuple(sorted(row["quarantine_released"])),
+        planned=planned, disposed=row.disposed,
+        quarantine_released=tuple(sorted(row.quarantine_released)),
         terms_requested=requested, terms_checked=checked,
         identifiers_with_terms=found.get("identifiers_with_terms", ()),
         problems=tuple(problems), **result,
@@ -164,14 +164,14 @@ def report(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = 
         DeletionError: no deletion request with this id.
     """
     req, verification = verify(store, request_id, redact_terms=redact_terms)
-    row = store.read_values("deletion/request/entries", id=request_id)[0]
+    row = DeletionOps(store).entries(request_id)
     entries = tuple(
         ReportEntry(id=rid, node=NodeType(node), kind=kind or None,
                     disposition=Disposition(disposition), at=_iso(at), changed=changed,
                     root=root)
         for rid, node, kind, disposition, at, changed, root in zip(
-            row["ids"], row["nodes"], row["kinds"], row["dispositions"], row["ats"],
-            row["changed"], row["roots"], strict=True)
+            row.ids, row.nodes, row.kinds, row.dispositions, row.ats, row.changed, row.roots,
+            strict=True)
     )
     subject = json.loads(req["subject_json"]) if req.get("subject_json") else None
     info = DeletionRequestInfo(

@@ -12,6 +12,7 @@ import typer
 from rich.table import Table
 
 from graphmem.client import Memory
+from graphmem.db.ops.demo import DemoOps
 from graphmem.db.settings import ConnectionSettings
 from graphmem.demo.load import LoadReport, load_into
 from graphmem.demo.run import DemoReport, default_scenario_dir, run_demo
@@ -49,7 +50,7 @@ def _demo_memory(wipe: bool) -> Iterator[Memory]:
                 raise GraphmemError(
                     f"the database at {settings.uri} is not empty ({held} graphmem nodes); "
                     "the demo needs an empty one. Pass --wipe to delete everything in it.")
-            while wipe and memory.store.write("wipe_batch", limit=20_000)[0]["deleted"]:
+            while wipe and DemoOps(memory.store).wipe_batch(20_000):
                 pass
             yield memory
         return

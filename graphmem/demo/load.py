@@ -26,6 +26,7 @@ from typing import Any
 
 from graphmem.client import Memory
 from graphmem.db.codec import coerce_record, record_fingerprint
+from graphmem.db.ops.demo import DemoOps
 from graphmem.demo.scenario import Scenario
 from graphmem.errors import RecordConflictError
 from graphmem.intentions import coerce_intention, intention_props
@@ -151,5 +152,4 @@ def _state(props: dict[str, Any] | None, fingerprint: str) -> tuple[str, str] | 
 
 
 def _intention_props(memory: Memory, intention_id: str) -> dict[str, Any] | None:
-    rows = memory.store.read("intentions/get", id=intention_id)
-    return dict(rows[0]["intention"]) if rows else None
+    return DemoOps(memory.store).intention(intention_id)

@@ -21,12 +21,13 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from itertools import pairwise
 from typing import Any
 
+from graphmem.db.ops.evaluation import EvaluationOps, TrialLog
 from graphmem.db.store import Neo4jStore
 from graphmem.errors import EvaluationError
 from graphmem.models import Principal, Status
@@ -230,32 +231,39 @@ def trials_from_log(store: Neo4jStore, targets: Sequence[TrialTarget]) -> list[M
     """
     if not targets:
         return []
-    rows = store.read("attribution_trials", targets=[
-        {"task_id": t.task_id, "record_id": t.record_id, "retrieval_id": t.retrieval_id}
-        for t in targets])
-    by_key = {(row["task_id"], row["record_id"]): row for row in rows}
+    logs = EvaluationOps(store).trial_logs(
+        [(t.task_id, t.record_id, t.retrieval_id) for t in targets])
+    return _trials(targets, logs, lambda record_id, retrieval: _eligible_then(
+        store, record_id, retrieval))
+
+
+def _trials(targets: Sequence[TrialTarget], logs: Sequence[TrialLog],
+            eligible_then: Callable[[str, Mapping[str, Any]], bool]) -> list[MemoryTrial]:
+    """:func:`trials_from_log`'s trials from the log read; ``eligible_then(record id,
+    retrieval)`` asks ``explain`` when the retrieval logged no candidates."""
+    by_key = {(row.task_id, row.record_id): row for row in logs}
     trials = []
     for target in targets:
         row = by_key[(target.task_id, target.record_id)]
-        written = bool(row["record_exists"]) or any(
+        written = bool(row.record_exists) or any(
             d in (WriteDisposition.PERSIST.value, WriteDisposition.QUARANTINE.value)
-            for d in row["dispositions"])
-        retrieval = row["retrieval"]
+            for d in row.dispositions)
+        retrieval = row.retrieval
         eligible = retrieved = False
         if retrieval is not None and written:
             retrieved = target.record_id in (retrieval.get("selected_ids") or [])
             if retrieval.get("triggered"):
                 eligible = target.record_id in candidate_ids(
-                    retrieval, row["candidate_set"], row["chain"])
-            elif row["record_exists"]:
-                eligible = _eligible_then(store, target.record_id, retrieval)
-        helped_flags = [u["helped"] for u in row["uses"] if u["helped"] is not None]
+                    retrieval, row.candidate_set, row.chain)
+            elif row.record_exists:
+                eligible = eligible_then(target.record_id, retrieval)
+        helped_flags = [u["helped"] for u in row.uses if u["helped"] is not None]
         helped = (Helped.YES if any(helped_flags) else Helped.NO if helped_flags
                   else Helped.UNMEASURED)
         trials.append(MemoryTrial(
             task_id=target.task_id, record_id=target.record_id, written=written,
-            eligible=eligible, retrieved=retrieved, exposed=bool(row["exposures"]),
-            used=bool(row["uses"]), helped=helped,
+            eligible=eligible, retrieved=retrieved, exposed=bool(row.exposures),
+            used=bool(row.uses), helped=helped,
         ))
     return trials
 

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from graphmem.db.ops.evaluation import EvaluationOps
 from graphmem.db.store import Neo4jStore
 from graphmem.models import Principal
 
@@ -83,8 +84,7 @@ class Namespace:
 
     def cleanup(self, store: Neo4jStore) -> int:
         """Delete everything this namespace (and its children) wrote; returns nodes deleted."""
-        total = 0
-        while deleted := store.write("eval_cleanup", prefix=self.prefix,
-                                     limit=_CLEANUP_BATCH)[0]["deleted"]:
-            total += int(deleted)
+        ops, total = EvaluationOps(store), 0
+        while deleted := ops.cleanup_batch(self.prefix, _CLEANUP_BATCH):
+            total += deleted
         return total

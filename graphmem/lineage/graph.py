@@ -33,6 +33,7 @@ import networkx as nx
 from graphmem.db import catalogue as cypher
 from graphmem.db.access import OPERATOR, Access, out_of_reach
 from graphmem.db.codec import require_aware
+from graphmem.db.ops.lineage import LineageOps, LineageSource
 from graphmem.db.store import Neo4jStore
 from graphmem.errors import RecordNotFoundError, ValidationError
 from graphmem.models import MemoryKind, Sensitivity, Status
@@ -137,21 +138,26 @@ def build_lineage(
     if depth is not None and depth < 0:
         raise ValidationError("depth must be >= 0")
     at = require_aware(now, "now") if now is not None else store.clock()
+    return _graph(LineageOps(store), record_id, direction, depth, at, include_content, access)
+
+
+def _graph(reads: LineageSource, record_id: str, direction: LineageDirection,
+           depth: int | None, at: datetime, include_content: bool, access: Access
+           ) -> nx.DiGraph:
+    """:func:`build_lineage`'s graph, its arguments checked, read from ``reads``."""
     depths: dict[str, int] = {record_id: 0}
-    for name in (("lineage/up",) if direction == "up" else ("lineage/down",)
-                 if direction == "down" else ("lineage/up", "lineage/down")):
-        for row in store.read(name, id=record_id, depth=depth):
-            depths[row["id"]] = min(row["depth"], depths.get(row["id"], row["depth"]))
-    rows = [row for row in store.read("lineage/nodes", ids=sorted(depths), now=at)
-            if _reached(access, row["props"])]
-    if not any(row["props"]["id"] == record_id for row in rows):
+    for reached in ((reads.ancestors(record_id, depth) if direction != "down" else [])
+                    + (reads.descendants(record_id, depth) if direction != "up" else [])):
+        depths[reached.id] = min(reached.depth, depths.get(reached.id, reached.depth))
+    rows = [row for row in reads.nodes(sorted(depths), at) if _reached(access, row.props)]
+    if not any(row.props["id"] == record_id for row in rows):
         if access.bound:
             raise out_of_reach("this record id")
         raise RecordNotFoundError(f"no record {record_id!r}", record_ids=[record_id])
     graph = nx.DiGraph(root=record_id, direction=direction, depth=depth)
     for row in rows:
-        props = row["props"]
-        status = Status(row["status"])
+        props = row.props
+        status = Status(row.status)
         attrs: dict[str, Any] = {
             "label": props["id"],
             "kind": props.get("kind"),
@@ -173,8 +179,8 @@ def build_lineage(
             attrs["content"] = props["content"]
         graph.add_node(props["id"], **attrs)
     for row in rows:
-        source = row["props"]["id"]
-        for rel_type, target in row["edges"]:
+        source = row.props["id"]
+        for rel_type, target in row.edges:
             if target not in graph or target == source:
                 continue
             kind = rel_type.lower()

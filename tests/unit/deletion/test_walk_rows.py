@@ -1,0 +1,63 @@
+"""The deletion walk's rows, built from the walk's columns without a database."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from graphmem.db.ops.deletion import WalkColumns
+from graphmem.deletion.matcher import TermMatcher
+from graphmem.deletion.plan import walk
+from graphmem.deletion.redaction import narrowing
+
+
+class _Walker:
+    """A WalkSource that answers one walk and remembers what it was asked."""
+
+    def __init__(self, columns: WalkColumns) -> None:
+        self.columns = columns
+        self.asked: list[tuple[list[str], str | None]] = []
+
+    def walk(self, roots: Sequence[str], pattern: str | None) -> WalkColumns:
+        self.asked.append((list(roots), pattern))
+        return self.columns
+
+
+def _columns(**given: list[object]) -> WalkColumns:
+    empty: dict[str, list[object]] = {name: [] for name in WalkColumns._fields}
+    return WalkColumns(**{**empty, **given})  # type: ignore[arg-type]
+
+
+def test_rows_keep_depth_and_sorted_parents_and_the_terms_each_holds() -> None:
+    columns = _columns(ids=["c1", "c2"], kinds=["semantic", "procedural"], erased=[False, True],
+                       depths=[1, 2], parents=[["r2", "r1"], ["c1"]],
+                       term_ids=["c1", "c2"],
+                       term_texts=[["Jane Roe called", None, None, None, None, None],
+                                   ["nothing here", None, None, None, None, None]])
+    walker = _Walker(columns)
+    walked = walk(walker, ["r1", "r2"], ["jane roe"])
+    assert walked.rows == [
+        {"id": "c1", "kind": "semantic", "erased": False, "depth": 1, "parents": ["r1", "r2"],
+         "terms": (0,)},
+        {"id": "c2", "kind": "procedural", "erased": True, "depth": 2, "parents": ["c1"],
+         "terms": []},
+    ]
+    assert walker.asked == [(["r1", "r2"], narrowing(TermMatcher.from_terms(["jane roe"])))]
+
+
+def test_without_terms_the_walk_is_not_narrowed_and_no_row_holds_one() -> None:
+    walker = _Walker(_columns(ids=["c1"], kinds=["episodic"], erased=[False], depths=[1],
+                              parents=[["r1"]]))
+    walked = walk(walker, ["r1"])
+    assert walker.asked == [(["r1"], None)]
+    assert [row["terms"] for row in walked.rows] == [[]]
+
+
+def test_selected_edges_are_selections_and_the_others_citations() -> None:
+    walker = _Walker(_columns(
+        cited=["r1", "r1", "c1"], citer=["p1", "q1", "p2"],
+        edge=["EVIDENCED_BY", "SELECTED", "EVIDENCED_BY"],
+        citer_kind=["procedural", "", "semantic"], citer_erased=[False, False, True]))
+    walked = walk(walker, ["r1"])
+    assert walked.selections == [("r1", "q1")]
+    assert walked.citations == [("r1", "p1", "procedural", False),
+                                ("c1", "p2", "semantic", True)]
