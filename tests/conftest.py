@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.db import credentials, retries, server
 from graphmem.db.settings import ConnectionSettings, open_driver
 from graphmem.errors import DatabaseUnavailableError
@@ -122,7 +122,7 @@ def neo4j_db() -> Iterator[Neo4jUnderTest]:
 
 def wipe(memory: Memory) -> None:
     """Delete everything in a database the suite owns (see neo4j_db for why that is safe)."""
-    while memory.store.write("wipe_batch", limit=20_000)[0]["deleted"]:
+    while store_of(memory).write("wipe_batch", limit=20_000)[0]["deleted"]:
         pass
 
 

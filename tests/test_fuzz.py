@@ -24,7 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.errors import GraphmemError
 from graphmem.models import Principal, Sensitivity
 from tests.conftest import Neo4jUnderTest, wipe
@@ -152,7 +152,7 @@ def fuzz_memory(neo4j_db: Neo4jUnderTest) -> Iterator[Memory]:
 
 def snapshot(memory: Memory) -> tuple[int, int, str]:
     """(nodes, relationships, digest of every record's and intention's properties)."""
-    driver, db = memory.store.driver, memory.store.database
+    driver, db = store_of(memory).driver, store_of(memory).database
     nodes = driver.execute_query("MATCH (n) RETURN count(n) AS n", database_=db)[0][0]["n"]
     rels = driver.execute_query("MATCH ()-[r]->() RETURN count(r) AS n", database_=db
                                 )[0][0]["n"]

@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.models import MemoryRecord
 from graphmem.read.rankers import BM25_DEFAULTS, BM25Ranker, HybridRanker, order_by_score
 from graphmem.read.resolution import resolve_conflict
@@ -160,7 +160,7 @@ def test_concurrent_identical_writes_persist_once(memory: Memory) -> None:
     for t in threads:
         t.join()
     assert sorted(results) == ["DISCARD"] * (workers - 1) + ["PERSIST"]
-    assert memory.store.counts()["Record"] == 1
+    assert store_of(memory).counts()["Record"] == 1
 
 
 def test_bm25_cache_follows_the_exact_candidate_set() -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from graphmem.client import store_of
 from graphmem.db.codec import coerce_record
 from graphmem.errors import AuthorizationError
 from graphmem.evaluation.faults.harness import (
@@ -331,7 +332,7 @@ def redaction_leaves_free_text(env: FaultEnv) -> tuple[Verdict, Verdict]:
     how = _erase_subject(env, U17, SUBJECT_TERMS)
     _naive_erase(env, U17)
     terms = [t.lower() for t in SUBJECT_TERMS]
-    places = sorted(env.memory.store.read_values(
+    places = sorted(store_of(env.memory).read_values(
         "eval_text_scan", prefix=env.ns.prefix, terms=terms)[0]["places"])
     naive_left = sorted(r.id for r in env.naive.records.values() if any(
         t in text.lower() for t in terms for text in (
