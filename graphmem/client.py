@@ -20,18 +20,10 @@ from graphmem.db.ops.attribution import Neo4jAttribution
 from graphmem.db.settings import ConnectionSettings
 from graphmem.db.store import Neo4jStore
 from graphmem.deletion.certificate import CertificateMethods
-from graphmem.errors import (
-    AuthorizationError,
-    ValidationError,
-)
+from graphmem.errors import AuthorizationError, ValidationError
 from graphmem.fields import utc_now
 from graphmem.limits import DEFAULT_LIMITS, InputLimits
-from graphmem.models import (
-    Authority,
-    Explanation,
-    MemoryRecord,
-    Principal,
-)
+from graphmem.models import Authority, Explanation, MemoryRecord, Principal
 from graphmem.read import pipeline
 from graphmem.read.attribution import AttributionLog
 from graphmem.read.pipeline import Retrieval
@@ -446,7 +438,6 @@ def _access(principal: Principal, max_authority: Authority | str) -> Access:
 
 
 def store_of(memory: Memory) -> Neo4jStore:
-    """The store behind a client, for graphmem's own packages above the client (evaluation,
-    integrations, demo), its tests and benchmarks: not part of the public API (agents use
-    the client's calls)."""
+    """The store behind a client, for graphmem's own packages above the client, its tests
+    and benchmarks; not public API (agents use the client's calls)."""
     return memory._store
