@@ -53,6 +53,7 @@ try:
     from graphmem.db.group_commit import group_for
 except ImportError:  # a commit before group commit, run side by side with this script
     group_for = None  # type: ignore[assignment]
+from graphmem.client import store_of
 from graphmem.db.server import EphemeralServer
 
 RESULTS = Path(__file__).resolve().parent / "results" / "agent_loop.json"
@@ -116,7 +117,7 @@ def loop_figures(a: Memory, b: Memory, now: datetime, reps: int, warmup: int,
             reads.append((t2 - t1) * 1000)
     out["write"] = summary(writes)
     out["retrieve_after_own_write"] = summary(reads)
-    logged = a.store.read("bench/candidate_set_size", tenant=scope["tenant"])[0]
+    logged = store_of(a).read("bench/candidate_set_size", tenant=scope["tenant"])[0]
     out["attribution_log"] = {
         "candidate_sets": logged["sets"], "stored_candidate_ids": logged["stored_ids"],
         "listed_candidate_ids": logged["listed_ids"],
@@ -152,7 +153,7 @@ def writers_figure(clients: Sequence[Memory], scopes: Sequence[dict[str, str]], 
     server (both share the machine's cores)."""
     before = retries.retry_count()
     # the clients share a driver (Memory.connect), and its group commit
-    group = group_for(clients[0].store) if group_for is not None else None
+    group = group_for(store_of(clients[0])) if group_for is not None else None
     errors: list[str] = []
 
     def once(r: int) -> tuple[float, float, float]:

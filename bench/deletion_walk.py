@@ -50,7 +50,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 from rich.table import Table
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.db import catalogue as cypher
 from graphmem.db.codec import coerce_record, record_row, scope_key, scope_pairs
 from graphmem.db.settings import ConnectionSettings
@@ -76,9 +76,9 @@ def database(heap: str, pagecache_mb: int) -> Iterator[tuple[ConnectionSettings,
 
 def wipe(memory: Memory) -> None:
     """Empty the database: the benchmark's records in batches first, then the rest."""
-    while memory.store.write("bench/records_wipe", tenant="bench", limit=10_000)[0]["deleted"]:
+    while store_of(memory).write("bench/records_wipe", tenant="bench", limit=10_000)[0]["deleted"]:
         pass
-    while memory.store.write("wipe_batch", limit=20_000)[0]["deleted"]:
+    while store_of(memory).write("wipe_batch", limit=20_000)[0]["deleted"]:
         pass
 
 
@@ -125,7 +125,7 @@ def load(memory: Memory, layers: list[list[dict[str, Any]]], batch: int = 5000) 
     """
     records = [r for layer in layers for r in layer]
     scope = {"tenant": "bench"}
-    memory.store.write("scopes_merge", scopes=[{"key": scope_key(scope), "tenant": "bench",
+    store_of(memory).write("scopes_merge", scopes=[{"key": scope_key(scope), "tenant": "bench",
                                                 "pairs": scope_pairs(scope)}])
     started = time.perf_counter()
     with Progress("loading", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -135,31 +135,31 @@ def load(memory: Memory, layers: list[list[dict[str, Any]]], batch: int = 5000) 
             chunk = records[start:start + batch]
             rows = [dict(record_row(coerce_record(r), False, None), parents=r["derived_from"])
                     for r in chunk]
-            memory.store.write("bench/records_bulk", rows=rows, scope_key=scope_key(scope))
+            store_of(memory).write("bench/records_bulk", rows=rows, scope_key=scope_key(scope))
             bar.advance(task, len(chunk))
     return time.perf_counter() - started
 
 
 def measure(memory: Memory, root: str, expected: int, *, apply: bool, runs: int = 3,
             redact: tuple[str, ...] = ()) -> dict[str, Any]:
-    walk_descendants(memory.store, [root])  # warm-up: plan caching, page cache
+    walk_descendants(store_of(memory), [root])  # warm-up: plan caching, page cache
     times = []
     for _ in range(runs):
         started = time.perf_counter()
-        rows = walk_descendants(memory.store, [root])
+        rows = walk_descendants(store_of(memory), [root])
         times.append(time.perf_counter() - started)
         if len(rows) != expected:
             raise AssertionError(f"walk found {len(rows)} descendants, expected {expected}")
     started = time.perf_counter()
-    plan = plan_deletion(memory.store, roots=[root], requested_by="bench", reason="benchmark",
+    plan = plan_deletion(store_of(memory), roots=[root], requested_by="bench", reason="benchmark",
                          redact_terms=redact)
     plan_s = time.perf_counter() - started
     if len(plan.entries) != expected + 1:
         raise AssertionError(f"plan has {len(plan.entries)} entries, expected {expected + 1}")
-    _, summary, _ = memory.store.driver.execute_query(
+    _, summary, _ = store_of(memory).driver.execute_query(
         cypher.query("deletion/walk"),
         cypher.arguments("deletion/walk", {"roots": [root], "pattern": None}),
-        database_=memory.store.database)
+        database_=store_of(memory).database)
     server_ms = (summary.result_available_after or 0) + (summary.result_consumed_after or 0)
     out: dict[str, Any] = {
         "descendants": expected, "walk_s": statistics.median(times), "walk_runs_s": times,
@@ -168,17 +168,17 @@ def measure(memory: Memory, root: str, expected: int, *, apply: bool, runs: int 
     out["walk_us_per_descendant"] = out["walk_s"] / max(expected, 1) * 1e6
     if apply:
         started = time.perf_counter()
-        report = apply_deletion(memory.store, plan, batch_size=5000, check_stale=False)
+        report = apply_deletion(store_of(memory), plan, batch_size=5000, check_stale=False)
         out["apply_s"] = time.perf_counter() - started
         out["verified"] = report.verification.passed
     return out
 
 
 def plan_operators(memory: Memory) -> list[str]:
-    _, summary, _ = memory.store.driver.execute_query(
+    _, summary, _ = store_of(memory).driver.execute_query(
         "EXPLAIN " + cypher.statement("deletion/walk"),
         cypher.arguments("deletion/walk", {"roots": ["t0"], "terms": []}),
-        database_=memory.store.database)
+        database_=store_of(memory).database)
 
     def walk(node: dict[str, Any]) -> Iterator[str]:
         yield node["operatorType"]
@@ -207,10 +207,10 @@ def main() -> None:
     load_before = os.getloadavg()  # other processes on the box slow every figure down
     with database(args.heap, args.pagecache_mb) as (settings, origin), \
             Memory.connect(settings, start_if_needed=False) as memory:
-        if memory.store.counts():
+        if store_of(memory).counts():
             raise SystemExit("the database is not empty: point NEO4J_URI at an empty one, "
                              "or unset it to use a throwaway server")
-        server = memory.store.driver.get_server_info().agent
+        server = store_of(memory).driver.get_server_info().agent
         operators = plan_operators(memory)
         for n in sizes:
             layers = layered(n)

@@ -39,7 +39,7 @@ from rich.console import Console
 from rich.table import Table
 
 from graphmem import DecisionState, Principal, Sensitivity
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.db.server import EphemeralServer
 from graphmem.deletion import apply_deletion
 
@@ -127,7 +127,7 @@ def erase(memory: Memory, term: str, user: str, purge: bool) -> dict[str, Any]:
     plan = memory.plan_deletion(subject={"tenant": "acme", "user": user}, redact_terms=[term],
                                 requested_by="dpo", reason="erasure residue benchmark")
     start = time.perf_counter()
-    done = apply_deletion(memory.store, plan, settle_disk=purge)
+    done = apply_deletion(store_of(memory), plan, settle_disk=purge)
     seconds = time.perf_counter() - start
     return {"apply_s": seconds, "passed": done.verification.passed,
             "purge_s": done.disk.seconds if done.disk else None,

@@ -32,6 +32,7 @@ from bench.agent_loop import run_and_save, store_parser, writers_figure
 from bench.generate import StoreSpec
 from bench.scale import load, machine
 from graphmem import Memory
+from graphmem.client import store_of
 from graphmem.db.group_commit import group_for
 from graphmem.db.server import EphemeralServer
 
@@ -52,7 +53,7 @@ def run(args: argparse.Namespace, console: Console) -> dict[str, Any]:
         try:
             load(a, StoreSpec(total=args.total, visible=args.visible, seed=args.seed), 2000,
                  console)
-            group = group_for(clients[0].store)
+            group = group_for(store_of(clients[0]))
             # the JVM compiles the write path over the first few thousand writes (as in
             # bench.agent_loop): warm it with every setting and writer count first
             for k in settings:

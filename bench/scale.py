@@ -67,7 +67,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.db.server import EphemeralServer
 from graphmem.models import Principal, Sensitivity
 from graphmem.read.steps import DecisionState, build_query
@@ -305,7 +305,7 @@ def measure_size(size: int, args: argparse.Namespace, console: Console) -> dict[
     with EphemeralServer(heap=args.heap, pagecache_mb=args.pagecache_mb) as server:
         memory = Memory.connect(server.settings, start_if_needed=False)
         try:
-            version = memory.store.driver.execute_query(
+            version = store_of(memory).driver.execute_query(
                 "CALL dbms.components() YIELD versions RETURN versions[0] AS v"
             )[0][0]["v"]
             rows, ids, contents, imp = load(memory, spec, args.batch, console)
@@ -323,20 +323,20 @@ def measure_size(size: int, args: argparse.Namespace, console: Console) -> dict[
             console.print(f"probe scope sees {visible:,} records, {len(got):,} active; "
                           f"full scan agrees: {got == expected}")
 
-            stats = memory.store.answer_stats
+            stats = store_of(memory).answer_stats
             before = dict(stats)
             cand = timed(lambda i: memory.candidates(principal=PRINCIPAL, scope=PROBE_SCOPE,
                                                      now=NOW), args.reps, args.warmup)
             reused = stats["reused"] - before.get("reused", 0)
 
             def cold(i: int) -> None:  # what every call costs right after a write to the scope
-                memory.store.forget_answers()
+                store_of(memory).forget_answers()
                 memory.candidates(principal=PRINCIPAL, scope=PROBE_SCOPE, now=NOW)
 
             cand_cold = timed(cold, max(10, args.reps // 3), 2)
 
             def retr_cold_call(i: int) -> None:  # a whole retrieve right after a write to the scope
-                memory.store.forget_answers()
+                store_of(memory).forget_answers()
                 memory.retrieve(state(i), principal=PRINCIPAL, now=NOW)
 
             retr_cold = timed(retr_cold_call, max(10, args.reps // 3), 2)

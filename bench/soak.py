@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from graphmem import Memory
+from graphmem.client import store_of
 from graphmem.db.server import EphemeralServer
 from graphmem.db.settings import ConnectionSettings
 from graphmem.errors import GraphmemError
@@ -320,7 +321,7 @@ def run_soak(settings: ConnectionSettings, *, seconds: float = 300, workers: int
         acked = [rid for rid, d in oracle.acked.items() if d != "DISCARD"]
         stored: set[str] = set()
         for start in range(0, len(acked), 2000):
-            stored |= set(memory.store.get_props(acked[start:start + 2000]))
+            stored |= set(store_of(memory).get_props(acked[start:start + 2000]))
         lost = sorted(set(acked) - stored)
         if lost:
             oracle.violate(f"{len(lost)} acknowledged writes lost, e.g. {lost[:5]}")

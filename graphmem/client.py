@@ -15,21 +15,15 @@ from typing import Any
 from graphmem.client_calls import AttributionCalls, DeletionCalls, ProspectiveCalls
 from graphmem.db.access import OPERATOR, Access
 from graphmem.db.codec import DEFAULT_MAX_CONTENT_BYTES, Clock, require_aware
+from graphmem.db.ops.admission import Neo4jWrites
+from graphmem.db.ops.attribution import Neo4jAttribution
 from graphmem.db.settings import ConnectionSettings
 from graphmem.db.store import Neo4jStore
 from graphmem.deletion.certificate import CertificateMethods
-from graphmem.errors import (
-    AuthorizationError,
-    ValidationError,
-)
+from graphmem.errors import AuthorizationError, ValidationError
 from graphmem.fields import utc_now
 from graphmem.limits import DEFAULT_LIMITS, InputLimits
-from graphmem.models import (
-    Authority,
-    Explanation,
-    MemoryRecord,
-    Principal,
-)
+from graphmem.models import Authority, Explanation, MemoryRecord, Principal
 from graphmem.read import pipeline
 from graphmem.read.attribution import AttributionLog
 from graphmem.read.pipeline import Retrieval
@@ -54,12 +48,13 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
         owns_driver: bool = True, on_close: Callable[[], None] | None = None,
         access: Access = OPERATOR,
     ) -> None:
-        self.store = store
+        self._store = store
+        self._writes = Neo4jWrites(store)
         self._on_close = on_close
         self.policy = policy or WritePolicy()
         self._owns_driver = owns_driver
         self._rankers: dict[str, Ranker] = {}
-        self._log = AttributionLog(store)
+        self._log = AttributionLog(Neo4jAttribution(store))
         #: who this client acts for and the authority it may claim (the operator: all)
         self.access = access
         self._view = False
@@ -153,7 +148,7 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
         ceiling = Authority(max_authority)
         if self.access.max_authority is not None:
             ceiling = min(ceiling, self.access.max_authority)
-        view = type(self)(self.store, policy=self.policy, owns_driver=False,
+        view = type(self)(self._store, policy=self.policy, owns_driver=False,
                           access=_access(principal, ceiling))
         view._log, view._rankers, view._view = self._log, self._rankers, True
         return view
@@ -167,10 +162,10 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
         if self._view:
             return
         self._log.close()  # after the retrievals it is logging
-        self.store.close()  # a closed client sends nothing more (ClientClosedError)
+        self._store.close()  # a closed client sends nothing more (ClientClosedError)
         try:
             if self._owns_driver:
-                self.store.driver.close()
+                self._store.driver.close()
         finally:
             if self._on_close is not None:
                 self._on_close()
@@ -185,7 +180,7 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
         self.close()
 
     def _now(self, now: datetime | None, name: str = "now") -> datetime:
-        return require_aware(now, name) if now is not None else self.store.clock()
+        return require_aware(now, name) if now is not None else self._store.clock()
 
     # -- records (docs/spec/records.md) -----------------------------------------------------
 
@@ -197,13 +192,13 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
             AuthorizationError: a bound client (imports are the operator's).
         """
         self._operator_only("put")
-        return self.store.put(record)
+        return self._store.put(record)
 
     def put_many(self, records: Sequence[MemoryRecord | dict[str, Any]]) -> list[str]:
         """Write records without policy in one transaction; returns the ids created.
         AuthorizationError for a bound client (imports are the operator's)."""
         self._operator_only("put_many")
-        return self.store.put_many(records)
+        return self._store.put_many(records)
 
     def import_jsonl(self, path: str | Path, *, batch_size: int = IMPORT_BATCH) -> list[str]:
         """Import a JSON Lines file of records without policy, in ``UNWIND`` batches.
@@ -217,7 +212,7 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
             AuthorizationError: a bound client (imports are the operator's).
         """
         self._operator_only("import_jsonl")
-        return import_jsonl(self.store, path, batch_size=batch_size)
+        return import_jsonl(self._writes, path, batch_size=batch_size)
 
     def put_stream(self, batches: Iterable[Sequence[MemoryRecord | dict[str, Any]]]
                    ) -> Iterator[list[str]]:
@@ -229,28 +224,28 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
             AuthorizationError: a bound client (imports are the operator's; at the call).
         """
         self._operator_only("put_stream")
-        return self.store.put_stream(batches)
+        return self._store.put_stream(batches)
 
     def get(self, record_id: str) -> MemoryRecord:
         """The record with this id in its current state. Raises RecordNotFoundError
         (OutOfReachError, one, for a bound client's id out of reach)."""
-        self.access.check_ids(self.store, [record_id], what="this record id")
-        return self.store.get(record_id)
+        self.access.check_ids(self._store, [record_id], what="this record id")
+        return self._store.get(record_id)
 
     def retract(self, record_id: str, *, by: str, reason: str, at: datetime | None = None
                 ) -> None:
         """Retract as a tombstone with who/why/when (docs/spec/records.md and
         docs/spec/write-path.md). Never deletes.
         OutOfReachError: a bound client may not change the record."""
-        self.access.check_ids(self.store, [record_id], change=True, what="this record id")
-        self.store.retract(record_id, by=by, reason=reason, at=at)
+        self.access.check_ids(self._store, [record_id], change=True, what="this record id")
+        self._store.retract(record_id, by=by, reason=reason, at=at)
 
     def expire(self, record_id: str, *, at: datetime, by: str = "graphmem",
                reason: str = "declared expiry") -> None:
         """Declare that a record stops being active at ``at`` (docs/spec/write-path.md).
         OutOfReachError: a bound client may not change the record."""
-        self.access.check_ids(self.store, [record_id], change=True, what="this record id")
-        self.store.expire(record_id, at=at, by=by, reason=reason)
+        self.access.check_ids(self._store, [record_id], change=True, what="this record id")
+        self._store.expire(record_id, at=at, by=by, reason=reason)
 
     def candidates(self, *, principal: Principal | None = None, scope: dict[str, str],
                    now: datetime | None = None) -> list[MemoryRecord]:
@@ -262,7 +257,7 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
             AuthorizationError: the scope's tenant is not one of ``principal.tenants``, or
                 the scope contradicts its confinement.
         """
-        return [c.record for c in self.store.candidates(self.access.reader(principal), scope,
+        return [c.record for c in self._store.candidates(self.access.reader(principal), scope,
                                                         self._now(now))]
 
     def explain(self, record_id: str, *, principal: Principal | None = None,
@@ -275,15 +270,15 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
             RecordNotFoundError, AuthorizationError. ValidationError: an id too long to be
             one (:meth:`graphmem.limits.InputLimits.check_lookup`).
         """
-        self.store.limits.check_lookup("this record id", [record_id])
-        return self.store.explain(record_id, self.access.reader(principal), scope,
+        self._store.limits.check_lookup("this record id", [record_id])
+        return self._store.explain(record_id, self.access.reader(principal), scope,
                                   self._now(now))
 
     def history(self, record_id: str) -> list[dict[str, Any]]:
         """The declared transitions and write decisions of a record, oldest first.
         OutOfReachError: a bound client's id out of reach."""
-        self.access.check_ids(self.store, [record_id], what="this record id")
-        return self.store.transitions(record_id)
+        self.access.check_ids(self._store, [record_id], what="this record id")
+        return self._store.transitions(record_id)
 
     # -- write path (docs/spec/write-path.md) --------------------------------------------------
 
@@ -306,8 +301,8 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
             AuthorityCeilingError, AuthorizationError, OutOfReachError: a bound client's
                 proposal beyond its ceiling or reach; nothing is written.
         """
-        record = self.access.confine_record(self.store, proposal)
-        return lifecycle.write_record(self.store, self.policy, record,
+        record = self.access.confine_record(self._store, proposal)
+        return lifecycle.write_record(self._writes, self.policy, record,
                                       by=self._by(by, record), at=self._now(now))
 
     def promote(self, record_id: str, *, by: str, reason: str) -> None:
@@ -316,8 +311,8 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
         Raises:
             PolicyError: the record is not quarantined. RecordNotFoundError.
         """
-        self.access.check_ids(self.store, [record_id], change=True, what="this record id")
-        lifecycle.promote(self.store, record_id, by=by, reason=reason)
+        self.access.check_ids(self._store, [record_id], change=True, what="this record id")
+        lifecycle.promote(self._writes, record_id, by=by, reason=reason)
 
     def supersede(self, old_ids: Sequence[str], new_record: MemoryRecord | dict[str, Any], *,
                   by: str, reason: str) -> MemoryWriteDecision:
@@ -327,9 +322,9 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
         added). Raises PolicyError if the write policy does not persist it; a bound client's
         OutOfReachError for an old id it may not change.
         """
-        self.access.check_ids(self.store, old_ids, change=True, what="old_ids")
-        record = self.access.confine_record(self.store, new_record)
-        return lifecycle.supersede(self.store, self.policy, old_ids, record,
+        self.access.check_ids(self._store, old_ids, change=True, what="old_ids")
+        record = self.access.confine_record(self._store, new_record)
+        return lifecycle.supersede(self._writes, self.policy, old_ids, record,
                                    by=self._by(by, record), reason=reason)
 
     def consolidate(self, ids: Sequence[str], *, into: MemoryRecord | dict[str, Any],
@@ -340,9 +335,9 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
         own), so the duplicates stop being active once it is effective. A bound client's
         OutOfReachError for an id it may not change.
         """
-        self.access.check_ids(self.store, ids, change=True, what="ids")
-        record = self.access.confine_record(self.store, into)
-        return lifecycle.consolidate(self.store, self.policy, ids, into=record,
+        self.access.check_ids(self._store, ids, change=True, what="ids")
+        record = self.access.confine_record(self._store, into)
+        return lifecycle.consolidate(self._writes, self.policy, ids, into=record,
                                      by=self._by(by, record), reason=reason)
 
     def promote_procedure(self, episode_ids: Sequence[str], procedure: MemoryRecord |
@@ -353,9 +348,9 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
             PolicyError: fewer than ``policy.min_verified_episodes`` verified episodes.
             OutOfReachError: a bound client's episode id out of reach.
         """
-        self.access.check_ids(self.store, episode_ids, what="episode_ids")
-        record = self.access.confine_record(self.store, procedure)
-        return lifecycle.promote_procedure(self.store, self.policy, episode_ids, record,
+        self.access.check_ids(self._store, episode_ids, what="episode_ids")
+        record = self.access.confine_record(self._store, procedure)
+        return lifecycle.promote_procedure(self._writes, self.policy, episode_ids, record,
                                            by=self._by(by, record), reason=reason)
 
     # -- read path (docs/spec/read-path.md) ---------------------------------------------------
@@ -388,15 +383,13 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
                 (never an empty success). ValidationError: a malformed state.
         """
         at = self._now(now)
-        reader = self.access.reader(principal)
-
-        def cue_due(s: DecisionState) -> bool:
-            return bool(s.event and self.due(s.event, principal=reader,
-                                             scope=s.memory_scope, now=at))
-
-        return pipeline.retrieve(self.store, self._log, state, principal=reader, at=at,
+        checked = pipeline.check_request(self._store.limits, state, budget_chars=budget_chars,
+                                         k=k, context_window=context_window)
+        # the one authorization of this read: every step below takes its value
+        reach = self.access.authorize(principal, checked.memory_scope, at, self._store.limits)
+        return pipeline.retrieve(self._store, self._log, checked, reach=reach,
                                  budget_chars=budget_chars, ranker=self._ranker(ranker), k=k,
-                                 cue_due=cue_due, context_window=context_window)
+                                 intentions=self.intentions, context_window=context_window)
 
     def _ranker(self, ranker: Ranker | str | None) -> Ranker:
         """Rankers by name are kept per client, so their caches outlive one call."""
@@ -413,9 +406,9 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
         """Settle a conflict on metadata (docs/spec/read-path.md precedence) or report ambiguity.
         OutOfReachError: a bound client's conflict names a record out of reach."""
         if records is None:
-            self.access.check_ids(self.store, conflict.record_ids, what="this conflict")
+            self.access.check_ids(self._store, conflict.record_ids, what="this conflict")
         pool = ({r.id: r for r in records} if records is not None
-                else self.store.get_many(list(conflict.record_ids)))
+                else self._store.get_many(list(conflict.record_ids)))
         return resolve_conflict(conflict, pool)
 
     # -- access (docs/spec/eligibility.md) --------------------------------------------------------
@@ -442,3 +435,9 @@ def _access(principal: Principal, max_authority: Authority | str) -> Access:
         raise ValidationError(f"max_authority must be one of "
                               f"{', '.join(a.value for a in Authority)}") from None
     return Access(principal=principal, max_authority=ceiling)
+
+
+def store_of(memory: Memory) -> Neo4jStore:
+    """The store behind a client, for graphmem's own packages above the client, its tests
+    and benchmarks; not public API (agents use the client's calls)."""
+    return memory._store

@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from graphmem.db.access import Access, out_of_reach
+from graphmem.db.ops.intentions import Neo4jIntentions
 from graphmem.db.store import Neo4jStore
 from graphmem.deletion import (
     DEFAULT_BATCH_SIZE,
@@ -35,7 +36,7 @@ __all__ = ["AttributionCalls", "DeletionCalls", "ProspectiveCalls"]
 class _Calls:
     """What the calls use of the client."""
 
-    store: Neo4jStore
+    _store: Neo4jStore
     access: Access
     _log: AttributionLog
 
@@ -55,7 +56,7 @@ class AttributionCalls(_Calls):
             retrieval made outside its confinement). ValidationError: an id it did not select.
         """
         self._check_retrieval(retrieval_id)
-        self._log.log_attribution("exposure_log", retrieval_id, action_id, memory_ids,
+        self._log.log_attribution("exposure", retrieval_id, action_id, memory_ids,
                                   self._now(at, "at"))
 
     def record_use(self, retrieval_id: str, action_id: str, memory_ids: Sequence[str], *,
@@ -67,7 +68,7 @@ class AttributionCalls(_Calls):
             retrieval made outside its confinement). ValidationError: an id it did not select.
         """
         self._check_retrieval(retrieval_id)
-        self._log.log_attribution("use_log", retrieval_id, action_id, memory_ids,
+        self._log.log_attribution("use", retrieval_id, action_id, memory_ids,
                                   self._now(at, "at"), helped=helped)
 
 
@@ -78,7 +79,7 @@ class AttributionCalls(_Calls):
         return self._check_retrieval(retrieval_id)
 
     def _check_retrieval(self, retrieval_id: str) -> dict[str, Any]:
-        self.store.limits.check_lookup("this retrieval id", [retrieval_id])
+        self._store.limits.check_lookup("this retrieval id", [retrieval_id])
         try:
             found = self._log.get_retrieval(retrieval_id)
         except RecordNotFoundError:
@@ -97,7 +98,7 @@ class ProspectiveCalls(_Calls):
     def intentions(self) -> Intentions:
         """Deferred intentions on this client's store (``get``, ``history`` and the rest),
         within this client's reach."""
-        return Intentions(self.store, self.access)
+        return Intentions(Neo4jIntentions(self._store), self.access)
 
     def intend(self, intention: DeferredIntention | dict[str, Any]) -> bool:
         """Store a deferred intention; True if created, False for an identical re-write.
@@ -167,7 +168,7 @@ class DeletionCalls(_Calls):
             OutOfReachError, AuthorizationError: a bound client's root, subject or plan
                 beyond its reach.
         """
-        return plan_deletion(self.store, roots=roots, subject=subject,
+        return plan_deletion(self._store, roots=roots, subject=subject,
                              redact_terms=redact_terms, requested_by=requested_by,
                              reason=reason, request_id=request_id, access=self.access,
                              allow_missing=allow_missing)
@@ -185,8 +186,8 @@ class DeletionCalls(_Calls):
             AuthorizationError: a bound client's plan changes what it may not, or was made
                 with a wider reach than the client's (by the operator, say).
         """
-        check_plan(self.store, self.access, plan)
-        return apply_deletion(self.store, plan, batch_size=batch_size or DEFAULT_BATCH_SIZE,
+        check_plan(self._store, self.access, plan)
+        return apply_deletion(self._store, plan, batch_size=batch_size or DEFAULT_BATCH_SIZE,
                               progress=progress, redact_terms=redact_terms, access=self.access)
 
     def verify_deletion(self, request_id: str, *, redact_terms: Iterable[str] = ()
@@ -196,12 +197,12 @@ class DeletionCalls(_Calls):
         Raises DeletionError for an unknown request
         (OutOfReachError for a bound client, also for a request beyond its reach)."""
         try:
-            found = verify_deletion(self.store, request_id, redact_terms=redact_terms)
+            found = verify_deletion(self._store, request_id, redact_terms=redact_terms)
         except DeletionError:
             if self.access.bound:
                 raise out_of_reach("this deletion request id") from None
             raise
-        check_report(self.store, self.access, found)
+        check_report(self._store, self.access, found)
         return found
 
     def recompute(self, record_id: str, content: str, *, by: str, reason: str,
@@ -215,10 +216,10 @@ class DeletionCalls(_Calls):
             DanglingReferenceError, LineageCycleError: bad new lineage.
             OutOfReachError: a bound client's record or new lineage out of reach.
         """
-        self.access.check_ids(self.store, [record_id], change=True, what="this record id")
-        self.access.check_ids(self.store, [*(derived_from or ()), *(evidence_ids or ())],
+        self.access.check_ids(self._store, [record_id], change=True, what="this record id")
+        self.access.check_ids(self._store, [*(derived_from or ()), *(evidence_ids or ())],
                               what="derived_from or evidence_ids")
-        return recompute(self.store, record_id, content, by=by, reason=reason,
+        return recompute(self._store, record_id, content, by=by, reason=reason,
                          derived_from=derived_from, evidence_ids=evidence_ids,
                          asserted_value=asserted_value)
 
@@ -231,6 +232,6 @@ class DeletionCalls(_Calls):
             OutOfReachError: a bound client's record out of reach (records out of reach
             elsewhere in the graph are left out).
         """
-        self.access.check_ids(self.store, [record_id], what="this record id")
-        return build_lineage(self.store, record_id, direction=direction, depth=depth,
+        self.access.check_ids(self._store, [record_id], what="this record id")
+        return build_lineage(self._store, record_id, direction=direction, depth=depth,
                              now=self._now(now), access=self.access)

@@ -24,34 +24,25 @@ to commit flips ``pending`` to ``fired`` and every later one sees ``fired``.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 import pydantic
-from neo4j import ManagedTransaction
 
-from graphmem.db.access import OPERATOR, Access
-from graphmem.db.codec import require_aware, scope_key, scope_pairs
-from graphmem.db.eligibility import ScopeQuery
-from graphmem.db.index_key import (
-    INDEX_KEY,
-    cached_key,
-    cue_digest,
-    index_key,
-    read_key,
-    redigest_cues,
+from graphmem.db.access import OPERATOR, Access, ScopeQuery
+from graphmem.db.codec import require_aware
+from graphmem.db.ops.intentions import (
+    Cue,
+    IntentionOps,
+    IntentionTransition,
+    intention_from_props,
+    intention_props,
 )
-from graphmem.db.store import Neo4jStore
 from graphmem.errors import (
     AuthorizationError,
-    ConstraintViolationError,
     NaiveDatetimeError,
-    RecordConflictError,
     RecordNotFoundError,
     ValidationError,
 )
@@ -89,51 +80,7 @@ def coerce_intention(intention: DeferredIntention | Mapping[str, Any]) -> Deferr
         raise error(f"invalid intention: {summary}", record_ids=ids) from None
 
 
-def _fingerprint(intention: DeferredIntention) -> str:
-    """Hash of what defines an intention; ``status`` is left out because it changes later."""
-    payload = intention.model_dump(mode="json", exclude={"status"})
-    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode()).hexdigest()
-
-
-def intention_props(intention: DeferredIntention) -> dict[str, Any]:
-    """Flat Neo4j properties of an intention (the scope as JSON, ``erased`` false)."""
-    return {
-        "id": intention.id,
-        "tenant": intention.tenant,
-        "action": intention.action,
-        "trigger_kind": intention.trigger_kind,
-        "trigger_value": intention.trigger_value,
-        "status": intention.status.value,
-        "created_at": intention.created_at,
-        "expires_at": intention.expires_at,
-        "scope_json": json.dumps(intention.scope, sort_keys=True, ensure_ascii=False),
-        "sensitivity": intention.sensitivity.value,
-        "sensitivity_rank": intention.sensitivity.rank,
-        "erased": False,
-        "fingerprint": _fingerprint(intention),
-    }
-
-
-def intention_from_props(props: Mapping[str, Any]) -> DeferredIntention:
-    """The one place where a stored Intention row becomes a :class:`DeferredIntention`."""
-    def native(value: Any) -> Any:
-        return value.to_native() if hasattr(value, "to_native") else value
-
-    return DeferredIntention.model_validate({
-        "id": props["id"],
-        "action": props["action"],
-        "trigger_kind": props["trigger_kind"],
-        "trigger_value": props["trigger_value"],
-        "scope": json.loads(props["scope_json"]),
-        "status": props["status"],
-        "created_at": native(props["created_at"]),
-        "expires_at": native(props.get("expires_at")),
-        "sensitivity": props["sensitivity"],
-    })
-
-
-def event_cues(event: Mapping[str, str]) -> list[dict[str, str]]:
+def event_cues(event: Mapping[str, str]) -> list[Cue]:
     """An event as the ``$cues`` parameter: ``[{"kind": k, "value": v}, ...]``, sorted.
 
     Args:
@@ -145,36 +92,27 @@ def event_cues(event: Mapping[str, str]) -> list[dict[str, str]]:
     """
     if not isinstance(event, Mapping):
         raise ValidationError("an event must be a mapping of cue kind to cue value")
-    cues = []
+    cues: list[Cue] = []
     for kind, value in event.items():
         if not isinstance(kind, str) or not kind or not isinstance(value, str):
             raise ValidationError("event keys must be non-empty strings and values strings")
-        cues.append({"kind": kind, "value": value})
+        cues.append(Cue(kind=kind, value=value))
     return sorted(cues, key=lambda c: (c["kind"], c["value"]))
-
-
-@dataclass(frozen=True)
-class IntentionTransition:
-    """One declared transition of an intention: ``kind`` is ``fire`` or ``cancel``."""
-
-    kind: str
-    by: str
-    reason: str
-    at: datetime
 
 
 class Intentions:
     """Deferred intentions in Neo4j (docs/spec/intentions.md). The client's facade delegates here.
 
     Args:
-        store: the record store; intentions share its driver, database and Scope nodes.
+        ops: the store's intention operations (:class:`~graphmem.db.ops.intentions.
+            Neo4jIntentions` on Neo4j).
         access: the caller's reach (default: the operator's, everything): an intention out
             of it is refused by every call that names one, with
             :class:`~graphmem.errors.OutOfReachError` (docs/spec/eligibility.md).
     """
 
-    def __init__(self, store: Neo4jStore, access: Access = OPERATOR) -> None:
-        self.store = store
+    def __init__(self, ops: IntentionOps, access: Access = OPERATOR) -> None:
+        self.ops = ops
         self.access = access
 
     # -- writing ------------------------------------------------------------------
@@ -195,36 +133,8 @@ class Intentions:
             if not self.access.allows(item.tenant, item.sensitivity, item.scope, change=True):
                 raise AuthorizationError("this intention is outside the caller's reach "
                                          "(tenant or clearance); nothing was written")
-        self.store.limits.check_intention(item)
-        props = intention_props(item)
-        new_key: list[bytes] = []  # the index key, when this call's transaction made it
-
-        def work(tx: ManagedTransaction) -> bool:
-            new_key.clear()
-            rows = self.store.run(tx, "intentions/existing", id=item.id)
-            if rows:
-                if rows[0]["fingerprint"] != props["fingerprint"]:
-                    raise RecordConflictError(
-                        "this intention id already exists with a different definition",
-                        record_ids=[item.id])
-                return False
-            key, made = index_key(self.store, tx)
-            if made:
-                new_key.append(key)
-            digest = cue_digest(key, item.tenant, item.trigger_kind, item.trigger_value)
-            self.store.run(tx, "intentions/create", props={**props, "cue_digest": digest},
-                           scope_key=scope_key(item.scope), tenant=item.tenant,
-                           scope_pairs=scope_pairs(item.scope))
-            return True
-
-        try:
-            created: bool = self.store.transaction("intend", work)
-        except ConstraintViolationError:
-            # a concurrent writer created this id first: decide again against what it wrote
-            created = self.store.transaction("intend", work)
-        if new_key:  # cues stored under a key that was gone get digests under this one
-            redigest_cues(self.store, new_key[0])
-        return created
+        self.ops.limits.check_intention(item)
+        return self.ops.create(item)
 
     # -- reading ------------------------------------------------------------------
 
@@ -234,15 +144,14 @@ class Intentions:
         Raises:
             RecordNotFoundError: no such intention, or it was erased by a deletion request.
         """
-        self.access.check_ids(self.store, [intention_id], what="this intention id")
-        rows = self.store.read("intentions/get", id=intention_id)
-        if not rows:
+        self.access.check_ids(self.ops.reach, [intention_id], what="this intention id")
+        found = self.ops.get(intention_id)
+        if found is None:
             raise RecordNotFoundError(f"no intention {intention_id!r}", record_ids=[intention_id])
-        props = rows[0]["intention"]
-        if props.get("erased"):
+        if found.intention is None:
             raise RecordNotFoundError(f"intention {intention_id!r} was erased",
                                       record_ids=[intention_id])
-        return intention_from_props(props)
+        return found.intention
 
     def history(self, intention_id: str) -> list[IntentionTransition]:
         """Who fired or cancelled the intention, and when, oldest first.
@@ -250,12 +159,8 @@ class Intentions:
         Raises:
             OutOfReachError: a bound caller named an intention out of its reach.
         """
-        self.access.check_ids(self.store, [intention_id], what="this intention id")
-        return [
-            IntentionTransition(kind=row["kind"], by=row["by"], reason=row["reason"],
-                                at=row["at"].to_native())
-            for row in self.store.read("intentions/history", id=intention_id)
-        ]
+        self.access.check_ids(self.ops.reach, [intention_id], what="this intention id")
+        return self.ops.history(intention_id)
 
     def due(
         self, event: Mapping[str, str], *, principal: Principal, scope: dict[str, str],
@@ -273,25 +178,21 @@ class Intentions:
             AuthorizationError: ``scope["tenant"]`` is not one of ``principal.tenants``.
             ValidationError, NaiveDatetimeError: malformed event, scope or ``now``.
         """
-        query = ScopeQuery.build(principal, scope, now, self.store.limits)
-        self.store.limits.check_event(event)
+        return self.due_within(event, ScopeQuery.build(principal, scope, now, self.ops.limits))
+
+    def due_within(self, event: Mapping[str, str], reach: ScopeQuery
+                   ) -> list[DeferredIntention]:
+        """As :meth:`due`, for a caller already authorized: ``reach`` is its principal,
+        confined query scope and time (the read path's one authorization).
+
+        Raises:
+            ValidationError: a malformed event.
+        """
+        self.ops.limits.check_event(event)
         cues = event_cues(event)
         if not cues:
             return []
-        key = cached_key(self.store)
-        for _ in range(2):  # a key read before the database's key was replaced: read it again
-            if key is None and (key := read_key(self.store)) is None:
-                return []  # no key: no intention was stored with a cue digest
-            tenant = query.scope["tenant"]
-            digested = [{**cue, "digest": cue_digest(key, tenant, cue["kind"], cue["value"])}
-                        for cue in cues]
-            row = self.store.read("intentions/due", cues=digested, key=key.hex(),
-                                  key_name=INDEX_KEY, **query.params())[0]
-            if row["fresh"]:
-                found = [intention_from_props(props) for props in row["intentions"]]
-                return sorted(found, key=lambda i: (i.created_at, i.id))
-            key = None
-        return []
+        return sorted(self.ops.due(reach, cues), key=lambda i: (i.created_at, i.id))
 
     # -- transitions --------------------------------------------------------------
 
@@ -309,23 +210,12 @@ class Intentions:
             not a non-empty string.
             NaiveDatetimeError: ``now`` without timezone.
         """
-        self.store.limits.check_notes([intention_id], by=by, reason=reason)
+        self.ops.limits.check_notes([intention_id], by=by, reason=reason)
         at = require_aware(now, "now")
-        self.access.check_ids(self.store, [intention_id], change=True,
+        self.access.check_ids(self.ops.reach, [intention_id], change=True,
                               what="this intention id")
         token = uuid.uuid4().hex  # fixed outside the retried function: see intentions/fire
-
-        def work(tx: ManagedTransaction) -> bool:
-            if not self.store.run(tx, "intentions/lock", id=intention_id):
-                raise RecordNotFoundError(f"no intention {intention_id!r}",
-                                          record_ids=[intention_id])
-            row = self.store.run(tx, "intentions/fire", id=intention_id, by=by, at=at,
-                                 reason=reason, token=token)[0]
-            fired_now = row["before"] == "pending" and not row["erased"] and not row["expired"]
-            return fired_now or bool(row["ours"])
-
-        result: bool = self.store.transaction("fire", work)
-        return result
+        return self.ops.fire(intention_id, by=by, at=at, reason=reason, token=token)
 
     def cancel(self, intention_id: str, *, by: str, reason: str, now: datetime) -> bool:
         """Cancel a pending intention; True if this call cancelled it, False if it was not
@@ -335,21 +225,11 @@ class Intentions:
             RecordNotFoundError: no such intention. ValidationError: ``by`` or ``reason``
             not a non-empty string.
         """
-        self.store.limits.check_notes([intention_id], by=by, reason=reason)
+        self.ops.limits.check_notes([intention_id], by=by, reason=reason)
         at = require_aware(now, "now")
-        self.access.check_ids(self.store, [intention_id], change=True,
+        self.access.check_ids(self.ops.reach, [intention_id], change=True,
                               what="this intention id")
-
-        def work(tx: ManagedTransaction) -> bool:
-            if not self.store.run(tx, "intentions/lock", id=intention_id):
-                raise RecordNotFoundError(f"no intention {intention_id!r}",
-                                          record_ids=[intention_id])
-            row = self.store.run(tx, "intentions/cancel", id=intention_id, by=by, at=at,
-                                 reason=reason)[0]
-            return bool(row["before"] == IntentionStatus.PENDING.value)
-
-        result: bool = self.store.transaction("cancel", work)
-        return result
+        return self.ops.cancel(intention_id, by=by, at=at, reason=reason)
 
     def process_event(
         self, event: Mapping[str, str], *, principal: Principal, scope: dict[str, str],

@@ -14,19 +14,21 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Protocol
 
-from graphmem.db.codec import coerce_record
+from graphmem.db.codec import coerce_record, require_aware, scope_pairs
 from graphmem.errors import (
     AuthorityCeilingError,
     AuthorizationError,
     OutOfReachError,
     ValidationError,
 )
-from graphmem.limits import DEFAULT_LIMITS
+from graphmem.limits import DEFAULT_LIMITS, InputLimits
 from graphmem.models import Authority, MemoryRecord, Principal, Sensitivity
 
-__all__ = ["OPERATOR", "OUT_OF_REACH", "Access", "Reader", "decode_pairs", "out_of_reach"]
+__all__ = ["OPERATOR", "OUT_OF_REACH", "Access", "Reader", "ScopeQuery", "decode_pairs",
+           "out_of_reach"]
 
 OUT_OF_REACH = ("names no memory within this caller's reach (another tenant's or user's, "
                 "above its clearance, one it may read but not change, or none); nothing "
@@ -47,6 +49,53 @@ class Reader(Protocol):
 def decode_pairs(pairs: Iterable[str] | None) -> dict[str, str]:
     """A Scope node's ``pairs`` (JSON ``[key, value]`` strings) as a dict."""
     return {k: v for k, v in (json.loads(p) for p in pairs or ())}
+
+
+@dataclass(frozen=True)
+class ScopeQuery:
+    """A validated (principal, query scope, now) triple, as Cypher parameters; the scope is
+    confined to the principal (:meth:`Principal.confine`).
+
+    Raises:
+        AuthorizationError: the scope's tenant is not the principal's, or it contradicts the
+            principal's confinement.
+        ValidationError: the scope lacks ``tenant`` or has empty keys or values; ``principal``
+            is not a :class:`Principal`.
+        NaiveDatetimeError: ``now`` has no timezone.
+    """
+
+    principal: Principal
+    scope: dict[str, str]
+    now: datetime
+
+    @classmethod
+    def build(cls, principal: Principal, scope: dict[str, str], now: datetime,
+              limits: InputLimits = DEFAULT_LIMITS) -> ScopeQuery:
+        """Validate and build; see the class docstring for the errors (and ``limits``'
+        ``scope_bytes``: a query scope larger than any stored scope is refused)."""
+        if not isinstance(principal, Principal):  # Was a raw AttributeError
+            raise ValidationError(f"principal must be a graphmem Principal, got "
+                                  f"{type(principal).__name__}")
+        if not isinstance(scope, dict) or not scope.get("tenant"):
+            raise ValidationError("the query scope must be a dict that contains 'tenant'")
+        limits.check_scope("the query scope", scope)
+        now = require_aware(now, "now")
+        if scope["tenant"] not in principal.tenants:
+            raise AuthorizationError(
+                f"principal may not read tenant {scope['tenant']!r} "
+                f"(may read: {sorted(principal.tenants)})"
+            )
+        return cls(principal=principal, scope=principal.confine(scope), now=now)
+
+    def params(self) -> dict[str, Any]:
+        """The Cypher parameters shared by eligibility queries."""
+        return {
+            "tenant": self.scope["tenant"],
+            "tenants": sorted(self.principal.tenants),
+            "pairs": scope_pairs(self.scope),
+            "clearance": self.principal.clearance.rank,
+            "now": self.now,
+        }
 
 
 @dataclass(frozen=True)
@@ -88,6 +137,22 @@ class Access:
             raise AuthorizationError("the principal given reaches beyond the one this "
                                      "client is bound to; nothing was done")
         return given
+
+    def authorize(self, given: Principal | None, scope: dict[str, str], now: datetime,
+                  limits: InputLimits = DEFAULT_LIMITS) -> ScopeQuery:
+        """A read's one authorization: the principal it runs as (:meth:`reader`) and its
+        query scope checked against that principal and confined to it, as the value every
+        step of the read takes (the read path checks nothing again).
+
+        Args:
+            given: the principal passed to the call (None: the bound one).
+            scope: the query scope (must hold ``tenant``). now: aware UTC.
+            limits: the bounds of the scope.
+
+        Raises:
+            as :meth:`reader` and :meth:`ScopeQuery.build`.
+        """
+        return ScopeQuery.build(self.reader(given), scope, now, limits)
 
     def allows(self, tenant: str | None, sensitivity: Sensitivity, scope: Mapping[str, str],
                *, change: bool) -> bool:

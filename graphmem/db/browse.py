@@ -2,16 +2,16 @@
 eligible records, a page at a time, and how many records are within reach (part of
 :class:`~graphmem.db.store.Neo4jStore`). Eligibility is the candidates query's
 (``cypher/records/recent.cypher`` and ``cypher/records/reach_counts.cypher`` put in the same
-parts); :class:`~graphmem.db.eligibility.ScopeQuery` checks the principal and scope.
+parts); :class:`~graphmem.db.access.ScopeQuery` checks the principal and scope.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 
+from graphmem.db.access import ScopeQuery
 from graphmem.db.base import StoreBase
 from graphmem.db.codec import record_from_props
-from graphmem.db.eligibility import ScopeQuery
 from graphmem.errors import ValidationError
 from graphmem.models import MemoryRecord, Principal
 

@@ -14,7 +14,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.db import server
 from graphmem.db.stats import store_stats
 from graphmem.errors import GraphmemError
@@ -111,7 +111,7 @@ def stats_command(
     try:
         now = parse_time(at) or utc_now()
         with Memory.connect() as memory:
-            stats = store_stats(memory.store, now=now, tenant=tenant)
+            stats = store_stats(store_of(memory), now=now, tenant=tenant)
     except GraphmemError as exc:
         raise fail(exc) from None
     emit_json(stats, as_json, output)

@@ -14,74 +14,23 @@ from typing import Any
 
 from neo4j import Driver
 
-from graphmem.db.access import decode_pairs
+from graphmem.db.access import ScopeQuery, decode_pairs
 from graphmem.db.base import StoreBase
 from graphmem.db.codec import (
     DEFAULT_MAX_CONTENT_BYTES,
     Clock,
     record_from_props,
-    require_aware,
-    scope_pairs,
     to_native,
 )
 from graphmem.db.settings import DEFAULT_RETRY_TIME_S
 from graphmem.db.slots import SLOTS
 from graphmem.errors import (
-    AuthorizationError,
     RecordNotFoundError,
     StoreError,
-    ValidationError,
 )
 from graphmem.fields import utc_now
 from graphmem.limits import DEFAULT_LIMITS, InputLimits
 from graphmem.models import Explanation, MemoryRecord, Principal, Sensitivity, Status
-
-
-@dataclass(frozen=True)
-class ScopeQuery:
-    """A validated (principal, query scope, now) triple, as Cypher parameters; the scope is
-    confined to the principal (:meth:`Principal.confine`).
-
-    Raises:
-        AuthorizationError: the scope's tenant is not the principal's, or it contradicts the
-            principal's confinement.
-        ValidationError: the scope lacks ``tenant`` or has empty keys or values; ``principal``
-            is not a :class:`Principal`.
-        NaiveDatetimeError: ``now`` has no timezone.
-    """
-
-    principal: Principal
-    scope: dict[str, str]
-    now: datetime
-
-    @classmethod
-    def build(cls, principal: Principal, scope: dict[str, str], now: datetime,
-              limits: InputLimits = DEFAULT_LIMITS) -> ScopeQuery:
-        """Validate and build; see the class docstring for the errors (and ``limits``'
-        ``scope_bytes``: a query scope larger than any stored scope is refused)."""
-        if not isinstance(principal, Principal):  # Was a raw AttributeError
-            raise ValidationError(f"principal must be a graphmem Principal, got "
-                                  f"{type(principal).__name__}")
-        if not isinstance(scope, dict) or not scope.get("tenant"):
-            raise ValidationError("the query scope must be a dict that contains 'tenant'")
-        limits.check_scope("the query scope", scope)
-        now = require_aware(now, "now")
-        if scope["tenant"] not in principal.tenants:
-            raise AuthorizationError(
-                f"principal may not read tenant {scope['tenant']!r} "
-                f"(may read: {sorted(principal.tenants)})"
-            )
-        return cls(principal=principal, scope=principal.confine(scope), now=now)
-
-    def params(self) -> dict[str, Any]:
-        """The Cypher parameters shared by eligibility queries."""
-        return {
-            "tenant": self.scope["tenant"],
-            "tenants": sorted(self.principal.tenants),
-            "pairs": scope_pairs(self.scope),
-            "clearance": self.principal.clearance.rank,
-            "now": self.now,
-        }
 
 
 @dataclass(frozen=True)
@@ -251,7 +200,16 @@ class Eligibility(StoreBase):
             StoreError: the scope's records changed during each of :attr:`MAX_READS` reads
                 (a record is returned only in the state its eligibility was decided on).
         """
-        sq = ScopeQuery.build(principal, scope, now, self.limits)
+        return self.candidates_within(ScopeQuery.build(principal, scope, now, self.limits))
+
+    def candidates_within(self, reach: ScopeQuery) -> CandidateList:
+        """:meth:`candidate_list` for a read authorized already: ``reach`` is its principal,
+        confined query scope and time (:meth:`graphmem.db.access.Access.authorize`).
+
+        Raises:
+            StoreError: as :meth:`candidate_list`.
+        """
+        sq = reach
         params = sq.params()
         key = (params["tenant"], tuple(params["pairs"]), params["clearance"])
         answer = self._answers.get(key)
@@ -266,7 +224,7 @@ class Eligibility(StoreBase):
             if self._fetch_decided(ids, row["fingerprints"], row["revs"]):
                 break
         else:
-            raise StoreError(f"the records of scope {scope!r} changed during each of "
+            raise StoreError(f"the records of scope {sq.scope!r} changed during each of "
                              f"{self.MAX_READS} reads; try again")
         cache = self._records
         found = CandidateList.of([cache[rid][1] for rid in ids if rid in cache])

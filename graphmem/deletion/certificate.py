@@ -351,9 +351,9 @@ def _agreement(store: Neo4jStore, cert: ErasureCertificate, problems: list[str],
 
 
 class CertificateMethods:
-    """The certificate calls of :class:`graphmem.Memory` (a mixin over its ``store``)."""
+    """The certificate calls of :class:`graphmem.Memory` (a mixin over its ``_store``)."""
 
-    store: Neo4jStore
+    _store: Neo4jStore
     access: Access
 
     if TYPE_CHECKING:
@@ -376,7 +376,7 @@ class CertificateMethods:
             OutOfReachError: a bound client's request out of reach.
         """
         self._reach(request_id)
-        return issue(self.store, request_id, redact_terms=redact_terms)
+        return issue(self._store, request_id, redact_terms=redact_terms)
 
     def check_certificate(self, certificate: str | bytes | dict[str, Any] | ErasureCertificate,
                           *, redact_terms: Iterable[str] = ()) -> CertificateVerdict:
@@ -389,5 +389,5 @@ class CertificateMethods:
                 (:class:`graphmem.limits.InputLimits`).
             OutOfReachError: a bound client's certificate of a request out of reach.
         """
-        self._reach(load(certificate, self.store.limits).request_id)
-        return check(self.store, certificate, redact_terms=redact_terms)
+        self._reach(load(certificate, self._store.limits).request_id)
+        return check(self._store, certificate, redact_terms=redact_terms)

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.db.ops.demo import DemoOps
 from graphmem.db.settings import ConnectionSettings
 from graphmem.demo.load import LoadReport, load_into
@@ -45,12 +45,12 @@ def _demo_memory(wipe: bool) -> Iterator[Memory]:
     settings = ConnectionSettings.from_env()
     if settings is not None:
         with Memory.connect(settings, start_if_needed=False) as memory:
-            held = sum(memory.store.counts().values())
+            held = sum(store_of(memory).counts().values())
             if held and not wipe:
                 raise GraphmemError(
                     f"the database at {settings.uri} is not empty ({held} graphmem nodes); "
                     "the demo needs an empty one. Pass --wipe to delete everything in it.")
-            while wipe and DemoOps(memory.store).wipe_batch(20_000):
+            while wipe and DemoOps(store_of(memory)).wipe_batch(20_000):
                 pass
             yield memory
         return

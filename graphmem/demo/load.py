@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.db.codec import coerce_record, record_fingerprint
 from graphmem.db.ops.demo import DemoOps
 from graphmem.demo.scenario import Scenario
@@ -83,7 +83,7 @@ def load_into(memory: Memory, scenario: Scenario) -> LoadReport:
         GraphmemError: any other error of the write path (a reference to an erased record).
     """
     report = LoadReport(scenario=scenario.name)
-    stored = memory.store.get_props([obj["id"] for obj in scenario.records])
+    stored = store_of(memory).get_props([obj["id"] for obj in scenario.records])
     intentions = {obj["id"]: _intention_props(memory, obj["id"]) for obj in scenario.intentions}
     record_states = {obj["id"]: _state(stored.get(obj["id"]),
                                        record_fingerprint(coerce_record(obj)))
@@ -107,7 +107,7 @@ def load_into(memory: Memory, scenario: Scenario) -> LoadReport:
                    f"{decision.disposition.value}: {decision.reason}")
     for op in scenario.operations:
         label = f"{op.op} {op.id}"
-        props = memory.store.get_props([op.id]).get(op.id, {})
+        props = store_of(memory).get_props([op.id]).get(op.id, {})
         if props.get("erased"):
             report.add("operation", label, "erased", "the record was erased")
         elif op.op == "retract" and memory.get(op.id).retracted:
@@ -152,4 +152,4 @@ def _state(props: dict[str, Any] | None, fingerprint: str) -> tuple[str, str] | 
 
 
 def _intention_props(memory: Memory, intention_id: str) -> dict[str, Any] | None:
-    return DemoOps(memory.store).intention(intention_id)
+    return DemoOps(store_of(memory)).intention(intention_id)

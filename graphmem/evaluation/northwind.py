@@ -10,7 +10,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.db.codec import coerce_record
 from graphmem.demo.run import default_scenario_dir
 from graphmem.demo.scenario import iter_jsonl
@@ -287,10 +287,10 @@ def run_northwind(memory: Memory, *, scenario: str | Path | None = None, k: int 
             if task.target is not None:
                 targets.append(TrialTarget(task.id, ns.id(task.target),
                                            result.trace.retrieval_id))
-        trials = trials_from_log(memory.store, targets)
+        trials = trials_from_log(store_of(memory), targets)
     finally:
         if not keep:
-            ns.cleanup(memory.store)
+            ns.cleanup(store_of(memory))
     outcome = {arm: {r.task_id: r.success for r in runs if r.arm == arm}
                for arm in ("graphmem", "naive", "none")}
     effects = {arm: memory_effect(outcome[arm], outcome["none"]) for arm in outcome}

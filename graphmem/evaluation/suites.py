@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.db.codec import coerce_record
 from graphmem.errors import RecordNotFoundError
 from graphmem.evaluation.metrics import (
@@ -167,7 +167,7 @@ def run_write_path(memory: Memory, *, now: datetime | None = None,
         cases: the fixture (default :data:`WRITE_CASES`).
     """
     ns = Namespace.fresh()
-    writer = Memory(memory.store, policy=WRITE_POLICY, owns_driver=False)
+    writer = Memory(store_of(memory), policy=WRITE_POLICY, owns_driver=False)
     at = now or datetime(2026, 12, 1, tzinfo=UTC)
     reader = Principal(tenants=frozenset({ns.tenant("acme")}))
     outcomes: list[WriteOutcome] = []
@@ -207,7 +207,7 @@ def run_write_path(memory: Memory, *, now: datetime | None = None,
             supersessions.append(SupersessionOutcome(old, new, expected, actual))
     finally:
         if not keep:
-            ns.cleanup(memory.store)
+            ns.cleanup(store_of(memory))
     naive_outcomes = [
         # the baseline stores every proposal as given, in one flat index: every duplicate
         # becomes a second copy, and nothing keeps a record out of a sibling scope

@@ -16,20 +16,23 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
-from functools import partial
-from typing import Any
+from typing import Any, Literal
 
-from neo4j import ManagedTransaction
 from neo4j.exceptions import IncompleteCommit
 
-from graphmem.db.base import OpenTransaction
+from graphmem.db.ops.attribution import (
+    AttributionOps,
+    CandidateSetWrite,
+    RetrievalLogTransaction,
+    RetrievalParams,
+    Selection,
+)
 from graphmem.db.resilience import translate
-from graphmem.db.store import Neo4jStore
 from graphmem.errors import (
     ClientClosedError,
     GraphmemError,
@@ -95,26 +98,34 @@ def candidate_ids(retrieval: dict[str, Any], candidate_set: dict[str, Any] | Non
 
 @dataclass(frozen=True)
 class _SetLog:
-    """What logging one retrieval's Retrieval node and candidate set takes (retrieval/log)."""
+    """What logging one retrieval's Retrieval node and candidate set takes (``entry``), and
+    what this log remembers of it once committed."""
 
-    params: dict[str, Any]
-    digest: str
+    entry: CandidateSetWrite
     key: _SetKey
     ids: frozenset[str]
     current: bool
-    candidate_ids: tuple[str, ...]
     triggered: bool
+
+    @property
+    def digest(self) -> str:
+        """The candidate set's digest."""
+        return self.entry.digest
 
 
 class AttributionLog:
-    """Writes and reads the attribution log of one store.
+    """Writes and reads the attribution log through the store's attribution operations.
 
     Remembers the digests of candidate sets it has logged (at most ``MAX_KNOWN_SETS``), so
     their ids need not be resent.
+
+    Args:
+        ops: the store's attribution operations (:class:`~graphmem.db.ops.attribution.
+            Neo4jAttribution` on Neo4j).
     """
 
-    def __init__(self, store: Neo4jStore) -> None:
-        self.store = store
+    def __init__(self, ops: AttributionOps) -> None:
+        self.ops = ops
         self._candidate_sets: set[str] = set()
         # per caller and scope: the last set logged (digest, ids, chain length), a delta base
         self._last: dict[_SetKey, tuple[str, frozenset[str], int]] = {}
@@ -201,9 +212,9 @@ class AttributionLog:
             added, removed = sorted(ids - base[1]), sorted(base[1] - ids)
             if base[2] >= MAX_CHAIN or len(added) + len(removed) > MAX_DELTA_SHARE * len(ids):
                 base = None
-        params = dict(
+        params = RetrievalParams(
             id=t.retrieval_id, at=t.at, triggered=t.triggered,
-            triggers=list(t.triggers), query=self.store.limits.logged_query(t.query),
+            triggers=list(t.triggers), query=self.ops.limits.logged_query(t.query),
             ranker=t.ranker, tenant=tenant,
             scope_json=scope_json,
             tenants=sorted(principal.tenants), clearance=principal.clearance.value,
@@ -212,35 +223,15 @@ class AttributionLog:
             base_digest=None if base is None else base[0], added_ids=added,
             removed_ids=removed, max_depth=MAX_CHAIN, budget_chars=t.budget_chars,
         )
-        return _SetLog(params, digest, key, ids, current, t.candidate_ids, t.triggered)
+        return _SetLog(CandidateSetWrite(params, digest, t.candidate_ids), key, ids, current,
+                       t.triggered)
 
-    @staticmethod
-    def _write_set(run: Callable[..., list[dict[str, Any]]], set_log: _SetLog) -> int:
-        """Run retrieval/log (and candidate_set_fill when the set could not be read back);
-        the depth of the set's chain of deltas."""
-        row = run("retrieval/log", **set_log.params)[0]
-        if row["incomplete"]:
-            run("candidate_set_fill", digest=set_log.digest, ids=list(set_log.candidate_ids))
-            return 0
-        return int(row["depth"])
-
-    def _log_whole(self, set_log: _SetLog, selection: dict[str, Any]) -> None:
+    def _log_whole(self, set_log: _SetLog, selection: Selection) -> None:
         """Log a retrieval in one transaction function (retried by the driver)."""
-        def work(tx: ManagedTransaction) -> int:
-            depth = self._write_set(partial(self.store.run, tx), set_log)
-            if selection["selected"] or selection["conflict_keys"]:
-                self.store.run(tx, "retrieval/selected", **selection)
-            return depth
+        self._logged(set_log, self.ops.log_retrieval(set_log.entry, selection))
 
-        self._logged(set_log, self.store.transaction("retrieval_log", work))
-
-    def _begin(self, set_log: _SetLog) -> tuple[OpenTransaction, int]:
-        tx = self.store.begin("retrieval_log")
-        try:
-            return tx, self._write_set(tx.run, set_log)
-        except BaseException:
-            tx.close()
-            raise
+    def _begin(self, set_log: _SetLog) -> tuple[RetrievalLogTransaction, int]:
+        return self.ops.begin_retrieval(set_log.entry)
 
     def _logged(self, set_log: _SetLog, depth: int) -> None:
         """Remember a committed candidate set (a base for the next set's delta)."""
@@ -251,9 +242,11 @@ class AttributionLog:
         if set_log.triggered and not set_log.current:
             self._last[set_log.key] = (set_log.digest, set_log.ids, depth)
 
-    def log_attribution(self, name: str, retrieval_id: str, action_id: str,
-                        memory_ids: Sequence[str], at: datetime, **extra: Any) -> None:
-        """Log exposure (``name="exposure_log"``) or use (``"use_log"``) of selected memories.
+    def log_attribution(self, kind: Literal["exposure", "use"], retrieval_id: str,
+                        action_id: str, memory_ids: Sequence[str], at: datetime, *,
+                        helped: bool | None = None) -> None:
+        """Log exposure (``kind="exposure"``) or use (``"use"``, with ``helped``) of selected
+        memories.
 
         Raises:
             RecordNotFoundError: unknown retrieval. ValidationError: an empty action id, or
@@ -261,17 +254,16 @@ class AttributionLog:
         """
         if not isinstance(action_id, str) or not action_id:
             raise ValidationError("action_id must be a non-empty string")
-        self.store.limits.check_label("action_id", action_id)
-        rows = self.store.read("retrieval/get", id=retrieval_id)
-        if not rows:
+        self.ops.limits.check_label("action_id", action_id)
+        found = self.ops.retrieval(retrieval_id)
+        if found is None:
             raise RecordNotFoundError(f"no retrieval {retrieval_id!r}")
-        selected = set(rows[0]["retrieval"].get("selected_ids") or [])
+        selected = set(found.retrieval.get("selected_ids") or [])
         stray = sorted(set(memory_ids) - selected)
         if stray:
             raise ValidationError("these memories were not selected by that retrieval",
                                   record_ids=stray)
-        self.store.write(name, retrieval_id=retrieval_id, action_id=action_id,
-                         at=at, memory_ids=list(memory_ids), **extra)
+        self.ops.log_action(kind, retrieval_id, action_id, memory_ids, at, helped=helped)
 
     def get_retrieval(self, retrieval_id: str) -> dict[str, Any]:
         """A logged retrieval: its properties and selected records with scores and reasons.
@@ -279,13 +271,12 @@ class AttributionLog:
         Raises:
             RecordNotFoundError: unknown retrieval.
         """
-        rows = self.store.read("retrieval/get", id=retrieval_id)
-        if not rows:
+        found = self.ops.retrieval(retrieval_id)
+        if found is None:
             raise RecordNotFoundError(f"no retrieval {retrieval_id!r}")
-        row = rows[0]
-        retrieval = {**row["retrieval"], "candidate_ids": candidate_ids(
-            row["retrieval"], row["candidate_set"], row["chain"])}
-        return {"retrieval": retrieval, "selected": row["selected"]}
+        retrieval = {**found.retrieval, "candidate_ids": candidate_ids(
+            found.retrieval, found.candidate_set, found.chain)}
+        return {"retrieval": retrieval, "selected": found.selected}
 
 
 class PendingRetrievalLog:
@@ -293,7 +284,7 @@ class PendingRetrievalLog:
     :meth:`finish` and :meth:`cancel` ends it."""
 
     def __init__(self, log: AttributionLog, set_log: _SetLog,
-                 begun: Future[tuple[OpenTransaction, int]]) -> None:
+                 begun: Future[tuple[RetrievalLogTransaction, int]]) -> None:
         self._log = log
         self._set_log = set_log
         self._begun = begun
@@ -312,7 +303,7 @@ class PendingRetrievalLog:
             GraphmemError: logging failed (then nothing was logged), or the commit's outcome
                 is unknown (a connection lost while committing).
         """
-        selection = _selection(self._set_log.params["id"], memories, conflicts)
+        selection = _selection(self._set_log.entry.params["id"], memories, conflicts)
         try:
             tx, depth = self._wait()
         except GraphmemError:
@@ -322,8 +313,7 @@ class PendingRetrievalLog:
             return
         try:
             with self._log._committing_now():
-                if selection["selected"] or selection["conflict_keys"]:
-                    tx.run("retrieval/selected", **selection)
+                tx.add_selection(selection)
                 tx.commit()
         except IncompleteCommit as exc:  # it may or may not have been written: say so
             raise translate(exc, "logging a retrieval") from exc
@@ -337,7 +327,7 @@ class PendingRetrievalLog:
             tx.close()
         self._log._logged(self._set_log, depth)
 
-    def _again(self, selection: dict[str, Any]) -> None:
+    def _again(self, selection: Selection) -> None:
         """Log the whole retrieval in one retried transaction function (unless closed)."""
         with self._log._committing_now():
             self._log._log_whole(self._set_log, selection)
@@ -350,7 +340,7 @@ class PendingRetrievalLog:
             return
         tx.close()
 
-    def _wait(self) -> tuple[OpenTransaction, int]:
+    def _wait(self) -> tuple[RetrievalLogTransaction, int]:
         """The begun transaction, once begun; interrupted while waiting (KeyboardInterrupt),
         it is rolled back when it arrives, so no transaction is left open."""
         try:
@@ -361,15 +351,15 @@ class PendingRetrievalLog:
             raise
 
 
-def _roll_back(begun: Future[tuple[OpenTransaction, int]]) -> None:
+def _roll_back(begun: Future[tuple[RetrievalLogTransaction, int]]) -> None:
     if not begun.cancelled() and begun.exception() is None:
         begun.result()[0].close()
 
 
 def _selection(retrieval_id: str, memories: Sequence[RetrievedMemory],
-               conflicts: Sequence[MemoryConflict]) -> dict[str, Any]:
-    """The parameters of retrieval/selected: what the retrieval selected."""
-    return dict(id=retrieval_id, selected_ids=[m.record.id for m in memories],
+               conflicts: Sequence[MemoryConflict]) -> Selection:
+    """What the retrieval selected, as the log stores it."""
+    return Selection(id=retrieval_id, selected_ids=[m.record.id for m in memories],
                 conflict_keys=[c.key for c in conflicts],
                 selected=[{"id": m.record.id, "score": m.score, "reason": m.reason,
                            "rank": i} for i, m in enumerate(memories)])

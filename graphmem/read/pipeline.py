@@ -8,19 +8,19 @@ The steps themselves are pure functions in :mod:`graphmem.read.steps` and ranker
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import pydantic
 
+from graphmem.db.access import ScopeQuery
 from graphmem.db.codec import paused_gc
-from graphmem.db.eligibility import CandidateList, ScopeQuery
-from graphmem.db.store import Neo4jStore
+from graphmem.db.eligibility import CandidateList
 from graphmem.errors import ValidationError
-from graphmem.models import Principal
+from graphmem.limits import InputLimits
+from graphmem.models import DeferredIntention
 from graphmem.read.attribution import AttributionLog
 from graphmem.read.budget import fit_context
 from graphmem.read.context import thread_context
@@ -40,11 +40,32 @@ from graphmem.read.steps import (
     triggers_fired,
 )
 
-__all__ = ["MAX_BUDGET_CHARS", "Retrieval", "coerce_state", "retrieve"]
+__all__ = ["MAX_BUDGET_CHARS", "CandidateSource", "DueIntentions", "Retrieval", "check_request",
+           "coerce_state", "retrieve"]
 
 MAX_BUDGET_CHARS = 2**63 - 1
 """The largest context budget, in characters: the attribution log stores it as a 64-bit
 integer (a larger one was a raw OverflowError from the driver)."""
+
+
+class CandidateSource(Protocol):
+    """What the read path needs of the store: its input limits and the eligible, active
+    candidates within an authorized reach (:meth:`graphmem.db.eligibility.Eligibility.
+    candidates_within`)."""
+
+    @property
+    def limits(self) -> InputLimits: ...
+
+    def candidates_within(self, reach: ScopeQuery) -> CandidateList: ...
+
+
+class DueIntentions(Protocol):
+    """How the read path learns whether an event makes an intention due: the intentions
+    the event makes due within an authorized reach (:meth:`graphmem.intentions.Intentions.
+    due_within`)."""
+
+    def due_within(self, event: Mapping[str, str], reach: ScopeQuery
+                   ) -> Sequence[DeferredIntention]: ...
 
 
 @dataclass(frozen=True)
@@ -83,55 +104,68 @@ def coerce_state(state: DecisionState | dict[str, Any]) -> DecisionState:
         raise ValidationError(f"invalid decision state: {exc}") from None
 
 
+def check_request(limits: InputLimits, state: DecisionState | dict[str, Any], *,
+                  budget_chars: int, k: int, context_window: int) -> DecisionState:
+    """The decision state of a read, validated with the read's settings (before the read is
+    authorized: a malformed request is refused as such).
+
+    Raises:
+        ValidationError: a malformed state, a budget outside ``0..MAX_BUDGET_CHARS``, ``k``
+            below 1 or a negative ``context_window``.
+    """
+    state = coerce_state(state)
+    limits.check_decision(state)
+    if not 0 <= budget_chars <= MAX_BUDGET_CHARS or k < 1 or context_window < 0:
+        raise ValidationError(f"budget_chars must be in 0..{MAX_BUDGET_CHARS} (it is logged "
+                              "as a 64-bit integer), k >= 1 and context_window >= 0")
+    return state
+
+
 def retrieve(
-    store: Neo4jStore,
+    store: CandidateSource,
     log: AttributionLog,
-    state: DecisionState | dict[str, Any],
+    state: DecisionState,
     *,
-    principal: Principal,
-    at: datetime,
+    reach: ScopeQuery,
     budget_chars: int,
     ranker: Ranker,
     k: int,
-    cue_due: Callable[[DecisionState], bool],
+    intentions: DueIntentions,
     context_window: int = 1,
 ) -> Retrieval:
     """Trigger, query, eligible candidates, conflicts, rank, partners, budget, render, log.
 
     Args:
         store: where candidates come from. log: where the retrieval is logged.
-        state: the decision state (or a dict for :class:`DecisionState`).
-        principal: the caller. at: aware UTC time at which eligibility is decided.
+        state: the decision state, checked (:func:`check_request`).
+        reach: the read's one authorization (:meth:`graphmem.db.access.Access.authorize`
+            of the state's scope): the principal, the scope confined to it, and the aware
+            UTC time at which eligibility is decided. Nothing is authorized again.
         budget_chars: the context budget, in characters of rendered memory (>= 0).
         ranker: the ranker. k: ranked records (score > 0) kept before partners and budget.
-        cue_due: whether the state's event makes a pending intention due (then a trigger).
+        intentions: whether the state's event makes a pending intention due within
+            ``reach`` (then a trigger).
         context_window: thread neighbours shown on each side of a chosen memory when the
             budget allows (:func:`graphmem.read.context.thread_context`; 0: none).
 
     Raises:
-        AuthorizationError: the state's scope names a tenant the principal may not read
-            (never an empty success). ValidationError: a malformed state or bad budget/k.
+        StoreError and other GraphmemErrors of the store and the log.
     """
     with paused_gc():
-        return _retrieve(store, log, state, principal=principal, at=at, budget_chars=budget_chars,
-                         ranker=ranker, k=k, cue_due=cue_due, context_window=context_window)
+        return _retrieve(store, log, state, reach=reach, budget_chars=budget_chars,
+                         ranker=ranker, k=k, intentions=intentions,
+                         context_window=context_window)
 
 
 def _retrieve(
-    store: Neo4jStore, log: AttributionLog, state: DecisionState | dict[str, Any], *,
-    principal: Principal, at: datetime, budget_chars: int, ranker: Ranker, k: int,
-    cue_due: Callable[[DecisionState], bool], context_window: int,
+    store: CandidateSource, log: AttributionLog, state: DecisionState, *,
+    reach: ScopeQuery, budget_chars: int, ranker: Ranker, k: int,
+    intentions: DueIntentions, context_window: int,
 ) -> Retrieval:
-    state = coerce_state(state)
-    store.limits.check_decision(state)
-    if not 0 <= budget_chars <= MAX_BUDGET_CHARS or k < 1 or context_window < 0:
-        raise ValidationError(f"budget_chars must be in 0..{MAX_BUDGET_CHARS} (it is logged "
-                              "as a 64-bit integer), k >= 1 and context_window >= 0")
-    confined = ScopeQuery.build(principal, state.memory_scope, at,  # authorization first
-                                store.limits).scope
-    if confined != state.memory_scope:  # the principal's confinement added: read and logged
-        state = state.model_copy(update={"memory_scope": confined})
-    if state.event and not state.due_cue and cue_due(state):
+    principal, at = reach.principal, reach.now
+    if reach.scope != state.memory_scope:  # the principal's confinement added: read and logged
+        state = state.model_copy(update={"memory_scope": reach.scope})
+    if state.event and not state.due_cue and intentions.due_within(state.event, reach):
         state = state.model_copy(update={"due_cue": True})  # a due intention is a trigger
     fired = triggers_fired(state)
     query = build_query(state)
@@ -145,7 +179,7 @@ def _retrieve(
         log.log_retrieval(trace, (), (), principal, state)
         return result
 
-    found = store.candidate_list(principal, state.memory_scope, at)
+    found = store.candidates_within(reach)
     # the log's Retrieval node and candidate set are written while the candidates are ranked, in a
     # transaction committed with what was selected, once it is known
     head = RetrievalTrace(retrieval_id, at, True, fired, query, ranker.name,

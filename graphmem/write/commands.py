@@ -24,7 +24,8 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
+from graphmem.db.ops.admission import Neo4jWrites
 from graphmem.errors import GraphmemError
 from graphmem.models import MemoryRecord
 from graphmem.terminal import checked_output, console, emit_json, err_console, fail
@@ -50,7 +51,7 @@ def import_command(
     try:
         with Memory.connect() as memory:
             with err_console.status(f"Validating {file.name} ..."):
-                records = read_records(memory.store, file)
+                records = read_records(Neo4jWrites(store_of(memory)), file)
             started = time.perf_counter()
             created = _load(memory, records, batch_size)
             seconds = time.perf_counter() - started

@@ -8,10 +8,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from neo4j import ManagedTransaction
-
 from graphmem.db.codec import coerce_record
-from graphmem.db.store import Neo4jStore
+from graphmem.db.ops.admission import WriteOps
 from graphmem.errors import ValidationError
 from graphmem.limits import DEFAULT_LIMITS, InputLimits, loads_bounded
 from graphmem.models import MemoryRecord
@@ -66,7 +64,7 @@ def iter_jsonl(path: Path, limits: InputLimits = DEFAULT_LIMITS
             yield number, obj
 
 
-def read_records(store: Neo4jStore, path: Path) -> list[MemoryRecord]:
+def read_records(store: WriteOps, path: Path) -> list[MemoryRecord]:
     """Every record of a JSON Lines file, validated (fields, sizes, in-file lineage) and
     checked against the store (conflicting ids, dangling references) without writing.
 
@@ -83,15 +81,11 @@ def read_records(store: Neo4jStore, path: Path) -> list[MemoryRecord]:
             raise type(exc)(f"{path.name}:{number}: {exc}", record_ids=exc.record_ids) from None
         records.append(record)
     store.check_batch_lineage(records)
-
-    def work(tx: ManagedTransaction) -> None:
-        store.prepare_in_tx(tx, records)
-
-    store.transaction("import_precheck", work)
+    store.check_import(records)
     return records
 
 
-def import_jsonl(store: Neo4jStore, path: str | Path, *, batch_size: int = IMPORT_BATCH
+def import_jsonl(store: WriteOps, path: str | Path, *, batch_size: int = IMPORT_BATCH
                  ) -> list[str]:
     """Import a JSON Lines file of records without policy, in ``UNWIND`` batches.
 
@@ -99,7 +93,8 @@ def import_jsonl(store: Neo4jStore, path: str | Path, *, batch_size: int = IMPOR
     batch is one transaction, and references may point to earlier lines.
 
     Args:
-        store: the store. path: the file. batch_size: records per transaction (>= 1).
+        store: the store's write operations. path: the file. batch_size: records per
+        transaction (>= 1).
 
     Returns:
         the ids created (records already stored identically are skipped).

@@ -11,10 +11,8 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from neo4j import ManagedTransaction
-
 from graphmem.db.codec import coerce_record
-from graphmem.db.store import Neo4jStore
+from graphmem.db.ops.admission import WriteOps
 from graphmem.errors import PolicyError, ValidationError
 from graphmem.models import MemoryKind, MemoryRecord
 from graphmem.write.admission import admit, admitted_evidence
@@ -31,7 +29,7 @@ __all__ = ["consolidate", "log_transitions", "promote", "promote_procedure", "su
 Proposal = MemoryRecord | dict[str, Any]
 
 
-def write_record(store: Neo4jStore, policy: WritePolicy, proposal: Proposal, *, by: str,
+def write_record(store: WriteOps, policy: WritePolicy, proposal: Proposal, *, by: str,
                  at: datetime, superseded: str | None = None) -> MemoryWriteDecision:
     """Run a proposal through the write policy, atomically with its storage.
 
@@ -42,7 +40,8 @@ def write_record(store: Neo4jStore, policy: WritePolicy, proposal: Proposal, *, 
     in the same transaction (docs/spec/write-path.md: a declared transition with who, why and when).
 
     Args:
-        store: the store. policy: the write policy. proposal: a record or its dict.
+        store: the store's write operations. policy: the write policy. proposal: a record
+        or its dict.
         by: who writes. at: aware UTC time of the decision. superseded: the reason of those
         transitions (default: that the record is their successor).
 
@@ -52,7 +51,7 @@ def write_record(store: Neo4jStore, policy: WritePolicy, proposal: Proposal, *, 
     return admit(store, policy, proposal, by=by, at=at, superseded=superseded)
 
 
-def promote(store: Neo4jStore, record_id: str, *, by: str, reason: str) -> None:
+def promote(store: WriteOps, record_id: str, *, by: str, reason: str) -> None:
     """Promote a quarantined record after explicit review (the only way out;
     docs/spec/write-path.md).
 
@@ -66,7 +65,7 @@ def promote(store: Neo4jStore, record_id: str, *, by: str, reason: str) -> None:
     store.set_quarantine(record_id, False, by=by, reason=reason)
 
 
-def supersede(store: Neo4jStore, policy: WritePolicy, old_ids: Sequence[str],
+def supersede(store: WriteOps, policy: WritePolicy, old_ids: Sequence[str],
               new_record: Proposal, *, by: str, reason: str) -> MemoryWriteDecision:
     """Write ``new_record`` as the successor of ``old_ids`` (docs/spec/write-path.md).
 
@@ -92,7 +91,7 @@ def supersede(store: Neo4jStore, policy: WritePolicy, old_ids: Sequence[str],
     return decision
 
 
-def consolidate(store: Neo4jStore, policy: WritePolicy, ids: Sequence[str], *,
+def consolidate(store: WriteOps, policy: WritePolicy, ids: Sequence[str], *,
                 into: Proposal, by: str, reason: str) -> MemoryWriteDecision:
     """Replace duplicates with one record carrying ``derived_from`` lineage to them.
 
@@ -117,7 +116,7 @@ def consolidate(store: Neo4jStore, policy: WritePolicy, ids: Sequence[str], *,
     return decision
 
 
-def promote_procedure(store: Neo4jStore, policy: WritePolicy, episode_ids: Sequence[str],
+def promote_procedure(store: WriteOps, policy: WritePolicy, episode_ids: Sequence[str],
                       procedure: Proposal, *, by: str, reason: str) -> MemoryWriteDecision:
     """Promote episodes into a procedure once the bar is met (docs/spec/write-path.md).
 
@@ -148,13 +147,7 @@ def promote_procedure(store: Neo4jStore, policy: WritePolicy, episode_ids: Seque
     return decision
 
 
-def log_transitions(store: Neo4jStore, ids: Iterable[str], kind: str, by: str,
+def log_transitions(store: WriteOps, ids: Iterable[str], kind: str, by: str,
                     reason: str) -> None:
     """Log one declared transition ``kind`` on each of ``ids``, in one transaction."""
-    at = store.clock()
-
-    def work(tx: ManagedTransaction) -> None:
-        for i in ids:
-            store.log_transition(tx, i, kind, by, reason, at)
-
-    store.transaction(kind, work)
+    store.log_transitions(ids, kind, by, reason, store.clock())

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.db import catalogue as cypher
 from graphmem.errors import (
     AuthorizationError,
@@ -179,9 +179,9 @@ def test_expired_cancelled_and_sensitive_intentions_are_not_due(memory: Memory) 
 def test_erased_intention_is_never_due_nor_fired(memory: Memory) -> None:
     memory.intend(_intention("erase-me"))
     # what the deletion walk does to an intention in the erased subject's scope
-    memory.store.driver.execute_query(
+    store_of(memory).driver.execute_query(
         "MATCH (i:Intention {id: $id}) SET i.erased = true, i.status = 'cancelled'",
-        id="erase-me", database_=memory.store.database)
+        id="erase-me", database_=store_of(memory).database)
     assert memory.due(MIGRATION, principal=ACME, scope=CHECKOUT, now=NOW) == []
     assert memory.fire("erase-me", by="w", now=NOW) is False
     with pytest.raises(RecordNotFoundError):
@@ -229,11 +229,11 @@ def test_invalid_intentions_and_events_are_rejected(memory: Memory) -> None:
 
 
 def test_due_uses_the_cue_index(memory: Memory) -> None:
-    _, summary, _ = memory.store.driver.execute_query(
+    _, summary, _ = store_of(memory).driver.execute_query(
         "EXPLAIN " + cypher.statement("intentions/due"), cypher.arguments("intentions/due", dict(
             cues=[{"kind": "migration_completed", "value": "014", "digest": "0" * 64}],
             tenant="acme", tenants=["acme"], pairs=[], clearance=0, now=NOW, key="0" * 64,
-            key_name="index")), database_=memory.store.database)
+            key_name="index")), database_=store_of(memory).database)
     assert summary.plan is not None, "EXPLAIN always returns a plan"
     seeks = []
     stack = [summary.plan]

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.db import retries
 from graphmem.db.settings import ConnectionSettings
 
@@ -31,7 +31,7 @@ def unavailable(message: str) -> None:
 
 def wipe(memory: Memory) -> None:
     """Delete everything in a database the suite owns (see neo4j_db for why that is safe)."""
-    while memory.store.write("wipe_batch", limit=20_000)[0]["deleted"]:
+    while store_of(memory).write("wipe_batch", limit=20_000)[0]["deleted"]:
         pass
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.errors import GraphmemError
 
 # CI runs a fixed sample, so a run that lands does not depend on luck; the long profile
@@ -34,7 +34,7 @@ FUZZ = settings.get_profile(os.environ.get("GRAPHMEM_FUZZ_PROFILE", "fuzz-ci"))
 
 def snapshot(memory: Memory) -> tuple[int, int, str]:
     """(nodes, relationships, digest of every record's and intention's properties)."""
-    driver, db = memory.store.driver, memory.store.database
+    driver, db = store_of(memory).driver, store_of(memory).database
     nodes = driver.execute_query("MATCH (n) RETURN count(n) AS n", database_=db)[0][0]["n"]
     rels = driver.execute_query("MATCH ()-[r]->() RETURN count(r) AS n", database_=db
                                 )[0][0]["n"]

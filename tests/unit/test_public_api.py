@@ -30,3 +30,18 @@ def test_every_error_derives_from_the_root() -> None:
         obj = getattr(graphmem, name)
         if isinstance(obj, type) and issubclass(obj, Exception):
             assert issubclass(obj, graphmem.GraphmemError)
+
+
+def test_the_clients_store_is_not_public() -> None:
+    """Agents use the client's calls; graphmem's own packages above the client reach its
+    store through graphmem.client.store_of, which graphmem does not export."""
+    from typing import cast
+
+    from graphmem.client import store_of
+    from graphmem.db.store import Neo4jStore
+
+    stand_in = cast(Neo4jStore, object())
+    memory = graphmem.Memory(stand_in)
+    assert not hasattr(memory, "store")
+    assert store_of(memory) is stand_in
+    assert not hasattr(graphmem, "store_of")

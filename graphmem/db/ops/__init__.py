@@ -1,3 +1,6 @@
-"""The store's operations, one module per concern: the only code that runs named queries
-(``cypher/``) besides the store's own concerns in :mod:`graphmem.db`. Each operation takes
-and returns typed values; the domain packages call these, never a query by name."""
+"""The store's operations: one module per concern, each a small set of typed operations
+that run the named queries of that concern (the only place outside the rest of
+:mod:`graphmem.db` where named queries run). The domain packages depend on these
+operations through the protocols declared beside them, never on query names or on the
+store's query runner (docs/architecture.md).
+"""

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from graphmem.client import store_of
 from graphmem.db.codec import coerce_record
 from graphmem.db.ops.evaluation import EvaluationOps
 from graphmem.errors import AuthorizationError
@@ -332,7 +333,7 @@ def redaction_leaves_free_text(env: FaultEnv) -> tuple[Verdict, Verdict]:
     how = _erase_subject(env, U17, SUBJECT_TERMS)
     _naive_erase(env, U17)
     terms = [t.lower() for t in SUBJECT_TERMS]
-    places = sorted(EvaluationOps(env.memory.store).text_places(env.ns.prefix, terms))
+    places = sorted(EvaluationOps(store_of(env.memory)).text_places(env.ns.prefix, terms))
     naive_left = sorted(r.id for r in env.naive.records.values() if any(
         t in text.lower() for t in terms for text in (
             r.content, r.asserted_value or "", *r.provenance.values(), str(r.metadata))))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.errors import GraphmemError
 from graphmem.evaluation.baseline import NaiveVectorDump
 from graphmem.evaluation.faults.cases import (
@@ -122,6 +122,6 @@ def run_faults(
             results.append(FaultResult(spec.name, spec.title, spec.origin, graphmem, naive))
     finally:
         if not keep:
-            ns.cleanup(memory.store)
+            ns.cleanup(store_of(memory))
     return FaultSuiteReport(tuple(results), k=k,
                             deletion_api=getattr(memory, "plan_deletion", None) is not None)

@@ -32,7 +32,7 @@ from neo4j.exceptions import ConstraintError
 
 # Not in graphmem.__all__ (kept to these two lines): ranking.order_by_score and
 # store.record_from_props / scope_key / scope_pairs (row decoding and scope encoding).
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.db.access import Access
 from graphmem.db.codec import record_from_props, scope_key, scope_pairs
 from graphmem.db.reserved import LANGGRAPH
@@ -203,7 +203,7 @@ class GraphmemStore(BaseStore):
         """Ids of every version of (namespace, key), oldest first, deleted ones included."""
         namespace = check_labels(namespace, allow_empty_tuple=False)
         prefix = self._prefix(self.tenant_of(namespace), namespace, str(key))
-        return [row["id"] for row in self.memory.store.read("langgraph/versions",
+        return [row["id"] for row in store_of(self.memory).read("langgraph/versions",
                                                             prefix=prefix)]
 
     # -- BaseStore ---------------------------------------------------------------------
@@ -233,7 +233,7 @@ class GraphmemStore(BaseStore):
                 self._list_selector(op)
             else:
                 raise ValidationError(f"unknown store operation {type(op).__name__}")
-        now = self.memory.store.clock()
+        now = store_of(self.memory).clock()
         results: list[Result] = [None] * len(ops)
         gets = [(i, op) for i, op in enumerate(ops) if isinstance(op, GetOp)]
         if gets:
@@ -265,7 +265,7 @@ class GraphmemStore(BaseStore):
             tenant = self.tenant_of(namespace)
             gets.append({"i": i, "prefix": self._prefix(tenant, namespace, str(op.key)),
                          "key": scope_key(self._scope(namespace, tenant))})
-        for row in self.memory.store.read("langgraph/get", gets=gets, **self._read_params(now)):
+        for row in store_of(self.memory).read("langgraph/get", gets=gets, **self._read_params(now)):
             if item_meta(row["record"]) is not None:  # else not written by this adapter
                 yield int(row["i"]), to_item(row["record"], Item)
 
@@ -279,7 +279,7 @@ class GraphmemStore(BaseStore):
     def _search(self, op: SearchOp, now: datetime) -> list[SearchItem]:
         prefix = check_labels(op.namespace_prefix, allow_empty_tuple=True)
         tenants = self._search_tenants(prefix)
-        rows = self.memory.store.read(
+        rows = store_of(self.memory).read(
             "langgraph/items", search_tenants=tenants, pairs=self._pairs(enumerate(prefix)),
             **self._read_params(now))
         found = []
@@ -320,7 +320,7 @@ class GraphmemStore(BaseStore):
         tenants, pairs = self._list_selector(op)
         if pairs is None:
             return []
-        rows = self.memory.store.read("langgraph/namespaces", search_tenants=tenants,
+        rows = store_of(self.memory).read("langgraph/namespaces", search_tenants=tenants,
                                       pairs=pairs, **self._read_params(now))
         namespaces = [namespace_from_pairs(row["pairs"]) for row in rows]
         namespaces = [ns for ns in namespaces
@@ -354,7 +354,7 @@ class GraphmemStore(BaseStore):
         texts = [text for path in (put.index or self.text_fields)
                  for text in get_text_at_path(put.value, path)]
         content = "\n".join(t for t in texts if t.strip()) or put.value_json
-        limit = self.memory.store.max_content_bytes
+        limit = store_of(self.memory).max_content_bytes
         encoded = content.encode("utf-8")
         if len(encoded) > limit:  # the value itself is kept whole in metadata
             content = encoded[:limit].decode("utf-8", errors="ignore")
@@ -368,7 +368,7 @@ class GraphmemStore(BaseStore):
             {"key": scope_key({"tenant": t}), "tenant": t, "pairs": scope_pairs({"tenant": t}),
              "count": n} for t, n in sorted(by_tenant.items())]
         locks.sort(key=lambda row: str(row["key"]))
-        store = self.memory.store
+        store = store_of(self.memory)
 
         def work(tx: ManagedTransaction) -> None:
             counters = {row["tenant"]: iter(range(int(row["base"]) + 1,

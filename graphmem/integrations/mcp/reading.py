@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 
 from pydantic import Field
 
+from graphmem.client import store_of
 from graphmem.errors import DatabaseUnavailableError
 
 from .schemas import GetOut, MemoryOut, RecentOut, StatusOut
@@ -77,7 +78,7 @@ def recent(
     """
     state = server_state(ctx)
     with tool_errors():
-        store = state.memory.store
+        store = store_of(state.memory)
         records = store.recent(state.config.principal, state.config.resolve_scope(scope),
                                store.clock(), limit=limit + 1, offset=offset)
         page = records[:limit]
@@ -96,7 +97,7 @@ def status(ctx: Ctx, scope: ScopeAdditions = None) -> StatusOut:
     with tool_errors():
         resolved = state.config.resolve_scope(scope)
         try:
-            store = state.memory.store
+            store = store_of(state.memory)
             counts = store.reach_counts(state.config.principal, resolved, store.clock())
         except DatabaseUnavailableError as exc:
             return StatusOut(version=package_version(), reachable=False,

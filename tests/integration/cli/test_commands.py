@@ -77,7 +77,7 @@ def test_import_bad_line_writes_nothing(cli: Memory, tmp_path: Path, bad: str) -
     assert result.exit_code == 2, result.output
     assert "records.jsonl:3" in result.stderr
     assert result.stdout == ""
-    assert cli.store.counts() == {}, "a bad line must leave the store untouched"
+    assert store_of(cli).counts() == {}, "a bad line must leave the store untouched"
 
 
 def test_import_usage_errors_exit_2(cli: Memory, tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.db import catalogue
 from graphmem.db.group_commit import (
     _run,
@@ -29,7 +29,7 @@ def test_a_batch_decides_each_write_as_alone(memory: Memory) -> None:
     with the outcomes they get alone; every record gets its own slot stamp."""
     memory.write(rec("stored"), now=T0)
     memory.write(rec("earlier", content="the earlier observation of the pipeline"), now=T0)
-    store = memory.store
+    store = store_of(memory)
     writers = [Memory(Neo4jStore(store.driver, database=store.database)) for _ in range(3)]
     proposals = ([rec(f"new-{i}") for i in range(6)] + [rec("twin"), rec("twin")]
                  + [rec("dup", content="the earlier observation of the pipeline"),
@@ -62,7 +62,7 @@ def test_a_batch_decides_each_write_as_alone(memory: Memory) -> None:
 def test_a_batch_that_fails_stores_nothing_and_each_write_runs_alone(memory: Memory) -> None:
     """One write the server refuses fails the batch as a whole: none of it is stored, every
     write comes back "run alone", and alone the others are stored."""
-    store = memory.store
+    store = store_of(memory)
     writers = [Memory(Neo4jStore(store.driver, database=store.database)) for _ in range(3)]
     for i, w in enumerate(writers):  # the scope's nodes, and a real params map to copy
         w.write(rec(f"seed-{i}"), now=T0)
@@ -108,14 +108,14 @@ def test_clients_of_one_settings_share_a_driver_until_the_last_closes(
         neo4j_db: Neo4jUnderTest) -> None:
     first = Memory.connect(neo4j_db.settings, start_if_needed=False, ensure_schema=False)
     second = Memory.connect(neo4j_db.settings, start_if_needed=False, ensure_schema=False)
-    assert first.store.driver is second.store.driver
+    assert store_of(first).driver is store_of(second).driver
     first.close()
     first.close()  # a second close releases nothing more
-    assert second.store.driver.execute_query("RETURN 1 AS one")[0][0]["one"] == 1
+    assert store_of(second).driver.execute_query("RETURN 1 AS one")[0][0]["one"] == 1
     second.close()
     third = Memory.connect(neo4j_db.settings, start_if_needed=False, ensure_schema=False)
     try:
-        assert third.store.driver is not first.store.driver  # the old one was closed
+        assert store_of(third).driver is not store_of(first).driver  # the old one was closed
     finally:
         third.close()
 
@@ -133,7 +133,7 @@ def test_a_closed_client_sends_nothing_while_its_driver_stays_open(
                      lambda: first.get("after-close")):
             with pytest.raises(ClientClosedError):
                 call()
-        assert second.store.get_many(["after-close"]) == {}  # nothing was written
+        assert store_of(second).get_many(["after-close"]) == {}  # nothing was written
     finally:
         second.close()
 
@@ -141,10 +141,10 @@ def test_a_closed_client_sends_nothing_while_its_driver_stays_open(
 def test_the_batch_statement_plans_without_notifications(memory: Memory) -> None:
     """No variable of the batch shadows one of its subqueries' (Neo4j's 03N60 notice,
     printed under ``python -X dev``), nor any other notice."""
-    _, summary, _ = memory.store.driver.execute_query(
+    _, summary, _ = store_of(memory).driver.execute_query(
         "EXPLAIN " + catalogue.statement("write/new_batch"),
         catalogue.arguments("write/new_batch", {"writes": [], "slots": []}),
-        database_=memory.store.database)
+        database_=store_of(memory).database)
     assert [n.gql_status for n in summary.gql_status_objects
             if n.is_notification] == []
 
@@ -158,7 +158,7 @@ def test_writers_racing_through_one_driver_batch_and_lose_nothing(
 
     clients = [Memory.connect(neo4j_db.settings, start_if_needed=False, ensure_schema=False)
                for _ in range(writers)]
-    group = group_for(clients[0].store)
+    group = group_for(store_of(clients[0]))
     batches0, retries0 = group.batches, retries.retry_count()
     barrier = threading.Barrier(writers)
 
@@ -178,9 +178,9 @@ def test_writers_racing_through_one_driver_batch_and_lose_nothing(
     assert retries.retry_count() == retries0
     visible = {r.id for r in memory.candidates(principal=ACME, scope=SCOPE, now=T0)}
     assert visible == {f"r{w}-{i}" for w in range(writers) for i in range(30)}
-    rows, _, _ = memory.store.driver.execute_query(
+    rows, _, _ = store_of(memory).driver.execute_query(
         "MATCH (r:Record) RETURN r.wslot AS s, r.wseq AS q, EXISTS { (r)-[:ASSERTS]->() } AS g,"
-        " r.asserts IS NOT NULL AS a", database_=memory.store.database)
+        " r.asserts IS NOT NULL AS a", database_=store_of(memory).database)
     assert len({(row["s"], row["q"]) for row in rows}) == writers * 30
     assert all(row["g"] == row["a"] for row in rows)
 
@@ -190,7 +190,7 @@ def test_every_write_path_chains_the_drivers_bookmarks(memory: Memory) -> None:
     cluster, for the writes it has seen. A write sent in a session of its own (write/new as an
     auto-commit statement, the full transaction) must hand its bookmark to that manager,
     else the agent's read right after its own write could miss it on another member."""
-    manager = memory.store.driver.execute_query_bookmark_manager
+    manager = store_of(memory).driver.execute_query_bookmark_manager
     seen = [frozenset(manager.get_bookmarks())]
     memory.write(rec("chained"), now=T0)  # write/new, auto-commit
     seen.append(frozenset(manager.get_bookmarks()))

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.db.group_commit import GroupCommit, group_for
 from graphmem.db.store import Neo4jStore
 from graphmem.errors import (
@@ -47,7 +47,7 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
 
 def client_of(memory: Memory) -> Memory:
     """Another client through ``memory``'s driver (so its writes batch with memory's)."""
-    store = memory.store
+    store = store_of(memory)
     return Memory(Neo4jStore(store.driver, database=store.database), owns_driver=False)
 
 
@@ -103,7 +103,7 @@ def test_a_follower_interrupted_while_it_waits_hands_no_batch_to_a_dead_thread(
     write behind it waited forever, and so did every later write through the driver (the
     batch stayed in flight)."""
     memory.write(rec("seed"), now=T0)
-    group = group_for(memory.store)
+    group = group_for(store_of(memory))
     behind = client_of(memory)
     outcome: list[Any] = []
 
@@ -143,14 +143,14 @@ def test_a_base_exception_in_the_leaders_batch_wakes_every_follower(
     write_once): it leaves the leader, and every follower, woken, runs alone and persists;
     nothing of the leader's write is stored; the group is free for the next write."""
     memory.write(rec("seed"), now=T0)
-    group = group_for(memory.store)
+    group = group_for(store_of(memory))
     leader = client_of(memory)
     followers = [client_of(memory) for _ in range(3)]
 
     def boom(name: str, **params: Any) -> list[dict[str, Any]]:
         raise exc
 
-    leader.store.write_once = boom  # type: ignore[method-assign]
+    store_of(leader).write_once = boom  # type: ignore[method-assign]
     results: list[Any] = []
 
     def lead() -> None:
@@ -182,7 +182,7 @@ def test_a_batch_handed_to_a_closed_client_fails_only_its_own_write(memory: Memo
     store sends nothing (ClientClosedError), so the batch fails as a whole and each write
     runs alone: the closed client's fails typed and stores nothing, the others persist."""
     memory.write(rec("seed"), now=T0)
-    group = group_for(memory.store)
+    group = group_for(store_of(memory))
     closing = client_of(memory)
     others = [client_of(memory) for _ in range(3)]
     results: list[Any] = []
@@ -248,9 +248,9 @@ def check_times(memory: Memory, rid: str, case: str) -> None:
     assert at == now and at.utcoffset() == timedelta(0), (at, now)
     record = memory.get(rid)
     assert (record.created_at, record.valid_from, record.expires_at) == (given, given, ends)
-    rows, _, _ = memory.store.driver.execute_query(
+    rows, _, _ = store_of(memory).driver.execute_query(
         "MATCH (w:WriteDecision {record_id: $id}) RETURN valueType(w.at) AS t", id=rid,
-        database_=memory.store.database)
+        database_=store_of(memory).database)
     assert [row["t"] for row in rows] == ["ZONED DATETIME NOT NULL"]
 
     def eligible(at: datetime) -> bool:
@@ -271,7 +271,7 @@ def test_times_of_one_write_read_back_as_given(memory: Memory, case: str) -> Non
 def test_times_of_batched_writes_read_back_as_given(memory: Memory) -> None:
     """The same in one batch: every write's own ``now`` and times."""
     memory.write(rec("seed"), now=T0)
-    group = group_for(memory.store)
+    group = group_for(store_of(memory))
     cases = list(TIMES)
     clients = [client_of(memory) for _ in cases]
     batches0 = group.batches
@@ -320,7 +320,7 @@ def test_duplicates_are_decided_at_now_to_the_microsecond(memory: Memory, batche
                               created_at=(created - timedelta(days=1)).isoformat())
     names = list(cases)
     if batched:
-        group = group_for(memory.store)
+        group = group_for(store_of(memory))
         clients = [client_of(memory) for _ in names]
         with held(group, len(names)) as release:
             started = Threads(lambda i: clients[i].write(
@@ -414,9 +414,9 @@ def dropper(neo4j_db: Neo4jUnderTest) -> Iterator[AckDropper]:
 
 
 def stored_once(memory: Memory, rid: str) -> bool:
-    rows, _, _ = memory.store.driver.execute_query(
+    rows, _, _ = store_of(memory).driver.execute_query(
         "OPTIONAL MATCH (r:Record {id: $id}) RETURN count(r) AS n", id=rid,
-        database_=memory.store.database)
+        database_=store_of(memory).database)
     return bool(rows[0]["n"] == 1)
 
 
@@ -461,7 +461,7 @@ def test_a_batch_whose_commit_ack_is_lost_reports_no_write_a_duplicate(
     try:
         for i, c in enumerate(clients):
             c.write(rec(f"warm-{i}"), now=T0)
-        group = group_for(clients[0].store)
+        group = group_for(store_of(clients[0]))
         batches0 = group.batches
 
         def write(i: int) -> str:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.db import retries
 from graphmem.db.base import StoreBase
 from graphmem.db.group_commit import _Write, group_for
@@ -53,7 +53,7 @@ def test_batched_writes_killed_mid_burst_lose_no_acknowledged_write(
     settings = crash_server.settings
     n = 8
     clients = [Memory.connect(settings, start_if_needed=False) for _ in range(n)]
-    group = group_for(clients[0].store)
+    group = group_for(store_of(clients[0]))
     batches0 = group.batches
     acked: dict[str, str] = {}
     attempted: list[str] = []
@@ -139,7 +139,7 @@ class _Captured(Exception):
 
 def captured_params(memory: Memory, proposal: dict[str, Any]) -> dict[str, Any]:
     """The write/new parameters ``memory.write(proposal)`` sends, captured; nothing stored."""
-    store = memory.store
+    store = store_of(memory)
     seen: list[dict[str, Any]] = []
 
     def capture(name: str, **params: Any) -> list[dict[str, Any]]:
@@ -166,7 +166,7 @@ def test_a_bad_follower_never_fails_the_leaders_write(memory: Memory) -> None:
     memory.write(rec("seed", "acme", "the scope's nodes exist"), now=T0)
     params = captured_params(memory, rec("bad", "acme", "a follower's write"))
     bad = _Write({**params, "decision": {**params["decision"], "by": object()}})
-    group = group_for(memory.store)
+    group = group_for(store_of(memory))
     with group.lock:
         assert group.in_flight == 0
         group.waiting.append(bad)  # waits beside the next write, which leads the batch
@@ -174,7 +174,7 @@ def test_a_bad_follower_never_fails_the_leaders_write(memory: Memory) -> None:
     assert decision.disposition is WriteDisposition.PERSIST
     assert bad.done and bad.stored is None  # the follower runs alone (and fails alone)
     acme = Principal(tenants=frozenset({"acme"}))
-    fresh = Neo4jStore(memory.store.driver, database=memory.store.database)
+    fresh = Neo4jStore(store_of(memory).driver, database=store_of(memory).database)
     ids = {c.record.id for c in fresh.candidates(acme, {"tenant": "acme", "project": "p"}, T0)}
     assert ids == {"seed", "good"}
 
@@ -196,18 +196,18 @@ def test_a_shared_driver_closed_by_one_client_is_not_handed_to_the_next(
     closed) until each client using it was closed. Before drivers were shared, a new client
     opened a new driver."""
     first = Memory.connect(neo4j_db.settings, start_if_needed=False, ensure_schema=False)
-    first.store.driver.close()
+    store_of(first).driver.close()
     try:
         second = Memory.connect(neo4j_db.settings, start_if_needed=False, ensure_schema=False)
         try:
-            assert second.store.driver is not first.store.driver
-            assert second.store.driver.execute_query("RETURN 1 AS one")[0][0]["one"] == 1
+            assert store_of(second).driver is not store_of(first).driver
+            assert store_of(second).driver.execute_query("RETURN 1 AS one")[0][0]["one"] == 1
             third = Memory.connect(neo4j_db.settings, start_if_needed=False,
                                    ensure_schema=False)
-            assert third.store.driver is second.store.driver  # shared again
+            assert store_of(third).driver is store_of(second).driver  # shared again
             first.close()  # releasing the closed one leaves the new one open
             third.close()
-            assert second.store.driver.execute_query("RETURN 1 AS one")[0][0]["one"] == 1
+            assert store_of(second).driver.execute_query("RETURN 1 AS one")[0][0]["one"] == 1
         finally:
             second.close()
     finally:
@@ -245,7 +245,7 @@ def test_two_batches_in_flight_in_one_scope_keep_every_outcome_exact(
     monkeypatch.setattr(StoreBase, "write_once", spy)
     n, rounds, free = 16, 32, 20
     clients = [Memory.connect(neo4j_db.settings, start_if_needed=False) for _ in range(n)]
-    group = group_for(clients[0].store)
+    group = group_for(store_of(clients[0]))
     assert group.max_in_flight == 2
     retries0 = retries.retry_count()
     barriers = [threading.Barrier(n) for _ in range(rounds)]
@@ -280,11 +280,11 @@ def test_two_batches_in_flight_in_one_scope_keep_every_outcome_exact(
             want = [[persist] + [discard] * (n - 1), [persist] + [discard] * (n - 1),
                     [persist] * n, [persist] + [str(RecordConflictError)] * (n - 1)][i % 4]
             assert got == sorted(want), (i, got)
-        rows, _, _ = memory.store.driver.execute_query(
+        rows, _, _ = store_of(memory).driver.execute_query(
             "MATCH (r:Record) RETURN r.id AS id, r.wslot AS s, r.wseq AS q, "
             "COUNT { (r)<-[:DECIDED]-(:WriteDecision) } AS d, "
             "EXISTS { (r)-[:ASSERTS]->() } = (r.asserts IS NOT NULL) AS linked",
-            database_=memory.store.database)
+            database_=store_of(memory).database)
         assert len(rows) == len({row["id"] for row in rows}) == rounds // 4 * (n + 3) + n * free
         assert len({(row["s"], row["q"]) for row in rows}) == len(rows)
         assert all(row["linked"] for row in rows)
@@ -308,7 +308,7 @@ def test_a_second_batch_is_stored_while_the_first_is_in_flight(
     still held. With one batch in flight (as before) the three would wait behind the held
     batch, and the test would fail after 30 s. Every write is stored, once."""
     memory.write(busy("seed"), now=T0)  # the scope's nodes
-    group = group_for(memory.store)
+    group = group_for(store_of(memory))
     assert group.max_in_flight == 2
     second = threading.Event()
     first_held = threading.Event()
@@ -332,7 +332,7 @@ def test_a_second_batch_is_stored_while_the_first_is_in_flight(
         return original(store, name, **params)
 
     monkeypatch.setattr(StoreBase, "write_once", spy)
-    writers = [Memory(Neo4jStore(memory.store.driver, database=memory.store.database))
+    writers = [Memory(Neo4jStore(store_of(memory).driver, database=store_of(memory).database))
                for _ in range(7)]
     with held(group, 4) as release:
         first = Threads(lambda i: writers[i].write(busy(f"first-{i}"), now=T0), 4)

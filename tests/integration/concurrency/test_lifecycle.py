@@ -10,7 +10,7 @@ import threading
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.db.codec import scope_key
 from graphmem.deletion import Disposition
 from graphmem.integrations.langgraph import GraphmemStore
@@ -40,29 +40,29 @@ def rec(rid: str, **over: Any) -> dict[str, Any]:
 
 
 def scope_version(memory: Memory) -> dict[str, Any]:
-    rows = memory.store.driver.execute_query(
+    rows = store_of(memory).driver.execute_query(
         "MATCH (sv:ScopeVersion {key: $key}) RETURN sv.rev AS rev, sv.epoch AS epoch",
-        key=scope_key(SCOPE), database_=memory.store.database)[0]
+        key=scope_key(SCOPE), database_=store_of(memory).database)[0]
     assert len(rows) == 1
     return dict(rows[0])
 
 
 def stamps(memory: Memory) -> list[int]:
-    rows = memory.store.driver.execute_query(
+    rows = store_of(memory).driver.execute_query(
         "MATCH (:Scope {key: $key})<-[:IN_SCOPE]-(r:Record) RETURN r.stamp AS stamp",
-        key=scope_key(SCOPE), database_=memory.store.database)[0]
+        key=scope_key(SCOPE), database_=store_of(memory).database)[0]
     return [row["stamp"] for row in rows]
 
 
 def slot_stamps(memory: Memory) -> tuple[list[tuple[int, int]], dict[int, int]]:
     """The (wslot, wseq) stamps of the scope's records, and each write slot's seq by index."""
     key = scope_key(SCOPE)
-    rows = memory.store.driver.execute_query(
+    rows = store_of(memory).driver.execute_query(
         "MATCH (:Scope {key: $key})<-[:IN_SCOPE]-(r:Record) WHERE r.wseq IS NOT NULL "
-        "RETURN r.wslot AS slot, r.wseq AS seq", key=key, database_=memory.store.database)[0]
-    slots = memory.store.driver.execute_query(
+        "RETURN r.wslot AS slot, r.wseq AS seq", key=key, database_=store_of(memory).database)[0]
+    slots = store_of(memory).driver.execute_query(
         "MATCH (l:WriteSlot) WHERE l.key STARTS WITH $prefix RETURN l.key AS key, l.seq AS seq",
-        prefix=key + "#", database_=memory.store.database)[0]
+        prefix=key + "#", database_=store_of(memory).database)[0]
     return ([(row["slot"], row["seq"]) for row in rows],
             {int(row["key"].rsplit("#", 1)[1]): row["seq"] or 0 for row in slots})
 
@@ -78,7 +78,7 @@ def test_lifecycle_transitions_and_writes_in_one_scope_never_retry(
     memory.put_many([rec(f"child-{w}-{i}", derived_from=[f"erase-{w}-{i}",
                                                                  f"keep-{w}-{i}"])
                      for w in range(WORKERS) for i in range(ROUNDS)])
-    memory.store.put_many([rec(f"promote-{w}-{i}") for w in range(WORKERS)
+    store_of(memory).put_many([rec(f"promote-{w}-{i}") for w in range(WORKERS)
                            for i in range(ROUNDS)], quarantined=True)
     start = scope_version(memory)
     clients = [Memory.connect(neo4j_db.settings, start_if_needed=False, ensure_schema=False)
@@ -151,7 +151,7 @@ def test_a_second_bump_in_one_transaction_does_not_deadlock_a_waiter(memory: Mem
     later statement (an expiry). Before, Neo4j reported a deadlock and B was rolled back."""
     memory.put_many([rec("a"), rec("b")])
     start = scope_version(memory)["rev"]
-    store = memory.store
+    store = store_of(memory)
     sessions = [store.driver.session(database=store.database) for _ in range(2)]
     a, b = (s.begin_transaction() for s in sessions)
     params = {"by": "t", "reason": "r", "at": T0}
@@ -178,4 +178,4 @@ def test_a_second_bump_in_one_transaction_does_not_deadlock_a_waiter(memory: Mem
             s.close()
     assert not failures, failures
     assert scope_version(memory)["rev"] == start + 3
-    assert memory.store.state("b").retracted_by == "t"
+    assert store_of(memory).state("b").retracted_by == "t"

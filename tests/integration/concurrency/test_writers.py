@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.db.codec import scope_key
 from graphmem.db.store import Neo4jStore
 from graphmem.errors import DanglingReferenceError, RecordConflictError, ValidationError
@@ -44,7 +44,7 @@ def test_eight_writers_into_one_new_scope_never_deadlock(
     assert race(write, clients) == 0
     assert results == ["PERSIST"] * (workers * each)
     assert visible(memory) == {f"w{w}-{i}" for w in range(workers) for i in range(each)}
-    assert memory.store.counts()["Scope"] == 1
+    assert store_of(memory).counts()["Scope"] == 1
 
 
 def test_writes_after_the_scope_nodes_vanished(memory: Memory) -> None:
@@ -55,7 +55,7 @@ def test_writes_after_the_scope_nodes_vanished(memory: Memory) -> None:
                         ).disposition is WriteDisposition.PERSIST
     memory.put_many([rec("b")])
     assert visible(memory) == {"a", "b"}
-    while memory.store.write("wipe_batch", limit=10_000)[0]["deleted"]:
+    while store_of(memory).write("wipe_batch", limit=10_000)[0]["deleted"]:
         pass
     assert visible(memory) == set()
     assert memory.write(rec("c", asserts="owner", asserted_value="y"), now=T0
@@ -63,9 +63,9 @@ def test_writes_after_the_scope_nodes_vanished(memory: Memory) -> None:
     assert visible(memory) == {"c"}  # the cached empty answer was invalidated
     memory.put_many([rec("d")])
     assert visible(memory) == {"c", "d"}
-    rows = memory.store.driver.execute_query(
+    rows = store_of(memory).driver.execute_query(
         "MATCH (r:Record {id: 'c'})-[:ASSERTS]->(a:Assertion) RETURN a.key AS key",
-        database_=memory.store.database)[0]
+        database_=store_of(memory).database)[0]
     assert [row["key"] for row in rows] == ["owner"]
     # identical content in the same scope is still a duplicate (the slot lock and check)
     dup = memory.write(rec("c2", content="observation c about the deploy"), now=T0)
@@ -75,14 +75,14 @@ def test_writes_after_the_scope_nodes_vanished(memory: Memory) -> None:
 def test_a_refused_write_into_a_new_scope_creates_nothing(memory: Memory) -> None:
     """The proposal is checked before its scope's nodes are created."""
     memory.put_many([rec("a", scope={"tenant": "acme"})])
-    before = memory.store.counts()
+    before = store_of(memory).counts()
     with pytest.raises(RecordConflictError):
         memory.write(rec("a", content="other content", scope={"tenant": "acme", "x": "1"}),
                      now=T0)
-    assert memory.store.counts() == before
-    nodes = memory.store.driver.execute_query(
+    assert store_of(memory).counts() == before
+    nodes = store_of(memory).driver.execute_query(
         "MATCH (n:ScopeVersion|WriteSlot) RETURN count(n) AS n",
-        database_=memory.store.database)[0][0]["n"]
+        database_=store_of(memory).database)[0][0]["n"]
     assert nodes == 1  # the ScopeVersion of {"tenant": "acme"}
 
 
@@ -92,7 +92,7 @@ class Spy:
 
     def __init__(self, memory: Memory) -> None:
         self.names: list[str] = []
-        store = memory.store
+        store = store_of(memory)
         write, write_once, transaction = store.write, store.write_once, store.transaction
 
         def spy_write(name: str, **params: Any) -> list[dict[str, Any]]:
@@ -135,17 +135,17 @@ def test_a_new_record_is_one_statement_and_everything_else_is_decided_in_full(
     assert outcome(rec("d", content="newer deploy note")) == (
         ["write/new", "tx:write"], "DISCARD")  # b's content, b is active
     assert outcome(rec("a")) == (["write/new", "tx:write"], "DISCARD")  # identical, stored
-    before = memory.store.counts()
+    before = store_of(memory).counts()
     with pytest.raises(RecordConflictError):
         memory.write(rec("a", content="other content"), now=T0)
     with pytest.raises(DanglingReferenceError):
         memory.write(rec("e", supersedes=["nowhere"]), now=T0)
     plan = memory.plan_deletion(["q"], requested_by="test", reason="forget")
     memory.apply_deletion(plan)
-    after_erase = memory.store.counts()
+    after_erase = store_of(memory).counts()
     with pytest.raises(DanglingReferenceError):
         memory.write(rec("f", derived_from=["q"]), now=T0)
-    assert memory.store.counts() == after_erase and after_erase["Record"] == before["Record"]
+    assert store_of(memory).counts() == after_erase and after_erase["Record"] == before["Record"]
     assert outcome(rec("t", thread="conv", position=0)) == (["tx:write"], "PERSIST")
     assert outcome(rec("proc", kind="procedural", authority="model_inferred",
                        evidence_ids=["a"])) == (["tx:write"], "QUARANTINE")
@@ -163,8 +163,8 @@ def test_bad_thread_fields_are_validation_errors_and_write_nothing(
     the bare UnicodeEncodeError or OverflowError they raised before, and writes nothing (a
     new scope's nodes included)."""
     memory.write(rec("seed"), now=T0)
-    before = memory.store.driver.execute_query(
-        "MATCH (n) RETURN count(n) AS n", database_=memory.store.database)[0][0]["n"]
+    before = store_of(memory).driver.execute_query(
+        "MATCH (n) RETURN count(n) AS n", database_=store_of(memory).database)[0][0]["n"]
     new_scope = {"tenant": "acme", "project": "fresh"}
     for proposal in (rec("t", **bad), rec("t", scope=new_scope, **bad)):
         with pytest.raises(ValidationError):
@@ -173,15 +173,15 @@ def test_bad_thread_fields_are_validation_errors_and_write_nothing(
             memory.put(proposal)
         with pytest.raises(ValidationError):
             memory.put_many([proposal])
-    after = memory.store.driver.execute_query(
-        "MATCH (n) RETURN count(n) AS n", database_=memory.store.database)[0][0]["n"]
+    after = store_of(memory).driver.execute_query(
+        "MATCH (n) RETURN count(n) AS n", database_=store_of(memory).database)[0][0]["n"]
     assert after == before
 
 
 def node_counts(memory: Memory) -> dict[str, int]:
-    rows = memory.store.driver.execute_query(
+    rows = store_of(memory).driver.execute_query(
         "MATCH (n) RETURN labels(n)[0] AS label, count(*) AS n",
-        database_=memory.store.database)[0]
+        database_=store_of(memory).database)[0]
     return {row["label"]: row["n"] for row in rows}
 
 
@@ -237,19 +237,19 @@ def test_one_statement_writes_after_groups_and_slots_vanished(memory: Memory) ->
     were deleted since this client created them, and the full transaction stores the record
     (group linked again, slots created again); a reference erased since refuses the write
     and writes nothing."""
-    writer = Memory(Neo4jStore(memory.store.driver, database=memory.store.database))
+    writer = Memory(Neo4jStore(store_of(memory).driver, database=store_of(memory).database))
     assert writer.write(rec("a", asserts="owner", asserted_value="x"), now=T0
                         ).disposition is WriteDisposition.PERSIST
     visible(memory)
-    memory.store.driver.execute_query("MATCH (n:Assertion) DETACH DELETE n",
-                                      database_=memory.store.database)
+    store_of(memory).driver.execute_query("MATCH (n:Assertion) DETACH DELETE n",
+                                      database_=store_of(memory).database)
     assert writer.write(rec("b", asserts="owner", asserted_value="y"), now=T0
                         ).disposition is WriteDisposition.PERSIST
-    rows = memory.store.driver.execute_query(
+    rows = store_of(memory).driver.execute_query(
         "MATCH (r:Record)-[:ASSERTS]->(a:Assertion) RETURN r.id AS id, a.key AS key",
-        database_=memory.store.database)[0]
+        database_=store_of(memory).database)[0]
     assert [(row["id"], row["key"]) for row in rows] == [("b", "owner")]
-    got = {c.record.id: c.conflict_ids for c in memory.store.candidates(ACME, SCOPE, T0)}
+    got = {c.record.id: c.conflict_ids for c in store_of(memory).candidates(ACME, SCOPE, T0)}
     assert got == {"a": ("b",), "b": ("a",)}
     writer.write(rec("e0"), now=T0)
     writer.apply_deletion(writer.plan_deletion(["e0"], requested_by="t", reason="r"))
@@ -258,9 +258,9 @@ def test_one_statement_writes_after_groups_and_slots_vanished(memory: Memory) ->
         with pytest.raises(DanglingReferenceError):
             writer.write(rec("f-" + field, **{field: ["e0"]}), now=T0)
     assert node_counts(memory) == before
-    memory.store.driver.execute_query(
+    store_of(memory).driver.execute_query(
         "MATCH (l:WriteSlot) WHERE NOT l.key ENDS WITH '#3' DETACH DELETE l",
-        database_=memory.store.database)
+        database_=store_of(memory).database)
     for i in range(12):
         assert writer.write(rec(f"g{i}"), now=T0).disposition is WriteDisposition.PERSIST
         assert f"g{i}" in visible(memory)
@@ -290,12 +290,12 @@ def test_indexed_names_at_their_limit_persist_and_one_byte_more_is_refused(
         assert len(scope_key(at.scope).encode()) == limit
     assert memory.write(proposal("at", limit), now=T0).disposition is WriteDisposition.PERSIST
     memory.put_many([proposal("at-batch", limit)])
-    before = memory.store.counts()
-    nodes = memory.store.driver.execute_query(
-        "MATCH (n) RETURN count(n) AS n", database_=memory.store.database)[0][0]["n"]
+    before = store_of(memory).counts()
+    nodes = store_of(memory).driver.execute_query(
+        "MATCH (n) RETURN count(n) AS n", database_=store_of(memory).database)[0][0]["n"]
     for write in (lambda p: memory.write(p, now=T0), lambda p: memory.put_many([p])):
         with pytest.raises(ValidationError, match="at most"):
             write(proposal("over", limit + 1))
-    assert memory.store.counts() == before
-    assert memory.store.driver.execute_query(
-        "MATCH (n) RETURN count(n) AS n", database_=memory.store.database)[0][0]["n"] == nodes
+    assert store_of(memory).counts() == before
+    assert store_of(memory).driver.execute_query(
+        "MATCH (n) RETURN count(n) AS n", database_=store_of(memory).database)[0][0]["n"] == nodes

@@ -24,6 +24,7 @@ from graphmem import (
     Principal,
     Sensitivity,
 )
+from graphmem.client import store_of
 from graphmem.integrations.langgraph import GraphmemStore
 from tests.support.database import Neo4jUnderTest
 from tests.support.mcp_client import Body, ok, refused, serve
@@ -65,7 +66,7 @@ def _calls(victim: str, retrieval: str) -> list[tuple[str, dict[str, Any]]]:
 
 
 def _state(memory: Memory) -> tuple[object, ...]:
-    return memory.store.get_props(list(VICTIMS)), memory.store.counts()
+    return store_of(memory).get_props(list(VICTIMS)), store_of(memory).counts()
 
 
 def test_the_mcp_scenario_table(neo4j_db: Neo4jUnderTest, memory: Memory) -> None:
@@ -113,7 +114,7 @@ def test_the_mcp_scenario_table(neo4j_db: Neo4jUnderTest, memory: Memory) -> Non
 
     _serve(neo4j_db, body)
     assert "shared" in str(seen["shared"])  # a tenant-wide record is readable
-    assert memory.store.state("shared").retracted_by is None  # but not retractable
+    assert store_of(memory).state("shared").retracted_by is None  # but not retractable
 
 
 def test_mcp_subject_deletion_within_the_servers_scope(neo4j_db: Neo4jUnderTest,
@@ -143,7 +144,7 @@ def test_mcp_a_confidential_server_erases_its_users_confidential_record(
         await ok(client, "apply_deletion", {"digest": plan["digest"]})
 
     _serve(neo4j_db, body, clearance="confidential")
-    assert memory.store.get_props(["rec-conf"])["rec-conf"].get("erased")
+    assert store_of(memory).get_props(["rec-conf"])["rec-conf"].get("erased")
 
 
 # -- LangGraph ----------------------------------------------------------------------------
@@ -164,7 +165,7 @@ def test_graphmem_store_reaches_only_its_confinement(memory: Memory) -> None:
     assert mine.get(ns, "k") is None and mine.get(ns, "hidden") is None
     assert mine.search(("acme",)) == [] and mine.list_namespaces() == []
     assert mine.batch([GetOp(ns, "k")]) == [None]
-    before = memory.store.counts()
+    before = store_of(memory).counts()
     mine.delete(ns, "k")
     writes: list[Callable[[], None]] = [lambda: mine.delete(ns, "hidden"),
                                         lambda: mine.put(ns, "hidden", {})]
@@ -172,7 +173,7 @@ def test_graphmem_store_reaches_only_its_confinement(memory: Memory) -> None:
         with pytest.raises(AuthorizationError) as info:  # above its clearance: unchanged
             write()
         assert TEXT not in str(info.value)
-    assert memory.store.counts() == before
+    assert store_of(memory).counts() == before
     item = theirs.get(ns, "k")
     assert item is not None and item.value == {"text": TEXT}
     assert cleared.get(ns, "hidden") is not None

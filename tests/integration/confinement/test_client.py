@@ -82,10 +82,10 @@ def world(memory: Memory) -> Iterator[dict[str, Victim]]:
 
 
 def _snapshot(memory: Memory, v: Victim) -> tuple[object, ...]:
-    props = memory.store.get_props([v.record])
-    intention = memory.store.read("intentions/get", id=v.intention)
-    return (props, intention, memory.store.counts(),
-            memory.store.read("retrieval/get", id=v.retrieval))
+    props = store_of(memory).get_props([v.record])
+    intention = store_of(memory).read("intentions/get", id=v.intention)
+    return (props, intention, store_of(memory).counts(),
+            store_of(memory).read("retrieval/get", id=v.retrieval))
 
 
 @pytest.mark.parametrize("name", sorted(CALLS))
@@ -147,7 +147,7 @@ def test_a_confined_client_reads_its_own_and_shared_records_and_changes_only_its
         bound.candidates(principal=PRIVACY, scope={"tenant": "acme"}, now=T0)
     assert {n for n in bound.lineage("own", "both").nodes} == {"own"}
     bound.retract("own", by="a", reason="r")
-    assert memory.store.state("own").retracted_by == "a"
+    assert store_of(memory).state("own").retracted_by == "a"
     assert bound.intentions.get("i-own").id == "i-own"
     assert [i.id for i in bound.due({"customer": "c-1"}, scope={"tenant": "acme"},
                                     now=T0)] == ["i-own"]
@@ -179,16 +179,16 @@ def test_bulk_imports_are_the_operators_only(memory: Memory) -> None:
                  lambda: bound.put_many([_rec("x", {"user": "u-17"})])):
         with pytest.raises(AuthorizationError):
             call()
-    assert "x" not in memory.store.get_props(["x"])
+    assert "x" not in store_of(memory).get_props(["x"])
 
 
 def test_writes_are_confined_and_the_ceiling_refuses_and_records_claims(
         memory: Memory) -> None:
     bound = memory.confined(U17)
-    before = memory.store.counts()
+    before = store_of(memory).counts()
     with pytest.raises(AuthorityCeilingError, match="max_authority"):
         bound.write({**_proposal("planted"), "authority": "authoritative_source"})
-    assert memory.store.counts() == before and not memory.store.get_props(["planted"])
+    assert store_of(memory).counts() == before and not store_of(memory).get_props(["planted"])
     with pytest.raises(AuthorizationError):
         bound.write({**_proposal("w-99"), "scope": {"tenant": "acme", "user": "u-99"}})
     decision = bound.write(_proposal("mine"))
@@ -210,7 +210,7 @@ def test_a_bound_client_can_only_be_narrowed(memory: Memory) -> None:
     narrower = bound.confined(U17, max_authority=Authority.AUTHORITATIVE_SOURCE)
     assert narrower.access.max_authority is Authority.HUMAN_INSTRUCTION
     bound.close()  # a view closes nothing
-    assert memory.store.counts() is not None
+    assert store_of(memory).counts() is not None
 
 
 # -- deletion across the confinement ------------------------------------------------------
@@ -244,14 +244,14 @@ def test_lineage_deletion_reaching_another_user_needs_a_wider_principal(
     memory.put(_rec("root", {"user": "u-17"}))
     memory.put(_rec("child", {"user": "u-99"}, derived_from=["root"]))
     bound = memory.confined(U17)
-    before = memory.store.get_props(["root", "child"])
+    before = store_of(memory).get_props(["root", "child"])
     with pytest.raises(AuthorizationError) as info:
         bound.plan_deletion(roots=["root"], requested_by="a", reason="r")
     assert "child" not in str(info.value) and "wider reach" in str(info.value)
     wide_plan = memory.plan_deletion(roots=["root"], requested_by="ops", reason="r")
     with pytest.raises(AuthorizationError):
         bound.apply_deletion(wide_plan)
-    assert memory.store.get_props(["root", "child"]) == before
+    assert store_of(memory).get_props(["root", "child"]) == before
     privacy = memory.confined(PRIVACY)
     report = privacy.apply_deletion(privacy.plan_deletion(roots=["root"], requested_by="p",
                                                           reason="r"))

@@ -26,6 +26,7 @@ from graphmem import (
     OutOfReachError,
     Principal,
 )
+from graphmem.client import store_of
 from graphmem.deletion import DeletionPlan
 from tests.support.database import Neo4jUnderTest
 from tests.support.mcp_client import ok, serve
@@ -107,7 +108,7 @@ def test_a_confined_plan_lists_only_retrievals_made_within_its_reach(memory: Mem
 def test_confined_redaction_changes_and_counts_only_what_the_caller_may_change(
         memory: Memory) -> None:
     _world(memory)
-    before = memory.store.get_props(["rec-u99", "rec-conf", "shared"])
+    before = store_of(memory).get_props(["rec-u99", "rec-conf", "shared"])
     bound = memory.confined(U17)
     plan = bound.plan_deletion(roots=["own"], redact_terms=[TERM], requested_by="a",
                                reason="r")
@@ -118,7 +119,7 @@ def test_confined_redaction_changes_and_counts_only_what_the_caller_may_change(
     assert report.verification.passed, report.verification.problems
     assert report.request.reach == plan.reach
     assert memory.get("own-note").content == "call [REDACTED] on Mondays"
-    assert memory.store.get_props(["rec-u99", "rec-conf", "shared"]) == before
+    assert store_of(memory).get_props(["rec-u99", "rec-conf", "shared"]) == before
     again = bound.verify_deletion(report.request.id)
     assert again.verification.passed
     _assert_silent(again.model_dump_json(), {*VICTIMS, "shared"})
@@ -238,12 +239,12 @@ def test_no_deletion_entry_point_reveals_what_is_beyond_reach(memory: Memory,
     # the victims also cite and derive from what u-17 plans, beyond its reach... not: that
     # refuses the plan whole (tested above); here they only share its terms and queries
     hidden = {q["conf-saw-own"], q["u99-query"], *VICTIMS, "topic-u99", "shared"}
-    before = memory.store.get_props(["rec-u99", "rec-conf", "note-u99", "note-conf",
+    before = store_of(memory).get_props(["rec-u99", "rec-conf", "note-u99", "note-conf",
                                      "topic-u99", "shared"])
     queries = {k: _query(memory, v) for k, v in q.items() if k != "mine"}
     answer = ENTRY_POINTS[name](memory.confined(U17), memory)
     _assert_silent(_dump(answer), hidden)
-    assert memory.store.get_props(["rec-u99", "rec-conf", "note-u99", "note-conf",
+    assert store_of(memory).get_props(["rec-u99", "rec-conf", "note-u99", "note-conf",
                                    "topic-u99", "shared"]) == before
     assert {k: _query(memory, v) for k, v in q.items() if k != "mine"} == queries
 
@@ -278,7 +279,7 @@ def test_the_mcp_deletion_tools_reveal_nothing_beyond_the_servers_reach(
         neo4j_db: Neo4jUnderTest, memory: Memory) -> None:
     q = _world(memory)
     hidden = {q["conf-saw-own"], q["u99-query"], *VICTIMS, "shared"}
-    before = memory.store.get_props(["rec-u99", "rec-conf", "shared"])
+    before = store_of(memory).get_props(["rec-u99", "rec-conf", "shared"])
     seen: list[str] = []
 
     async def body(client: Client) -> None:
@@ -296,11 +297,11 @@ def test_the_mcp_deletion_tools_reveal_nothing_beyond_the_servers_reach(
 
     serve(neo4j_db, body, scope={"user": "u-17"}, allow_deletion=True, agent="a1")
     # a plan this server made and never applied is within its reach: its reason is redacted
-    reasons = memory.store.driver.execute_query(
+    reasons = store_of(memory).driver.execute_query(
         "MATCH (r:DeletionRequest {id: $id}) RETURN r.reason AS reason", id=seen.pop(0),
-        database_=memory.store.database).records
+        database_=store_of(memory).database).records
     assert [r["reason"] for r in reasons] == ["[REDACTED] asked"]
     for text in seen:
         _assert_silent(text, hidden)
-    assert memory.store.get_props(["rec-u99", "rec-conf", "shared"]) == before
+    assert store_of(memory).get_props(["rec-u99", "rec-conf", "shared"]) == before
     assert TERM in _query(memory, q["u99-query"])

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.db import catalogue as cypher
 
 #: Statements whose form with one map of parameters plans Eager operators that the file's
@@ -35,7 +35,7 @@ def test_every_file_parses(memory: Memory) -> None:
     ``$args.p``), and the second form plans no Eager operator the first does not, but in
     :data:`EAGER_FROM_ARGS`."""
     gained = set()
-    with memory.store.driver.session(database=memory.store.database) as session:
+    with store_of(memory).driver.session(database=store_of(memory).database) as session:
         for name in sorted(cypher.names()):
             if name in ("schema", "migration/assertions/constraint"):  # schema commands run
                 # (and so parse) in Memory.connect
@@ -57,20 +57,20 @@ def test_a_query_is_planned_once_whatever_the_lengths_of_its_lists_and_strings(
     (and several when the same runs pass their parameters one by one, as a check that the
     lengths here do fall in different powers of ten)."""
     def cached() -> int:
-        rows, _, _ = memory.store.driver.execute_query(
-            "CALL db.clearQueryCaches()", database_=memory.store.database)
+        rows, _, _ = store_of(memory).driver.execute_query(
+            "CALL db.clearQueryCaches()", database_=store_of(memory).database)
         found = re.search(r"of (\d+) quer", rows[0][0])
         return int(found.group(1)) if found else 0
 
     lengths = (0, 1, 5, 50, 500)
     cached()
     for n in lengths:
-        memory.store.read("records/existing", ids=[f"r{i}" for i in range(n)])
-        memory.store.read("retrieval/get", id="x" * n)
+        store_of(memory).read("records/existing", ids=[f"r{i}" for i in range(n)])
+        store_of(memory).read("retrieval/get", id="x" * n)
     assert cached() == 2
     for n in lengths:
         for name, params in (("records/existing", {"ids": [f"r{i}" for i in range(n)]}),
                              ("retrieval/get", {"id": "x" * n})):
-            memory.store.driver.execute_query(cypher.text(name), params,
-                                              database_=memory.store.database)
+            store_of(memory).driver.execute_query(cypher.text(name), params,
+                                              database_=store_of(memory).database)
     assert cached() == 2 * len(lengths)

@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.db.stats import RECORD_STATUSES, store_stats
 from graphmem.lineage.graph import build_lineage
 from graphmem.models import Authority, MemoryKind, MemoryRecord, Principal, Sensitivity, Status
@@ -61,13 +61,13 @@ def test_explain_stats_lineage_and_candidates_agree_on_every_combination(
              "valid_from": NOW + 2 * DAY if combo["valid_later"] else NOW - 5 * DAY,
              "expires_at": NOW - DAY if combo["expired"] else NOW + 30 * DAY}
             for t, combo in tenants.items()]
-    memory.store.driver.execute_query(
+    store_of(memory).driver.execute_query(
         "UNWIND $rows AS row MATCH (r:Record {id: row.id}) "
         "SET r.erased = row.erased, r.quarantined = row.quarantined, "
         "r.pending_recompute = row.pending_recompute, r.retracted = row.retracted, "
         "r.created_at = row.created_at, r.valid_from = row.valid_from, "
         "r.expires_at = row.expires_at",
-        {"rows": rows}, database_=memory.store.database)
+        {"rows": rows}, database_=store_of(memory).database)
 
     want = {t: expected(combo) for t, combo in tenants.items()}
     assert {s.value for s in want.values()} == set(RECORD_STATUSES)  # every status is reached
@@ -78,11 +78,11 @@ def test_explain_stats_lineage_and_candidates_agree_on_every_combination(
     assert explained == want
 
     counted = {row["tenant"]: Status(row["status"])
-               for row in store_stats(memory.store, now=NOW)["records"]["rows"]
+               for row in store_stats(store_of(memory), now=NOW)["records"]["rows"]
                if row["kind"] == MemoryKind.SEMANTIC.value}
     assert counted == want
 
-    drawn = {t: Status(build_lineage(memory.store, t, depth=0, now=NOW).nodes[t]["status"])
+    drawn = {t: Status(build_lineage(store_of(memory), t, depth=0, now=NOW).nodes[t]["status"])
              for t in tenants}
     assert drawn == want
 

@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 from graphmem import DecisionState
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.db import catalogue
 from graphmem.db.base import StoreBase
 from tests.support.database import wipe
@@ -94,16 +94,16 @@ def renamed(value: Any, ids: set[str]) -> Any:
 
 def stored_ids(memory: Memory) -> set[str]:
     """The ids of every node that has one (records, retrievals, ...)."""
-    records, _, _ = memory.store.driver.execute_query(
+    records, _, _ = store_of(memory).driver.execute_query(
         "MATCH (n) WHERE n.id IS NOT NULL RETURN collect(n.id) AS ids",
-        database_=memory.store.database)
+        database_=store_of(memory).database)
     return set(records[0]["ids"])
 
 
 def profile(memory: Memory, name: str, params: dict[str, Any]) -> tuple[int, list[str]]:
     """Database hits of statement ``name`` with ``params``, and the scans in its plan; what it
     writes is rolled back."""
-    with memory.store.driver.session(database=memory.store.database) as session:
+    with store_of(memory).driver.session(database=store_of(memory).database) as session:
         tx = session.begin_transaction()
         try:
             result = tx.run("PROFILE " + catalogue.statement(name),
@@ -133,9 +133,9 @@ def young_store(memory: Memory) -> None:
     """The empty store's indexes made again, as in a new database: their statistics are
     those of no records until the server samples them again, some time after an import."""
     for name in ("record_dedup", "scope_tenant", "record_thread_key"):
-        memory.store.driver.execute_query(f"DROP INDEX {name} IF EXISTS",
-                                          database_=memory.store.database)
-    memory.store.ensure_schema()
+        store_of(memory).driver.execute_query(f"DROP INDEX {name} IF EXISTS",
+                                          database_=store_of(memory).database)
+    store_of(memory).ensure_schema()
 
 
 def seed(memory: Memory) -> None:
@@ -190,8 +190,8 @@ def grow(memory: Memory, scope: dict[str, str], tag: str) -> None:
 
 def profiles(memory: Memory, calls: list[Call]) -> list[tuple[int, list[str]]]:
     """Each call's database hits and scans, planned afresh for the store as it is now."""
-    memory.store.driver.execute_query("CALL db.clearQueryCaches()",
-                                      database_=memory.store.database)
+    store_of(memory).driver.execute_query("CALL db.clearQueryCaches()",
+                                      database_=store_of(memory).database)
     return [profile(memory, name, params) for name, params in calls]
 
 
@@ -229,7 +229,7 @@ def test_no_statement_of_a_scope_costs_more_in_a_larger_store(
 
 def plan_scans(memory: Memory, name: str, params: dict[str, Any]) -> list[str]:
     """The scans in the plan of statement ``name`` with ``params`` (EXPLAIN: nothing runs)."""
-    with memory.store.driver.session(database=memory.store.database) as session:
+    with store_of(memory).driver.session(database=store_of(memory).database) as session:
         summary = session.run("EXPLAIN " + catalogue.statement(name),
                               catalogue.arguments(name, params)).consume()
     return [f"{name}: {scan}" for scan in walked(summary.plan)[1]]
@@ -251,7 +251,7 @@ def test_no_statement_of_a_scope_scans_while_the_statistics_are_of_an_empty_stor
     loop = {name for name, _ in calls}
     assert {"candidates", "candidates_delta", "retrieval/log", "write/new"} <= loop
     assert {n for n in catalogue.names() if catalogue.text(n).startswith(PINNED)} == loop
-    run, db = memory.store.driver.execute_query, memory.store.database
+    run, db = store_of(memory).driver.execute_query, store_of(memory).database
     scanning: list[str] = []
     # Whether a given import ends inside the window is up to the server's sampler (without
     # the hints, explain scanned after 3 of 5 imports, from the first plan to the last, 3 s

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from graphmem.cli import app
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.deletion.certificate import ErasureCertificate, load
 from graphmem.errors import CertificateError, DeletionError
 
@@ -90,8 +90,8 @@ def test_the_store_disagreeing_is_detected(memory: Memory) -> None:
     _erase(memory, "u-5", "del-cert-5")
     cert = memory.deletion_certificate("del-cert-5")
     # someone removes the tombstone and writes a record under the erased id again
-    memory.store.driver.execute_query("MATCH (r:Record {id: $id}) DETACH DELETE r",
-                                      id="u-5-r1", database_=memory.store.database)
+    store_of(memory).driver.execute_query("MATCH (r:Record {id: $id}) DETACH DELETE r",
+                                      id="u-5-r1", database_=store_of(memory).database)
     memory.put({"id": "u-5-r1", "kind": "semantic", "created_at": CREATED,
                 "content": "Note 1 about the customer u-5, written again.",
                 "scope": {"tenant": "acme", "user": "u-5"}, "provenance": {"source": "crm"},
@@ -105,8 +105,9 @@ def test_a_record_refilled_after_erasure_is_detected(memory: Memory) -> None:
     _subject(memory, "u-6")
     _erase(memory, "u-6", "del-cert-6")
     cert = memory.deletion_certificate("del-cert-6")
-    memory.store.driver.execute_query("MATCH (r:Record {id: $id}) SET r.content = $c",
-                                      id="u-6-r2", c="restored", database_=memory.store.database)
+    store = store_of(memory)
+    store.driver.execute_query("MATCH (r:Record {id: $id}) SET r.content = $c",
+                               id="u-6-r2", c="restored", database_=store.database)
     verdict = memory.check_certificate(cert)
     assert not verdict.agrees
     assert any("deleted_with_content" in p for p in verdict.problems)

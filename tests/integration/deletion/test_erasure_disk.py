@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from bench.erasure_residue import load, marker, scan
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.db.server import EphemeralServer
 from graphmem.deletion import DeletionPlan, apply_deletion
 from graphmem.deletion.disk import outside_reach
@@ -53,7 +53,7 @@ def test_apply_leaves_no_copy_of_the_term_in_the_servers_files(
         # without the purge, Neo4j keeps the term: the scan below can fail
         load(memory, kept, f"u-kept-{seed}", 4, cue=False)
         plan = _plan(memory, kept, f"u-kept-{seed}")
-        bare = apply_deletion(memory.store, plan, settle_disk=False)
+        bare = apply_deletion(store_of(memory), plan, settle_disk=False)
         assert bare.verification.passed and bare.disk is None
         assert scan(home, [kept]), "Neo4j itself keeps a copy (the control)"
 
@@ -119,7 +119,7 @@ def test_erased_asserted_keys_and_threads_leave_no_copy(server: EphemeralServer,
 def test_the_server_reports_its_retention_settings(memory: Memory,
                                                    neo4j_db: Neo4jUnderTest) -> None:
     """What ``settle`` reads on a server graphmem does not run (here: any test server)."""
-    rows = {r["name"]: r["value"] for r in memory.store.read("deletion/disk/settings")}
+    rows = {r["name"]: r["value"] for r in store_of(memory).read("deletion/disk/settings")}
     assert "db.tx_log.rotation.retention_policy" in rows
     if neo4j_db.origin == "launcher":
         assert rows["db.tx_log.rotation.retention_policy"] == "false"

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.db.codec import assertion_group, thread_key
 from graphmem.errors import ValidationError
 from graphmem.models import Principal
@@ -44,14 +44,14 @@ _TEXT_KEYS = {"trigger_value", "trigger_kind", "action", "content", "asserts", "
 def test_no_index_holds_an_intentions_cue_or_other_erasable_text(memory: Memory) -> None:
     """Every property an erasure removes or redacts stays out of every index: the cue
     is indexed by its digest only, and the stored intention has it."""
-    records, _, _ = memory.store.driver.execute_query(
+    records, _, _ = store_of(memory).driver.execute_query(
         "SHOW INDEXES YIELD name, labelsOrTypes, properties WHERE properties IS NOT NULL "
-        "RETURN name, labelsOrTypes, properties", database_=memory.store.database)
+        "RETURN name, labelsOrTypes, properties", database_=store_of(memory).database)
     indexed = {(row["labelsOrTypes"][0], p) for row in records for p in row["properties"]}
     assert ("Intention", "cue_digest") in indexed
     assert not {(label, p) for label, p in indexed if p in _TEXT_KEYS}
     memory.intend(_intention("i-1", "keyword", "Jane Roe"))
-    stored = memory.store.read("intentions/get", id="i-1")[0]["intention"]
+    stored = store_of(memory).read("intentions/get", id="i-1")[0]["intention"]
     assert stored["trigger_value"] == "Jane Roe" and len(stored["cue_digest"]) == 64
 
 
@@ -71,14 +71,14 @@ def test_intentions_stored_with_a_clear_cue_are_migrated(memory: Memory) -> None
     """An intention written before cues were digested (no ``cue_digest``) fires after the
     schema set-up of the next connection."""
     memory.intend(_intention("i-new", "keyword", "deploy 14"))
-    memory.store.driver.execute_query(
+    store_of(memory).driver.execute_query(
         "MATCH (i:Intention {id: 'i-new'}) CREATE (o:Intention) "
         "SET o = i {.*, id: 'i-old', fingerprint: 'old', cue_digest: null} WITH i, o "
         "MATCH (i)-[:IN_SCOPE]->(s) CREATE (o)-[:IN_SCOPE]->(s) "
         "WITH o MATCH (m:GraphmemMigration {name: 'cue_digest'}) DELETE m",
-        database_=memory.store.database)
+        database_=store_of(memory).database)
     assert _due(memory, {"keyword": "deploy 14"}) == ["i-new"]  # the old one has no digest
-    memory.store.ensure_schema()
+    store_of(memory).ensure_schema()
     assert _due(memory, {"keyword": "deploy 14"}) == ["i-new", "i-old"]
 
 
@@ -88,8 +88,8 @@ def test_a_replaced_key_is_noticed_and_redigests_the_cues(memory: Memory,
     re-digests every stored cue, so intentions stored under the old key still fire."""
     memory.intend(_intention("i-1", "keyword", "alpha"))
     assert _due(memory, {"keyword": "alpha"}) == ["i-1"]  # this client has the key now
-    memory.store.driver.execute_query("MATCH (k:GraphmemKey) DELETE k",
-                                      database_=memory.store.database)
+    store_of(memory).driver.execute_query("MATCH (k:GraphmemKey) DELETE k",
+                                      database_=store_of(memory).database)
     assert _due(memory, {"keyword": "alpha"}) == []  # no key: nothing can be digested
     with Memory.connect(neo4j_db.settings, start_if_needed=False) as other:
         other.intend(_intention("i-2", "keyword", "alpha"))  # makes a new key
@@ -107,7 +107,7 @@ def test_a_redacted_cue_is_indexed_by_its_new_text(memory: Memory) -> None:
     assert memory.apply_deletion(plan).verification.passed
     assert _due(memory, {"keyword": "call Jane Roe back"}, user="u-2") == []
     assert _due(memory, {"keyword": "call [REDACTED] back"}, user="u-2") == ["i-other"]
-    erased = memory.store.read("intentions/get", id="i-subject")[0]["intention"]
+    erased = store_of(memory).read("intentions/get", id="i-subject")[0]["intention"]
     assert "cue_digest" not in erased and "trigger_value" not in erased
 
 
@@ -124,25 +124,25 @@ def test_assertion_groups_and_threads_of_clear_text_are_migrated(memory: Memory)
     memory.put_many([_record("r-1", asserts="deploy.owner", asserted_value="team-x"),
                      _record("t-1", thread="run 7", position=0)])
     old = json.dumps(["acme", "deploy.owner"], ensure_ascii=False)
-    memory.store.driver.execute_query(
+    store_of(memory).driver.execute_query(
         "MATCH (a:Assertion) SET a.gkey = $old WITH count(*) AS n "
         "MATCH (r:Record {id: 't-1'}) REMOVE r.thread_key",
-        old=old, database_=memory.store.database)
+        old=old, database_=store_of(memory).database)
     memory.put_many([_record("r-2", asserts="deploy.owner", asserted_value="team-y")])
-    memory.store.driver.execute_query("MATCH (m:GraphmemMigration) DELETE m",
-                                      database_=memory.store.database)
-    memory.store.ensure_schema()
-    rows, _, _ = memory.store.driver.execute_query(
+    store_of(memory).driver.execute_query("MATCH (m:GraphmemMigration) DELETE m",
+                                      database_=store_of(memory).database)
+    store_of(memory).ensure_schema()
+    rows, _, _ = store_of(memory).driver.execute_query(
         "MATCH (a:Assertion) OPTIONAL MATCH (r)-[:ASSERTS]->(a) "
-        "RETURN a.gkey AS gkey, collect(r.id) AS ids", database_=memory.store.database)
+        "RETURN a.gkey AS gkey, collect(r.id) AS ids", database_=store_of(memory).database)
     assert [(r["gkey"], sorted(r["ids"])) for r in rows] == [
         (assertion_group("acme", "deploy.owner"), ["r-1", "r-2"])]
-    stored = memory.store.get_props(["t-1"])["t-1"]
+    stored = store_of(memory).get_props(["t-1"])["t-1"]
     assert stored["thread_key"] == thread_key("acme", "run 7") and len(stored["thread_key"]) == 64
     with pytest.raises(ValidationError, match="thread positions already taken"):
         memory.put_many([_record("t-2", thread="run 7", position=0)])
     memory.put_many([_record("t-3", thread="run 7", position=1)])
-    rows, _, _ = memory.store.driver.execute_query(
+    rows, _, _ = store_of(memory).driver.execute_query(
         "MATCH (a:Record)-[:NEXT]->(b:Record) RETURN a.id AS a, b.id AS b",
-        database_=memory.store.database)
+        database_=store_of(memory).database)
     assert [(r["a"], r["b"]) for r in rows] == [("t-1", "t-3")]  # the thread, relinked

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 import pytest
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.deletion import apply_deletion, plan_deletion, verify_deletion
 from graphmem.deletion.redaction import (
     scan_tenant_text,
@@ -32,10 +32,10 @@ def _rec(rid: str, content: str, scope: dict[str, str] = T, **extra: Any) -> dic
 def _holders(memory: Memory, term: str) -> list[tuple[str, str, str]]:
     """Every (labels or type, owner id, key) of the WHOLE database whose string or
     list-of-strings value holds ``term`` (case-insensitive): an independent full scan."""
-    rows, _, _ = memory.store.driver.execute_query(
+    rows, _, _ = store_of(memory).driver.execute_query(
         "MATCH (n) RETURN labels(n) AS labels, properties(n) AS props, null AS owner "
         "UNION ALL MATCH (a)-[e]->() RETURN [type(e)] AS labels, properties(e) AS props, "
-        "properties(a) AS owner", database_=memory.store.database)
+        "properties(a) AS owner", database_=store_of(memory).database)
     low = term.lower()
     found = []
     for row in rows:
@@ -65,17 +65,17 @@ def test_issue_input_no_text_keeps_the_term(memory: Memory) -> None:
     _issue_input(memory)
     assert ("Record", "C2", "retracted_reason") in _holders(memory, TERM)
     assert ("Transition", "C2", "reason") in _holders(memory, TERM)
-    plan = plan_deletion(memory.store, roots=["C1"], redact_terms=[TERM], requested_by="dpo",
+    plan = plan_deletion(store_of(memory), roots=["C1"], redact_terms=[TERM], requested_by="dpo",
                          reason="erase the badge")
-    report = apply_deletion(memory.store, plan)
+    report = apply_deletion(store_of(memory), plan)
     assert _holders(memory, TERM) == []
     assert report.verification.passed, report.verification.problems
-    state = memory.store.state("C2")  # the retraction itself stays: only its text changed
+    state = store_of(memory).state("C2")  # the retraction itself stays: only its text changed
     assert state.retracted_by == "agent"
     assert state.retracted_reason == "customer [REDACTED] asked"
     history = memory.history("C2")
     assert any(h.get("reason") == "customer [REDACTED] asked" for h in history), history
-    again = verify_deletion(memory.store, plan.request_id, redact_terms=[TERM])
+    again = verify_deletion(store_of(memory), plan.request_id, redact_terms=[TERM])
     assert again.verification.passed and again.verification.text_with_terms == ()
 
 
@@ -83,14 +83,14 @@ def test_verification_fails_while_a_reason_keeps_the_term(memory: Memory) -> Non
     """The check the issue found missing: the term in a Transition reason fails verification.
     """
     _issue_input(memory)
-    plan = plan_deletion(memory.store, roots=["C1"], redact_terms=[TERM], requested_by="dpo",
+    plan = plan_deletion(store_of(memory), roots=["C1"], redact_terms=[TERM], requested_by="dpo",
                          reason="erase the badge")
-    apply_deletion(memory.store, plan)
+    apply_deletion(store_of(memory), plan)
     # an ad hoc free-text property no code knows about, written before a re-check
-    memory.store.driver.execute_query(
+    store_of(memory).driver.execute_query(
         "MATCH (t:Transition {record_id: 'C2'}) SET t.note = 'ticket for canary-7731', "
-        "t.at = t.at - duration('PT1S')", database_=memory.store.database)
-    v = verify_deletion(memory.store, plan.request_id, redact_terms=[TERM]).verification
+        "t.at = t.at - duration('PT1S')", database_=store_of(memory).database)
+    v = verify_deletion(store_of(memory), plan.request_id, redact_terms=[TERM]).verification
     assert not v.passed
     assert v.text_with_terms == ("Transition C2.note",)
     assert any("text with terms" in p for p in v.problems)
@@ -129,10 +129,10 @@ def _every_kind(memory: Memory, scope: dict[str, str], tag: str) -> str:
     memory.record_exposure(rid, "reply to Jane Roe", list(result.ids), at=NOW)
     memory.record_use(rid, "reply to Jane Roe", list(result.ids), at=NOW)
     # an earlier deletion request whose reason names the person
-    earlier = plan_deletion(memory.store, roots=[f"{tag}-old"], requested_by="dpo",
+    earlier = plan_deletion(store_of(memory), roots=[f"{tag}-old"], requested_by="dpo",
                             reason="Jane Roe asked to drop a stale fact",
                             request_id=f"{tag}-del")
-    apply_deletion(memory.store, earlier)
+    apply_deletion(store_of(memory), earlier)
     return rid
 
 
@@ -152,10 +152,10 @@ def test_every_kind_of_free_text_is_redacted_and_other_tenants_untouched(memory:
                      ("Intention", "cancel_reason"), ("Exposure", "action_id"),
                      ("Use", "action_id"), ("DeletionRequest", "reason")]:
         assert expected in kinds, (expected, sorted(kinds))
-    plan = plan_deletion(memory.store, roots=["a-root"], redact_terms=[ALL_KINDS_TERM],
+    plan = plan_deletion(store_of(memory), roots=["a-root"], redact_terms=[ALL_KINDS_TERM],
                          requested_by="dpo", reason="erase Jane Roe")
     assert plan.tenants == ("t1",)
-    report = apply_deletion(memory.store, plan)
+    report = apply_deletion(store_of(memory), plan)
     assert report.verification.passed, report.verification.problems
     # only the other tenant's graph still holds the name, exactly as before
     after = _holders(memory, ALL_KINDS_TERM)
@@ -167,7 +167,7 @@ def test_every_kind_of_free_text_is_redacted_and_other_tenants_untouched(memory:
                              "[REDACTED]": ["nested", "[REDACTED]"]}
     assert kept.asserted_value == "[REDACTED]"
     # applying again and verifying again change nothing
-    assert apply_deletion(memory.store, plan).verification.passed
+    assert apply_deletion(store_of(memory), plan).verification.passed
     assert _holders(memory, ALL_KINDS_TERM) == after
 
 
@@ -176,9 +176,9 @@ def test_other_tenant_text_is_untouched(memory: Memory) -> None:
     memory.write(_rec("X1", "CANARY-7731 belongs to another tenant", OTHER), now=NOW)
     memory.write(_rec("X2", "unrelated", OTHER), now=NOW)
     memory.retract("X2", by="agent", reason="CANARY-7731 elsewhere")
-    plan = plan_deletion(memory.store, roots=["C1"], redact_terms=[TERM], requested_by="dpo",
+    plan = plan_deletion(store_of(memory), roots=["C1"], redact_terms=[TERM], requested_by="dpo",
                          reason="erase the badge")
-    assert apply_deletion(memory.store, plan).verification.passed
+    assert apply_deletion(store_of(memory), plan).verification.passed
     assert memory.get("X1").content == "CANARY-7731 belongs to another tenant"
     assert {h[1] for h in _holders(memory, TERM)} == {"X1", "X2"}
 
@@ -187,28 +187,28 @@ def test_written_after_the_request_is_not_its_failure(memory: Memory) -> None:
     """A retrieval logged after the request finished holds the term: the request's
     verification still passes (it covers what existed when it was applied)."""
     _issue_input(memory)
-    plan = plan_deletion(memory.store, roots=["C1"], redact_terms=[TERM], requested_by="dpo",
+    plan = plan_deletion(store_of(memory), roots=["C1"], redact_terms=[TERM], requested_by="dpo",
                          reason="erase the badge")
-    report = apply_deletion(memory.store, plan)
+    report = apply_deletion(store_of(memory), plan)
     assert report.request.finished_at is not None
     later = report.request.finished_at + timedelta(days=1)
     memory.retrieve({"memory_scope": T, "goal": "what is CANARY-7731",
                      "needs_prior_context": True},
                     principal=Principal(tenants=frozenset({"t1"})), now=later)
     assert any(h[0] == "Retrieval" for h in _holders(memory, TERM))
-    assert verify_deletion(memory.store, plan.request_id, redact_terms=[TERM]
+    assert verify_deletion(store_of(memory), plan.request_id, redact_terms=[TERM]
                            ).verification.passed
 
 
 def test_identifiers_are_reported_not_redacted(memory: Memory) -> None:
     memory.write(_rec("u9-note", "call u9 tomorrow"), now=NOW)
-    plan = plan_deletion(memory.store, roots=["u9-note"], redact_terms=["u9"],
+    plan = plan_deletion(store_of(memory), roots=["u9-note"], redact_terms=["u9"],
                          requested_by="dpo", reason="erase u9")
-    v = apply_deletion(memory.store, plan).verification
+    v = apply_deletion(store_of(memory), plan).verification
     assert v.passed, v.problems
     # the tombstone keeps its id and scope; both are reported, neither fails nor is redacted
     assert {"Record u9-note.id", "Record u9-note.scope_json"} <= set(v.identifiers_with_terms)
-    assert memory.store.state("u9-note").erased
+    assert store_of(memory).state("u9-note").erased
 
 
 def test_fault_redaction_leaves_free_text(memory: Memory) -> None:
@@ -221,7 +221,7 @@ def test_fault_redaction_leaves_free_text(memory: Memory) -> None:
     ns = Namespace.fresh()
     memory.write(ns.record(_rec("C2", "prefers window seats on flights")), now=NOW)
     memory.retract(ns.id("C2"), by="agent", reason="customer CANARY-7731 asked")
-    places = memory.store.read_values("eval_text_scan", prefix=ns.prefix,
+    places = store_of(memory).read_values("eval_text_scan", prefix=ns.prefix,
                                       terms=["canary-7731"])[0]["places"]
     assert sorted(places) == ["Record.retracted_reason", "Transition.reason"]
 
@@ -240,9 +240,9 @@ def test_a_term_in_an_asserted_key_leaves_every_assertion_group(memory: Memory) 
     memory.write(_rec("P1", "prefers tea", asserts="drink", asserted_value="tea"), now=NOW)
     memory.write(_rec("P2", "prefers coffee", asserts="drink", asserted_value="coffee"), now=NOW)
     assert {h[0] for h in _holders(memory, TERM)} >= {"Assertion", "Record"}
-    plan = plan_deletion(memory.store, roots=["K1", "G1"], redact_terms=[TERM],
+    plan = plan_deletion(store_of(memory), roots=["K1", "G1"], redact_terms=[TERM],
                          requested_by="dpo", reason="erase the badge holder")
-    report = apply_deletion(memory.store, plan)
+    report = apply_deletion(store_of(memory), plan)
     assert report.verification.passed, report.verification.problems
     assert not report.verification.identifiers_with_terms
     assert _holders(memory, TERM) == []
@@ -253,10 +253,10 @@ def test_a_term_in_an_asserted_key_leaves_every_assertion_group(memory: Memory) 
     got = {c.key: set(c.record_ids) for c in result.conflicts}
     assert got == {"door code of [REDACTED]": {"K2", "K3"}, "drink": {"P1", "P2"}}
     # applying again changes nothing, and the groups left are exactly the live keys'
-    assert apply_deletion(memory.store, plan).verification.passed
-    rows, _, _ = memory.store.driver.execute_query(
+    assert apply_deletion(store_of(memory), plan).verification.passed
+    rows, _, _ = store_of(memory).driver.execute_query(
         "MATCH (a:Assertion {tenant: 't1'}) RETURN a.key AS key ORDER BY key",
-        database_=memory.store.database)
+        database_=store_of(memory).database)
     assert [r["key"] for r in rows] == ["door code of [REDACTED]", "drink"]
 
 
@@ -267,8 +267,8 @@ def test_a_node_kind_added_later_is_the_tenants_graph_too(memory: Memory) -> Non
     left alone (docs/spec/deletion.md: a new free-text field cannot escape)."""
     _issue_input(memory)
     memory.write(_rec("X1", "another tenant's note", OTHER), now=NOW)
-    db = memory.store.database
-    memory.store.driver.execute_query(
+    db = store_of(memory).database
+    store_of(memory).driver.execute_query(
         "MATCH (c2:Record {id: 'C2'}), (x1:Record {id: 'X1'}) "
         "CREATE (:Note {text: 'called canary-7731 back', tags: ['x', 'CANARY-7731']})"
         "-[:ABOUT {why: 'canary-7731 asked'}]->(c2) "
@@ -276,18 +276,18 @@ def test_a_node_kind_added_later_is_the_tenants_graph_too(memory: Memory) -> Non
         "CREATE (:Note {tenant: 't2', text: 'CANARY-7731 seen in t2'})-[:ABOUT]->(c2) "
         "CREATE (:Note {text: 'CANARY-7731 of the other tenant'})-[:ABOUT]->(x1)",
         database_=db)
-    plan = plan_deletion(memory.store, roots=["C1"], redact_terms=[TERM], requested_by="dpo",
+    plan = plan_deletion(store_of(memory), roots=["C1"], redact_terms=[TERM], requested_by="dpo",
                          reason="erase the badge")
     # before anything is applied, the verification scan sees them (and only the tenant's)
-    hits = {(h.labels, h.key) for h in scan_tenant_text(memory.store, ["t1"], [TERM])}
+    hits = {(h.labels, h.key) for h in scan_tenant_text(store_of(memory), ["t1"], [TERM])}
     assert {(("Note",), "text"), (("Note",), "tags"), (("ABOUT",), "why"),
             (("Flag",), "label")} <= hits, hits
     assert sum(1 for labels, key in hits if labels == ("Note",) and key == "text") == 1
-    report = apply_deletion(memory.store, plan)
+    report = apply_deletion(store_of(memory), plan)
     assert report.verification.passed, report.verification.problems
     left = _holders(memory, TERM)
     assert sorted(key for _, _, key in left) == ["text", "text"], left  # the two others'
-    rows, _, _ = memory.store.driver.execute_query(
+    rows, _, _ = store_of(memory).driver.execute_query(
         "MATCH (n:Note) WHERE n.tenant IS NULL AND EXISTS { (n)-[:ABOUT]->(:Record {id: 'C2'}) }"
         " MATCH (n)-[a:ABOUT]->() RETURN n.text AS text, n.tags AS tags, a.why AS why",
         database_=db)
@@ -318,19 +318,19 @@ def test_a_term_in_another_unicode_form_is_the_same_term(
     memory.retrieve({"memory_scope": T, "goal": f"how to reach {name}",
                      "needs_prior_context": True},
                     principal=Principal(tenants=frozenset({"t1"})), now=NOW)
-    plan = plan_deletion(memory.store, roots=["N1"], redact_terms=[term], requested_by="dpo",
+    plan = plan_deletion(store_of(memory), roots=["N1"], redact_terms=[term], requested_by="dpo",
                          reason="erase the customer")
     assert {"ND", "NI"} <= {e.id for e in plan.entries if e.terms}
     assert any(h.query_holds_terms for h in plan.retrievals)
-    assert scan_tenant_text(memory.store, ["t1"], [term])  # the verification's scan sees it
-    report = apply_deletion(memory.store, plan)
+    assert scan_tenant_text(store_of(memory), ["t1"], [term])  # the verification's scan sees it
+    report = apply_deletion(store_of(memory), plan)
     assert report.verification.passed, report.verification.problems
     nfc_name = form("rené dupont", "NFC")
     assert [h for h in _holders(memory, "dupont")
             if nfc_name in form(str(h), "NFC").lower()] == []
-    rows, _, _ = memory.store.driver.execute_query(
+    rows, _, _ = store_of(memory).driver.execute_query(
         "MATCH (n) UNWIND keys(n) AS k WITH n[k] AS v WHERE v IS :: STRING "
         "AND toLower(normalize(v)) CONTAINS 'dupont' RETURN count(*) AS n",
-        database_=memory.store.database)
+        database_=store_of(memory).database)
     assert rows[0]["n"] == 0
     assert memory.get("ND").content == "profile of [REDACTED]"

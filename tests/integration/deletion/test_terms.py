@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from graphmem.cli import app
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.deletion import DeletionPlan
 from graphmem.errors import DeletionError
 from graphmem.models import Principal
@@ -58,9 +58,9 @@ def _load(memory: Memory) -> None:
 
 def _texts(memory: Memory) -> str:
     """Every string property of the whole database, one per line."""
-    rows, _, _ = memory.store.driver.execute_query(
+    rows, _, _ = store_of(memory).driver.execute_query(
         "MATCH (n) UNWIND keys(n) AS k WITH n[k] AS v WHERE v IS :: STRING RETURN v",
-        database_=memory.store.database)
+        database_=store_of(memory).database)
     return "\n".join(r["v"] for r in rows)
 
 
@@ -94,12 +94,12 @@ def test_verify_checks_the_requests_own_terms_unasked(memory: Memory) -> None:
     assert report.verification.passed
     assert (report.verification.terms_requested, report.verification.terms_checked) == (2, 2)
     # the request node holds neither term in clear
-    props = memory.store.read("deletion/request/get", id=plan.request_id)[0]["request"]
+    props = store_of(memory).read("deletion/request/get", id=plan.request_id)[0]["request"]
     assert not _word("roe", json.dumps(props, default=str).lower())
     # a variant slipped in afterwards, in a property no code knows: verify finds it unasked
-    memory.store.driver.execute_query(
+    store_of(memory).driver.execute_query(
         "MATCH (r:Record {id: 'ann-annual'}) SET r.note = 'met JANE\u00a0ROE'",
-        database_=memory.store.database)
+        database_=store_of(memory).database)
     failed = memory.verify_deletion(plan.request_id).verification
     assert not failed.passed and failed.retrievable_with_terms == ()
     assert failed.text_with_terms == ("Record ann-annual.note",)
@@ -116,12 +116,12 @@ def test_a_request_without_keyed_digests_never_passes_unchecked(memory: Memory) 
                                 reason="r")
     memory.apply_deletion(plan)
     # as a request stored before keyed digests: only an unkeyed digest of the lowered term
-    memory.store.driver.execute_query(
+    store_of(memory).driver.execute_query(
         "MATCH (q:DeletionRequest {id: $id}) REMOVE q.redact_key, q.redact_terms_json "
         "SET q.redact_term_digests = [$legacy]",
         id=plan.request_id,
         legacy="a3b1b1c5d4e7f61fb3e9e3a0a2c18b3f4c5d5d0a5a1e2b8ad7d53d2d7a8b1f1e",
-        database_=memory.store.database)
+        database_=store_of(memory).database)
     v = memory.verify_deletion(plan.request_id).verification
     assert not v.passed and (v.terms_requested, v.terms_checked) == (1, 0)
     assert any("checked 0 of the request's 1 term(s)" in p for p in v.problems)
@@ -139,11 +139,11 @@ def test_an_as_of_read_after_the_erasure_does_not_break_it(memory: Memory) -> No
     assert memory.verify_deletion(plan.request_id).verification.passed
     # and the other way: a log node written before the erasure finished, with a `now` far
     # in the future, is residue the verification must see
-    memory.store.driver.execute_query(
+    store_of(memory).driver.execute_query(
         "MATCH (q:DeletionRequest {id: $id}) "
         "CREATE (:Retrieval {id: 'early', tenant: 'acme', query: 'jane roe again', "
         "at: datetime('2099-01-01T00:00:00Z'), written_at: q.written_at - duration('PT1S')})",
-        id=plan.request_id, database_=memory.store.database)
+        id=plan.request_id, database_=store_of(memory).database)
     v = memory.verify_deletion(plan.request_id).verification
     assert not v.passed and v.retrievals_with_terms == ("early",)
 

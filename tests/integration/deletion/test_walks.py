@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.db import catalogue as cypher
 from graphmem.deletion import DeletionPlan, Disposition, NodeType, apply_deletion
 from graphmem.errors import (
@@ -66,7 +66,7 @@ def northwind(memory: Memory) -> Memory:
 
 def snapshot(memory: Memory) -> list[str]:
     """Every node, property and relationship, canonically: equal snapshots = no change."""
-    rows = memory.store.read("graph_snapshot")
+    rows = store_of(memory).read("graph_snapshot")
     return sorted(json.dumps(row, sort_keys=True, default=str) for row in rows)
 
 
@@ -169,7 +169,7 @@ def test_northwind_apply_end_to_end(northwind: Memory, redact: tuple[str, ...]) 
 def test_tombstones_are_content_free(northwind: Memory) -> None:
     plan = northwind.plan_deletion(subject=SUBJECT, requested_by="p", reason="r")
     northwind.apply_deletion(plan)
-    props = northwind.store.get_props(ERASED)
+    props = store_of(northwind).get_props(ERASED)
     for rid in ERASED:
         p = props[rid]
         assert p["erased"] is True and p["erased_by_request"] == plan.request_id
@@ -245,7 +245,7 @@ def test_recompute_returns_a_record_to_service_with_fresh_lineage(northwind: Mem
     with pytest.raises(LineageCycleError):
         northwind.recompute("fact-retry-bug", "x", by="a", reason="r",
                             derived_from=["proc-dup-charge"])
-    assert northwind.store.state("fact-retry-bug").pending_recompute
+    assert store_of(northwind).state("fact-retry-bug").pending_recompute
 
 
 # -- plans as reviewable artefacts ----------------------------------------------------------
@@ -339,10 +339,10 @@ def _operators(plan: Any) -> Iterator[str]:
 
 
 def test_walk_is_planned_as_a_pruning_bfs_anchored_on_the_constraint(memory: Memory) -> None:
-    _, summary, _ = memory.store.driver.execute_query(
+    _, summary, _ = store_of(memory).driver.execute_query(
         "EXPLAIN " + cypher.statement("deletion/walk"),
         cypher.arguments("deletion/walk", {"roots": ["a"], "pattern": None}),
-        database_=memory.store.database)
+        database_=store_of(memory).database)
     ops = list(_operators(summary.plan))
     assert any(op.startswith("VarLengthExpand(Pruning,BFS") for op in ops), ops
     assert any(op.startswith("NodeUniqueIndexSeek") for op in ops), ops
@@ -418,20 +418,20 @@ def test_crash_between_batches_then_reapply_completes(memory: Memory) -> None:
             raise Crash
 
     with pytest.raises(Crash):
-        apply_deletion(memory.store, plan, batch_size=25, progress=crash_after_two)
+        apply_deletion(store_of(memory), plan, batch_size=25, progress=crash_after_two)
     assert calls == [25, 50]
     half = memory.verify_deletion(plan.request_id)
     assert not half.verification.passed
     assert half.request.state == "applying"
     assert half.verification.disposed == 50
     first_batch = {e.id for e in plan.entries[:50] if e.disposition is Disposition.DELETE}
-    erased_at = {rid: p["erased_at"] for rid, p in memory.store.get_props(
+    erased_at = {rid: p["erased_at"] for rid, p in store_of(memory).get_props(
         sorted(first_batch)).items()}
     assert len(erased_at) == len(first_batch) and all(erased_at.values())
     assert memory.get(plan.entries[-1].id).content  # the later batches were not applied
 
     progress: list[tuple[int, int]] = []
-    report = apply_deletion(memory.store, plan, batch_size=25,
+    report = apply_deletion(store_of(memory), plan, batch_size=25,
                             progress=lambda d, t: progress.append((d, t)))
     assert progress[-1] == (121, 121)
     assert report.verification.passed, report.verification.problems
@@ -441,10 +441,10 @@ def test_crash_between_batches_then_reapply_completes(memory: Memory) -> None:
     assert {e.id: e.disposition for e in report.entries} == {
         e.id: e.disposition for e in plan.entries}
     # nothing erased twice: the first batch's tombstones kept their erasure time
-    again = memory.store.get_props(sorted(first_batch))
+    again = store_of(memory).get_props(sorted(first_batch))
     assert {rid: p["erased_at"] for rid, p in again.items()} == erased_at
     frozen = snapshot(memory)
-    apply_deletion(memory.store, plan, batch_size=25)
+    apply_deletion(store_of(memory), plan, batch_size=25)
     assert snapshot(memory) == frozen
 
 
@@ -565,7 +565,7 @@ def test_later_requests_treat_earlier_tombstones_as_deleted(northwind: Memory) -
     assert report.verification.passed
     changed = {e.id: e.changed for e in report.entries}
     assert changed["sum-duplicate-charges"] is False and changed["ep-u17-call"] is True
-    tomb = northwind.store.get_props(["sum-duplicate-charges"])["sum-duplicate-charges"]
+    tomb = store_of(northwind).get_props(["sum-duplicate-charges"])["sum-duplicate-charges"]
     assert tomb["erased_by_request"] == first.request_id  # the first tombstone stays
 
     third = northwind.plan_deletion(roots=["ep-u18-call"], requested_by="p", reason="u-18")

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.errors import AuthorizationError
 from graphmem.models import Principal, Sensitivity, Status
 from graphmem.write.policy import WriteDisposition
@@ -38,7 +38,7 @@ def test_write_path_dispositions(memory: Memory) -> None:
     # quarantined: stored for audit, with the decision kept
     history = memory.history("web-poison")
     assert [h["kind"] for h in history] == ["write:QUARANTINE"]
-    assert memory.store.state("web-poison").quarantined
+    assert store_of(memory).state("web-poison").quarantined
 
 
 @pytest.mark.parametrize("qid", [q for q in QUERIES if "must_include" in QUERIES[q]["expect"]])

@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from graphmem.cli import app
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.demo.load import load_into
 from graphmem.demo.scenario import load_scenario, packaged_northwind
 from graphmem.errors import RecordConflictError
@@ -34,12 +34,12 @@ def test_load_twice_changes_nothing_the_second_time(cli: Memory) -> None:
     first = _load()
     assert first["changed"] == 27 + 1 + 2  # records, the retraction, intentions
     assert _outcomes(first)["web-poison"] == "written"
-    nodes = cli.store.counts()
+    nodes = store_of(cli).counts()
     history = cli.history("pref-u17-email")
     second = _load()
     assert second["changed"] == 0
     assert set(_outcomes(second).values()) == {"present", "already applied"}
-    assert cli.store.counts() == nodes
+    assert store_of(cli).counts() == nodes
     assert cli.history("pref-u17-email") == history  # no second retraction, no new decision
     assert cli.get("pref-u17-email").retracted
 
@@ -66,11 +66,11 @@ def test_load_refuses_other_content_under_a_scenario_id_and_writes_nothing(
         cli: Memory) -> None:
     cli.put({"id": "pol-refund-v1", "kind": "semantic", "content": "Something else.",
              "created_at": "2026-01-01T00:00:00+00:00", "scope": {"tenant": "acme"}})
-    before = cli.store.counts()
+    before = store_of(cli).counts()
     with pytest.raises(RecordConflictError) as caught:
         load_into(cli, load_scenario(packaged_northwind()))
     assert list(caught.value.record_ids) == ["pol-refund-v1"]
-    assert cli.store.counts() == before
+    assert store_of(cli).counts() == before
     result = CliRunner().invoke(app, ["scenario", "load", "northwind"])
     assert result.exit_code == 2 and "pol-refund-v1" in result.stderr
 

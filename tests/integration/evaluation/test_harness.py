@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from graphmem.cli import app
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.errors import EvaluationError
 from graphmem.evaluation.faults import FAULTS, run_faults
 from graphmem.evaluation.funnel import Helped, MemoryStage, TrialTarget, trials_from_log
@@ -51,7 +51,7 @@ def test_trials_from_the_attribution_log(memory: Memory) -> None:
     quiet = memory.retrieve({**state, "new_error": False}, principal=ACME, now=NOW)
     assert not quiet.trace.triggered
 
-    trials = trials_from_log(memory.store, [
+    trials = trials_from_log(store_of(memory), [
         TrialTarget("t-cmd", "cmd", rid),
         TrialTarget("t-deploy", "deploy", rid),          # eligible, ranked out at k=1
         TrialTarget("t-rumour", "rumour", rid),          # quarantined
@@ -74,7 +74,7 @@ def test_an_inconsistent_log_is_a_typed_error(memory: Memory) -> None:
     # a use logged without any exposure breaks the funnel's monotonicity
     memory.record_use(result.trace.retrieval_id, "a1", ["cmd"], at=NOW)
     with pytest.raises(EvaluationError, match="monotonic"):
-        trials_from_log(memory.store, [TrialTarget("t", "cmd", result.trace.retrieval_id)])
+        trials_from_log(store_of(memory), [TrialTarget("t", "cmd", result.trace.retrieval_id)])
 
 
 # -- fault injection -------------------------------------------------------------------------
@@ -87,7 +87,7 @@ def test_fault_suite_graphmem_lets_nothing_through(memory: Memory) -> None:
     assert through == [], [(r.fault, r.graphmem.evidence) for r in report.results]
     assert report.naive_through >= 0.8 * len(report.results)
     assert report.deletion_api
-    assert memory.store.counts() == {}, "the suite must clean up after itself"
+    assert store_of(memory).counts() == {}, "the suite must clean up after itself"
 
 
 def test_eval_faults_command(neo4j_db: Neo4jUnderTest, memory: Memory, tmp_path: Path) -> None:
@@ -120,7 +120,7 @@ def test_write_path_fixture(memory: Memory) -> None:
     assert g.duplicate_creation_rate == 0 and naive.duplicate_creation_rate == 1
     assert g.scope_accuracy == 1 and naive.scope_accuracy == 0
     assert g.supersession_accuracy == 1 and naive.supersession_accuracy < 1
-    assert memory.store.counts() == {}
+    assert store_of(memory).counts() == {}
 
 
 def test_northwind_paired_runs_and_funnel(memory: Memory) -> None:
@@ -145,7 +145,7 @@ def test_northwind_paired_runs_and_funnel(memory: Memory) -> None:
     assert result.funnel.counts[MemoryStage.HELPED] == effects["graphmem"].rescue
     lost = {task: at for task, _, at in result.trials}
     assert lost["t-orders-june"] == "helped"  # right without memory too: memory did not help
-    assert memory.store.counts() == {}
+    assert store_of(memory).counts() == {}
 
 
 def test_eval_northwind_command_writes_json_and_chart(neo4j_db: Neo4jUnderTest, memory: Memory,

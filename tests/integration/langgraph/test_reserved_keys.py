@@ -15,6 +15,7 @@ import pytest
 from mcp import Client
 
 from graphmem import Memory, Principal, ValidationError
+from graphmem.client import store_of
 from graphmem.db.codec import coerce_record
 from graphmem.integrations.langgraph import GraphmemStore
 from graphmem.integrations.langgraph.namespaces import namespace_scope
@@ -48,7 +49,7 @@ def rec(rid: str, scope: dict[str, str], **over: Any) -> dict[str, Any]:
 @pytest.mark.parametrize("scope", FOREIGN)
 def test_the_client_refuses_reserved_keys_and_writes_nothing(
         memory: Memory, scope: dict[str, str], tmp_path: Path) -> None:
-    before = memory.store.counts()
+    before = store_of(memory).counts()
     calls: list[Callable[[], object]] = [
              lambda: memory.write(rec("w", scope), now=T0),
              lambda: memory.put(rec("p", scope)),
@@ -62,7 +63,7 @@ def test_the_client_refuses_reserved_keys_and_writes_nothing(
                     + json.dumps(rec("i", scope)) + "\n", encoding="utf-8")
     with pytest.raises(ValidationError, match=r"in\.jsonl:2"):
         memory.import_jsonl(path)
-    assert memory.store.counts() == before
+    assert store_of(memory).counts() == before
     # reading with such a query scope is allowed
     assert memory.candidates(principal=ACME, scope=scope, now=T0) == []
 
@@ -75,9 +76,9 @@ def test_mcp_remember_refuses_reserved_keys(neo4j_db: Neo4jUnderTest, memory: Me
                 "content": "a memory in the adapter's keys", "scope": additions,
                 "authority": "human_instruction"}, "reserved")
 
-    before = memory.store.counts()
+    before = store_of(memory).counts()
     _serve(neo4j_db, body)
-    assert memory.store.counts() == before
+    assert store_of(memory).counts() == before
 
 
 # ------------------------------------------------------------------ through the store
@@ -96,10 +97,10 @@ def test_the_langgraph_store_ignores_records_it_did_not_write(memory: Memory) ->
                                  metadata={"langgraph": {"key": "theme"}}))]
 
     def bypass(tx: Any) -> None:
-        memory.store.create_in_tx(tx, memory.store.prepare_in_tx(tx, foreign))
+        store_of(memory).create_in_tx(tx, store_of(memory).prepare_in_tx(tx, foreign))
 
-    memory.store.ensure_write_nodes(foreign)
-    memory.store.transaction("foreign", bypass)
+    store_of(memory).ensure_write_nodes(foreign)
+    store_of(memory).transaction("foreign", bypass)
     assert {r.id for r in memory.candidates(principal=ACME, scope=scope, now=datetime.now(UTC))
             } >= {"mcp-1", "mcp-2", "mcp-3"}
     found = store.search(("prefs",))

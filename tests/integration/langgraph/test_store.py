@@ -36,6 +36,7 @@ from graphmem import (
     Status,
     ValidationError,
 )
+from graphmem.client import store_of
 from graphmem.integrations.langgraph import GraphmemStore
 
 ODD = ["50%_off", "it's \"quoted\"", "naïve-日本語", "trailing\n", "a b", "Ünïcødé"]
@@ -279,7 +280,7 @@ def test_overwrite_keeps_history_and_delete_is_a_tombstone(
     store.delete(ns, "theme")
     assert store.get(ns, "theme") is None and store.search(ns) == []
     assert memory.explain(v2, principal=store.principal, scope=scope).status is Status.RETRACTED
-    assert memory.store.state(v2).retracted_by == "langgraph"
+    assert store_of(memory).state(v2).retracted_by == "langgraph"
     kinds = [t["kind"] for t in memory.history(v1) if "kind" in t]
     assert "superseded" in kinds
     for rid in (v1, v2):
@@ -299,13 +300,13 @@ def test_a_key_superseded_from_outside_is_written_again_as_a_new_chain(
     new chain."""
     t0 = datetime(2031, 7, 1, tzinfo=UTC)
     ns = ("alice", "outside")
-    monkeypatch.setattr(memory.store, "clock", lambda: t0)
+    monkeypatch.setattr(store_of(memory), "clock", lambda: t0)
     store.put(ns, "k", {"v": "first"})
     (v1,) = store.record_ids(ns, "k")
     memory.put(MemoryRecord(id="outside-fix", kind=MemoryKind.SEMANTIC, content="corrected",
                             created_at=t0 + timedelta(minutes=1),
                             scope={"tenant": "alice"}, supersedes=(v1,)))
-    monkeypatch.setattr(memory.store, "clock", lambda: t0 + timedelta(minutes=2))
+    monkeypatch.setattr(store_of(memory), "clock", lambda: t0 + timedelta(minutes=2))
     assert store.get(ns, "k") is None
     store.put(ns, "k", {"v": "second"})
     item = store.get(ns, "k")
@@ -362,14 +363,14 @@ def test_ttl_sets_expiry_and_expired_items_are_never_returned(
         store: GraphmemStore, memory: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
     assert store.supports_ttl
     t0 = datetime(2030, 1, 1, tzinfo=UTC)
-    monkeypatch.setattr(memory.store, "clock", lambda: t0)
+    monkeypatch.setattr(store_of(memory), "clock", lambda: t0)
     store.put(("alice", "tmp"), "k", {"v": 1}, ttl=10)
     store.put(("alice", "tmp"), "forever", {"v": 2})
     record = memory.get(store.record_ids(("alice", "tmp"), "k")[0])
     assert record.expires_at == t0 + timedelta(minutes=10)
-    monkeypatch.setattr(memory.store, "clock", lambda: t0 + timedelta(minutes=9))
+    monkeypatch.setattr(store_of(memory), "clock", lambda: t0 + timedelta(minutes=9))
     assert store.get(("alice", "tmp"), "k") is not None
-    monkeypatch.setattr(memory.store, "clock", lambda: t0 + timedelta(minutes=10))
+    monkeypatch.setattr(store_of(memory), "clock", lambda: t0 + timedelta(minutes=10))
     assert store.get(("alice", "tmp"), "k") is None  # no sweep needed
     assert [i.key for i in store.search(("alice",))] == ["forever"]
     store.delete(("alice", "tmp"), "forever")
@@ -474,13 +475,13 @@ def test_reads_as_of_an_earlier_time_see_the_store_as_it_was(
         store: GraphmemStore, monkeypatch: pytest.MonkeyPatch) -> None:
     t0 = datetime(2031, 5, 1, tzinfo=UTC)
     ns = ("alice", "asof")
-    monkeypatch.setattr(store.memory.store, "clock", lambda: t0)
+    monkeypatch.setattr(store_of(store.memory), "clock", lambda: t0)
     store.put(ns, "k", {"v": "first"})
-    monkeypatch.setattr(store.memory.store, "clock", lambda: t0 + timedelta(hours=1))
+    monkeypatch.setattr(store_of(store.memory), "clock", lambda: t0 + timedelta(hours=1))
     store.put(ns, "k", {"v": "second"})
-    monkeypatch.setattr(store.memory.store, "clock", lambda: t0 + timedelta(minutes=30))
+    monkeypatch.setattr(store_of(store.memory), "clock", lambda: t0 + timedelta(minutes=30))
     item = store.get(ns, "k")  # the successor did not exist yet
     assert item is not None and item.value == {"v": "first"}
     assert [i.value for i in store.search(ns)] == [{"v": "first"}]
-    monkeypatch.setattr(store.memory.store, "clock", lambda: t0 - timedelta(minutes=1))
+    monkeypatch.setattr(store_of(store.memory), "clock", lambda: t0 - timedelta(minutes=1))
     assert store.get(ns, "k") is None and store.list_namespaces() == []

@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from graphmem.cli import app
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.db import catalogue as cypher
 from graphmem.db.codec import scope_pairs
 from graphmem.errors import RecordNotFoundError, ValidationError
@@ -137,7 +137,7 @@ def test_browser_snippets_parse_and_answer(northwind: Memory) -> None:
         "deletion_request": {"request_id": plan.request_id},
     }
     assert set(SNIPPETS) == set(params)
-    driver, db = northwind.store.driver, northwind.store.database
+    driver, db = store_of(northwind).driver, store_of(northwind).database
     for name, file_name in SNIPPETS.items():
         assert file_name in cypher.names()
         driver.execute_query("EXPLAIN " + snippet(name), params[name], database_=db)

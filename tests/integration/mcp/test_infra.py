@@ -23,6 +23,7 @@ from mcp.client.stdio import stdio_client
 from mcp.types import CallToolResult
 
 from graphmem import Memory
+from graphmem.client import store_of
 from graphmem.db.ephemeral import EphemeralServer
 from graphmem.db.settings import ConnectionSettings
 from graphmem.errors import DatabaseUnavailableError
@@ -129,7 +130,7 @@ def test_get_recent_and_status(neo4j_db: Neo4jUnderTest, memory: Memory) -> None
 
 
 def _planned(memory: Memory) -> list[dict[str, Any]]:
-    return memory.store.read("stats/deletion_requests", tenant=None)
+    return store_of(memory).read("stats/deletion_requests", tenant=None)
 
 
 @pytest.mark.neo4j
@@ -151,8 +152,8 @@ def test_a_plan_is_applied_by_another_server_process(neo4j_db: Neo4jUnderTest,
 
     _serve(neo4j_db.settings, plan, allow_deletion=True)
     digest = planned["digest"]
-    rows, _, _ = memory.store.driver.execute_query(
-        "MATCH (d:DeletionRequest) RETURN d {.*} AS d", database_=memory.store.database)
+    rows, _, _ = store_of(memory).driver.execute_query(
+        "MATCH (d:DeletionRequest) RETURN d {.*} AS d", database_=store_of(memory).database)
     [stored] = [r["d"] for r in rows]
     assert stored["state"] == "planned" and stored["digest"] == digest
     assert "jane roe" not in json.dumps(stored, default=str).lower()

@@ -27,7 +27,7 @@ DELETION = {"plan_deletion", "apply_deletion", "verify_deletion"}
 
 
 def _nodes(memory: Memory) -> dict[str, int]:
-    return memory.store.counts()
+    return store_of(memory).counts()
 
 
 TRIGGER = {"needs_prior_context": True}
@@ -137,8 +137,8 @@ def test_retracted_record_is_gone_and_explained(neo4j_db: Neo4jUnderTest,
 
 
 def _all_ids(memory: Memory) -> list[str]:
-    records, _, _ = memory.store.driver.execute_query(
-        "MATCH (r:Record) RETURN r.id AS id", database_=memory.store.database)
+    records, _, _ = store_of(memory).driver.execute_query(
+        "MATCH (r:Record) RETURN r.id AS id", database_=store_of(memory).database)
     return [r["id"] for r in records]
 
 
@@ -282,8 +282,8 @@ def test_process_event_sent_twice_fires_once(neo4j_db: Neo4jUnderTest,
 
 
 def _intention_id(memory: Memory) -> str:
-    records, _, _ = memory.store.driver.execute_query(
-        "MATCH (i:Intention) RETURN i.id AS id", database_=memory.store.database)
+    records, _, _ = store_of(memory).driver.execute_query(
+        "MATCH (i:Intention) RETURN i.id AS id", database_=store_of(memory).database)
     assert len(records) == 1
     return str(records[0]["id"])
 
@@ -310,9 +310,9 @@ def test_record_use_closes_the_attribution_loop(neo4j_db: Neo4jUnderTest,
                                              "memory_ids": []}, "RecordNotFoundError")
 
     _serve(neo4j_db, body)
-    uses, _, _ = memory.store.driver.execute_query(
+    uses, _, _ = store_of(memory).driver.execute_query(
         "MATCH (u:Use)-[:USED]->(r:Record) RETURN u.action_id AS action, u.helped AS helped",
-        database_=memory.store.database)
+        database_=store_of(memory).database)
     assert [(u["action"], u["helped"]) for u in uses] == [("act-1", True)]
 
 

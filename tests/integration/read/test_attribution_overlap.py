@@ -16,7 +16,7 @@ import neo4j
 import pytest
 from neo4j.exceptions import IncompleteCommit, TransientError
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.db.base import OpenTransaction
 from graphmem.errors import ClientClosedError, DatabaseUnavailableError, GraphmemError
 from graphmem.models import MemoryKind, MemoryRecord, Principal, Sensitivity
@@ -50,8 +50,8 @@ def seed(memory: Memory, n: int = 12) -> None:
 
 
 def query(memory: Memory, cypher: str, **params: Any) -> list[dict[str, Any]]:
-    records, _, _ = memory.store.driver.execute_query(
-        cypher, params, database_=memory.store.database)
+    records, _, _ = store_of(memory).driver.execute_query(
+        cypher, params, database_=store_of(memory).database)
     return [r.data() for r in records]
 
 

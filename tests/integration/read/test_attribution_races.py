@@ -36,8 +36,8 @@ def note(rid: str, project: str, sensitivity: Sensitivity = Sensitivity.NORMAL) 
 
 
 def cs_nodes(memory: Memory) -> dict[str, dict[str, Any]]:
-    rows = memory.store.driver.execute_query(
-        "MATCH (cs:CandidateSet) RETURN cs {.*} AS cs", database_=memory.store.database).records
+    rows = store_of(memory).driver.execute_query(
+        "MATCH (cs:CandidateSet) RETURN cs {.*} AS cs", database_=store_of(memory).database).records
     return {r["cs"]["digest"]: r["cs"] for r in rows}
 
 
@@ -48,7 +48,7 @@ def assert_reads_back(memory: Memory, results: list[Retrieval]) -> None:
             result.trace.retrieval_id
     targets = [TrialTarget(f"t{i}", rid, r.trace.retrieval_id)
                for i, r in enumerate(results) for rid in r.trace.candidate_ids[:2]]
-    assert all(t.eligible for t in trials_from_log(memory.store, targets))
+    assert all(t.eligible for t in trials_from_log(store_of(memory), targets))
 
 
 def test_clients_and_threads_logging_at_once_read_back_exactly(
@@ -103,8 +103,8 @@ def test_a_set_whose_chain_lost_a_set_is_logged_again_readably(
     top = nodes[max(nodes, key=lambda d: len(nodes[d].get("base_digests") or []))]
     assert len(top["base_digests"]) == 3
     middle = top["base_digests"][1]
-    memory.store.driver.execute_query("MATCH (cs:CandidateSet {digest: $d}) DETACH DELETE cs",
-                                      d=middle, database_=memory.store.database)
+    store_of(memory).driver.execute_query("MATCH (cs:CandidateSet {digest: $d}) DETACH DELETE cs",
+                                      d=middle, database_=store_of(memory).database)
     other = Memory.connect(neo4j_db.settings, start_if_needed=False)
     try:
         again = [other.retrieve(state("p"), principal=HIGH, now=AT),  # the top set, anew
@@ -129,8 +129,8 @@ def test_a_set_of_a_chain_stored_again_on_another_base_keeps_the_chain_right(
     nodes = cs_nodes(memory)
     d1 = nodes[next(d for d, n in nodes.items() if len(n.get("base_digests") or []) == 2)][
         "base_digests"][0]
-    memory.store.driver.execute_query("MATCH (cs:CandidateSet {digest: $d}) DETACH DELETE cs",
-                                      d=d1, database_=memory.store.database)
+    store_of(memory).driver.execute_query("MATCH (cs:CandidateSet {digest: $d}) DETACH DELETE cs",
+                                      d=d1, database_=store_of(memory).database)
     other = Memory.connect(neo4j_db.settings, start_if_needed=False)
     try:
         s2_other = other.retrieve(state("p"), principal=HIGH, now=AT)  # s2's set; base next

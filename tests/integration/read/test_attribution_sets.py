@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.evaluation.funnel import TrialTarget, trials_from_log
 from graphmem.models import MemoryKind, MemoryRecord, Principal, Sensitivity
 from graphmem.read.attribution import MAX_CHAIN
@@ -25,8 +25,8 @@ def note(i: int, **extra: Any) -> MemoryRecord:
 
 
 def sets(memory: Memory) -> list[dict[str, Any]]:
-    return [r["cs"] for r in memory.store.driver.execute_query(
-        "MATCH (cs:CandidateSet) RETURN cs {.*} AS cs", database_=memory.store.database
+    return [r["cs"] for r in store_of(memory).driver.execute_query(
+        "MATCH (cs:CandidateSet) RETURN cs {.*} AS cs", database_=store_of(memory).database
     ).records]
 
 
@@ -53,9 +53,10 @@ def test_a_loop_of_writes_and_reads_logs_deltas_that_read_back_exactly(memory: M
         assert logged["candidate_count"] == len(result.trace.candidate_ids)
     retracted = "m000"
     before, after = results[0], results[-1]
-    trials = trials_from_log(memory.store, [TrialTarget("t0", retracted, before.trace.retrieval_id),
-                                            TrialTarget("t1", retracted, after.trace.retrieval_id),
-                                            TrialTarget("t2", "m041", after.trace.retrieval_id)])
+    trials = trials_from_log(store_of(memory), [
+        TrialTarget("t0", retracted, before.trace.retrieval_id),
+        TrialTarget("t1", retracted, after.trace.retrieval_id),
+        TrialTarget("t2", "m041", after.trace.retrieval_id)])
     assert [t.eligible for t in trials] == [True, False, True]
 
 
@@ -74,8 +75,8 @@ def test_a_delta_whose_base_vanished_is_stored_whole(memory: Memory) -> None:
     memory.put_many([note(i) for i in range(10)])
     at = T0 + timedelta(days=1)
     memory.retrieve(STATE, principal=READER, now=at)
-    memory.store.driver.execute_query("MATCH (cs:CandidateSet) DETACH DELETE cs",
-                                      database_=memory.store.database)
+    store_of(memory).driver.execute_query("MATCH (cs:CandidateSet) DETACH DELETE cs",
+                                      database_=store_of(memory).database)
     memory.put(note(10))  # the client would send a delta of the set it no longer finds
     result = memory.retrieve(STATE, principal=READER, now=at)
     assert memory.get_retrieval(result.trace.retrieval_id)["retrieval"]["candidate_ids"] == \

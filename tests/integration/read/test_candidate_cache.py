@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.db.store import Neo4jStore
 from graphmem.errors import GraphmemError, PolicyError
 from graphmem.models import Authority, MemoryKind, MemoryRecord, Principal, Sensitivity
@@ -56,7 +56,7 @@ def apply(writer: Memory, ids: list[str], op: tuple[Any, ...], serial: int) -> N
         with suppress(PolicyError):  # refused: not after valid_from (nothing written)
             writer.expire(target, at=op[2], by="test", reason="cache test")
     elif op[0] == "quarantine":
-        writer.store.set_quarantine(target, op[2], by="test", reason="cache test")
+        store_of(writer).set_quarantine(target, op[2], by="test", reason="cache test")
     elif op[0] == "successor":
         old = writer.get(target)
         new = MemoryRecord(
@@ -98,7 +98,7 @@ def test_reused_answers_equal_fresh_ones(memory: Memory, stored: list[Stored],
     of a store that has never cached. Cached answers are brought up to date from the delta
     (candidates_delta.cypher) when no epoch moved, so this also checks the delta path."""
     wipe(memory)
-    writer = Memory(Neo4jStore(memory.store.driver, database=memory.store.database))
+    writer = Memory(Neo4jStore(store_of(memory).driver, database=store_of(memory).database))
     memory.put_many([s.record for s in stored])
     ids = [s.record.id for s in stored]
     erased: set[str] = set()
@@ -108,12 +108,13 @@ def test_reused_answers_equal_fresh_ones(memory: Memory, stored: list[Stored],
         if op[0] == "delete":
             erased.add(ids[op[1] % len(ids)])
         for q in qs:  # answers cached before the write
-            answer(memory.store, q)
+            answer(store_of(memory), q)
         apply(memory if serial % 2 else writer, ids, op, serial)
         for q in qs:
-            fresh = answer(Neo4jStore(memory.store.driver, database=memory.store.database), q)
-            assert answer(memory.store, q) == fresh, (op, q)
-            assert answer(memory.store, q) == fresh, (op, q)
+            store = store_of(memory)
+            fresh = answer(Neo4jStore(store.driver, database=store.database), q)
+            assert answer(store_of(memory), q) == fresh, (op, q)
+            assert answer(store_of(memory), q) == fresh, (op, q)
 
 
 def test_answers_are_reused_until_a_write_or_a_validity_boundary(memory: Memory) -> None:
@@ -127,7 +128,7 @@ def test_answers_are_reused_until_a_write_or_a_validity_boundary(memory: Memory)
         MemoryRecord(id="elsewhere", kind=MemoryKind.SEMANTIC, content="other project",
                      created_at=T0, scope={"tenant": "a", "project": "q"}),
     ])
-    store, stats = memory.store, memory.store.answer_stats
+    store, stats = store_of(memory), store_of(memory).answer_stats
     at = T0 + timedelta(days=1)
 
     def ids(now: Any = at) -> set[str]:
@@ -177,7 +178,7 @@ def test_creation_times_are_validity_boundaries(memory: Memory) -> None:
         MemoryRecord(id="new", kind=MemoryKind.SEMANTIC, content="new", scope=scope,
                      created_at=born + timedelta(days=1), supersedes=("old",)),
     ])
-    store, stats = memory.store, memory.store.answer_stats
+    store, stats = store_of(memory), store_of(memory).answer_stats
 
     def ids(now: Any) -> set[str]:
         return {c.record.id for c in store.candidates(READER, scope, now)}
@@ -198,11 +199,12 @@ def test_every_kind_of_write_ends_reuse(memory: Memory) -> None:
     memory.put_many([MemoryRecord(id=n, kind=MemoryKind.SEMANTIC, content=n, created_at=T0,
                                   scope=scope)
                      for n in names[:-1]])
-    other = Memory(Neo4jStore(memory.store.driver, database=memory.store.database))
+    other = Memory(Neo4jStore(store_of(memory).driver, database=store_of(memory).database))
     ops: dict[str, Any] = {
         "retract": lambda: other.retract("retract", by="t", reason="r"),
         "expire": lambda: other.expire("expire", at=T0, by="t", reason="r"),
-        "quarantine": lambda: other.store.set_quarantine("quarantine", True, by="t", reason="r"),
+        "quarantine": lambda: store_of(other).set_quarantine("quarantine", True, by="t",
+                                                             reason="r"),
         "successor": lambda: other.put(MemoryRecord(
             id="succ", kind=MemoryKind.SEMANTIC, content="s", created_at=T0, scope=scope,
             supersedes=("successor",))),
@@ -213,12 +215,13 @@ def test_every_kind_of_write_ends_reuse(memory: Memory) -> None:
     }
     expected = set(names[:-1])
     for name in names:
-        before = {c.record.id for c in memory.store.candidates(READER, scope, at)}
+        before = {c.record.id for c in store_of(memory).candidates(READER, scope, at)}
         assert before == expected
         ops[name]()
         expected = expected - {name} if name != "new" else expected | {"new"}
         expected |= {"succ"} if name == "successor" else set()
-        assert {c.record.id for c in memory.store.candidates(READER, scope, at)} == expected, name
+        found = store_of(memory).candidates(READER, scope, at)
+        assert {c.record.id for c in found} == expected, name
 
 
 def test_retrievals_share_one_stored_candidate_set(memory: Memory) -> None:
@@ -232,7 +235,7 @@ def test_retrievals_share_one_stored_candidate_set(memory: Memory) -> None:
     at = T0 + timedelta(days=1)
     first = memory.retrieve(state, principal=READER, now=at)
     second = memory.retrieve(state, principal=READER, now=at)
-    assert memory.store.counts().get("CandidateSet") == 1
+    assert store_of(memory).counts().get("CandidateSet") == 1
     for result in (first, second):
         logged = memory.get_retrieval(result.trace.retrieval_id)["retrieval"]
         assert sorted(logged["candidate_ids"]) == [f"m{i}" for i in range(5)]
@@ -253,8 +256,8 @@ def test_a_record_changed_between_the_decision_and_its_read_is_never_returned(
     scope = {"tenant": "a"}
     memory.put_many([MemoryRecord(id=f"r{i}", kind=MemoryKind.SEMANTIC, content=f"note {i}",
                                   created_at=T0, scope=scope) for i in range(3)])
-    other = Memory(Neo4jStore(memory.store.driver, database=memory.store.database))
-    read_props = memory.store.get_props
+    other = Memory(Neo4jStore(store_of(memory).driver, database=store_of(memory).database))
+    read_props = store_of(memory).get_props
     calls: list[list[str]] = []
 
     def racing(ids: Any) -> dict[str, dict[str, Any]]:
@@ -267,13 +270,13 @@ def test_a_record_changed_between_the_decision_and_its_read_is_never_returned(
                                                          reason="r"))
         return read_props(ids)
 
-    memory.store.get_props = racing  # type: ignore[method-assign]
+    store_of(memory).get_props = racing  # type: ignore[method-assign]
     at = T0 + timedelta(days=1)
-    before = memory.store.answer_stats["computed"]
-    found = memory.store.candidates(READER, scope, at)
+    before = store_of(memory).answer_stats["computed"]
+    found = store_of(memory).candidates(READER, scope, at)
     assert sorted(c.record.id for c in found) == ["r0", "r2"]
     assert not any(c.record.retracted for c in found)
-    assert memory.store.answer_stats["computed"] == before + 2  # read again after the race
+    assert store_of(memory).answer_stats["computed"] == before + 2  # read again after the race
 
 
 def test_a_delta_row_read_across_a_change_falls_back_to_a_full_read(memory: Memory) -> None:
@@ -283,10 +286,10 @@ def test_a_delta_row_read_across_a_change_falls_back_to_a_full_read(memory: Memo
     at = T0 + timedelta(days=1)
     memory.put(MemoryRecord(id="d0", kind=MemoryKind.SEMANTIC, content="note", created_at=T0,
                             scope=scope))
-    memory.store.candidates(READER, scope, at)
+    store_of(memory).candidates(READER, scope, at)
     memory.put(MemoryRecord(id="d1", kind=MemoryKind.SEMANTIC, content="note 1", created_at=T0,
                             scope=scope))
-    read_once = memory.store.read_once
+    read_once = store_of(memory).read_once
 
     def skewed(name: str, **params: Any) -> list[dict[str, Any]]:
         rows = read_once(name, **params)
@@ -296,12 +299,12 @@ def test_a_delta_row_read_across_a_change_falls_back_to_a_full_read(memory: Memo
                     d[4] = {**d[4], "rev": int(d[3]) + 1, "retracted": True}
         return rows
 
-    memory.store.read_once = skewed  # type: ignore[method-assign]
-    before = memory.store.answer_stats["computed"]
-    found = memory.store.candidates(READER, scope, at)
+    store_of(memory).read_once = skewed  # type: ignore[method-assign]
+    before = store_of(memory).answer_stats["computed"]
+    found = store_of(memory).candidates(READER, scope, at)
     assert sorted(c.record.id for c in found) == ["d0", "d1"]
     assert not any(c.record.retracted for c in found)
-    assert memory.store.answer_stats["computed"] == before + 1
+    assert store_of(memory).answer_stats["computed"] == before + 1
 
 
 # Write slots: a policy write moves its write slot's (epoch, seq), not the scope's
@@ -318,7 +321,7 @@ def note(rid: str, scope: dict[str, str], **over: Any) -> dict[str, Any]:
 
 
 def cypher(memory: Memory, text: str) -> list[Any]:
-    return memory.store.driver.execute_query(text, database_=memory.store.database)[0]
+    return store_of(memory).driver.execute_query(text, database_=store_of(memory).database)[0]
 
 
 def same_as_fresh(reader: Memory, step: Any) -> None:
@@ -326,11 +329,11 @@ def same_as_fresh(reader: Memory, step: Any) -> None:
     either side of the validity boundaries the steps use equals a never-caching store's."""
     for at in (SLOT_AT, SLOT_AT + timedelta(days=2), SLOT_AT):
         for q in SLOT_SCOPES[:3]:
-            fresh = answer(Neo4jStore(reader.store.driver, database=reader.store.database),
+            fresh = answer(Neo4jStore(store_of(reader).driver, database=store_of(reader).database),
                            {"tenants": ["a"], "scope": q, "clearance": Sensitivity.RESTRICTED,
                             "now": at})
             for _ in range(2):
-                assert answer(reader.store, {"tenants": ["a"], "scope": q, "now": at,
+                assert answer(store_of(reader), {"tenants": ["a"], "scope": q, "now": at,
                                              "clearance": Sensitivity.RESTRICTED}) == fresh, (
                     step, q, at)
 
@@ -390,7 +393,8 @@ def test_reused_answers_stay_exact_with_write_slots(memory: Memory, seed: int) -
     put_many batches, and deletions of every WriteSlot, of one slot index, of ScopeVersion and
     Assertion nodes, while the reader holds cached answers: each answer equals a fresh one."""
     rng = random.Random(seed)
-    writers = [memory, *(Memory(Neo4jStore(memory.store.driver, database=memory.store.database))
+    store = store_of(memory)
+    writers = [memory, *(Memory(Neo4jStore(store.driver, database=store.database))
                          for _ in range(2))]
     writers[1].write(note("seed", SLOT_SCOPES[0]), now=T0)
     alive = ["seed"]
@@ -413,7 +417,7 @@ def test_a_reader_racing_policy_writers_ends_exact(memory: Memory,
         try:
             while not stop.is_set():
                 for q in SLOT_SCOPES[:3]:
-                    memory.store.candidates(READER, q, SLOT_AT)
+                    store_of(memory).candidates(READER, q, SLOT_AT)
         except BaseException as exc:
             errors.append(exc)
 
@@ -455,12 +459,12 @@ def test_a_write_slot_created_again_is_never_mistaken_for_the_old_one(memory: Me
         return stamp_slot(coerce_record(note(rid, scope)))[1]
 
     same = [rid for rid in (f"n{i}" for i in range(800)) if index(rid) == index("n0")][:12]
-    writer = Memory(Neo4jStore(memory.store.driver, database=memory.store.database))
+    writer = Memory(Neo4jStore(store_of(memory).driver, database=store_of(memory).database))
     for rid in same[:3]:  # the slot's seq reaches 3 (created by write/nodes_ensure)
         writer.write(note(rid, scope), now=T0)
     same_as_fresh(memory, "cached")
     cypher(memory, "MATCH (l:WriteSlot) DETACH DELETE l")
-    other = Memory(Neo4jStore(memory.store.driver, database=memory.store.database))
+    other = Memory(Neo4jStore(store_of(memory).driver, database=store_of(memory).database))
     for rid in same[3:6]:  # created again by write/nodes_ensure: seq 1, 2, 3
         other.write(note(rid, scope), now=T0)
     same_as_fresh(memory, "created again by write/nodes_ensure")

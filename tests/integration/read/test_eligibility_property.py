@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.errors import AuthorizationError
 from graphmem.models import Principal
 from tests.support.database import wipe
@@ -26,7 +26,7 @@ def test_cypher_matches_the_oracle(memory: Memory, stored: list[Stored],
     memory.put_many([s.record for s in stored])
     for s in stored:
         if s.quarantined:
-            memory.store.set_quarantine(s.record.id, True, by="test", reason="property test")
+            store_of(memory).set_quarantine(s.record.id, True, by="test", reason="property test")
     erased = [s.record.id for s in stored if s.erased]
     if erased:  # after the quarantines: a tombstone remembers whether it was admitted
         memory.apply_deletion(memory.plan_deletion(erased, requested_by="test",

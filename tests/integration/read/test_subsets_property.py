@@ -9,7 +9,7 @@ from datetime import timedelta
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.models import MemoryKind, MemoryRecord, Principal, Sensitivity
 from graphmem.read.budget import fit_context
 from graphmem.read.context import thread_context
@@ -54,7 +54,7 @@ def test_conflicts_partners_and_context_equal_the_full_computation(
     wipe(memory)
     memory.put_many(_records(rows))
     result = memory.retrieve(STATE, principal=READER, now=AT, budget_chars=budget, k=k)
-    found = memory.store.candidates(READER, SCOPE, AT)
+    found = store_of(memory).candidates(READER, SCOPE, AT)
     records = [c.record for c in found]
     conflicts = detect_conflicts(records, {c.record.id: c.conflict_ids
                                            for c in found if c.conflict_ids})

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.errors import ValidationError
 from graphmem.models import Principal
 from graphmem.read.steps import DecisionState
@@ -13,7 +13,7 @@ from tests.support.threads import NOW, turn
 
 
 def next_edges(memory: Memory) -> list[tuple[str, str]]:
-    with memory.store.driver.session(database=memory.store.database) as session:
+    with store_of(memory).driver.session(database=store_of(memory).database) as session:
         rows = session.run("MATCH (a:Record)-[:NEXT]->(b:Record) RETURN a.id AS a, b.id AS b "
                            "ORDER BY a").data()
     return [(r["a"], r["b"]) for r in rows]
@@ -36,7 +36,7 @@ def test_a_taken_position_is_rejected_and_nothing_written(memory: Memory) -> Non
         memory.put_many([turn("new", "fresh", 2), turn("dup", "clash", 1)])
     with pytest.raises(ValidationError, match="twice"):
         memory.put_many([turn("p", "one", 7), turn("q", "two", 7)])
-    assert memory.store.get_many(["new", "dup", "p", "q"]) == {}
+    assert store_of(memory).get_many(["new", "dup", "p", "q"]) == {}
 
 
 def test_retrieve_finds_an_answer_through_its_thread(memory: Memory) -> None:

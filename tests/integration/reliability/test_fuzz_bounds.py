@@ -22,7 +22,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from typer.testing import CliRunner
 
 from graphmem.cli import app
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.deletion.models import DeletionPlan
 from graphmem.errors import GraphmemError
 from graphmem.integrations.langgraph.store import GraphmemStore
@@ -147,10 +147,10 @@ def test_client_intentions_and_retrieval(fuzz_memory: Memory, action: str, cue: 
 
 def wipe_fuzzed(memory: Memory) -> None:
     """Leave the seed only, so the next example starts from the same store."""
-    memory.store.driver.execute_query(
+    store_of(memory).driver.execute_query(
         "MATCH (n) WHERE n.id STARTS WITH 'f-' OR n.record_id STARTS WITH 'f-' "
         "OR n.intention_id STARTS WITH 'f-' OR n:Retrieval OR n:CandidateSet "
-        "OR n:WriteDecision DETACH DELETE n", database_=memory.store.database)
+        "OR n:WriteDecision DETACH DELETE n", database_=store_of(memory).database)
 
 
 # -- the command line ------------------------------------------------------------------
@@ -232,9 +232,9 @@ def test_langgraph_put(fuzz_memory: Memory, value: dict[str, Any], ttl: Any) -> 
     check(fuzz_memory, lambda: store.put((TENANT, "notes"), "f-key", value, ttl=ttl))
     check(fuzz_memory, lambda: store.search((TENANT,), query="invoice"))
     wipe_fuzzed(fuzz_memory)
-    fuzz_memory.store.driver.execute_query(
+    store_of(fuzz_memory).driver.execute_query(
         "MATCH (n:Record) WHERE n.tenant = $t AND n.id <> 'seed' DETACH DELETE n",
-        t=TENANT, database_=fuzz_memory.store.database)
+        t=TENANT, database_=store_of(fuzz_memory).database)
 
 
 
@@ -275,8 +275,8 @@ _documents = st.one_of(
 
 def _only_deletion_requests_planned(memory: Memory) -> None:
     """Remove the plans an MCP call stored, so the next example starts alike."""
-    memory.store.driver.execute_query("MATCH (n:DeletionRequest) DETACH DELETE n",
-                                      database_=memory.store.database)
+    store_of(memory).driver.execute_query("MATCH (n:DeletionRequest) DETACH DELETE n",
+                                      database_=store_of(memory).database)
 
 
 @FUZZ

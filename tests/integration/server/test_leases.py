@@ -13,7 +13,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from graphmem.cli import app
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.db import server
 from graphmem.db.launcher import pid_alive
 
@@ -32,7 +32,7 @@ def test_the_last_client_stops_a_server_it_started(data_dir_with_jars: Path) -> 
     assert server.status() == info
     first.close()
     assert pid_alive(info.pid)  # the second client still uses it
-    assert second.store.counts() == {}
+    assert store_of(second).counts() == {}
     second.close()
     assert not pid_alive(info.pid)
     assert server.status() is None
@@ -83,10 +83,10 @@ def test_a_script_that_never_closes_its_client_leaves_no_server_running(
     """Found by a new user: a script without ``close()`` (or ending on an uncaught exception)
     left the server it started running until some later client closed. The lease is now
     released at the interpreter's exit."""
-    for tail in ("print(m.store.counts())\n", "raise RuntimeError('the agent crashed')\n"):
+    for tail in ("print(store_of(m).counts())\n", "raise RuntimeError('the agent crashed')\n"):
         ended = subprocess.run(
             [sys.executable, "-X", "dev", "-c",
-             "from graphmem.client import Memory\n"
+             "from graphmem.client import Memory, store_of\n"
              "from graphmem.db import server\n"
              "m = Memory.connect()\n"
              "print(server.status().pid)\n" + tail],
@@ -111,7 +111,7 @@ def test_a_forked_child_that_exits_leaves_its_parents_server_running(
         [sys.executable, "-c",
          "import os, sys\n"
          "from datetime import UTC, datetime\n"
-         "from graphmem.client import Memory\n"
+         "from graphmem.client import Memory, store_of\n"
          "from graphmem.db import server\n"
          "T0 = datetime(2026, 1, 1, tzinfo=UTC)\n"
          "def rec(i):\n"
@@ -125,7 +125,7 @@ def test_a_forked_child_that_exits_leaves_its_parents_server_running(
          "    if pid == 0:\n"
          "        if child_connects:\n"
          "            c = Memory.connect()\n"
-         "            assert c.store.driver is not m.store.driver\n"
+         "            assert store_of(c).driver is not store_of(m).driver\n"
          "            c.write(rec(9), now=T0)\n"
          "            c.close()\n"
          "        m.close()\n"

@@ -18,7 +18,7 @@ from neo4j.exceptions import AuthError
 from typer.testing import CliRunner
 
 from graphmem.cli import app
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.db import credentials, server
 from graphmem.db.launcher import free_port, port_free
 from graphmem.db.settings import ConnectionSettings
@@ -132,7 +132,7 @@ def test_restart_on_the_same_port_with_auth_on(data_dir_with_jars: Path,
         # open, so stopping the server leaves them in TIME_WAIT on the server's port.
         clients = [Memory.connect(start_if_needed=False) for _ in range(4)]
         for client in clients:
-            assert client.store.counts() == {}
+            assert store_of(client).counts() == {}
         result = runner.invoke(app, ["db", "stop"])
         assert result.exit_code == 0 and "stopped" in result.output
         for client in clients:
@@ -147,7 +147,7 @@ def test_restart_on_the_same_port_with_auth_on(data_dir_with_jars: Path,
         again = server.start()
         assert again.port == port and again.pid != info.pid
         with Memory.connect(start_if_needed=False) as memory:
-            assert memory.store.counts() == {}
+            assert store_of(memory).counts() == {}
     finally:
         server.stop(timeout_s=30)
 
@@ -173,6 +173,6 @@ def test_start_with_an_own_password_file(data_dir_with_jars: Path, tmp_path: Pat
         assert server.resolve_settings(start_if_needed=False).password == password
         with Memory.connect(ConnectionSettings(uri=info.uri, password=password),
                             start_if_needed=False) as memory:
-            assert memory.store.counts() == {}
+            assert store_of(memory).counts() == {}
     finally:
         server.stop(timeout_s=30)

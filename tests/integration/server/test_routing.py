@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.models import Principal, Status
 from tests.support.database import Neo4jUnderTest
 
@@ -43,7 +43,7 @@ def _record(rid: str, content: str, **extra: object) -> dict[str, object]:
 
 
 def test_smoke_path_through_routing_uri(routed: Memory) -> None:
-    assert routed.store.driver.__class__.__name__ == "Neo4jDriver"  # routing, not direct
+    assert store_of(routed).driver.__class__.__name__ == "Neo4jDriver"  # routing, not direct
     created = routed.put_many([
         _record("plan-old", "acme is on the starter plan", asserts="acme.plan",
                 asserted_value="starter"),

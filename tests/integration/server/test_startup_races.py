@@ -115,7 +115,7 @@ def test_statement_errors_leave_the_store_typed(memory: Any) -> None:
     chained (the Cypher catalogue is fixed, so provoke it through a bad parameter: a LIMIT
     that is not a number, on the fixture's own empty store)."""
     with pytest.raises(StoreError) as info:
-        memory.store.write("wipe_batch", limit="not-a-number")
+        store_of(memory).write("wipe_batch", limit="not-a-number")
     assert info.value.code and info.value.code.startswith("Neo.ClientError")
     assert info.value.__cause__ is not None
 
@@ -179,7 +179,7 @@ def test_the_schema_is_set_up_once_per_shared_driver(
         for t in threads:
             t.join()
         clients.append(Memory.connect(neo4j_db.settings, start_if_needed=False))
-        assert len(clients) == 9 and len({id(c.store.driver) for c in [keep, *clients]}) == 1
+        assert len(clients) == 9 and len({id(store_of(c).driver) for c in [keep, *clients]}) == 1
         assert len(runs) == 2, runs  # the failed one, then one for the nine
         for c in clients:
             c.close()

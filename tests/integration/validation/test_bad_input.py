@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.errors import (
     ContentTooLargeError,
     DanglingReferenceError,
@@ -36,7 +36,7 @@ def rec(rid: str, **over: Any) -> dict[str, Any]:
 
 
 def snapshot(memory: Memory) -> dict[str, int]:
-    return memory.store.counts()
+    return store_of(memory).counts()
 
 
 def test_round_trip_and_identical_rewrite_is_a_no_op(memory: Memory) -> None:
@@ -117,7 +117,7 @@ def test_scope_keys_and_values_with_quotes_and_backticks_are_data(memory: Memory
     assert {r.id for r in memory.candidates(principal=principal, scope=other, now=T0)} == {"b"}
     assert memory.explain("a", principal=principal, scope=other, now=T0).status is \
         Status.OUT_OF_SCOPE
-    assert memory.store.counts()["Record"] == 2
+    assert store_of(memory).counts()["Record"] == 2
 
 
 def test_naive_now_is_rejected(memory: Memory) -> None:
@@ -129,7 +129,7 @@ def test_retraction_is_a_tombstone_with_who_why_when(memory: Memory) -> None:
     memory.put(rec("a"))
     at = T0 + timedelta(hours=3)
     memory.retract("a", by="alice", reason="wrong customer", at=at)
-    state = memory.store.state("a")
+    state = store_of(memory).state("a")
     assert (state.retracted_by, state.retracted_reason, state.retracted_at) == (
         "alice", "wrong customer", at)
     assert memory.get("a").retracted is True
@@ -180,7 +180,7 @@ def test_cached_records_follow_every_change(memory: Memory) -> None:
     from tests.support.database import wipe
 
     wipe(memory)
-    memory.store.ensure_schema()
+    store_of(memory).ensure_schema()
     memory.put(rec("a", content="brand new content"))
     (third,) = memory.candidates(principal=ACME, scope=scope, now=T0)
     assert third.content == "brand new content" and third.expires_at is None
@@ -218,14 +218,14 @@ def test_put_stream_writes_batch_by_batch_and_stops_at_a_bad_one(memory: Memory)
     assert next(stream) == ["s3"]
     with pytest.raises(NaiveDatetimeError):
         next(stream)
-    assert memory.store.get_many(["s1", "s2", "s3", "s4", "s5"]).keys() == {"s1", "s2", "s3"}
+    assert store_of(memory).get_many(["s1", "s2", "s3", "s4", "s5"]).keys() == {"s1", "s2", "s3"}
     assert list(memory.put_stream([[rec("s1")], [rec("s5")]])) == [[], ["s5"]]
 
 
 def test_put_stream_rejects_a_none_batch_and_keeps_what_came_before(memory: Memory) -> None:
     with pytest.raises(ValidationError):
         list(memory.put_stream([[rec("n1")], None, [rec("n2")]]))  # type: ignore[list-item]
-    assert memory.store.get_many(["n1", "n2"]).keys() == {"n1"}
+    assert store_of(memory).get_many(["n1", "n2"]).keys() == {"n1"}
 
     def producer() -> Any:
         yield [rec("p1")]
@@ -234,4 +234,4 @@ def test_put_stream_rejects_a_none_batch_and_keeps_what_came_before(memory: Memo
 
     with pytest.raises(RuntimeError):
         list(memory.put_stream(producer()))
-    assert memory.store.get_many(["p1", "p2"]).keys() == {"p1", "p2"}
+    assert store_of(memory).get_many(["p1", "p2"]).keys() == {"p1", "p2"}

@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from graphmem.cli import app
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.errors import ValidationError
 from graphmem.integrations.langgraph.store import GraphmemStore
 from graphmem.limits import DEFAULT_LIMITS, InputLimits
@@ -42,7 +42,7 @@ def record(**fields: Any) -> dict[str, Any]:
 
 
 def test_sixteen_mib_fields_are_refused_and_nothing_is_written(memory: Memory) -> None:
-    before = memory.store.counts()
+    before = store_of(memory).counts()
     huge = "x" * (16 * MIB)
     for fields in ({"metadata": {"blob": huge}}, {"provenance": {"source": huge}}):
         with pytest.raises(ValidationError):
@@ -52,14 +52,14 @@ def test_sixteen_mib_fields_are_refused_and_nothing_is_written(memory: Memory) -
     with pytest.raises(ValidationError, match="action"):
         memory.intend({"id": "i-1", "action": huge, "trigger_kind": "k", "trigger_value": "v",
                        "scope": {"tenant": "bounds"}, "created_at": T0})
-    assert memory.store.counts() == before
+    assert store_of(memory).counts() == before
 
 
 def test_a_configured_bound_applies(memory: Memory) -> None:
-    memory.store.limits = InputLimits(metadata_bytes=64)
+    store_of(memory).limits = InputLimits(metadata_bytes=64)
     with pytest.raises(ValidationError, match=r"InputLimits\.metadata_bytes"):
         memory.put(record(metadata={"note": "n" * 100}))
-    memory.store.limits = DEFAULT_LIMITS
+    store_of(memory).limits = DEFAULT_LIMITS
     assert memory.put(record(metadata={"note": "n" * 100}))
 
 
@@ -86,12 +86,12 @@ def test_import_of_deep_or_long_json_is_exit_2_and_writes_nothing(
     good = json.dumps(record(id="g-1", created_at=T0.isoformat()))
     path = tmp_path / "hostile.jsonl"
     path.write_text(good + "\n" + body + "\n", encoding="utf-8")
-    before = cli.store.counts()
+    before = store_of(cli).counts()
     result = CliRunner().invoke(app, ["import", str(path)])
     assert result.exit_code == EXIT_INPUT, result.output
     assert "hostile.jsonl:2: field 'metadata'" in result.stderr
     assert "Traceback" not in result.output
-    assert cli.store.counts() == before
+    assert store_of(cli).counts() == before
     with pytest.raises(ValidationError, match=r"hostile\.jsonl:2"):
         cli.import_jsonl(path)
 
@@ -107,10 +107,10 @@ def test_import_of_a_missing_file_is_a_validation_error(memory: Memory, tmp_path
 @pytest.mark.parametrize("ttl", [math.inf, math.nan, 1e15, -5, 0])
 def test_langgraph_put_with_a_bad_ttl_writes_nothing(memory: Memory, ttl: float) -> None:
     store = GraphmemStore(memory, principal=Principal(tenants=frozenset({"acme"})))
-    before = memory.store.counts()
+    before = store_of(memory).counts()
     with pytest.raises(ValidationError, match="ttl"):
         store.put(("acme", "notes"), "k", {"text": "hello"}, ttl=ttl)
-    assert memory.store.counts() == before
+    assert store_of(memory).counts() == before
     store.put(("acme", "notes"), "k", {"text": "hello"}, ttl=10)
     item = store.get(("acme", "notes"), "k")
     assert item is not None and item.value == {"text": "hello"}

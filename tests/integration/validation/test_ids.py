@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import pytest
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.deletion.models import DeletionPlan
 from graphmem.deletion.plan import plan_deletion
 from graphmem.errors import DeletionError, ValidationError
@@ -30,22 +30,22 @@ def test_nothing_is_written_for_a_bad_id(memory: Memory) -> None:
             memory.intend({"id": rid, "action": "call back", "trigger_kind": "entity",
                            "trigger_value": "u1", "scope": {"tenant": "t"},
                            "created_at": T0})
-    assert memory.store.counts() == {}  # no record, decision, scope or intention
+    assert store_of(memory).counts() == {}  # no record, decision, scope or intention
 
 
 def test_deletion_request_ids(memory: Memory) -> None:
     memory.put(record("r1"))
     for rid, code in ISSUE_INPUTS:
         with pytest.raises(ValidationError, match=re.escape(code)):
-            plan_deletion(memory.store, roots=["r1"], requested_by="p", reason="r",
+            plan_deletion(store_of(memory), roots=["r1"], requested_by="p", reason="r",
                           request_id=rid)
-    plan = plan_deletion(memory.store, roots=["r1"], requested_by="p", reason="r",
+    plan = plan_deletion(store_of(memory), roots=["r1"], requested_by="p", reason="r",
                          request_id="del-ok")
     # a saved plan edited to carry a bad id is refused on load, before anything is applied
     tampered = plan.to_json().replace('"del-ok"', '"del\\u200bok"')
     with pytest.raises(DeletionError, match="malformed"):
         DeletionPlan.from_json(tampered)
-    assert memory.store.counts().get("DeletionRequest") is None
+    assert store_of(memory).counts().get("DeletionRequest") is None
     assert memory.get("r1").id == "r1"
 
 
@@ -75,15 +75,15 @@ def test_an_unvalidated_instance_cannot_bypass_the_id_rule(memory: Memory, path:
     ``model_copy(update=...)`` or ``model_construct`` is refused and nothing is written; the
     same for intentions."""
     memory.put_many([record("old"), {**record("old2"), "content": "d"}])
-    before = memory.store.counts()
+    before = store_of(memory).counts()
     for rid, code in [*ISSUE_INPUTS, ("x" * (MAX_ID_CHARS + 1), "257 characters")]:
         with pytest.raises(ValidationError, match=re.escape(code)):
             WRITE_PATHS[path](memory, _unvalidated(rid, how))
-    assert memory.store.counts() == before
+    assert store_of(memory).counts() == before
     intention = DeferredIntention(id="i1", action="call back", trigger_kind="entity",
                                   trigger_value="u1", scope={"tenant": "t"}, created_at=T0)
     bad = (intention.model_copy(update={"id": "i\u200b1"}) if how == "copy" else
            DeferredIntention.model_construct(**{**dict(intention), "id": "i\u200b1"}))
     with pytest.raises(ValidationError, match="U\\+200B"):
         memory.intend(bad)
-    assert memory.store.counts() == before
+    assert store_of(memory).counts() == before

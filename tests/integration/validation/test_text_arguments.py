@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.errors import ValidationError
 from tests.support.writers import T0, rec
 
@@ -39,11 +39,11 @@ def test_a_lifecycle_call_with_no_text_is_a_validation_error_and_changes_nothing
     memory.write(rec("r1"), now=T0)
     memory.write(rec("r1b", content="the same observation of the pipeline again"), now=T0)
     call = calls(memory)[name]
-    before = memory.store.counts(), memory.history("r1")
+    before = store_of(memory).counts(), memory.history("r1")
     for bad in BAD:
         args = {"by": "reviewer", "reason": "checked", field: bad}
         with pytest.raises(ValidationError, match=field):
             call(args["by"], args["reason"])
-        assert (memory.store.counts(), memory.history("r1")) == before, (name, field, bad)
+        assert (store_of(memory).counts(), memory.history("r1")) == before, (name, field, bad)
     call("reviewer", "checked")  # the same call with text works, and logs a transition
     assert len(memory.history("r1")) > len(before[1])

@@ -13,7 +13,7 @@ import unicodedata
 from datetime import UTC, datetime
 from typing import Any
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.db.codec import DEDUP_VERSION, dedup_key
 from graphmem.db.migrations import migrate
 from graphmem.fields import _TRAILING_TERMINALS
@@ -60,7 +60,7 @@ def test_concurrent_near_duplicates_persist_once(memory: Memory) -> None:
     variants = ["Prefers dark mode", "Prefers dark mode.", "prefers  dark mode ",
                 "PREFERS DARK MODE!", "Prefers dark mode\u2026", "prefers dark mode。"]
     _race(memory, variants, "v")
-    assert memory.store.counts()["Record"] == 1
+    assert store_of(memory).counts()["Record"] == 1
 
 
 def test_keys_stored_before_the_new_normalisation_are_migrated(memory: Memory) -> None:
@@ -68,24 +68,24 @@ def test_keys_stored_before_the_new_normalisation_are_migrated(memory: Memory) -
     duplicate once ensure_schema has run the migration; unchanged keys are not rewritten."""
     memory.put_many([_rec("old", "Prefers dark mode."), _rec("same", "Likes tea")])
     old_key = "legacy-key-of-the-old-normalisation"
-    driver, db = memory.store.driver, memory.store.database
+    driver, db = store_of(memory).driver, store_of(memory).database
     driver.execute_query("MATCH (r:Record {id: 'old'}) SET r.dedup_key = $k",
                          {"k": old_key}, database_=db)
     driver.execute_query("MATCH (m:GraphmemMigration) DELETE m", database_=db)
-    before = memory.store.get_props(["old", "same"])
+    before = store_of(memory).get_props(["old", "same"])
     assert before["old"]["dedup_key"] == old_key
-    assert migrate(memory.store) == 1  # only the stale key changed
-    after = memory.store.get_props(["old", "same"])
+    assert migrate(store_of(memory)) == 1  # only the stale key changed
+    after = store_of(memory).get_props(["old", "same"])
     assert after["old"]["dedup_key"] == dedup_key(memory.get("old"))
     assert after["old"]["rev"] == before["old"]["rev"] + 1
     assert after["same"]["rev"] == before["same"]["rev"]
-    assert migrate(memory.store) == 0  # the version is recorded: later connections skip it
+    assert migrate(store_of(memory)) == 0  # the version is recorded: later connections skip it
     rows, _, _ = driver.execute_query(
         "MATCH (m:GraphmemMigration {name: 'dedup_key'}) RETURN m.version AS v", database_=db)
     assert [r["v"] for r in rows] == [DEDUP_VERSION]
     dup = memory.write(_rec("new", "prefers dark mode"), now=T0)
     assert dup.disposition is WriteDisposition.DISCARD and dup.duplicate_of == "old"
-    memory.store.ensure_schema()  # idempotent
+    store_of(memory).ensure_schema()  # idempotent
 
 
 # -- case in every script: the one folding (graphmem.fields.fold_case) -----------------------
@@ -112,7 +112,7 @@ def test_case_twins_in_every_script_persist_once(memory: Memory) -> None:
             WriteDisposition.PERSIST)
         assert memory.write(_rec(f"d{n}-other", second, scope=apart), now=T0).disposition is (
             WriteDisposition.PERSIST), (first, second)
-    assert memory.store.counts()["Record"] == len(CASE_TWINS) + 2 * len(CASE_DIFFERENT)
+    assert store_of(memory).counts()["Record"] == len(CASE_TWINS) + 2 * len(CASE_DIFFERENT)
 
 
 def test_concurrent_case_twins_persist_once(memory: Memory) -> None:
@@ -127,16 +127,16 @@ def test_keys_of_the_case_folding_before_are_migrated(memory: Memory) -> None:
     case twins once the migration has run; it is idempotent."""
     contents = {"tr": "İSTANBUL OFİSİ", "fw": "ＴＯＫＹＯ ＯＦＦＩＣＥ", "plain": "Likes tea"}
     memory.put_many([_rec(rid, text) for rid, text in contents.items()])
-    driver, db = memory.store.driver, memory.store.database
+    driver, db = store_of(memory).driver, store_of(memory).database
     for rid, text in contents.items():
         driver.execute_query("MATCH (r:Record {id: $id}) SET r.dedup_key = $k",
                              {"id": rid, "k": _v3_key("semantic", text)}, database_=db)
     driver.execute_query("MATCH (m:GraphmemMigration {name: 'dedup_key'}) SET m.version = 3",
                          database_=db)
-    assert migrate(memory.store) == 2  # "Likes tea" has the same key in both versions
-    assert migrate(memory.store) == 0
+    assert migrate(store_of(memory)) == 2  # "Likes tea" has the same key in both versions
+    assert migrate(store_of(memory)) == 0
     for rid in contents:
-        assert memory.store.get_props([rid])[rid]["dedup_key"] == dedup_key(memory.get(rid))
+        assert store_of(memory).get_props([rid])[rid]["dedup_key"] == dedup_key(memory.get(rid))
     for rid, twin in (("tr", "istanbul ofisi"), ("fw", "Tokyo office.")):
         dup = memory.write(_rec(f"{rid}-new", twin), now=T0)
         assert dup.disposition is WriteDisposition.DISCARD and dup.duplicate_of == rid

@@ -22,7 +22,7 @@ import anyio
 import pytest
 from mcp import Client
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.db.group_commit import group_for
 from graphmem.db.settings import ConnectionSettings
 from graphmem.fields import utc_now
@@ -89,7 +89,7 @@ def test_a_twin_stamped_beyond_the_skew_is_a_later_memory(memory: Memory) -> Non
     memory.put(proposal("later", content, T0 + DEFAULT_CLOCK_SKEW + MS))
     assert memory.write(proposal("now", content, T0), now=T0
                         ).disposition is WriteDisposition.PERSIST
-    narrow = Memory(memory.store, policy=WritePolicy(clock_skew=10 * MS))
+    narrow = Memory(store_of(memory), policy=WritePolicy(clock_skew=10 * MS))
     scope = {**SCOPE, "part": "narrow"}
     narrow.put({**proposal("edge", content, T0 + 10 * MS), "scope": scope})
     assert narrow.write({**proposal("in", content, T0), "scope": scope}, now=T0
@@ -105,7 +105,7 @@ def test_a_twin_stamped_beyond_the_skew_is_a_later_memory(memory: Memory) -> Non
         assert memory.write({**proposal(f"alive-{i}", content, T0), "scope": scope}, now=T0
                             ).disposition is WriteDisposition.PERSIST
     scope = {**SCOPE, "part": "quarantined"}
-    memory.store.put_many([{**proposal("q", content, T0 + MS), "scope": scope}],
+    store_of(memory).put_many([{**proposal("q", content, T0 + MS), "scope": scope}],
                           quarantined=True)
     assert memory.write({**proposal("after-q", content, T0), "scope": scope}, now=T0
                         ).disposition is WriteDisposition.PERSIST
@@ -114,7 +114,7 @@ def test_a_twin_stamped_beyond_the_skew_is_a_later_memory(memory: Memory) -> Non
 def test_twins_in_one_batch_persist_once(memory: Memory, neo4j_db: Neo4jUnderTest) -> None:
     """Twins with stamps a few ms apart, both ways, stored by one batch statement
     (write/new_batch): the first persists, the others find it there and are discarded."""
-    group = group_for(memory.store)
+    group = group_for(store_of(memory))
     n = len(OFFSETS_MS)
     for round_ in range(3):
         clients = [Memory.connect(neo4j_db.settings, start_if_needed=False,
@@ -157,7 +157,7 @@ def test_threads_with_skewed_clocks_persist_once(
         def write(w: int, round_: int = round_, clients: list[Memory] = clients,
                   barrier: threading.Barrier = barrier, out: list[str] = out) -> None:
             barrier.wait()
-            stamp = clients[w].store.clock()
+            stamp = store_of(clients[w]).clock()
             out[w] = clients[w].write(proposal(f"t{round_}-{w}", f"same fact {round_}", stamp)
                                       ).disposition.value
 
@@ -173,7 +173,7 @@ def _process_writer(settings: ConnectionSettings, offset_ms: float, w: int,
                         clock=skewed(offset_ms)) as client:
         for round_ in range(ROUNDS):
             barrier.wait()
-            stamp = client.store.clock()
+            stamp = store_of(client).clock()
             decision = client.write(proposal(f"p{round_}-{w}", f"process fact {round_}",
                                              stamp))
             results.put((round_, decision.disposition.value))
@@ -274,4 +274,4 @@ def test_concurrent_identical_writes_persist_once(memory: Memory) -> None:
     for t in threads:
         t.join()
     assert sorted(results) == ["DISCARD"] * (workers - 1) + ["PERSIST"]
-    assert memory.store.counts()["Record"] == 1
+    assert store_of(memory).counts()["Record"] == 1

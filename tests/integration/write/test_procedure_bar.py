@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.models import Authority, MemoryRecord, Principal, Status
 from graphmem.write.policy import (
     PROCEDURE_EXEMPT_AUTHORITIES,
@@ -37,7 +37,7 @@ def test_on_the_store(memory: Memory, authority: str, expected: WriteDisposition
 
 
 def _quarantined(memory: Memory, episode: MemoryRecord) -> None:
-    memory.store.put_many([episode], quarantined=True)
+    store_of(memory).put_many([episode], quarantined=True)
 
 
 def _pending_recompute(memory: Memory, episode: MemoryRecord) -> None:
@@ -46,7 +46,7 @@ def _pending_recompute(memory: Memory, episode: MemoryRecord) -> None:
     memory.put_many([*sources, episode.model_copy(update={
         "derived_from": tuple(s.id for s in sources)})])
     memory.apply_deletion(memory.plan_deletion([sources[0].id], requested_by="p", reason="r"))
-    assert memory.store.state(episode.id).pending_recompute
+    assert store_of(memory).state(episode.id).pending_recompute
 
 
 def _other_tenant(memory: Memory, episode: MemoryRecord) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.db.stats import store_stats
 from graphmem.errors import RecordNotFoundError
 from graphmem.models import Authority, MemoryKind, MemoryRecord, Principal, Sensitivity, Status
@@ -58,7 +58,7 @@ def assert_stats_agree(memory: Memory, now: datetime) -> None:
         except RecordNotFoundError:
             continue
         expected[st_] = expected.get(st_, 0) + 1
-    counted = store_stats(memory.store, now=now, tenant="acme")["records"]["by_status"]
+    counted = store_stats(store_of(memory), now=now, tenant="acme")["records"]["by_status"]
     assert {k: n for k, n in counted.items() if n} == expected
 
 
@@ -174,18 +174,18 @@ def test_tombstones_from_before_rule_4_are_migrated(memory: Memory) -> None:
     memory.apply_deletion(memory.plan_deletion([f"{t}2" for t in pairs], requested_by="p",
                                                reason="erase the new numbers"))
     later = datetime.now(UTC) + timedelta(days=1)  # after the erasure
-    driver, db = memory.store.driver, memory.store.database
+    driver, db = store_of(memory).driver, store_of(memory).database
     # what an erasure wrote before rule 4 was revised: no times, no `admitted`
     driver.execute_query("MATCH (r:Record) WHERE r.erased REMOVE r.admitted, r.created_at, "
                          "r.valid_from, r.expires_at", database_=db)
     driver.execute_query("MATCH (m:GraphmemMigration) DELETE m", database_=db)
     assert status(memory, "a1", later) == (Status.ACTIVE, ())  # resurrected, before
-    assert migrate(memory.store) == 4
+    assert migrate(store_of(memory)) == 4
     for tag in ("a", "b", "c"):
         assert status(memory, f"{tag}1", later) == (Status.SUPERSEDED, (f"{tag}2",)), tag
     assert status(memory, "d1", later) == (Status.ACTIVE, ())
     assert active(memory, later) == {"d1"}
-    assert migrate(memory.store) == 0  # once
+    assert migrate(store_of(memory)) == 0  # once
 
 
 def test_an_erased_successor_still_waits_for_its_own_times(memory: Memory) -> None:
@@ -201,7 +201,7 @@ def test_an_erased_successor_still_waits_for_its_own_times(memory: Memory) -> No
 
 def test_a_quarantined_successor_never_supersedes_even_when_erased(memory: Memory) -> None:
     memory.put(rec("ph1", "customer phone is 555-0100"))
-    memory.store.put_many([rec("ph2", "customer phone is 555-0199", supersedes=("ph1",))],
+    store_of(memory).put_many([rec("ph2", "customer phone is 555-0199", supersedes=("ph1",))],
                           quarantined=True)
     assert status(memory, "ph1", JUNE_15) == (Status.ACTIVE, ())
     memory.apply_deletion(memory.plan_deletion(["ph2"], requested_by="p", reason="r"))
@@ -226,7 +226,7 @@ def _supersede_then_erase(memory: Memory) -> None:
 
 def _pending_recompute(memory: Memory) -> None:
     memory.apply_deletion(memory.plan_deletion(["src"], requested_by="p", reason="r"))
-    assert memory.store.state("ph2").pending_recompute
+    assert store_of(memory).state("ph2").pending_recompute
 
 
 def _erase(memory: Memory) -> None:
@@ -272,7 +272,7 @@ def test_no_later_transition_of_a_successor_reactivates(memory: Memory,
 
 def test_promoting_a_quarantined_successor_makes_it_supersede(memory: Memory) -> None:
     memory.put(rec("ph1", "customer phone is 555-0100"))
-    memory.store.put_many([rec("ph2", "customer phone is 555-0199", supersedes=("ph1",))],
+    store_of(memory).put_many([rec("ph2", "customer phone is 555-0199", supersedes=("ph1",))],
                           quarantined=True)
     assert status(memory, "ph1", JUNE_15) == (Status.ACTIVE, ())
     memory.promote("ph2", by="reviewer", reason="checked")
