@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from graphmem.cli import app
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from tests.support.northwind import lines, load
 
 AT = "2026-09-15T12:00:00+00:00"

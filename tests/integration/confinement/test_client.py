@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from graphmem import (
+from graphmem.client import store_of
     Authority,
     AuthorityCeilingError,
     AuthorizationError,

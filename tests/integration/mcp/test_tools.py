@@ -14,6 +14,7 @@ from mcp import Client
 from mcp.types import TextResourceContents
 
 from graphmem import Memory
+from graphmem.client import store_of
 from graphmem.integrations.mcp.server import DELETION_TOOLS, TOOLS
 from tests.support.database import Neo4jUnderTest
 from tests.support.mcp_client import ok, refused

@@ -9,7 +9,7 @@ import threading
 from datetime import timedelta
 from typing import Any
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.evaluation.funnel import TrialTarget, trials_from_log
 from graphmem.models import MemoryKind, MemoryRecord, Principal, Sensitivity
 from graphmem.read.pipeline import Retrieval

@@ -24,7 +24,7 @@ from neo4j import (
 )
 from neo4j.warnings import Neo4jWarning
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
 from graphmem.db.server import EphemeralServer
 from graphmem.db.settings import ConnectionSettings, open_driver
 from graphmem.db.store import Neo4jStore
