@@ -13,7 +13,7 @@ import pytest
 
 from graphmem import AuthorizationError, Memory, Principal, ValidationError
 from graphmem.db.access import Access, ScopeQuery
-from tests.principals import T0, U17, U99
+from tests.support.principals import T0, U17, U99
 
 pytestmark = pytest.mark.neo4j
 

@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 
 from graphmem import (
-from graphmem.client import store_of
     Authority,
     AuthorityCeilingError,
     AuthorizationError,
@@ -27,6 +26,7 @@ from graphmem.client import store_of
     RecordNotFoundError,
     Status,
 )
+from graphmem.client import store_of
 from tests.support.confinement import ANSWERS, CALLS, Victim, _proposal
 from tests.support.database import Neo4jUnderTest
 from tests.support.principals import PRIVACY, T0, U17, U17_CONF, U99
