@@ -128,17 +128,18 @@ class MemoryBridge:
 
     # -- read -----------------------------------------------------------------------------
 
-    def recall(self, who: AgentIdentity, query: str) -> Recalled:
+    def recall(self, who: AgentIdentity, query: str, *, k: int | None = None) -> Recalled:
         """Retrieve for ``query`` in the caller's scope: an explicit ask for prior context
         (the ``needs_prior_context`` trigger), conflicts kept, within the budget
-        (docs/spec/read-path.md).
+        (docs/spec/read-path.md); ``k`` ranked memories (default the bridge's).
 
         Raises:
             ValidationError: a query over graphmem's bounds. AuthorizationError.
         """
         state = DecisionState(memory_scope=who.scope, goal=str(query),
                               needs_prior_context=True)
-        found = self.client(who).retrieve(state, budget_chars=self.budget_chars, k=self.k,
+        found = self.client(who).retrieve(state, budget_chars=self.budget_chars,
+                                          k=self.k if k is None else k,
                                           ranker=self.ranker)
         return Recalled(found, _notes(found))
 
