@@ -21,14 +21,17 @@ No framework import here.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import pydantic
 
 from graphmem.errors import ValidationError
+from graphmem.fields import check_scope, reject_lone_surrogates
 from graphmem.models import Principal, Sensitivity
 
-__all__ = ["AgentIdentity", "stable_id"]
+__all__ = ["AgentIdentity", "stable_id", "user_of"]
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,7 @@ class AgentIdentity:
             ValidationError: a scope graphmem refuses (too long, lone surrogates).
         """
         try:
+            reject_lone_surrogates("scope", check_scope(self.scope))
             return Principal(tenants=frozenset({self.tenant}), clearance=Sensitivity(clearance),
                              scope=self.scope)
         except (pydantic.ValidationError, ValueError) as exc:
@@ -103,6 +107,26 @@ def stable_id(prefix: str, *parts: str) -> str:
     """
     digest = hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
     return f"{prefix}-{digest[:32]}"
+
+
+C = TypeVar("C")
+
+
+def user_of(find: Callable[[C], object], context: C) -> str:
+    """The user a framework's run or session names, by the application's ``find`` function
+    (``lambda ctx: ctx.deps.user_id``).
+
+    Raises:
+        ValidationError: ``find`` failed, or gave no non-empty string.
+    """
+    try:
+        user = find(context)
+    except Exception as exc:
+        raise ValidationError(f"the function naming the user failed: {type(exc).__name__}: "
+                              f"{exc}") from None
+    _check("user", user)
+    assert isinstance(user, str)
+    return user
 
 
 def _check(name: str, value: object) -> None:

@@ -20,7 +20,7 @@ from graphmem.client import Memory
 from graphmem.deletion import DeletionReport
 from graphmem.errors import ValidationError
 from graphmem.integrations.bridge import MemoryBridge, Turn, offload
-from graphmem.integrations.identity import AgentIdentity
+from graphmem.integrations.identity import AgentIdentity, user_of
 from graphmem.models import Authority, Sensitivity
 
 __all__ = ["GraphmemContextProvider"]
@@ -83,7 +83,7 @@ class GraphmemContextProvider(ContextProvider):
             elif session is None:
                 raise ValidationError("this provider's user comes from a session: pass user=")
             else:
-                user = self.user(session)
+                user = user_of(self.user, session)
         return AgentIdentity(tenant=self.tenant, user=user, app=self.app,
                              agent=agent or "agent-framework",
                              session=None if session is None else session.session_id,

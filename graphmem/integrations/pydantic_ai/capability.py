@@ -26,7 +26,7 @@ from graphmem.client import Memory
 from graphmem.deletion import DeletionReport
 from graphmem.errors import GraphmemError, ValidationError
 from graphmem.integrations.bridge import MemoryBridge, Turn, offload
-from graphmem.integrations.identity import AgentIdentity
+from graphmem.integrations.identity import AgentIdentity, user_of
 from graphmem.models import Authority, Sensitivity
 
 __all__ = ["GraphmemMemory"]
@@ -109,7 +109,7 @@ class GraphmemMemory(AbstractCapability[Any]):
             elif ctx is None:
                 raise ValidationError("this capability's user comes from a run: pass user=")
             else:
-                user = self.user(ctx)
+                user = user_of(self.user, ctx)
         session = None if ctx is None else (ctx.conversation_id or ctx.run_id)
         return AgentIdentity(tenant=self.tenant, user=user, app=self.app, agent=self.agent,
                              session=session, framework="pydantic-ai")

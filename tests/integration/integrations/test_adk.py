@@ -174,10 +174,19 @@ def test_errors_are_graphmem_errors(memory: Memory) -> None:
                             custom_metadata={"authority": "authoritative_source"})
         await service.add_memory(app_name=APP, user_id="u-17", memories=[entry])
 
+    async def bad(metadata: dict[str, object]) -> None:
+        entry = MemoryEntry(content=types.Content(role="user", parts=[types.Part(text="x")]),
+                            custom_metadata=metadata)
+        await service.add_memory(app_name=APP, user_id="u-17", memories=[entry])
+
     with pytest.raises(ValidationError):
         asyncio.run(empty_user())
     with pytest.raises(AuthorityCeilingError):
         asyncio.run(above_ceiling())
+    for metadata in ({"authority": "bogus"}, {"kind": "nope"}, {"evidence_ids": "m1"},
+                     {"asserted_value": "v"}):
+        with pytest.raises(ValidationError):
+            asyncio.run(bad(metadata))
     assert _as(service, "u-17").candidates(scope={"tenant": APP}) == []
 
 

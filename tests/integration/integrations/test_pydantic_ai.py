@@ -137,5 +137,9 @@ def test_errors_are_graphmem_errors(memory: Memory) -> None:
     agent, _ = _agent(memory, Scripted())
     with pytest.raises(ValidationError):
         _run(agent, "hello", deps="")
+    failing = GraphmemMemory(memory=memory, tenant="acme", user=lambda ctx: ctx.deps["id"])
+    with pytest.raises(ValidationError):  # the application's function fails: typed
+        _run(Agent(FunctionModel(Scripted()), deps_type=str, capabilities=[failing]), "hi",
+             deps="u-17")
     with pytest.raises(ValidationError):
         GraphmemMemory(memory=memory, tenant="", user="u-17")
