@@ -183,8 +183,9 @@ def test_errors_are_graphmem_errors(memory: Memory) -> None:
         asyncio.run(empty_user())
     with pytest.raises(AuthorityCeilingError):
         asyncio.run(above_ceiling())
-    for metadata in ({"authority": "bogus"}, {"kind": "nope"}, {"evidence_ids": "m1"},
-                     {"asserted_value": "v"}):
+    cases: list[dict[str, object]] = [{"authority": "bogus"}, {"kind": "nope"},
+                                      {"evidence_ids": "m1"}, {"asserted_value": "v"}]
+    for metadata in cases:
         with pytest.raises(ValidationError):
             asyncio.run(bad(metadata))
     assert _as(service, "u-17").candidates(scope={"tenant": APP}) == []
