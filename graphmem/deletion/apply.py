@@ -265,21 +265,21 @@ def apply_deletion(
             _apply_batch(tx, plan, plan.entries, at, matcher)
             _finish(tx, plan, at, matcher)
 
-        ops.transaction("deletion_apply", atomic)
+        ops.atomic("deletion_apply", atomic)
         if progress is not None:
             progress(total, total)
     else:
-        ops.transaction("deletion_begin", begin)
+        ops.atomic("deletion_begin", begin)
         for start in range(0, total, batch_size):
             batch = plan.entries[start:start + batch_size]
 
             def one(tx: ErasureTx, batch: Sequence[PlanEntry] = batch) -> None:
                 _apply_batch(tx, plan, batch, at, matcher)
 
-            ops.transaction("deletion_batch", one)
+            ops.atomic("deletion_batch", one)
             if progress is not None:
                 progress(min(start + batch_size, total), total)
-        ops.transaction("deletion_finish", lambda tx: _finish(tx, plan, at, matcher))
+        ops.atomic("deletion_finish", lambda tx: _finish(tx, plan, at, matcher))
     return _settled(store, report(store, rid, redact_terms=terms), settle_disk)
 
 
@@ -380,4 +380,4 @@ def recompute(
         tx.log_transition(record_id, "recompute", by, reason, when)
         return new
 
-    return DeletionOps(store).transaction("recompute", work)
+    return DeletionOps(store).atomic("recompute", work)

@@ -239,7 +239,7 @@ def issue(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = (
         tx.link(request_id, list(keys.values()), certificate=cert.to_json(), digest=cert.digest)
         return cert
 
-    return CertificateOps(store).transaction("erasure_certificate", work)
+    return CertificateOps(store).atomic("erasure_certificate", work)
 
 
 def load(source: str | bytes | dict[str, Any] | ErasureCertificate,

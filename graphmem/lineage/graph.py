@@ -30,10 +30,9 @@ from typing import Any, Literal, TypeAlias
 
 import networkx as nx
 
-from graphmem.db import catalogue as cypher
 from graphmem.db.access import OPERATOR, Access, out_of_reach
 from graphmem.db.codec import require_aware
-from graphmem.db.ops.lineage import LineageOps, LineageSource
+from graphmem.db.ops.lineage import LineageOps, LineageSource, query_text
 from graphmem.db.store import Neo4jStore
 from graphmem.errors import RecordNotFoundError, ValidationError
 from graphmem.models import MemoryKind, Sensitivity, Status
@@ -85,7 +84,7 @@ def snippet(name: str) -> str:
     Raises:
         KeyError: no such snippet.
     """
-    return cypher.text(SNIPPETS[name])
+    return query_text(SNIPPETS[name])
 
 
 def _native(value: Any) -> Any:

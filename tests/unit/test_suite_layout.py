@@ -16,7 +16,8 @@ TESTS = Path(__file__).resolve().parents[1]
 ROOT = TESTS.parent
 PACKAGE = ROOT / "graphmem"
 #: Checks of the whole project rather than of one module, directly in tests/unit/.
-PROJECT_WIDE = {"test_docs", "test_layout", "test_public_api", "test_readme", "test_suite_layout"}
+PROJECT_WIDE = {"test_docs", "test_layout", "test_public_api", "test_query_boundary", "test_readme",
+                "test_suite_layout"}
 
 
 def imported_modules(path: Path, root: Path = ROOT) -> list[str]:

@@ -98,7 +98,7 @@ class CertificateOps:
         return [ChainHead(**row) for row in self.store.read("deletion/certificate/heads",
                                                             tenants=list(keys))]
 
-    def transaction(self, name: str, work: Callable[[CertificateTx], T]) -> T:
+    def atomic(self, name: str, work: Callable[[CertificateTx], T]) -> T:
         """Run ``work`` in one write transaction (retried as a whole on transient errors).
 
         Raises:

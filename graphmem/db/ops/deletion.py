@@ -291,7 +291,7 @@ class DeletionOps:
 
     # -- transactions ---------------------------------------------------------------------
 
-    def transaction(self, name: str, work: Callable[[ErasureTx], T]) -> T:
+    def atomic(self, name: str, work: Callable[[ErasureTx], T]) -> T:
         """Run ``work`` in one write transaction (retried as a whole on transient errors;
         ``name`` tags it for ``SHOW TRANSACTIONS``); its operations are ``ErasureTx``'s.
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 if TYPE_CHECKING:
     from graphmem.db.store import Neo4jStore
 
-__all__ = ["LineageNode", "LineageOps", "LineageSource", "Reached"]
+__all__ = ["LineageNode", "LineageOps", "LineageSource", "Reached", "query_text"]
 
 
 class Reached(NamedTuple):
@@ -76,3 +76,15 @@ class LineageOps:
         return [LineageNode(props=row["props"], status=row["status"],
                             edges=[(kind, target) for kind, target in row["edges"]])
                 for row in self.store.read("lineage/nodes", ids=list(ids), now=now)]
+
+
+def query_text(name: str) -> str:
+    """The text of the catalogue's query ``name`` (a path under ``cypher/`` without the
+    suffix) with its parts put in, comments stripped: what a Browser snippet shows.
+
+    Raises:
+        StoreError: no such query.
+    """
+    from graphmem.db import catalogue
+
+    return catalogue.text(name)

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
-from graphmem.client import store_of
 from graphmem.deletion.models import DeletionPlan, DeletionReport
 from graphmem.errors import DeletionError
 from graphmem.integrations.mcp.state import Ctx, server_state
@@ -32,6 +31,7 @@ __all__ = ["apply_deletion", "plan_deletion", "plan_owner", "verify_deletion"]
 
 
 # -- deletion (registered only with --allow-deletion) ------------------------------------
+
 
 
 def plan_owner(config: ServerConfig) -> str:
@@ -68,7 +68,7 @@ def plan_deletion(
                                           requested_by=state.config.agent, reason=reason)
         from graphmem.deletion.stored import store_plan
 
-        store_plan(store_of(state.memory), plan, owner=plan_owner(state.config),
+        store_plan(state.store, plan, owner=plan_owner(state.config),
                    ttl_s=state.config.plan_ttl_s)
         return PlanDeletionOut(digest=plan.digest, request_id=plan.request_id,
                                counts=plan.counts(), matches_nothing=plan.matches_nothing,
@@ -100,14 +100,14 @@ def apply_deletion(
     with tool_errors():
         given = None
         if plan is not None:
-            limits = store_of(state.memory).limits
+            limits = state.store.limits
             limits.check_json_value("plan", plan)  # json.dumps recurses
             given = DeletionPlan.from_json(json.dumps(plan), limits)  # checks its digest
             if given.digest != digest:
                 raise DeletionError("the plan given is not the plan with this digest: it "
                                     "was edited after planning; plan again")
         terms = tuple(redact_terms or ())
-        held = load_plan(store_of(state.memory), digest, owner=plan_owner(state.config),
+        held = load_plan(state.store, digest, owner=plan_owner(state.config),
                          terms=terms)
         if given is not None and given != held:
             raise DeletionError("the plan given is not the plan with this digest: it was "

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Annotated
 
 from pydantic import Field
 
-from graphmem.client import store_of
 from graphmem.errors import DatabaseUnavailableError
 
 from .schemas import GetOut, MemoryOut, RecentOut, StatusOut
@@ -29,6 +28,7 @@ __all__ = ["get", "package_version", "recent", "status"]
 MAX_PAGE = 100
 """Most memories one ``recent`` page returns (one more is read, to know whether a next page
 exists; graphmem.db.browse allows 200)."""
+
 
 
 def package_version() -> str:
@@ -78,7 +78,7 @@ def recent(
     """
     state = server_state(ctx)
     with tool_errors():
-        store = store_of(state.memory)
+        store = state.store
         records = store.recent(state.config.principal, state.config.resolve_scope(scope),
                                store.clock(), limit=limit + 1, offset=offset)
         page = records[:limit]
@@ -97,7 +97,7 @@ def status(ctx: Ctx, scope: ScopeAdditions = None) -> StatusOut:
     with tool_errors():
         resolved = state.config.resolve_scope(scope)
         try:
-            store = store_of(state.memory)
+            store = state.store
             counts = store.reach_counts(state.config.principal, resolved, store.clock())
         except DatabaseUnavailableError as exc:
             return StatusOut(version=package_version(), reachable=False,

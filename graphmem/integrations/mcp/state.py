@@ -33,6 +33,7 @@ from .config import ServerConfig
 if TYPE_CHECKING:
     from graphmem.client import Memory
     from graphmem.db.settings import ConnectionSettings
+    from graphmem.db.store import Neo4jStore
 
 __all__ = ["BOLT_PORT", "CLIENT_MODULES", "CONNECT_FACTOR", "MIN_CONNECT_S", "RETRY_PAUSE_S",
            "Ctx", "Preloader", "ServerState", "open_memory", "require_listener",
@@ -221,6 +222,14 @@ class ServerState:
                 raise
             self._last_error = None
             return self._memory
+
+    @property
+    def store(self) -> Neo4jStore:
+        """The connected client's store (:meth:`memory`'s; ``graphmem.client`` is imported
+        here, when a tool runs, not when the server starts)."""
+        from graphmem.client import store_of
+
+        return store_of(self.memory)
 
     @property
     def connected(self) -> bool:

@@ -25,7 +25,6 @@ from typing import Annotated, Any, Literal
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from graphmem.client import store_of
 from graphmem.errors import GraphmemError
 
 from .schemas import (
@@ -83,7 +82,7 @@ def _record_from(state: ServerState, proposal: Proposal, *, scope: dict[str, str
         "id": f"mem-{uuid.uuid4().hex}",
         "kind": proposal.kind,
         "content": proposal.content,
-        "created_at": store_of(state.memory).clock(),
+        "created_at": state.store.clock(),
         "scope": scope,
         "provenance": proposal.provenance or {"source": state.config.agent},
         "authority": proposal.authority,
@@ -332,7 +331,7 @@ def intend(
         created = state.memory.intend({
             "id": intention_id, "action": action, "trigger_kind": cue_kind,
             "trigger_value": cue_value, "scope": state.config.resolve_scope(scope),
-            "created_at": store_of(state.memory).clock(), "expires_at": expires_at,
+            "created_at": state.store.clock(), "expires_at": expires_at,
         })
         return IntendOut(id=intention_id, created=created)
 
