@@ -87,7 +87,8 @@ def test_every_page_loads_clean(memory: Memory, chromium: str, tmp_path: Path) -
              "lineage": "/lineage/pref-1", "retrieval": "/retrieval?goal=what+does+alice+drink",
              "deletion": "/deletion", "deletion-preview": "/deletion/plan?roots=ep-1",
              "reports": "/reports"}
-    with running(memory, confined(report=report)) as base, Chromium(chromium) as browser:
+    with (running(memory, confined(report=report)) as base,
+          Chromium(chromium, loopback=True) as browser):
         for name, path in pages.items():
             visit(browser, base + path)
             if name == "lineage":
@@ -109,7 +110,8 @@ def test_lineage_explorer_at_500_records(memory: Memory, chromium: str) -> None:
         records.append(record(f"n{i:03d}", f"note {i}", minutes=i,
                               derived_from=[f"n{(i - 1) // 3:03d}"], **extra))
     memory.put_many(records)
-    with running(memory, confined()) as base, Chromium(chromium, timeout=120) as browser:
+    with (running(memory, confined()) as base,
+          Chromium(chromium, timeout=120, loopback=True) as browser):
         visit(browser, f"{base}/lineage/n000?direction=down&depth=20")
         result = browser.wait_for(OVERLAPS_JS, timeout=120)
         assert result["nodes"] == 500 and result["edges"] == 499
@@ -127,7 +129,7 @@ def test_lineage_explorer_expands_on_click_and_labels_edges_on_hover(
     small_store(memory)
     memory.put_many([record("pref-3", "Alice likes green tea", minutes=9,
                             derived_from=["pref-1"])])
-    with running(memory, confined()) as base, Chromium(chromium) as browser:
+    with running(memory, confined()) as base, Chromium(chromium, loopback=True) as browser:
         visit(browser, f"{base}/lineage/pref-3?direction=up&depth=1")
         browser.wait_for("window.graphmemLineage && window.graphmemLineage.ready")
         assert browser.evaluate("graphmemLineage.cy.nodes().length") == 2
