@@ -45,7 +45,7 @@ STATUS_COLOURS: Mapping[str, str] = {
 MARKS: Mapping[str, str] = {
     Status.ACTIVE.value: "",
     Status.SUPERSEDED.value: "~",
-    Status.EXPIRED.value: "⌛",
+    Status.EXPIRED.value: "†",
     Status.NOT_YET_VALID.value: "…",
     Status.RETRACTED.value: "✗",
     Status.PENDING_RECOMPUTE.value: "↻",

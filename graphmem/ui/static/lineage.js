@@ -20,7 +20,11 @@
       name: "dagre", rankDir: "TB", nodeDimensionsIncludeLabels: true,
       nodeSep: 12, rankSep: 60, edgeSep: 6, animate: false, fit: true, padding: 20
     });
-    run.one("layoutstop", function () { state.ready = true; });
+    run.one("layoutstop", function () {
+      // a small graph is not blown up past a readable size
+      if (state.cy.zoom() > 1.25) { state.cy.zoom(1.25); state.cy.center(); }
+      state.ready = true;
+    });
     run.run();
   }
 
