@@ -65,6 +65,11 @@ class RecordFilter:
                    before=form_time(query.get("before"), "before"),
                    start=form_int(query.get("start"), "start", 0, 0, 10**9))
 
+    @property
+    def filtering(self) -> bool:
+        """True when kind, authority or time filters the eligible records."""
+        return bool(self.kind or self.authority or self.after or self.before)
+
     def matches(self, record: MemoryRecord) -> bool:
         """True if ``record`` passes the kind, authority and time filters."""
         return ((not self.kind or record.kind.value == self.kind)
@@ -77,12 +82,14 @@ def _scan(state: UiState, wanted: RecordFilter, scope: dict[str, str], now: date
           ) -> Iterator[tuple[int, MemoryRecord]]:
     """(position after it, record) of each eligible record from ``wanted.start`` on."""
     offset = wanted.start
+    # without a filter one page needs PAGE_SIZE records; with one, read in the largest pages
+    size = MAX_PAGE if wanted.filtering else PAGE_SIZE
     while offset < wanted.start + SCAN_LIMIT:
         batch = state.memory.store.recent(state.config.principal, scope, now,
-                                          limit=MAX_PAGE, offset=offset)
+                                          limit=size, offset=offset)
         for i, record in enumerate(batch):
             yield offset + i + 1, record
-        if len(batch) < MAX_PAGE:
+        if len(batch) < size:
             return
         offset += len(batch)
 
