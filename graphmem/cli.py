@@ -79,6 +79,7 @@ COMMANDS: list[tuple[str, str]] = [
     ("history", "graphmem.read.commands:history_command"),
     ("retrieve", "graphmem.read.commands:retrieve_command"),
     ("stats", "graphmem.db.commands:stats_command"),
+    ("ui", "graphmem.ui.commands:ui_command"),
 ]
 SUBCOMMANDS: list[tuple[str, str]] = [
     ("db", "graphmem.db.commands:db_app"),

@@ -40,8 +40,11 @@ class Chromium:
     """One headless browser with one page; use as a context manager (it is always stopped)."""
 
     def __init__(self, binary: str, *, width: int = 1400, height: int = 900,
-                 timeout: float = 30.0) -> None:
+                 timeout: float = 30.0, loopback: bool = False) -> None:
         self.binary, self.width, self.height, self.timeout = binary, width, height, timeout
+        #: let the page reach 127.0.0.1 (a server the test runs); every other name stays
+        #: unresolvable
+        self.loopback = loopback
         self.errors: list[str] = []
         self.requests: list[str] = []
         self._profile = tempfile.mkdtemp(prefix="graphmem-chromium-")
@@ -54,7 +57,9 @@ class Chromium:
         self._proc = subprocess.Popen(
             [self.binary, "--headless", "--disable-gpu", "--no-sandbox",
              "--no-first-run", "--no-default-browser-check", "--disable-extensions",
-             "--host-resolver-rules=MAP * ~NOTFOUND", "--remote-debugging-port=0",
+             "--host-resolver-rules=MAP * ~NOTFOUND"
+             + (", EXCLUDE 127.0.0.1" if self.loopback else ""),
+             "--remote-debugging-port=0",
              f"--user-data-dir={self._profile}", f"--window-size={self.width},{self.height}",
              "about:blank"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
