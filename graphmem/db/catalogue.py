@@ -29,11 +29,20 @@ are exactly the ones that keep their plans.
 The folder is found in a checkout (``<repo>/cypher``) and in an installed wheel
 (``graphmem/_cypher``, force-included by the build).
 
-A condition that several queries must state identically (what makes a record live, when a
-successor supersedes: docs/spec/status.md) is written once, in ``cypher/parts/<name>.cypher``, and
-a query names it as ``{{name}}``; :func:`text` puts it in, in parentheses (a part made of
-clauses, such as a subquery, goes in as it is; a part may name other parts). Parts are file
-text like the queries, never built from values.
+What runs is what the file says. The store changes a file's text in two mechanical steps only,
+so that the file with its parts pasted in is the statement: (1) each ``{{name}}`` is replaced by
+part ``cypher/parts/<name>.cypher`` as it is written (a part that is a condition goes in in
+parentheses, so that it binds as one term wherever it stands; a part made of clauses, such as a
+subquery, goes in as it is; a part may name other parts), and (2) each parameter ``$p`` is read
+as ``$args.p`` from the one map parameter (above). Comment lines are dropped. ``graphmem cypher
+show NAME`` prints the result. Nothing else is rewritten: a part reads its inputs from variables
+the query binds and names in the file (``r``, ``q_tenant``, the instant ``now``; a policy
+write's parts read the write's fields from its map ``w``), and a query carries them through its
+``WITH`` clauses and into its subqueries itself. One text of the write parts then serves a
+statement of one write (``w`` is the map ``write``) and a batch of them (``w`` is each row), and
+one text of the status parts a read at one instant (``$now AS now``) and writes each at its own.
+A shared condition (what makes a record live, when a successor supersedes: docs/spec/status.md)
+is written once, in a part; parts are file text like the queries, never built from values.
 """
 
 from __future__ import annotations
@@ -48,20 +57,15 @@ from neo4j import Query
 
 from graphmem.errors import StoreError
 
-__all__ = ["ARGS", "arguments", "cypher_dir", "names", "parameters", "part", "query", "row_form",
-           "statement", "statements", "text"]
+__all__ = ["ARGS", "arguments", "cypher_dir", "names", "parameters", "part", "query", "statement",
+           "statements", "text"]
 
 #: The one map parameter a query's own parameters travel in (:func:`statement`).
 ARGS = "args"
 
-#: ``{{name}}`` puts in part ``name``; ``{{name:w}}`` puts it in in row form: each of its
-#: parameters ``$p`` read as ``w.p`` from the row map ``w``, and ``w`` passed into each of its
-#: subqueries (``CALL (r) {`` becomes ``CALL (r, w) {``). One text then serves a statement
-#: of one write and a batch of them (``UNWIND $writes AS w CALL (w) { {{part:w}} ... }``).
-_PART = re.compile(r"\{\{([a-z][a-z0-9_]*)(?::([a-z][a-z0-9_]*))?\}\}")
+#: ``{{name}}``: part ``name`` goes in here, as it is written (:func:`text`).
+_PART = re.compile(r"\{\{([a-z][a-z0-9_]*)\}\}")
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
-_SUBQUERY = re.compile(r"CALL \(([^)]*)\) \{")
-_WITH = re.compile(r"^(\s*)WITH (?!\*)", re.MULTILINE)
 
 
 def cypher_dir() -> Path:
@@ -88,7 +92,8 @@ def names() -> frozenset[str]:
 
 @cache
 def text(name: str) -> LiteralString:
-    """The text of query ``name``, comments stripped.
+    """The text of query ``name`` with its parts put in (``{{name}}``: see the module's
+    docstring), comment lines dropped.
 
     Raises:
         KeyError: no file ``cypher/<name>.cypher``.
@@ -96,31 +101,17 @@ def text(name: str) -> LiteralString:
     if name not in names():
         raise KeyError(f"no Cypher query named {name!r}")
     body = _strip((cypher_dir() / f"{name}.cypher").read_text(encoding="utf-8"))
-    return _literal(_PART.sub(_expand, body))
+    return _literal(_included(body))
 
 
-def _expand(match: re.Match[str]) -> str:
-    name, row = match.group(1), match.group(2)
-    return _inserted(part(name) if row is None else row_form(part(name), row))
+def _included(body: str) -> str:
+    """``body`` with each ``{{name}}`` replaced by :func:`part` ``name``: in parentheses when the
+    part is a condition."""
+    return _PART.sub(lambda m: _inserted(part(m.group(1))), body)
 
 
 def _inserted(part_text: str) -> str:
     return part_text if part_text.startswith(_CLAUSES) else f"({part_text})"
-
-
-def row_form(query_text: str, row: str) -> str:
-    """``query_text`` reading its parameters from the row map ``row`` instead (``$p`` becomes
-    ``row.p``), with ``row`` passed into each of its ``CALL (...) {`` subqueries and carried
-    by each ``WITH`` that starts a line (``WITH a, b`` becomes ``WITH row, a, b``).
-
-    Every ``$`` in ``query_text`` must be a parameter (the parts put in in row form hold no
-    other: checked by ``tests/test_group_commit.py``).
-    """
-    text_ = _PARAM.sub(lambda m: f"{row}.{m.group(1)}", query_text)
-    text_ = _SUBQUERY.sub(
-        lambda m: f"CALL ({m.group(1)}, {row}) {{" if m.group(1).strip() else f"CALL ({row}) {{",
-        text_)
-    return _WITH.sub(lambda m: f"{m.group(1)}WITH {row}, ", text_)
 
 
 #: A part that starts with one of these is clauses, put in as it is; any other is a condition.
@@ -139,7 +130,7 @@ def part(name: str) -> str:
     if not path.is_file():
         raise KeyError(f"no Cypher part named {name!r}")
     # a part may name other parts (write_probe names successor_effective)
-    return _PART.sub(_expand, _strip(path.read_text(encoding="utf-8")))
+    return _included(_strip(path.read_text(encoding="utf-8")))
 
 
 def _strip(raw: str) -> str:
