@@ -47,6 +47,7 @@ is written once, in a part; parts are file text like the queries, never built fr
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Mapping
 from functools import cache
@@ -55,10 +56,10 @@ from typing import Any, LiteralString, cast
 
 from neo4j import Query
 
-from graphmem.errors import StoreError
+from graphmem.errors import StoreError, UnknownQueryError
 
-__all__ = ["ARGS", "arguments", "cypher_dir", "names", "parameters", "part", "query", "statement",
-           "statements", "text"]
+__all__ = ["ARGS", "arguments", "cypher_dir", "names", "parameters", "part", "query", "sent",
+           "statement", "statements", "text"]
 
 #: The one map parameter a query's own parameters travel in (:func:`statement`).
 ARGS = "args"
@@ -161,6 +162,33 @@ def statement(name: str) -> LiteralString:
         KeyError: no such query.
     """
     return _literal(_PARAM.sub(lambda m: f"${ARGS}.{m.group(1)}", text(name)))
+
+
+def sent(name: str) -> LiteralString:
+    """:func:`statement` ``name``, the text the store sends, for a person to read
+    (``graphmem cypher show``).
+
+    Raises:
+        UnknownQueryError: no query ``name``; it names the closest names of the catalogue.
+    """
+    if name in names():
+        return statement(name)
+    if (cypher_dir() / _PARTS / f"{name}.cypher").is_file():
+        raise UnknownQueryError(name, part=True,
+                                close=sorted(n for n in names() if part(name) in text(n)))
+    raise UnknownQueryError(name, close=_close(name))
+
+
+def _close(name: str) -> list[str]:
+    """The query names closest to ``name``, best first: by the whole name, or by its last
+    segment (``walk`` finds ``deletion/walk``)."""
+    by_key: dict[str, str] = {}
+    for full in sorted(names()):
+        by_key.setdefault(full, full)
+        by_key.setdefault(full.rpartition("/")[2], full)
+    found = difflib.get_close_matches(name.strip().removesuffix(".cypher"), by_key, n=8,
+                                      cutoff=0.6)
+    return list(dict.fromkeys(by_key[key] for key in found))[:5]
 
 
 @cache
