@@ -264,57 +264,37 @@ def check_name_size(name: str, value: str | None) -> str | None:
 def scope_problem(scope: object, *, what: str = "the scope", tenant: bool = True,
                   max_bytes: int | None = MAX_SCOPE_BYTES, bound: str | None = None
                   ) -> str | None:
-    """Why ``scope`` is not a valid scope (docs/spec/records.md#scope), or None when it is: the
-    one statement of the rule, for every caller (records and intentions, query scopes, deletion
-    subjects, a principal's confinement, the MCP server's default scope and a call's additions).
-
-    A scope is a mapping of non-empty string keys to non-empty string values, none holding a
-    lone surrogate (no UTF-8 form), with ``tenant`` among its keys when ``tenant`` is True, and
-    at most ``max_bytes`` UTF-8 bytes as its canonical key (:func:`scope_text`; None: no bound).
-    Any other text is a valid key or value: other scripts, control characters.
-
-    Args:
-        scope: the value to judge (any object: a caller's input).
-        what: how messages name it (``"the query scope"``).
-        tenant: whether ``tenant`` is required.
-        max_bytes: the size bound, bytes; bound: the setting that holds it
-            (``"InputLimits.scope_bytes"``), named in the message.
-    """
+    """Why ``scope`` (any object) is not a scope (docs/spec/records.md#scope), or None: the one
+    statement of the rule, for records, intentions, query scopes, deletion subjects, a
+    principal's confinement and the MCP server's scopes. A scope maps non-empty string keys to
+    non-empty string values of any script (control characters too) with a UTF-8 form, holds
+    ``tenant`` when ``tenant`` is True, and is at most ``max_bytes`` (None: unbounded) UTF-8
+    bytes as its key (:func:`scope_text`); messages start with ``what`` and name ``bound``, the
+    setting holding ``max_bytes`` (``"InputLimits.scope_bytes"``)."""
     if not isinstance(scope, Mapping):
         return f"{what} must be a scope (a mapping of strings)"
     for key, value in scope.items():
         if not isinstance(key, str) or not key or not isinstance(value, str) or not value:
             return f"{what} keys and values must be non-empty strings"
-        for text in (key, value):
-            if not text.isascii():
-                try:
-                    text.encode("utf-8")
-                except UnicodeEncodeError:
-                    return f"{what} holds a lone surrogate (not valid Unicode text)"
+        if not (key + value).isascii():
+            try:
+                (key + value).encode("utf-8")
+            except UnicodeEncodeError:
+                return f"{what} holds a lone surrogate (not valid Unicode text)"
     if tenant and "tenant" not in scope:
         return f"{what} must contain 'tenant'"
-    if max_bytes is not None:
-        size = utf8_size(scope_text(tuple(sorted(scope.items()))))
-        if size > max_bytes:
-            setting = f" ({bound})" if bound else ""
-            return (f"{what} is {size} bytes as its key (its pairs as JSON); at most "
-                    f"{max_bytes} are allowed{setting}")
+    size = utf8_size(scope_text(tuple(sorted(scope.items()))))
+    if max_bytes is not None and size > max_bytes:
+        return (f"{what} is {size} bytes as its key (its pairs as JSON); at most {max_bytes} "
+                f"are allowed" + (f" ({bound})" if bound else ""))
     return None
 
 
 def check_scope(scope: object, *, what: str = "the scope", tenant: bool = True,
                 max_bytes: int | None = MAX_SCOPE_BYTES, bound: str | None = None,
                 error: Callable[[str], Exception] = ValidationError) -> dict[str, str]:
-    """``scope`` as a dict sorted by key, if :func:`scope_problem` finds nothing wrong.
-
-    Args:
-        scope, what, tenant, max_bytes, bound: as :func:`scope_problem`.
-        error: the exception to raise with the problem (``ValueError`` inside a pydantic
-            validator, which then raises a :class:`~graphmem.errors.ValidationError`).
-
-    Raises:
-        ValidationError (or ``error``): the problem :func:`scope_problem` names.
-    """
+    """``scope`` sorted by key; else ``error`` (``ValueError`` in a pydantic validator, which
+    makes it a ValidationError) with the problem :func:`scope_problem` names."""
     problem = scope_problem(scope, what=what, tenant=tenant, max_bytes=max_bytes, bound=bound)
     if problem is not None:
         raise error(problem)
