@@ -16,9 +16,7 @@ from datetime import UTC, datetime
 from typing import Annotated, Any
 
 import regex
-from pydantic import (
-    AfterValidator,
-)
+from pydantic import AfterValidator, BeforeValidator
 
 from graphmem.errors import ValidationError
 
@@ -30,6 +28,7 @@ __all__ = [
     "AwareDatetime",
     "Identifier",
     "NonEmptyStr",
+    "QueryScope",
     "canonical_value",
     "check_scope",
     "duplicate_text",
@@ -293,13 +292,20 @@ def scope_problem(scope: object, *, what: str = "the scope", tenant: bool = True
 def check_scope(scope: object, *, what: str = "the scope", tenant: bool = True,
                 max_bytes: int | None = MAX_SCOPE_BYTES, bound: str | None = None,
                 error: Callable[[str], Exception] = ValidationError) -> dict[str, str]:
-    """``scope`` sorted by key; else ``error`` (``ValueError`` in a pydantic validator, which
-    makes it a ValidationError) with the problem :func:`scope_problem` names."""
+    """``scope`` sorted by key, else ``error`` (ValueError in a pydantic validator)."""
     problem = scope_problem(scope, what=what, tenant=tenant, max_bytes=max_bytes, bound=bound)
     if problem is not None:
         raise error(problem)
     assert isinstance(scope, Mapping)
     return dict(sorted(scope.items()))
+
+
+def _query_scope(value: object) -> dict[str, str]:
+    return check_scope(value, what="the query scope", max_bytes=None, error=ValueError)
+
+
+#: A query scope field: the scope rule judges it before pydantic coerces (bytes are no string).
+QueryScope = Annotated[dict[str, str], BeforeValidator(_query_scope)]
 
 
 MAX_METADATA_DEPTH = 64
