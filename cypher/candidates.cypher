@@ -42,7 +42,7 @@ CALL (scopes) {
 CALL (scopes) {
   UNWIND scopes AS s
   MATCH (s)<-[:IN_SCOPE]-(r:Record)
-  WITH r, $tenant AS q_tenant, $pairs AS q_pairs
+  WITH r, $tenant AS q_tenant, $pairs AS q_pairs, $now AS now
   WHERE {{record_active}}
   WITH r ORDER BY r.id
   RETURN collect(r.id) AS ids, collect(r.fingerprint) AS fingerprints,

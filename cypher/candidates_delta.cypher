@@ -49,9 +49,9 @@ CALL (plan) {
 }
 CALL (scopes, touched) {
   UNWIND touched AS r
-  WITH r, $tenant AS q_tenant, $pairs AS q_pairs,
+  WITH r, $tenant AS q_tenant, $pairs AS q_pairs, $now AS now,
        EXISTS { MATCH (r)-[:IN_SCOPE]->(rs:Scope) WHERE rs IN scopes } AS visible
-  WITH r, visible AND {{record_active}} AS active
+  WITH r, now, visible AND {{record_active}} AS active
   // one list per record: collect() would drop a tombstone's missing fingerprint; an active
   // record comes with its properties (no second round trip for what just changed)
   RETURN collect([r.id, active, r.fingerprint, coalesce(r.rev, 0),

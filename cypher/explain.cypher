@@ -7,8 +7,8 @@
 CYPHER replan=skip
 MATCH (r:Record {id: $id})-[:IN_SCOPE]->(s:Scope)
 USING INDEX SEEK r:Record(id)
-WITH r, s, $tenant AS q_tenant, $pairs AS q_pairs
-WITH r, s,
+WITH r, s, $tenant AS q_tenant, $pairs AS q_pairs, $now AS now
+WITH r, s, now,
   [(r)<-[:SUPERSEDES]-(succ:Record)-[:IN_SCOPE]->(ss:Scope) WHERE {{successor_visible}}
      | succ.id] AS successors,
   [why IN [CASE WHEN $now < r.created_at THEN 'created' END,

@@ -83,6 +83,7 @@ COMMANDS: list[tuple[str, str]] = [
 ]
 SUBCOMMANDS: list[tuple[str, str]] = [
     ("db", "graphmem.db.commands:db_app"),
+    ("cypher", "graphmem.db.cypher_commands:cypher_app"),
     ("delete", "graphmem.deletion.commands:delete_app"),
     ("eval", "graphmem.evaluation.commands:eval_app"),
     ("scenario", "graphmem.demo.commands:scenario_app"),

@@ -17,6 +17,7 @@
     ├── PolicyError                a lifecycle call that the write policy refuses
     ├── DeletionError              a deletion plan that cannot be applied
     ├── EvaluationError            inconsistent evaluation input (e.g. a non-monotonic funnel)
+    ├── UnknownQueryError          no Cypher query of that name in the catalogue
     ├── StoreError                 Neo4j refused or failed a statement (driver error chained)
     │   └── ConstraintViolationError  a uniqueness constraint refused a write
     └── DatabaseUnavailableError   no Neo4j could be reached or started, or it stayed busy
@@ -49,6 +50,7 @@ __all__ = [
     "RecordConflictError",
     "RecordNotFoundError",
     "StoreError",
+    "UnknownQueryError",
     "ValidationError",
 ]
 
@@ -128,6 +130,29 @@ class CertificateError(DeletionError):
 
 class EvaluationError(GraphmemError):
     """Evaluation input that is internally inconsistent (docs/spec/evaluation.md)."""
+
+
+class UnknownQueryError(GraphmemError):
+    """No query of that name in the Cypher catalogue (``graphmem cypher show NAME``).
+
+    Args:
+        name: the name asked for.
+        close: the catalogue's names closest to it, best first (may be empty); for a part,
+            the queries that put it in.
+        part: ``name`` is a part (``cypher/parts/``), shown within the queries that name it.
+    """
+
+    def __init__(self, name: str, close: Iterable[str] = (), *, part: bool = False) -> None:
+        self.name = name
+        self.close: tuple[str, ...] = tuple(close)
+        self.part = part
+        if part:
+            hint = f"; it is a part, put in by {', '.join(self.close) or 'other parts'}"
+        elif self.close:
+            hint = f"; did you mean {', '.join(self.close)}?"
+        else:
+            hint = "; `graphmem cypher list` lists them"
+        super().__init__(f"no Cypher query named {name!r}{hint}")
 
 
 class DatabaseUnavailableError(GraphmemError):

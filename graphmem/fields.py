@@ -11,14 +11,12 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
 import regex
-from pydantic import (
-    AfterValidator,
-)
+from pydantic import AfterValidator, BeforeValidator
 
 from graphmem.errors import ValidationError
 
@@ -30,6 +28,7 @@ __all__ = [
     "AwareDatetime",
     "Identifier",
     "NonEmptyStr",
+    "QueryScope",
     "canonical_value",
     "check_scope",
     "duplicate_text",
@@ -42,6 +41,7 @@ __all__ = [
     "parse_pairs",
     "reject_lone_surrogates",
     "scan_json",
+    "scope_problem",
     "utc_now",
 ]
 
@@ -260,20 +260,52 @@ def check_name_size(name: str, value: str | None) -> str | None:
     return value
 
 
-def check_scope(scope: dict[str, str]) -> dict[str, str]:
-    for key, val in scope.items():
-        if not isinstance(key, str) or not key:
-            raise ValueError("scope keys must be non-empty strings")
-        if not isinstance(val, str) or not val:
-            raise ValueError(f"scope value for {key!r} must be a non-empty string")
-    if "tenant" not in scope:
-        raise ValueError("scope must contain 'tenant'")
-    ordered = dict(sorted(scope.items()))
-    size = utf8_size(scope_text(tuple(ordered.items())))
-    if size > MAX_SCOPE_BYTES:
-        raise ValueError(f"the scope is {size} bytes as its key (its pairs as JSON); at most "
-                         f"{MAX_SCOPE_BYTES} are allowed")
-    return ordered
+def scope_problem(scope: object, *, what: str = "the scope", tenant: bool = True,
+                  max_bytes: int | None = MAX_SCOPE_BYTES, bound: str | None = None
+                  ) -> str | None:
+    """Why ``scope`` (any object) is not a scope (docs/spec/records.md#scope), or None: the one
+    statement of the rule, for records, intentions, query scopes, deletion subjects, a
+    principal's confinement and the MCP server's scopes. A scope maps non-empty string keys to
+    non-empty string values of any script (control characters too) with a UTF-8 form, holds
+    ``tenant`` when ``tenant`` is True, and is at most ``max_bytes`` (None: unbounded) UTF-8
+    bytes as its key (:func:`scope_text`); messages start with ``what`` and name ``bound``, the
+    setting holding ``max_bytes`` (``"InputLimits.scope_bytes"``)."""
+    if not isinstance(scope, Mapping):
+        return f"{what} must be a scope (a mapping of strings)"
+    for key, value in scope.items():
+        if not isinstance(key, str) or not key or not isinstance(value, str) or not value:
+            return f"{what} keys and values must be non-empty strings"
+        if not (key + value).isascii():
+            try:
+                (key + value).encode("utf-8")
+            except UnicodeEncodeError:
+                return f"{what} holds a lone surrogate (not valid Unicode text)"
+    if tenant and "tenant" not in scope:
+        return f"{what} must contain 'tenant'"
+    size = utf8_size(scope_text(tuple(sorted(scope.items()))))
+    if max_bytes is not None and size > max_bytes:
+        return (f"{what} is {size} bytes as its key (its pairs as JSON); at most {max_bytes} "
+                f"are allowed" + (f" ({bound})" if bound else ""))
+    return None
+
+
+def check_scope(scope: object, *, what: str = "the scope", tenant: bool = True,
+                max_bytes: int | None = MAX_SCOPE_BYTES, bound: str | None = None,
+                error: Callable[[str], Exception] = ValidationError) -> dict[str, str]:
+    """``scope`` sorted by key, else ``error`` (ValueError in a pydantic validator)."""
+    problem = scope_problem(scope, what=what, tenant=tenant, max_bytes=max_bytes, bound=bound)
+    if problem is not None:
+        raise error(problem)
+    assert isinstance(scope, Mapping)
+    return dict(sorted(scope.items()))
+
+
+def _query_scope(value: object) -> dict[str, str]:
+    return check_scope(value, what="the query scope", max_bytes=None, error=ValueError)
+
+
+#: A query scope field: the scope rule judges it before pydantic coerces (bytes are no string).
+QueryScope = Annotated[dict[str, str], BeforeValidator(_query_scope)]
 
 
 MAX_METADATA_DEPTH = 64

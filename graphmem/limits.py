@@ -30,11 +30,11 @@ from graphmem.fields import (
     MAX_NAME_BYTES,
     MAX_NOTE_BYTES,
     MAX_SCOPE_BYTES,
+    check_scope,
     id_problem,
     loads_json,
     number_chars,
     scan_json,
-    scope_text,
     utf8_size,
 )
 
@@ -314,24 +314,18 @@ class InputLimits(BaseModel):
             _require_str("the key", key, ())
             self._size("the key", key, self.scope_bytes, "scope_bytes", ())
 
-    def check_scope(self, field: str, scope: object) -> dict[str, str]:
-        """A scope a caller names to look up (a deletion subject): non-empty string keys and
-        values, at most ``scope_bytes`` as its canonical key, sorted.
+    def check_scope(self, field: str, scope: object, *, tenant: bool = False
+                    ) -> dict[str, str]:
+        """A scope a caller names to look up (a query scope, a deletion subject), sorted, by
+        the one scope rule (:func:`graphmem.fields.check_scope`) with ``scope_bytes`` as its
+        bound; ``tenant``: whether it must name a tenant.
 
         Raises:
-            ValidationError: not a mapping of non-empty strings, a lone surrogate, or over
-                ``scope_bytes``; the message names ``field``.
+            ValidationError: not a mapping of non-empty strings, a lone surrogate, no
+                ``tenant`` when required, or over ``scope_bytes``; the message names ``field``.
         """
-        if not isinstance(scope, Mapping):
-            raise ValidationError(f"{field} must be a scope (a mapping of strings)")
-        for key, value in scope.items():
-            if not isinstance(key, str) or not key or not isinstance(value, str) or not value:
-                raise ValidationError(f"{field} keys and values must be non-empty strings")
-        ordered = dict(sorted(scope.items()))
-        key = scope_text(tuple(ordered.items()))
-        _require_str(field, key, ())
-        self._size(field, key, self.scope_bytes, "scope_bytes", ())
-        return ordered
+        return check_scope(scope, what=field, tenant=tenant, max_bytes=self.scope_bytes,
+                           bound="InputLimits.scope_bytes")
 
     def check_terms(self, terms: object) -> tuple[str, ...]:
         """Redaction terms as a tuple: at most ``redact_terms`` strings of at most

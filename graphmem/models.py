@@ -179,14 +179,11 @@ class Principal(BaseModel):
     clearance: Sensitivity = Sensitivity.NORMAL
     scope: dict[str, str] = Field(default_factory=dict)
 
-    @field_validator("scope")
+    @field_validator("scope", mode="before")
     @classmethod
-    def _confinement(cls, value: dict[str, str]) -> dict[str, str]:
-        for key, val in value.items():
-            if not isinstance(key, str) or not key or not isinstance(val, str) or not val:
-                raise ValueError("a principal's scope maps non-empty keys to non-empty "
-                                 "strings")
-        return dict(sorted(value.items()))
+    def _confinement(cls, value: object) -> dict[str, str]:
+        return check_scope(value, what="a principal's scope", tenant=False, max_bytes=None,
+                           error=ValueError)
 
     @model_validator(mode="after")
     def _scope_tenant(self) -> Principal:
@@ -283,10 +280,12 @@ class MemoryRecord(BaseModel):
     #: bare OverflowError while packing the write)
     position: int | None = Field(default=None, ge=0, le=2**63 - 1)
 
-    @field_validator("scope")
+    @field_validator("scope", mode="before")
     @classmethod
-    def _scope(cls, value: dict[str, str]) -> dict[str, str]:
-        return check_scope(value)
+    def _scope(cls, value: object) -> dict[str, str]:
+        # before pydantic's coercion: the one rule judges what the caller gave (bytes are
+        # not a string here, as they are not in a query scope)
+        return check_scope(value, error=ValueError)
 
     @field_validator("provenance")
     @classmethod
@@ -398,10 +397,12 @@ class DeferredIntention(BaseModel):
     expires_at: AwareDatetime | None = None
     sensitivity: Sensitivity = Sensitivity.NORMAL
 
-    @field_validator("scope")
+    @field_validator("scope", mode="before")
     @classmethod
-    def _scope(cls, value: dict[str, str]) -> dict[str, str]:
-        return check_scope(value)
+    def _scope(cls, value: object) -> dict[str, str]:
+        # before pydantic's coercion: the one rule judges what the caller gave (bytes are
+        # not a string here, as they are not in a query scope)
+        return check_scope(value, error=ValueError)
 
     @field_validator("trigger_kind", "trigger_value")
     @classmethod

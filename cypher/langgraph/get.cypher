@@ -7,6 +7,6 @@ UNWIND $gets AS g
 MATCH (r:Record)-[:IN_SCOPE]->(s:Scope {key: g.key})
 WHERE r.id STARTS WITH g.prefix
   AND s.tenant IN $tenants
-WITH g, r, s.tenant AS q_tenant, s.pairs AS q_pairs
+WITH g, r, s.tenant AS q_tenant, s.pairs AS q_pairs, $now AS now
 WHERE {{record_active}}
 RETURN g.i AS i, r {.*} AS record

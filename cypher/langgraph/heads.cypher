@@ -13,7 +13,7 @@ CALL (prefix) {
   RETURN r ORDER BY r.id DESC LIMIT 1
 }
 MATCH (r)-[:IN_SCOPE]->(s:Scope)
-WITH prefix, r, s.tenant AS q_tenant, s.pairs AS q_pairs
+WITH prefix, r, s.tenant AS q_tenant, s.pairs AS q_pairs, $now AS now
 RETURN prefix, r.id AS id, r.metadata_json AS metadata_json,
        coalesce(r.retracted, false) OR coalesce(r.erased, false) AS ended,
        {{record_active}} AS live,

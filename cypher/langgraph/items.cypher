@@ -12,6 +12,6 @@ MATCH (s:Scope {tenant: tenant})
 USING INDEX SEEK s:Scope(tenant)
 WHERE tenant IN $tenants AND all(p IN $pairs WHERE p IN s.pairs)
 MATCH (s)<-[:IN_SCOPE]-(r:Record)
-WITH s, r, s.tenant AS q_tenant, s.pairs AS q_pairs
+WITH s, r, s.tenant AS q_tenant, s.pairs AS q_pairs, $now AS now
 WHERE {{record_active}}
 RETURN coalesce(s.langgraph_seq, 0) AS ns_seq, r {.*} AS record

@@ -5,6 +5,6 @@ UNWIND $search_tenants AS tenant
 MATCH (s:Scope {tenant: tenant})
 USING INDEX SEEK s:Scope(tenant)
 WHERE tenant IN $tenants AND all(p IN $pairs WHERE p IN s.pairs)
-WITH s, s.tenant AS q_tenant, s.pairs AS q_pairs
+WITH s, s.tenant AS q_tenant, s.pairs AS q_pairs, $now AS now
 WHERE EXISTS { MATCH (s)<-[:IN_SCOPE]-(r:Record) WHERE {{record_active}} }
 RETURN s.pairs AS pairs

@@ -4,7 +4,9 @@
 UNWIND $ids AS id
 MATCH (r:Record {id: id})
 USING INDEX SEEK r:Record(id)
-WITH r, [(r)<-[:SUPERSEDES]-(succ:Record) WHERE {{successor_effective}} | succ.id] AS successors
+WITH r, $now AS now
+WITH r, now, [(r)<-[:SUPERSEDES]-(succ:Record) WHERE {{successor_effective}} | succ.id]
+  AS successors
 RETURN r {.id, .kind, .authority, .created_at, .scope_json, .tenant, .sensitivity, .source,
           .content, .valid_from, .expires_at, .retracted, .quarantined, .pending_recompute,
           .erased, .erased_at, .erased_by_request} AS props,

@@ -8,50 +8,52 @@
 // Assertion nodes are MATCHed, never MERGEd (see records/create.cypher): write/nodes_ensure.cypher
 // created them; nothing is stored when the Scope or the slot is missing. Leaves `r` (the record)
 // and `a` (its Assertion group, or null), which {{record_assert}} links after it.
-// $row: a records/create row; $slot: the key of the write's (dedup) slot and $slot_index its
-// index in the scope; $supersedes, $derived_from, $evidence_ids: ids (stored and not erased:
-// the caller checked); $gkey: assertion group or null; $decision: {tenant, disposition,
+// It reads the write from the map `w` the query binds (`WITH $write AS w`, or a row of a batch),
+// keeps `w` and passes it into its subqueries. w.row: a records/create row; w.slot: the key of
+// the write's (dedup) slot and w.slot_index its index in the scope; w.supersedes, w.derived_from,
+// w.evidence_ids: ids (stored and not erased: the caller checked); w.gkey: assertion group or
+// null; w.decision: {tenant, disposition,
 // reason, at, by, token, superseded}: `token` is the writing call's own random id, by which a
 // repeat of the call knows the record it stored (graphmem.write.admission); `superseded` the
 // reason of the "superseded" transition logged, in the same transaction, on each record of
-// $supersedes when the record persists (a quarantined one supersedes nothing: docs/spec/status.md).
-MATCH (s:Scope {key: $row.scope_key})
+// w.supersedes when the record persists (a quarantined one supersedes nothing: docs/spec/status.md).
+MATCH (s:Scope {key: w.row.scope_key})
 USING INDEX SEEK s:Scope(key)
-MATCH (l:WriteSlot {key: $slot})
+MATCH (l:WriteSlot {key: w.slot})
 USING INDEX SEEK l:WriteSlot(key)
 SET l.locked = true
-WITH s, l, coalesce(l.seq, 0) + 1 AS wseq
+WITH w, s, l, coalesce(l.seq, 0) + 1 AS wseq
 SET l.seq = wseq
 REMOVE l.locked
-WITH s, wseq
-OPTIONAL MATCH (a:Assertion {gkey: $gkey})
+WITH w, s, wseq
+OPTIONAL MATCH (a:Assertion {gkey: w.gkey})
 USING INDEX SEEK a:Assertion(gkey)
 CREATE (r:Record)-[:IN_SCOPE]->(s)
-SET r = $row.props, r.created_at = datetime($row.times.created_at),
-    r.valid_from = datetime($row.times.valid_from), r.expires_at = datetime($row.times.expires_at),
-    r.wslot = $slot_index, r.wseq = wseq
+SET r = w.row.props, r.created_at = datetime(w.row.times.created_at),
+    r.valid_from = datetime(w.row.times.valid_from), r.expires_at = datetime(w.row.times.expires_at),
+    r.wslot = w.slot_index, r.wseq = wseq
 CREATE (:WriteDecision {
-  record_id: $row.props.id, tenant: $decision.tenant, disposition: $decision.disposition,
-  reason: $decision.reason, at: $decision.at, by: $decision.by, token: $decision.token
+  record_id: w.row.props.id, tenant: w.decision.tenant, disposition: w.decision.disposition,
+  reason: w.decision.reason, at: w.decision.at, by: w.decision.by, token: w.decision.token
 })-[:DECIDED]->(r)
-WITH a, r
-CALL (r) {
-  UNWIND $supersedes AS id
+WITH w, a, r
+CALL (r, w) {
+  UNWIND w.supersedes AS id
   MATCH (p:Record {id: id})
   USING INDEX SEEK p:Record(id)
   CREATE (r)-[:SUPERSEDES]->(p)
-  WITH p WHERE $decision.disposition = 'PERSIST'
-  CREATE (:Transition {record_id: p.id, kind: 'superseded', by: $decision.by,
-                       reason: $decision.superseded, at: $decision.at})-[:ON]->(p)
+  WITH w, p WHERE w.decision.disposition = 'PERSIST'
+  CREATE (:Transition {record_id: p.id, kind: 'superseded', by: w.decision.by,
+                       reason: w.decision.superseded, at: w.decision.at})-[:ON]->(p)
 }
-CALL (r) {
-  UNWIND range(0, size($derived_from) - 1) AS i
-  MATCH (p:Record {id: $derived_from[i]})
+CALL (r, w) {
+  UNWIND range(0, size(w.derived_from) - 1) AS i
+  MATCH (p:Record {id: w.derived_from[i]})
   USING INDEX SEEK p:Record(id)
   CREATE (r)-[:DERIVED_FROM {ord: i}]->(p)
 }
-CALL (r) {
-  UNWIND $evidence_ids AS id
+CALL (r, w) {
+  UNWIND w.evidence_ids AS id
   MATCH (p:Record {id: id})
   USING INDEX SEEK p:Record(id)
   CREATE (r)-[:EVIDENCED_BY]->(p)

@@ -9,7 +9,7 @@ WHERE $tenant IN $tenants AND all(p IN s.pairs WHERE p IN $pairs)
 WITH collect(s) AS scopes
 UNWIND scopes AS s
 MATCH (s)<-[:IN_SCOPE]-(r:Record)
-WITH r, $tenant AS q_tenant, $pairs AS q_pairs
+WITH r, $tenant AS q_tenant, $pairs AS q_pairs, $now AS now
 WHERE {{record_active}}
 WITH r
 ORDER BY r.created_at DESC, r.id DESC

@@ -5,7 +5,8 @@
 // $tenant: one tenant, or null for every tenant.
 MATCH (r:Record)
 WHERE $tenant IS NULL OR r.tenant = $tenant
-WITH r, [(r)<-[:SUPERSEDES]-(succ:Record) WHERE {{successor_effective}} | succ.id]
+WITH r, $now AS now
+WITH r, now, [(r)<-[:SUPERSEDES]-(succ:Record) WHERE {{successor_effective}} | succ.id]
   AS successors
 WITH r, {{record_status}} AS status
 RETURN r.tenant AS tenant, r.kind AS kind, status, count(*) AS n

@@ -4,15 +4,15 @@
 // Returns the stored id, or no row when nothing was written: the client then runs the
 // two-statement write (write/check.cypher, records/write.cypher), which decides every other
 // case. write/new_batch.cypher runs the same parts for many writes in one statement.
-// $write: a map of the parameters of write/check (without $evidence_ids' rows) and
-// records/write, in row form, with `now` and `decision.at` as ISO-8601 text (the driver packs a
+// $write: write/check's and records/write's $write map (without evidence_ids' rows), with
+// `now` and `decision.at` as ISO-8601 text, read into `w` with them as datetimes (the driver packs a
 // datetime in Python, at about 28 us each: graphmem.db.group_commit.write_new).
 // A statement of the agent loop: planned once, kept (graphmem.db.catalogue, "Plans").
 CYPHER replan=skip
 WITH $write AS row, $write.decision AS d
 WITH row {.*, now: datetime(row.now), decision: d {.*, at: datetime(d.at)}} AS w
-{{write_probe:w}}
-{{write_fresh:w}}
-{{record_store:w}}
+{{write_probe}}
+{{write_fresh}}
+{{record_store}}
 {{record_assert}}
 RETURN r.id AS id

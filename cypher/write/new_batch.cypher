@@ -2,7 +2,7 @@
 // group-commit, graphmem.db.group_commit). $writes: write/new.cypher's $write maps, one per write,
 // sorted by scope key (each converted as write/new converts its own); $slots: the sorted union of
 // their slots. Every slot of the batch is locked first, in order (as a single write locks its slots
-// before anything else), then each write runs write/new's parts in row form, in turn: each sees
+// before anything else), then each write, as `w`, runs write/new's parts in turn: each sees
 // what the ones before it stored, so a duplicate of an earlier write in the batch, like any write
 // write_fresh turns away, stores nothing and comes back without a row (its client then decides it
 // alone). Records are linked to their Assertion groups last, in the groups' order.
@@ -23,9 +23,9 @@ WITH pos, $writes[pos] AS row
 WITH pos, row, row.decision AS d
 WITH pos, row {.*, now: datetime(row.now), decision: d {.*, at: datetime(d.at)}} AS w
 CALL (w) {
-  {{write_probe:w}}
-  {{write_fresh:w}}
-  {{record_store:w}}
+  {{write_probe}}
+  {{write_fresh}}
+  {{record_store}}
   RETURN r, a
 }
 WITH pos, r, a

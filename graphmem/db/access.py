@@ -76,9 +76,7 @@ class ScopeQuery:
         if not isinstance(principal, Principal):  # Was a raw AttributeError
             raise ValidationError(f"principal must be a graphmem Principal, got "
                                   f"{type(principal).__name__}")
-        if not isinstance(scope, dict) or not scope.get("tenant"):
-            raise ValidationError("the query scope must be a dict that contains 'tenant'")
-        limits.check_scope("the query scope", scope)
+        scope = limits.check_scope("the query scope", scope, tenant=True)
         now = require_aware(now, "now")
         if scope["tenant"] not in principal.tenants:
             raise AuthorizationError(

@@ -29,15 +29,25 @@ the ones that keep their plans.
 The folder is found in a checkout (``<repo>/cypher``) and in an installed wheel
 (``graphmem/_cypher``, force-included by the build).
 
-A condition that several queries must state identically (what makes a record live, when a
-successor supersedes: docs/spec/status.md) is written once, in ``cypher/parts/<name>.cypher``, and
-a query names it as ``{{name}}``; :func:`text` puts it in, in parentheses (a part made of
-clauses, such as a subquery, goes in as it is; a part may name other parts). Parts are file
-text like the queries, never built from values.
+What runs is what the file says. The store changes a file's text in two mechanical steps only,
+so that the file with its parts pasted in is the statement: (1) each ``{{name}}`` is replaced by
+part ``cypher/parts/<name>.cypher`` as it is written (a part that is a condition goes in in
+parentheses, so that it binds as one term wherever it stands; a part made of clauses, such as a
+subquery, goes in as it is; a part may name other parts), and (2) each parameter ``$p`` is read
+as ``$args.p`` from the one map parameter (above). Comment lines are dropped. ``graphmem cypher
+show NAME`` prints the result. Nothing else is rewritten: a part reads its inputs from variables
+the query binds and names in the file (``r``, ``q_tenant``, the instant ``now``; a policy
+write's parts read the write's fields from its map ``w``), and a query carries them through its
+``WITH`` clauses and into its subqueries itself. One text of the write parts then serves a
+statement of one write (``w`` is the map ``write``) and a batch of them (``w`` is each row), and
+one text of the status parts a read at one instant (``$now AS now``) and writes each at its own.
+A shared condition (what makes a record live, when a successor supersedes: docs/spec/status.md)
+is written once, in a part; parts are file text like the queries, never built from values.
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Mapping
 from functools import cache
@@ -46,22 +56,17 @@ from typing import Any, LiteralString, cast
 
 from neo4j import Query
 
-from graphmem.errors import StoreError
+from graphmem.errors import StoreError, UnknownQueryError
 
-__all__ = ["ARGS", "arguments", "cypher_dir", "names", "parameters", "part", "query", "row_form",
+__all__ = ["ARGS", "arguments", "cypher_dir", "names", "parameters", "part", "query", "sent",
            "statement", "statements", "text"]
 
 #: The one map parameter a query's own parameters travel in (:func:`statement`).
 ARGS = "args"
 
-#: ``{{name}}`` puts in part ``name``; ``{{name:w}}`` puts it in in row form: each of its
-#: parameters ``$p`` read as ``w.p`` from the row map ``w``, and ``w`` passed into each of its
-#: subqueries (``CALL (r) {`` becomes ``CALL (r, w) {``). One text then serves a statement
-#: of one write and a batch of them (``UNWIND $writes AS w CALL (w) { {{part:w}} ... }``).
-_PART = re.compile(r"\{\{([a-z][a-z0-9_]*)(?::([a-z][a-z0-9_]*))?\}\}")
+#: ``{{name}}``: part ``name`` goes in here, as it is written (:func:`text`).
+_PART = re.compile(r"\{\{([a-z][a-z0-9_]*)\}\}")
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
-_SUBQUERY = re.compile(r"CALL \(([^)]*)\) \{")
-_WITH = re.compile(r"^(\s*)WITH (?!\*)", re.MULTILINE)
 
 
 def cypher_dir() -> Path:
@@ -88,7 +93,8 @@ def names() -> frozenset[str]:
 
 @cache
 def text(name: str) -> LiteralString:
-    """The text of query ``name``, comments stripped.
+    """The text of query ``name`` with its parts put in (``{{name}}``: see the module's
+    docstring), comment lines dropped.
 
     Raises:
         KeyError: no file ``cypher/<name>.cypher``.
@@ -96,31 +102,17 @@ def text(name: str) -> LiteralString:
     if name not in names():
         raise KeyError(f"no Cypher query named {name!r}")
     body = _strip((cypher_dir() / f"{name}.cypher").read_text(encoding="utf-8"))
-    return _literal(_PART.sub(_expand, body))
+    return _literal(_included(body))
 
 
-def _expand(match: re.Match[str]) -> str:
-    name, row = match.group(1), match.group(2)
-    return _inserted(part(name) if row is None else row_form(part(name), row))
+def _included(body: str) -> str:
+    """``body`` with each ``{{name}}`` replaced by :func:`part` ``name``: in parentheses when the
+    part is a condition."""
+    return _PART.sub(lambda m: _inserted(part(m.group(1))), body)
 
 
 def _inserted(part_text: str) -> str:
     return part_text if part_text.startswith(_CLAUSES) else f"({part_text})"
-
-
-def row_form(query_text: str, row: str) -> str:
-    """``query_text`` reading its parameters from the row map ``row`` instead (``$p`` becomes
-    ``row.p``), with ``row`` passed into each of its ``CALL (...) {`` subqueries and carried
-    by each ``WITH`` that starts a line (``WITH a, b`` becomes ``WITH row, a, b``).
-
-    Every ``$`` in ``query_text`` must be a parameter (the parts put in in row form hold no
-    other: checked by ``tests/unit/db/test_group_commit.py``).
-    """
-    text_ = _PARAM.sub(lambda m: f"{row}.{m.group(1)}", query_text)
-    text_ = _SUBQUERY.sub(
-        lambda m: f"CALL ({m.group(1)}, {row}) {{" if m.group(1).strip() else f"CALL ({row}) {{",
-        text_)
-    return _WITH.sub(lambda m: f"{m.group(1)}WITH {row}, ", text_)
 
 
 #: A part that starts with one of these is clauses, put in as it is; any other is a condition.
@@ -139,7 +131,7 @@ def part(name: str) -> str:
     if not path.is_file():
         raise KeyError(f"no Cypher part named {name!r}")
     # a part may name other parts (write_probe names successor_effective)
-    return _PART.sub(_expand, _strip(path.read_text(encoding="utf-8")))
+    return _included(_strip(path.read_text(encoding="utf-8")))
 
 
 def _strip(raw: str) -> str:
@@ -170,6 +162,33 @@ def statement(name: str) -> LiteralString:
         KeyError: no such query.
     """
     return _literal(_PARAM.sub(lambda m: f"${ARGS}.{m.group(1)}", text(name)))
+
+
+def sent(name: str) -> LiteralString:
+    """:func:`statement` ``name``, the text the store sends, for a person to read
+    (``graphmem cypher show``).
+
+    Raises:
+        UnknownQueryError: no query ``name``; it names the closest names of the catalogue.
+    """
+    if name in names():
+        return statement(name)
+    if (cypher_dir() / _PARTS / f"{name}.cypher").is_file():
+        raise UnknownQueryError(name, part=True,
+                                close=sorted(n for n in names() if part(name) in text(n)))
+    raise UnknownQueryError(name, close=_close(name))
+
+
+def _close(name: str) -> list[str]:
+    """The query names closest to ``name``, best first: by the whole name, or by its last
+    segment (``walk`` finds ``deletion/walk``)."""
+    by_key: dict[str, str] = {}
+    for full in sorted(names()):
+        by_key.setdefault(full, full)
+        by_key.setdefault(full.rpartition("/")[2], full)
+    found = difflib.get_close_matches(name.strip().removesuffix(".cypher"), by_key, n=8,
+                                      cutoff=0.6)
+    return list(dict.fromkeys(by_key[key] for key in found))[:5]
 
 
 @cache

@@ -221,5 +221,5 @@ def write_new(store: StoreBase, params: dict[str, Any]) -> bool:
 
 
 def _store_one(store: StoreBase, row: dict[str, Any]) -> bool:
-    """Store one write (in row form) alone; whether it was stored."""
+    """Store one write (``write/new.cypher``'s ``$write``) alone; whether it was stored."""
     return bool(store.write_once("write/new", write=row))

@@ -53,15 +53,6 @@ ProgressCallback = Callable[[int, int], None]
 # ------------------------------------------------------------------------------ planning
 
 
-def _check_subject(subject: Mapping[str, str]) -> dict[str, str]:
-    if not isinstance(subject, Mapping) or not subject.get("tenant"):
-        raise ValidationError("a deletion subject must be a scope that contains 'tenant'")
-    for key, val in subject.items():
-        if not isinstance(key, str) or not key or not isinstance(val, str) or not val:
-            raise ValidationError("subject keys and values must be non-empty strings")
-    return dict(sorted(subject.items()))
-
-
 def id_list(ids: Sequence[str], limit: int = 3) -> str:
     shown = ", ".join(ids[:limit])
     return shown + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
@@ -261,7 +252,7 @@ def plan_deletion(
     root_rows: list[RootNode]
     if subject is not None:
         subject_scope = limits.check_scope("the deletion subject",
-                                           _check_subject(confine_subject(access, subject)))
+                                           confine_subject(access, subject), tenant=True)
         root_rows = ops.subject_roots(subject_scope["tenant"], scope_pairs(subject_scope))
         root_reason = "in the subject's scope"
     else:

@@ -23,6 +23,7 @@ from rich.table import Table
 
 from graphmem.client import Memory
 from graphmem.errors import GraphmemError
+from graphmem.limits import DEFAULT_LIMITS
 from graphmem.models import Principal, Sensitivity
 from graphmem.terminal import (
     checked_output,
@@ -55,7 +56,7 @@ def _caller(tenant: str, scope: list[str] | None, clearance: Sensitivity
     if pairs.get("tenant", tenant) != tenant:
         raise GraphmemError(f"--scope tenant={pairs['tenant']} differs from --tenant {tenant}")
     return (Principal(tenants=frozenset({tenant}), clearance=clearance),
-            {**pairs, "tenant": tenant})
+            DEFAULT_LIMITS.check_scope("the query scope", {**pairs, "tenant": tenant}, tenant=True))
 
 
 def explain_command(

@@ -14,6 +14,7 @@ from typing import Any, overload
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from graphmem.fields import QueryScope
 from graphmem.models import MemoryRecord
 
 __all__ = [
@@ -48,7 +49,7 @@ class DecisionState(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    memory_scope: dict[str, str]
+    memory_scope: QueryScope
     goal: str = ""
     subtask: str = ""
     last_observation: str = ""

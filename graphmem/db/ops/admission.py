@@ -209,7 +209,7 @@ class Neo4jWrites:
         }
 
         def check(tx: ManagedTransaction) -> None:
-            checked = store.run(tx, "write/check", **{**params, "slots": []})[0]
+            checked = store.run(tx, "write/check", write={**params, "slots": []})[0]
             existing = {row["id"]: row for row in checked["existing"]}
             store.check_thread_slots(tx, store.check_existing(
                 [record], {record.id: fingerprint}, existing))
@@ -239,10 +239,10 @@ class Neo4jWrites:
                 pass  # a concurrent writer created this id first: decide from what is stored
 
         def work(tx: ManagedTransaction) -> D:
-            checked = store.run(tx, "write/check", **params)[0]
+            checked = store.run(tx, "write/check", write=params)[0]
             if checked["locked"] < len(slots):  # lock nodes deleted since ensured
                 store.create_slots_in_tx(tx, record)
-                checked = store.run(tx, "write/check", **params)[0]
+                checked = store.run(tx, "write/check", write=params)[0]
             existing = {row["id"]: row for row in checked["existing"]}
             if fast is not None and token in (existing.get(record.id) or {}).get("tokens", ()):
                 return fast  # stored by write_new above, though its acknowledgement was lost
@@ -273,11 +273,11 @@ class Neo4jWrites:
             write = _store_params(record, fingerprint, decision, by=by, at=at, token=token,
                                   superseded=superseded, dedup=dedup)
             gkey = write["gkey"]
-            rows = store.run(tx, "records/write", **write)
+            rows = store.run(tx, "records/write", write=write)
             if not rows:  # its Scope was deleted since ensured: nothing written
                 store.forget_write_nodes(record)
                 store.merge_scopes_in_tx(tx, [record])
-                rows = store.run(tx, "records/write", **write)
+                rows = store.run(tx, "records/write", write=write)
             if gkey is not None and not rows[0]["grouped"]:  # the group was deleted since
                 store.forget_write_nodes(record)
                 store.run(tx, "assertions_link", rows=[

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import pydantic
 
 from graphmem.errors import AuthorizationError, ValidationError
-from graphmem.fields import parse_pairs
+from graphmem.fields import check_scope, parse_pairs
 from graphmem.models import Authority, Principal, Sensitivity
 
 __all__ = ["DEFAULT_AGENT", "DEFAULT_DB_TIMEOUT_S", "DEFAULT_PLAN_TTL_S", "ServerConfig",
@@ -85,7 +85,7 @@ class ServerConfig:
                 agent name, a budget or lifetime that is not a positive number of seconds.
             AuthorizationError: the default scope names a tenant outside ``tenants``.
         """
-        default = dict(scope or {})
+        default = check_scope(scope or {}, what="the default scope", tenant=False)
         names = [t.strip() for t in tenants if t.strip()]
         if not names and "tenant" in default:
             names = [default["tenant"]]
@@ -134,12 +134,11 @@ class ServerConfig:
         Raises:
             AuthorizationError: the additions change a key the server fixed, or name a
                 tenant outside the principal's.
-            ValidationError: an empty key or value, or no tenant in the result.
+            ValidationError: additions that break the scope rule
+                (:func:`graphmem.fields.check_scope`), or no tenant in the result.
         """
         scope = dict(self.scope)
-        for key, value in (additions or {}).items():
-            if not key or not value:
-                raise ValidationError("scope keys and values must be non-empty strings")
+        for key, value in check_scope(additions or {}, what="scope", tenant=False).items():
             if key == "tenant":
                 self.check_tenant(value)
             if key in scope and scope[key] != value:

@@ -144,10 +144,10 @@ def _slot_stamped(body: str) -> bool:
     no property of a record it matched (a slot stamp marks new records only)."""
     # (write/new's probe also matches records as `r`, inside subqueries of their own)
     matched = set(re.findall(r"MATCH \((\w+):Record\b", body)) - {"r"}
-    # ($slot, or w.slot in a batch's row form: graphmem.db.catalogue.row_form)
-    return (re.search(r"MATCH \(l:WriteSlot \{key: (\$|w\.)slot\}\)", body) is not None
+    # (parts/record_store reads the write from its map `w`)
+    return (re.search(r"MATCH \(l:WriteSlot \{key: w\.slot\}\)", body) is not None
             and "r.wseq = wseq" in body and _bumps_slot(body)
-            and re.search(r"r\.wslot = (\$|w\.)slot_index\b", body) is not None
+            and re.search(r"r\.wslot = w\.slot_index\b", body) is not None
             and "CREATE (r:Record)" in body
             and not any(re.search(rf"\b{v}\.\w+\s*=(?!=)", body) for v in matched))
 

@@ -1,5 +1,5 @@
-"""Group commit decisions that need no server (graphmem.db.group_commit): the row form of a
-batched statement reads every parameter from its row, writes that link records are never
+"""Group commit decisions that need no server (graphmem.db.group_commit): the parts of a
+batched statement read the write from its row, writes that link records are never
 batched, and an auto-commit write gives up within the settings' retry time."""
 
 from __future__ import annotations
@@ -22,25 +22,19 @@ from graphmem.errors import (
 )
 
 
-def test_row_form_reads_every_parameter_from_the_row() -> None:
-    """The parts a batch puts in in row form hold no ``$`` but parameters, and none is left
-    once they are in row form; every subquery imports the row and every WITH carries it."""
+def test_the_write_parts_read_the_write_from_its_row() -> None:
+    """The parts of a policy write read the write from the map ``w`` the statement binds (one
+    write's ``$write``, or a row of a batch), never from a parameter, and pass ``w`` into each
+    of their subqueries: so one text serves both, as the file says."""
     for name in ("write_probe", "write_fresh", "record_store"):
         text = catalogue.part(name)
-        assert "$" in text
-        assert all(re.match(r"[A-Za-z_]", text[i + 1]) for i, c in enumerate(text) if c == "$")
-        row = catalogue.row_form(text, "w")
-        assert "$" not in row, name
-        for subquery in re.findall(r"CALL \(([^)]*)\) \{", row):
+        assert "$" not in text and "w." in text, name
+        for subquery in re.findall(r"CALL \(([^)]*)\) \{", text):
             assert "w" in [v.strip() for v in subquery.split(",")], (name, subquery)
-        for line in row.splitlines():
-            if line.lstrip().startswith("WITH "):
-                assert line.lstrip().startswith("WITH w, "), (name, line)
-    assert catalogue.row_form("CALL () {\n  WITH a\n  MATCH (x {k: $key})", "w") == (
-        "CALL (w) {\n  WITH w, a\n  MATCH (x {k: w.key})")
     batch = catalogue.text("write/new_batch")
-    assert "$writes" in batch and "$slots" in batch
     assert set(re.findall(r"\$(\w+)", batch)) == {"writes", "slots"}
+    for name in ("write/new", "write/check", "records/write"):
+        assert set(re.findall(r"\$(\w+)", catalogue.text(name))) == {"write"}, name
 
 
 def test_writes_that_link_records_are_never_batched() -> None:
