@@ -119,11 +119,13 @@ class GraphmemStore(BaseStore):
         max_authority: the most authority puts may claim (each decision records both).
         ranker: ranks search results for a query (default :class:`~graphmem.BM25Ranker`).
         actor: the ``by`` of write decisions, supersessions and retractions.
-        ttl_config: LangGraph's TTL settings (``default_ttl`` is used).
+        ttl_config: LangGraph's TTL settings (``default_ttl`` is used; ``omit_expired``
+            may only be True: expired items are never returned).
 
     Raises:
         ValidationError: ``sensitivity`` above the principal's clearance, an empty ``actor``,
-            or procedural ``kind`` with an authority the procedure bar does not exempt.
+            ``ttl_config`` with ``omit_expired=False``, or procedural ``kind`` with an
+            authority the procedure bar does not exempt.
         AuthorizationError: ``tenant`` outside the principal's tenants or confinement;
             AuthorityCeilingError: ``authority`` above ``max_authority``.
     """
@@ -151,6 +153,9 @@ class GraphmemStore(BaseStore):
             raise ValidationError("actor must be non-empty")
         if kind is MemoryKind.PROCEDURAL and authority not in PROCEDURE_EXEMPT_AUTHORITIES:
             raise ValidationError("procedural puts need human_instruction/authoritative_source")
+        if ttl_config is not None and ttl_config.get("omit_expired", True) is False:
+            raise ValidationError("omit_expired=False is not supported: graphmem never "
+                                  "returns an expired item (docs/integrations/langgraph.md)")
         if tenant is not None and tenant not in principal.tenants:
             raise AuthorizationError(f"principal may not use tenant {tenant!r}")
         self.access = Access(principal=principal, max_authority=Authority(max_authority))
