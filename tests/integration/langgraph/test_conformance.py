@@ -69,7 +69,9 @@ def differs(store: BaseStore, difference: str) -> bool:
     return isinstance(store, GraphmemStore)
 
 
-def keys(items: list[SearchItem] | list[Item]) -> list[str]:
+def keys(items: object) -> list[str]:
+    """The keys of a list of items (a search's result)."""
+    assert isinstance(items, list) and all(isinstance(i, Item) for i in items)
     return [i.key for i in items]
 
 
