@@ -29,6 +29,7 @@ __all__ = [
     "label_key",
     "namespace_from_pairs",
     "namespace_scope",
+    "order_key",
     "prefix_pairs",
     "record_id",
     "version_prefix",
@@ -133,3 +134,15 @@ def record_id(prefix: str, seq: int) -> str:
     """The id of the version written with sequence number ``seq``; zero-padded, so ids of
     one key sort in write order."""
     return f"{prefix}{seq:0{_SEQ_DIGITS}d}"
+
+
+def order_key(scope_key: str, chain_seq: int | None = None, seq: int | None = None) -> str:
+    """The search order of an item (``r.lg_order``, range-indexed: ``langgraph/search``):
+    a digest of its namespace Scope's key (the Scope's ``langgraph_key``, what every item of
+    the namespace starts with), then the key's first sequence number and the version's, both
+    zero-padded. Without the numbers: the Scope's ``langgraph_key``. A digest, not the
+    labels: no index holds a namespace's text."""
+    digest = hashlib.sha256(scope_key.encode("utf-8")).hexdigest()[:_ID_HASH_CHARS] + ":"
+    if chain_seq is None or seq is None:
+        return digest
+    return f"{digest}{chain_seq:0{_SEQ_DIGITS}d}:{seq:0{_SEQ_DIGITS}d}"
