@@ -65,11 +65,14 @@ def test_compiled_filters_decide_as_the_python_filter(value: dict[str, Any],
 
 
 def test_most_filters_are_decided_by_the_query() -> None:
-    for filter_ in [{"a": 1}, {"a": {"$ne": "x"}}, {"a": {"b": {"$gt": 2}}}, {"a": [1, "x"]},
-                    {"a": {"$gte": "2.5", "$lt": 9}}, {"a": {}}, {"a": True}]:
+    decided: list[dict[str, Any]] = [
+        {"a": 1}, {"a": {"$ne": "x"}}, {"a": {"b": {"$gt": 2}}}, {"a": [1, "x"]},
+        {"a": {"$gte": "2.5", "$lt": 9}}, {"a": {}}, {"a": True}]
+    for filter_ in decided:
         assert compile_filter(filter_) is not None, filter_
-    for filter_ in [{"a": None}, {"a": {"$eq": {"b": 1}}}, {"a": [{"b": 1}]},
-                    {"a": {"$ne": None}}, {"a": float("nan")}]:
+    python: list[dict[str, Any]] = [{"a": None}, {"a": {"$eq": {"b": 1}}}, {"a": [{"b": 1}]},
+                                    {"a": {"$ne": None}}, {"a": float("nan")}]
+    for filter_ in python:
         assert compile_filter(filter_) is None, filter_
 
 
