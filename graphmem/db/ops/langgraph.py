@@ -14,20 +14,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from neo4j import ManagedTransaction
-
 from graphmem.db.base import StoreBase
 
 __all__ = [
+    "PutBatch",
     "Reader",
     "SearchPage",
     "get_items",
-    "heads",
     "list_namespaces",
-    "lock_tenants",
-    "log_decision",
-    "merge_scopes",
-    "retract",
+    "put_batch",
     "search_items",
     "versions",
 ]
@@ -96,34 +91,38 @@ def versions(store: StoreBase, prefix: str) -> list[str]:
     return [str(row["id"]) for row in store.read("langgraph/versions", prefix=prefix)]
 
 
-def lock_tenants(tx: ManagedTransaction, rows: Sequence[Mapping[str, Any]]) -> dict[str, int]:
-    """Lock each tenant's writes and reserve ``count`` sequence numbers: ``{tenant: base}``
-    (rows ``{key, tenant, pairs, count}``, sorted by key)."""
-    return {str(r["tenant"]): int(r["base"])
-            for r in StoreBase.run(tx, "langgraph/lock", rows=list(rows))}
+@dataclass(frozen=True)
+class PutBatch:
+    """One ``langgraph/put`` statement's work: ``locks`` (``{key, tenant, pairs, count}``,
+    sorted by key), ``puts`` (see the query's header), ``clearance`` (the writer's rank),
+    ``now`` (aware UTC), ``actor`` (the ``by`` of transitions), ``by`` (of write decisions)
+    and the reasons logged: ``put_reason``, ``delete_reason``, ``superseded_reason``."""
+
+    locks: Sequence[Mapping[str, Any]]
+    puts: Sequence[Mapping[str, Any]]
+    clearance: int
+    now: datetime
+    actor: str
+    by: str
+    put_reason: str
+    delete_reason: str
+    superseded_reason: str
 
 
-def merge_scopes(tx: ManagedTransaction, scopes: Sequence[Mapping[str, Any]]) -> None:
-    """Create the namespace Scopes ``{key, tenant, pairs, seq, langgraph_key}`` if missing."""
-    StoreBase.run(tx, "langgraph/scopes", scopes=list(scopes))
+def put_batch(store: StoreBase, batch: PutBatch) -> bool:
+    """Apply a batch of puts and deletes in one statement (one round trip, one commit).
 
+    Returns:
+        False when written; True when a key is held above the writer's clearance, and
+        nothing was written.
 
-def heads(tx: ManagedTransaction, prefixes: Sequence[str], clearance: int,
-          now: datetime) -> dict[str, dict[str, Any]]:
-    """The newest version of each id prefix that has one, by prefix: ``{id, metadata_json,
-    ended, live, visible}``."""
-    rows = StoreBase.run(tx, "langgraph/heads", prefixes=list(prefixes), clearance=clearance,
-                         now=now)
-    return {str(row["prefix"]): row for row in rows}
-
-
-def log_decision(tx: ManagedTransaction, record_id: str, tenant: str, by: str, reason: str,
-                 at: datetime) -> None:
-    """Log the PERSIST write decision of a put."""
-    StoreBase.run(tx, "write/decision_log", record_id=record_id, tenant=tenant,
-                  disposition="PERSIST", at=at, by=by, reason=reason)
-
-
-def retract(tx: ManagedTransaction, record_id: str, by: str, reason: str, at: datetime) -> None:
-    """Retract a record (a tombstone with who, why and when)."""
-    StoreBase.run(tx, "records/retract", id=record_id, by=by, reason=reason, at=at)
+    Raises:
+        ConstraintViolationError: a concurrent first write created a Scope first (nothing
+            was written; run it again). GraphmemError: as :meth:`StoreBase.write_once`.
+    """
+    rows = store.write_once(
+        "langgraph/put", locks=list(batch.locks), puts=list(batch.puts),
+        clearance=batch.clearance, now=batch.now, actor=batch.actor, by=batch.by,
+        put_reason=batch.put_reason, delete_reason=batch.delete_reason,
+        superseded_reason=batch.superseded_reason)
+    return bool(rows[0]["forbidden"])

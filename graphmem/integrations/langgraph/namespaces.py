@@ -42,18 +42,28 @@ _SEQ_DIGITS = 16
 
 
 #: The fields the adapter keeps in ``metadata[MARKER_KEY]`` of every record it writes.
-_META_FIELDS = ("namespace", "key", "value_json", "chain_seq", "created_at")
+_META_FIELDS = ("namespace", "key", "value_json")
+#: The key's first sequence number and first put time (ISO text) of a version: record
+#: properties (``langgraph/put`` decides them); versions written before kept them in the
+#: metadata, under the names of the values.
+_CHAIN_FIELDS = (("lg_chain_seq", "chain_seq"), ("lg_created_at", "created_at"))
 
 
 def item_meta(props: Mapping[str, Any]) -> dict[str, Any] | None:
     """The adapter's own metadata (``metadata["langgraph"]``) of a stored record's
-    properties; None for a record the adapter did not write (one stored in a namespace's
-    scope before its keys were reserved: :mod:`graphmem.db.reserved`), which it ignores."""
+    properties, with the key's ``chain_seq`` and ``created_at``; None for a record the
+    adapter did not write (one stored in a namespace's scope before its keys were reserved:
+    :mod:`graphmem.db.reserved`), which it ignores."""
     try:
         meta = json.loads(props.get("metadata_json") or "{}").get(MARKER_KEY)
     except (TypeError, ValueError, AttributeError):
         return None
     if not isinstance(meta, dict) or not all(f in meta for f in _META_FIELDS):
+        return None
+    for prop, field in _CHAIN_FIELDS:
+        if props.get(prop) is not None:
+            meta[field] = props[prop]
+    if not all(field in meta for _, field in _CHAIN_FIELDS):
         return None
     return meta
 

@@ -12,19 +12,16 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from langgraph.store.base import PutOp, get_text_at_path
-from neo4j import ManagedTransaction
-from neo4j.exceptions import ConstraintError
 
 from graphmem.client import Memory
 from graphmem.db.access import Access
 from graphmem.db.codec import record_row, scope_key, scope_pairs
 from graphmem.db.ops import langgraph as lg_ops
 from graphmem.db.reserved import LANGGRAPH
-from graphmem.errors import AuthorizationError, ValidationError
+from graphmem.errors import AuthorizationError, ConstraintViolationError, ValidationError
 from graphmem.models import Authority, MemoryKind, MemoryRecord, Principal, Sensitivity
 
 from .facts import value_facts
-from .items import item_meta
 from .namespaces import (
     MARKER_KEY,
     check_labels,
@@ -120,96 +117,68 @@ class PutWrites:
         return content
 
     def _write(self, puts: list[PendingPut], now: datetime) -> None:
-        by_tenant: dict[str, int] = defaultdict(int)
+        """Apply ``puts`` (one per key) in one ``langgraph/put`` statement.
+
+        Raises:
+            AuthorizationError: a key is held above this store's clearance (nothing written).
+        """
+        counts: dict[str, int] = defaultdict(int)
+        new_scopes: set[str] = set()
+        rows: list[dict[str, Any]] = []
         for put in puts:
-            by_tenant[put.tenant] += 2  # one number for the put, one for a new namespace
-        locks: list[dict[str, Any]] = [
-            {"key": scope_key({"tenant": t}), "tenant": t, "pairs": scope_pairs({"tenant": t}),
-             "count": n} for t, n in sorted(by_tenant.items())]
-        locks.sort(key=lambda row: str(row["key"]))
-        store = self.memory.store
-
-        def work(tx: ManagedTransaction) -> None:
-            bases = lg_ops.lock_tenants(tx, locks)
-            counters = {t: iter(range(base + 1, base + 1 + by_tenant[t]))
-                        for t, base in bases.items()}
-            scopes: dict[str, dict[str, Any]] = {}
-            for put in puts:
-                scope = self._scope(put.namespace, put.tenant)
-                key = scope_key(scope)
-                if put.value is not None and key not in scopes:
-                    scopes[key] = {"key": key, "tenant": put.tenant, "pairs": scope_pairs(scope),
-                                   "seq": next(counters[put.tenant]),
-                                   "langgraph_key": order_key(key)}
-            if scopes:
-                lg_ops.merge_scopes(tx, list(scopes.values()))
-            prefixes = [self._prefix(p.tenant, p.namespace, p.key) for p in puts]
-            found = lg_ops.heads(tx, prefixes, self.principal.clearance.rank, now)
-            records: list[MemoryRecord] = []
-            rows: dict[str, dict[str, Any]] = {}
-            superseded: list[tuple[str, str]] = []
-            retracted: list[str] = []
-            for put, prefix in zip(puts, prefixes, strict=True):
-                head = found.get(prefix) or {"id": None, "ended": True, "live": False}
-                open_head = not head["ended"]
-                if open_head and not head["visible"]:  # above its clearance: never changed
-                    raise AuthorizationError("a key is held above this store's clearance")
-                if put.value is None:
-                    if open_head:
-                        retracted.append(head["id"])
-                    continue
-                seq = next(counters[put.tenant])
-                rid = record_id(prefix, seq)
-                chain: dict[str, Any] = {"chain_seq": seq, "created_at": now.isoformat()}
-                old = item_meta(head) if head["live"] else None
-                if old is not None:
-                    chain = {"chain_seq": old["chain_seq"], "created_at": old["created_at"]}
-                if open_head:
-                    superseded.append((head["id"], rid))
-                record = self._record(put, rid, seq, chain, now,
-                                      head["id"] if open_head else None)
-                records.append(record)
-                row = record_row(record, False, None)
-                row["props"].update(value_facts(put.value))
-                row["props"]["lg_order"] = order_key(scope_key(record.scope), int(
-                    chain["chain_seq"]), seq)
-                rows[rid] = row
-            if records:
-                for record in records:
-                    store.check_new_record(record, adapter=LANGGRAPH)
-                todo = store.prepare_in_tx(tx, records)
-                store.create_in_tx(tx, todo, rows=rows)
-                for record in records:
-                    lg_ops.log_decision(
-                        tx, record.id, record.tenant,
-                        self.access.decided_by(self.actor, record.authority),
-                        "LangGraph BaseStore.put: an explicit key-value write, "
-                        "stored without the write policy", now)
-            for old_id, new_id in superseded:
-                store.log_transition(tx, old_id, "superseded", self.actor,
-                                     f"LangGraph BaseStore.put of the same key "
-                                     f"(successor {new_id})", now)
-            for old_id in retracted:
-                reason = "LangGraph BaseStore.delete"
-                lg_ops.retract(tx, old_id, self.actor, reason, now)
-                store.log_transition(tx, old_id, "retract", self.actor, reason, now)
-
+            prefix = self._prefix(put.tenant, put.namespace, put.key)
+            scope = self._scope(put.namespace, put.tenant)
+            key = scope_key(scope)
+            row: dict[str, Any] = {"tenant": put.tenant, "prefix": prefix,
+                                   "delete": put.value is None, "seq_offset": 0,
+                                   "ns_offset": 0, "created_at": now.isoformat(),
+                                   "scope": {"key": key, "tenant": put.tenant,
+                                             "pairs": scope_pairs(scope),
+                                             "langgraph_key": order_key(key)}, "row": None}
+            if put.value is not None:
+                counts[put.tenant] += 1
+                row["seq_offset"] = counts[put.tenant]
+                if key not in new_scopes:  # its number, should the statement create it
+                    new_scopes.add(key)
+                    counts[put.tenant] += 1
+                    row["ns_offset"] = counts[put.tenant]
+                record = self._record(put, record_id(prefix, 0), now)
+                self.memory.store.check_new_record(record, adapter=LANGGRAPH)
+                table = record_row(record, False, None)
+                del table["props"]["id"], table["props"]["supersedes"]  # decided in Cypher
+                table["props"].update(value_facts(put.value))
+                row["row"] = table
+            rows.append(row)
+        tenants = sorted({put.tenant for put in puts})
+        locks = sorted(({"key": scope_key({"tenant": t}), "tenant": t,
+                         "pairs": scope_pairs({"tenant": t}), "count": counts[t]}
+                        for t in tenants), key=lambda lock: str(lock["key"]))
+        batch = lg_ops.PutBatch(
+            locks=locks, puts=rows, clearance=self.principal.clearance.rank, now=now,
+            actor=self.actor, by=self.access.decided_by(self.actor, self.authority),
+            put_reason="LangGraph BaseStore.put: an explicit key-value write, stored without "
+                       "the write policy",
+            delete_reason="LangGraph BaseStore.delete",
+            superseded_reason="LangGraph BaseStore.put of the same key")
         try:
-            store.transaction("langgraph_batch", work)
-        except ConstraintError:
+            forbidden = lg_ops.put_batch(self.memory.store, batch)
+        except ConstraintViolationError:
             # A concurrent first write created the tenant's or a namespace's Scope first:
             # decide again from what is stored now (the lock then serialises the two).
-            store.transaction("langgraph_batch", work)
+            forbidden = lg_ops.put_batch(self.memory.store, batch)
+        if forbidden:
+            raise AuthorizationError("a key is held above this store's clearance")
 
-    def _record(self, put: PendingPut, rid: str, seq: int, chain: dict[str, Any], now: datetime,
-                supersedes: str | None) -> MemoryRecord:
+    def _record(self, put: PendingPut, rid: str, now: datetime) -> MemoryRecord:
+        """The record a put stores, but for its id and what it supersedes (decided by the
+        statement, under the tenant's lock: ``rid`` is a placeholder of the key's prefix)."""
         expires = None if put.ttl is None else now + timedelta(minutes=float(put.ttl))
         meta = {"namespace": list(put.namespace), "key": put.key,
-                "value_json": put.value_json, "seq": seq, **chain}
+                "value_json": put.value_json}
         return MemoryRecord(
             id=rid, kind=self.kind, content=self._content(put), created_at=now,
             scope=self._scope(put.namespace, put.tenant),
             provenance={"source": "langgraph", "by": self.actor},
             authority=self.authority, sensitivity=self.sensitivity, expires_at=expires,
-            supersedes=(supersedes,) if supersedes else (), metadata={MARKER_KEY: meta},
+            metadata={MARKER_KEY: meta},
         )
