@@ -453,9 +453,13 @@ def test_a_compiled_state_graph_writes_and_then_finds_a_memory(memory: Memory) -
     assert other["found"] == ["I like trains"]
     assert [i.key for i in store.search(("bob",))] == ["m1"]
     assert all(i.value["text"] != "My favourite colour is teal" for i in store.search(("bob",)))
+    # a principal of one tenant keeps every namespace in it: "alice" is only a label there,
+    # and alice's memories stay out of its reach
     bob_only = GraphmemStore(memory, principal=Principal(tenants=frozenset({"bob"})))
-    with pytest.raises(AuthorizationError):
-        builder.compile(store=bob_only).invoke({"user": "alice", "text": "x", "found": []})
+    out = builder.compile(store=bob_only).invoke({"user": "alice", "text": "x", "found": []})
+    assert out["found"] == ["x"]
+    assert bob_only.namespace_scope(("alice", "memories"))["tenant"] == "bob"
+    assert [i.value["text"] for i in store.search(("alice",))] == ["My favourite colour is teal"]
 
 
 

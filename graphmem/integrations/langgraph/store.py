@@ -59,9 +59,11 @@ class GraphmemStore(PutWrites, BaseStore):
     Mapping (docs/integrations/langgraph.md):
 
     - A namespace tuple is a scope: ``{"tenant": T, "langgraph": "namespace",
-      "langgraph.0": label0, ...}`` (:mod:`.namespaces`). ``T`` is the first label, or
-      ``tenant`` when configured. A namespace whose tenant is not one of the principal's
-      raises :class:`~graphmem.errors.AuthorizationError`, never an empty success.
+      "langgraph.0": label0, ...}`` (:mod:`.namespaces`). ``T`` is ``tenant`` when
+      configured, else the principal's only tenant when it has exactly one (so langmem's
+      default ``("memories", ...)`` namespaces work), else the first label. A namespace
+      whose tenant is not one of the principal's raises
+      :class:`~graphmem.errors.AuthorizationError`, never an empty success.
     - A confined principal (``Principal(..., scope={"user": "u-17"})``) adds its pairs to
       every namespace's scope: its puts are stored there, and ``get``, ``search``,
       ``list_namespaces`` and ``delete`` reach only items stored under the same
@@ -93,7 +95,8 @@ class GraphmemStore(PutWrites, BaseStore):
     Args:
         memory: a connected :class:`~graphmem.Memory`.
         principal: who reads and writes (tenants, clearance and confinement ``scope``).
-        tenant: put every namespace in this tenant instead of its first label.
+        tenant: put every namespace in this tenant instead of its first label (default: the
+            principal's tenant when it has exactly one).
         text_fields: paths whose text becomes the record content (default ``["$"]``).
         authority, kind, sensitivity: what each written record carries.
         max_authority: the most authority puts may claim (each decision records both).
@@ -143,6 +146,8 @@ class GraphmemStore(PutWrites, BaseStore):
         self.confinement = {k: v for k, v in principal.scope.items() if k != "tenant"}
         tenant = principal.confine({"tenant": tenant})["tenant"] if tenant else \
             principal.scope.get("tenant")
+        if tenant is None and len(principal.tenants) == 1:  # its only tenant: the default
+            (tenant,) = principal.tenants
         self.memory = memory
         self.principal = principal
         self.tenant = tenant
