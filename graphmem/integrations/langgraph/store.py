@@ -38,6 +38,7 @@ from graphmem.read.rankers import BM25Ranker, Ranker, order_by_score
 from graphmem.write.policy import PROCEDURE_EXEMPT_AUTHORITIES
 
 from . import filters
+from .combine import PutCombiner
 from .facts import compile_filter
 from .items import item_meta, path_matches, to_item
 from .namespaces import (
@@ -158,6 +159,8 @@ class GraphmemStore(PutWrites, BaseStore):
         self.ranker: Ranker = ranker or BM25Ranker()
         self.actor = actor
         self.ttl_config = ttl_config
+        #: concurrent callers' puts, written together (:mod:`.combine`)
+        self.combiner = PutCombiner(self._write)
     # -- graphmem views --------------------------------------------------------------
 
     def _pairs(self, labels: Iterable[tuple[int, str]]) -> list[str]:  # under a prefix
@@ -208,7 +211,7 @@ class GraphmemStore(PutWrites, BaseStore):
             elif isinstance(op, ListNamespacesOp):
                 results[i] = self._list_namespaces(op, now)
         if puts:
-            self._write(list(puts.values()), now)
+            self.combiner.submit(list(puts.values()), now)
         return results
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
