@@ -44,4 +44,5 @@ WITH t, s, r ORDER BY t, s.langgraph_seq, r.lg_order
 SKIP $offset LIMIT $limit
 RETURN r.metadata_json AS metadata_json, r.created_at AS created_at,
        r.lg_chain_seq AS lg_chain_seq, r.lg_created_at AS lg_created_at,
+       r.id AS id, r.lg_ttl AS lg_ttl,
        CASE WHEN $full THEN r {.*, lg_facts: null, lg_num_paths: null, lg_nums: null} END AS record

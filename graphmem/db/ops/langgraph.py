@@ -23,6 +23,7 @@ __all__ = [
     "get_items",
     "list_namespaces",
     "put_batch",
+    "refresh_ttl",
     "search_items",
     "versions",
 ]
@@ -84,6 +85,17 @@ def list_namespaces(store: StoreBase, search_tenants: Sequence[str], pairs: Sequ
     rows = store.read_once("langgraph/namespaces", search_tenants=list(search_tenants),
                            pairs=list(pairs), **reader.params())
     return [list(row["pairs"]) for row in rows]
+
+
+def refresh_ttl(store: StoreBase, ids: Sequence[str], now: datetime, actor: str,
+                reason: str) -> int:
+    """Extend the expiry of the records ``ids`` that were put with a TTL to ``now`` plus
+    their TTL, each a declared 'expiry_extended' transition by ``actor``; how many moved."""
+    if not ids:
+        return 0
+    rows = store.write_once("langgraph/refresh", ids=sorted(set(ids)), now=now, actor=actor,
+                            reason=reason)
+    return int(rows[0]["refreshed"]) if rows else 0
 
 
 def versions(store: StoreBase, prefix: str) -> list[str]:

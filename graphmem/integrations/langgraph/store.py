@@ -79,8 +79,10 @@ class GraphmemStore(PutWrites, BaseStore):
       ``authority`` (default human_instruction), and a PERSIST write decision with that
       reason is logged for each.
     - ``delete`` retracts the live version (a tombstone with who/why/when).
-    - ``ttl`` (minutes) sets ``expires_at``; expired items are never returned. Records are
-      immutable and reads never write, so ``refresh_ttl`` is ignored: a put renews.
+    - ``ttl`` (minutes) sets ``expires_at``; expired items are never returned. A read
+      with ``refresh_ttl`` moves the ``expires_at`` of each item it returns to the read's
+      time plus its TTL, as a declared ``expiry_extended`` transition (who, when, before
+      and after).
     - ``search`` covers the prefix and every deeper namespace, eligible and ACTIVE only,
       filtered like ``InMemoryStore``. Without a query, items come in insertion order
       (namespaces by first put, keys by first put since their last delete, as in
@@ -201,15 +203,19 @@ class GraphmemStore(PutWrites, BaseStore):
                 raise ValidationError(f"unknown store operation {type(op).__name__}")
         now = self.memory.store.clock()
         results: list[Result] = [None] * len(ops)
+        refresh: list[str] = []  # records whose TTL the reads refresh
         gets = [(i, op) for i, op in enumerate(ops) if isinstance(op, GetOp)]
         if gets:
-            for i, item in self._get_many([op for _, op in gets], now):
+            for i, item in self._get_many([op for _, op in gets], now, refresh):
                 results[gets[i][0]] = item
         for i, op in enumerate(ops):
             if isinstance(op, SearchOp):
-                results[i] = self._search(op, now)
+                results[i] = self._search(op, now, refresh)
             elif isinstance(op, ListNamespacesOp):
                 results[i] = self._list_namespaces(op, now)
+        if refresh:
+            lg_ops.refresh_ttl(self.memory.store, refresh, now, self.actor,
+                               "LangGraph refresh_ttl: the item was read")
         if puts:
             self.combiner.submit(list(puts.values()), now)
         return results
@@ -224,7 +230,8 @@ class GraphmemStore(PutWrites, BaseStore):
         return lg_ops.Reader(tenants=sorted(self.principal.tenants),
                           clearance=self.principal.clearance.rank, now=now)
 
-    def _get_many(self, ops_: Sequence[GetOp], now: datetime) -> Iterator[tuple[int, Item]]:
+    def _get_many(self, ops_: Sequence[GetOp], now: datetime,
+                  refresh: list[str]) -> Iterator[tuple[int, Item]]:
         gets = []
         for i, op in enumerate(ops_):
             namespace = check_labels(op.namespace, allow_empty_tuple=False)
@@ -233,6 +240,8 @@ class GraphmemStore(PutWrites, BaseStore):
                          "key": scope_key(self._scope(namespace, tenant))})
         for row in lg_ops.get_items(self.memory.store, gets, self._reader(now)):
             if item_meta(row) is not None:  # else not written by this adapter
+                if ops_[int(row["i"])].refresh_ttl and row["lg_ttl"] is not None:
+                    refresh.append(row["id"])
                 yield int(row["i"]), to_item(row, Item)
 
     def _search_tenants(self, prefix: tuple[str, ...]) -> list[str]:
@@ -242,7 +251,7 @@ class GraphmemStore(PutWrites, BaseStore):
             return [self.tenant_of(prefix)]
         return sorted(self.principal.tenants)
 
-    def _search(self, op: SearchOp, now: datetime) -> list[SearchItem]:
+    def _search(self, op: SearchOp, now: datetime, refresh: list[str]) -> list[SearchItem]:
         prefix = check_labels(op.namespace_prefix, allow_empty_tuple=True)
         conditions = compile_filter(op.filter)
         exact = conditions is not None and not op.query  # the page is decided in Cypher
@@ -254,16 +263,20 @@ class GraphmemStore(PutWrites, BaseStore):
         found = [row for row in rows if (meta := item_meta(row)) is not None
                  and (conditions is not None
                       or filters.matches(json.loads(meta["value_json"]), op.filter))]
-        if exact:
-            return [to_item(row, SearchItem) for row in found]
         window = slice(op.offset, op.offset + op.limit)
         if not op.query:
-            return [to_item(row, SearchItem) for row in found[window]]
-        records = [record_from_props(row["record"]) for row in found]
-        by_id = {row["record"]["id"]: row for row in found}
-        ranked = order_by_score(records, self.ranker.score(op.query, records))
-        return [to_item(by_id[record.id], SearchItem, score=float(score))
-                for record, score in ranked[window]]
+            rows = found if exact else found[window]
+            scores: list[float | None] = [None] * len(rows)
+        else:
+            records = [record_from_props(row["record"]) for row in found]
+            by_id = {row["id"]: row for row in found}
+            ranked = order_by_score(records, self.ranker.score(op.query, records))[window]
+            rows = [by_id[record.id] for record, _ in ranked]
+            scores = [float(score) for _, score in ranked]
+        if op.refresh_ttl:
+            refresh += [row["id"] for row in rows if row["lg_ttl"] is not None]
+        return [to_item(row, SearchItem, score=score)
+                for row, score in zip(rows, scores, strict=True)]
 
     def _list_selector(self, op: ListNamespacesOp) -> tuple[list[str], list[str] | None]:
         """(tenants, required pairs) for a listing; pairs None: nothing can match."""

@@ -147,6 +147,7 @@ class PutWrites:
                 table = record_row(record, False, None)
                 del table["props"]["id"], table["props"]["supersedes"]  # decided in Cypher
                 table["props"].update(value_facts(put.value))
+                table["props"]["lg_ttl"] = put.ttl  # minutes, for refresh_ttl
                 row["row"] = table
             rows.append(row)
         tenants = sorted({put.tenant for put in puts})
