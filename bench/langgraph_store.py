@@ -13,7 +13,9 @@ p50 (and p90) milliseconds of:
 PostgreSQL comes from the Debian packages (``initdb``/``pg_ctl`` on PATH or in
 ``/usr/lib/postgresql/*/bin``): a throwaway cluster in a temporary directory, on a free port,
 run as ``nobody`` when this process is root, stopped and deleted at the end. Without it the
-PostgresStore column is left out. Neo4j is the launcher's ephemeral server.
+PostgresStore column is left out. Neo4j is the server of ``NEO4J_URI`` (and ``NEO4J_USER``,
+``NEO4J_PASSWORD``) when set (tenants ``t0``, ``t1``, ... are written there), else the
+launcher's ephemeral server.
 
 Writes ``bench/results/langgraph-store-<date>.json`` and ``.txt`` (the table)::
 
@@ -43,6 +45,7 @@ from langgraph.store.memory import InMemoryStore
 
 from graphmem import Memory, Principal
 from graphmem.db.server import EphemeralServer
+from graphmem.db.settings import ConnectionSettings
 from graphmem.integrations.langgraph import GraphmemStore
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -128,8 +131,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     """Every repetition's p50/p90 per store and operation, and the median ratios."""
     rows: list[dict[str, Any]] = []
     with contextlib.ExitStack() as stack:
-        server = stack.enter_context(EphemeralServer(heap="1g"))
-        memory = Memory.connect(server.settings, start_if_needed=False)
+        settings = ConnectionSettings.from_env()  # NEO4J_URI: a server of the caller's
+        if settings is None:
+            settings = stack.enter_context(EphemeralServer(heap="1g")).settings
+        memory = Memory.connect(settings, start_if_needed=False)
         stack.callback(memory.close)
         pg_uri = stack.enter_context(postgres())
         stores: dict[str, Callable[[str], BaseStore]] = {
@@ -140,7 +145,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             pg = stack.enter_context(PostgresStore.from_conn_string(pg_uri))
             pg.setup()
             stores["PostgresStore"] = lambda _t: pg
-        tenants = [f"t{r}" for r in range(args.reps)]
+        tenants = [f"{args.tenant_prefix}{r}" for r in range(args.reps)]
         principal = Principal(tenants=frozenset(tenants))
         stores["GraphmemStore"] = lambda _t: GraphmemStore(memory, principal=principal)
         for rep, tenant in enumerate(tenants):
@@ -182,6 +187,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--n", type=int, default=1000, help="puts and gets per repetition")
+    parser.add_argument("--tenant-prefix", default="t", help="tenants written: PREFIX0, ...")
     args = parser.parse_args(argv)
     result = run(args)
     stem = RESULTS / f"langgraph-store-{datetime.now(UTC):%Y%m%d}"
