@@ -25,4 +25,7 @@ CREATE INDEX transition_record IF NOT EXISTS FOR (t:Transition) ON (t.record_id)
 CREATE INDEX write_decision_record IF NOT EXISTS FOR (w:WriteDecision) ON (w.record_id);
 CREATE INDEX write_decision_tenant IF NOT EXISTS FOR (w:WriteDecision) ON (w.tenant);
 CREATE INDEX retrieval_tenant IF NOT EXISTS FOR (q:Retrieval) ON (q.tenant);
-CREATE INDEX deletion_request_digest IF NOT EXISTS FOR (d:DeletionRequest) ON (d.digest)
+CREATE INDEX deletion_request_digest IF NOT EXISTS FOR (d:DeletionRequest) ON (d.digest);
+// The LangGraph store's search order (graphmem.integrations.langgraph): a digest of the item's
+// namespace Scope, then sequence numbers; no text of the item.
+CREATE INDEX record_langgraph_order IF NOT EXISTS FOR (r:Record) ON (r.lg_order)

@@ -9,4 +9,6 @@ WHERE r.id STARTS WITH g.prefix
   AND s.tenant IN $tenants
 WITH g, r, s.tenant AS q_tenant, s.pairs AS q_pairs, $now AS now
 WHERE {{record_active}}
-RETURN g.i AS i, r {.*} AS record
+RETURN g.i AS i, r.metadata_json AS metadata_json, r.created_at AS created_at,
+       r.lg_chain_seq AS lg_chain_seq, r.lg_created_at AS lg_created_at,
+       r.id AS id, r.lg_ttl AS lg_ttl

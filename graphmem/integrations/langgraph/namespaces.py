@@ -29,6 +29,7 @@ __all__ = [
     "label_key",
     "namespace_from_pairs",
     "namespace_scope",
+    "order_key",
     "prefix_pairs",
     "record_id",
     "version_prefix",
@@ -41,18 +42,28 @@ _SEQ_DIGITS = 16
 
 
 #: The fields the adapter keeps in ``metadata[MARKER_KEY]`` of every record it writes.
-_META_FIELDS = ("namespace", "key", "value_json", "chain_seq", "created_at")
+_META_FIELDS = ("namespace", "key", "value_json")
+#: The key's first sequence number and first put time (ISO text) of a version: record
+#: properties (``langgraph/put`` decides them); versions written before kept them in the
+#: metadata, under the names of the values.
+_CHAIN_FIELDS = (("lg_chain_seq", "chain_seq"), ("lg_created_at", "created_at"))
 
 
 def item_meta(props: Mapping[str, Any]) -> dict[str, Any] | None:
     """The adapter's own metadata (``metadata["langgraph"]``) of a stored record's
-    properties; None for a record the adapter did not write (one stored in a namespace's
-    scope before its keys were reserved: :mod:`graphmem.db.reserved`), which it ignores."""
+    properties, with the key's ``chain_seq`` and ``created_at``; None for a record the
+    adapter did not write (one stored in a namespace's scope before its keys were reserved:
+    :mod:`graphmem.db.reserved`), which it ignores."""
     try:
         meta = json.loads(props.get("metadata_json") or "{}").get(MARKER_KEY)
     except (TypeError, ValueError, AttributeError):
         return None
     if not isinstance(meta, dict) or not all(f in meta for f in _META_FIELDS):
+        return None
+    for prop, field in _CHAIN_FIELDS:
+        if props.get(prop) is not None:
+            meta[field] = props[prop]
+    if not all(field in meta for _, field in _CHAIN_FIELDS):
         return None
     return meta
 
@@ -133,3 +144,15 @@ def record_id(prefix: str, seq: int) -> str:
     """The id of the version written with sequence number ``seq``; zero-padded, so ids of
     one key sort in write order."""
     return f"{prefix}{seq:0{_SEQ_DIGITS}d}"
+
+
+def order_key(scope_key: str, chain_seq: int | None = None, seq: int | None = None) -> str:
+    """The search order of an item (``r.lg_order``, range-indexed: ``langgraph/search``):
+    a digest of its namespace Scope's key (the Scope's ``langgraph_key``, what every item of
+    the namespace starts with), then the key's first sequence number and the version's, both
+    zero-padded. Without the numbers: the Scope's ``langgraph_key``. A digest, not the
+    labels: no index holds a namespace's text."""
+    digest = hashlib.sha256(scope_key.encode("utf-8")).hexdigest()[:_ID_HASH_CHARS] + ":"
+    if chain_seq is None or seq is None:
+        return digest
+    return f"{digest}{chain_seq:0{_SEQ_DIGITS}d}:{seq:0{_SEQ_DIGITS}d}"

@@ -1,18 +1,17 @@
 """``GraphmemStore``: LangGraph's ``BaseStore`` on graphmem. See :class:`GraphmemStore` for
-the mapping. Reads are decided in Cypher (``cypher/langgraph/get``, ``langgraph/items``,
-``langgraph/namespaces``: eligible and ACTIVE, docs/spec/eligibility.md#eligible-and-active); value
-filters, ranking and pagination run in Python, as the read path does (docs/spec/read-path.md).
+the mapping. Reads are decided in Cypher (``cypher/langgraph/get``, ``langgraph/search``,
+``langgraph/namespaces``, run by :mod:`graphmem.db.ops.langgraph`: eligible and ACTIVE,
+docs/spec/eligibility.md#eligible-and-active). A search's value filter, order, ``offset`` and
+``limit`` are decided in the query too (:mod:`.facts`); a search with a ``query`` is ranked in
+Python over the filtered items, as the read path ranks (docs/spec/read-path.md).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import datetime, timedelta
-from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import datetime
 
 from langgraph.store.base import (
     BaseStore,
@@ -25,52 +24,34 @@ from langgraph.store.base import (
     SearchItem,
     SearchOp,
     TTLConfig,
-    get_text_at_path,
 )
-from neo4j import ManagedTransaction
-from neo4j.exceptions import ConstraintError
 
 # Not in graphmem.__all__ (kept to these two lines): ranking.order_by_score and
 # store.record_from_props / scope_key / scope_pairs (row decoding and scope encoding).
 from graphmem.client import Memory, store_of
 from graphmem.db.access import Access
 from graphmem.db.codec import record_from_props, scope_key, scope_pairs
-from graphmem.db.reserved import LANGGRAPH
+from graphmem.db.ops import langgraph as lg_ops
 from graphmem.errors import AuthorizationError, ValidationError
-from graphmem.models import Authority, MemoryKind, MemoryRecord, Principal, Sensitivity
+from graphmem.models import Authority, MemoryKind, Principal, Sensitivity
 from graphmem.read.rankers import BM25Ranker, Ranker, order_by_score
 from graphmem.write.policy import PROCEDURE_EXEMPT_AUTHORITIES
 
 from . import filters
+from .combine import PutCombiner
+from .facts import compile_filter
 from .items import item_meta, path_matches, to_item
 from .namespaces import (
-    MARKER_KEY,
     check_labels,
     namespace_from_pairs,
-    namespace_scope,
     prefix_pairs,
-    record_id,
-    version_prefix,
 )
-from .ttl import check_ttl
+from .writes import PendingPut, PutWrites
 
 __all__ = ["GraphmemStore"]
 
 
-@dataclass(frozen=True)
-class _Put:
-    """One deduplicated put (value None: delete) with its place in the batch."""
-
-    namespace: tuple[str, ...]
-    key: str
-    value: dict[str, Any] | None
-    value_json: str | None
-    index: list[str] | None
-    ttl: float | None
-    tenant: str
-
-
-class GraphmemStore(BaseStore):
+class GraphmemStore(PutWrites, BaseStore):
     """LangGraph long-term memory whose items are graphmem records.
 
     Switch a graph over with one line: ``graph.compile(store=GraphmemStore(memory,
@@ -79,9 +60,11 @@ class GraphmemStore(BaseStore):
     Mapping (docs/integrations/langgraph.md):
 
     - A namespace tuple is a scope: ``{"tenant": T, "langgraph": "namespace",
-      "langgraph.0": label0, ...}`` (:mod:`.namespaces`). ``T`` is the first label, or
-      ``tenant`` when configured. A namespace whose tenant is not one of the principal's
-      raises :class:`~graphmem.errors.AuthorizationError`, never an empty success.
+      "langgraph.0": label0, ...}`` (:mod:`.namespaces`). ``T`` is ``tenant`` when
+      configured, else the principal's only tenant when it has exactly one (so langmem's
+      default ``("memories", ...)`` namespaces work), else the first label. A namespace
+      whose tenant is not one of the principal's raises
+      :class:`~graphmem.errors.AuthorizationError`, never an empty success.
     - A confined principal (``Principal(..., scope={"user": "u-17"})``) adds its pairs to
       every namespace's scope: its puts are stored there, and ``get``, ``search``,
       ``list_namespaces`` and ``delete`` reach only items stored under the same
@@ -96,8 +79,10 @@ class GraphmemStore(BaseStore):
       ``authority`` (default human_instruction), and a PERSIST write decision with that
       reason is logged for each.
     - ``delete`` retracts the live version (a tombstone with who/why/when).
-    - ``ttl`` (minutes) sets ``expires_at``; expired items are never returned. Records are
-      immutable and reads never write, so ``refresh_ttl`` is ignored: a put renews.
+    - ``ttl`` (minutes) sets ``expires_at``; expired items are never returned. A read
+      with ``refresh_ttl`` moves the ``expires_at`` of each item it returns to the read's
+      time plus its TTL, as a declared ``expiry_extended`` transition (who, when, before
+      and after).
     - ``search`` covers the prefix and every deeper namespace, eligible and ACTIVE only,
       filtered like ``InMemoryStore``. Without a query, items come in insertion order
       (namespaces by first put, keys by first put since their last delete, as in
@@ -113,17 +98,20 @@ class GraphmemStore(BaseStore):
     Args:
         memory: a connected :class:`~graphmem.Memory`.
         principal: who reads and writes (tenants, clearance and confinement ``scope``).
-        tenant: put every namespace in this tenant instead of its first label.
+        tenant: put every namespace in this tenant instead of its first label (default: the
+            principal's tenant when it has exactly one).
         text_fields: paths whose text becomes the record content (default ``["$"]``).
         authority, kind, sensitivity: what each written record carries.
         max_authority: the most authority puts may claim (each decision records both).
         ranker: ranks search results for a query (default :class:`~graphmem.BM25Ranker`).
         actor: the ``by`` of write decisions, supersessions and retractions.
-        ttl_config: LangGraph's TTL settings (``default_ttl`` is used).
+        ttl_config: LangGraph's TTL settings (``default_ttl`` is used; ``omit_expired``
+            may only be True: expired items are never returned).
 
     Raises:
         ValidationError: ``sensitivity`` above the principal's clearance, an empty ``actor``,
-            or procedural ``kind`` with an authority the procedure bar does not exempt.
+            ``ttl_config`` with ``omit_expired=False``, or procedural ``kind`` with an
+            authority the procedure bar does not exempt.
         AuthorizationError: ``tenant`` outside the principal's tenants or confinement;
             AuthorityCeilingError: ``authority`` above ``max_authority``.
     """
@@ -151,6 +139,9 @@ class GraphmemStore(BaseStore):
             raise ValidationError("actor must be non-empty")
         if kind is MemoryKind.PROCEDURAL and authority not in PROCEDURE_EXEMPT_AUTHORITIES:
             raise ValidationError("procedural puts need human_instruction/authoritative_source")
+        if ttl_config is not None and ttl_config.get("omit_expired", True) is False:
+            raise ValidationError("omit_expired=False is not supported: graphmem never "
+                                  "returns an expired item (docs/integrations/langgraph.md)")
         if tenant is not None and tenant not in principal.tenants:
             raise AuthorizationError(f"principal may not use tenant {tenant!r}")
         self.access = Access(principal=principal, max_authority=Authority(max_authority))
@@ -158,6 +149,8 @@ class GraphmemStore(BaseStore):
         self.confinement = {k: v for k, v in principal.scope.items() if k != "tenant"}
         tenant = principal.confine({"tenant": tenant})["tenant"] if tenant else \
             principal.scope.get("tenant")
+        if tenant is None and len(principal.tenants) == 1:  # its only tenant: the default
+            (tenant,) = principal.tenants
         self.memory = memory
         self.principal = principal
         self.tenant = tenant
@@ -168,33 +161,9 @@ class GraphmemStore(BaseStore):
         self.ranker: Ranker = ranker or BM25Ranker()
         self.actor = actor
         self.ttl_config = ttl_config
+        #: concurrent callers' puts, written together (:mod:`.combine`)
+        self.combiner = PutCombiner(self._write)
     # -- graphmem views --------------------------------------------------------------
-
-    def tenant_of(self, namespace: Sequence[str]) -> str:
-        """The tenant of a (non-empty) namespace. Raises AuthorizationError if the
-        principal may not use it."""
-        tenant = self.tenant or namespace[0]
-        if tenant not in self.principal.tenants:
-            raise AuthorizationError(
-                f"principal may not use tenant {tenant!r} "
-                f"(may use: {sorted(self.principal.tenants)})")
-        return tenant
-
-    def namespace_scope(self, namespace: tuple[str, ...]) -> dict[str, str]:
-        """The graphmem scope a namespace is stored as (for ``Memory.retrieve``/``explain``).
-
-        Raises:
-            ValidationError: an empty namespace or label. AuthorizationError.
-        """
-        namespace = check_labels(namespace, allow_empty_tuple=False)
-        return self._scope(namespace, self.tenant_of(namespace))
-
-    def _scope(self, namespace: Sequence[str], tenant: str) -> dict[str, str]:
-        """A namespace's scope with the principal's confinement added."""
-        return {**namespace_scope(namespace, tenant), **self.confinement}
-
-    def _prefix(self, tenant: str, namespace: Sequence[str], key: str) -> str:
-        return version_prefix(tenant, namespace, key, self.confinement)
 
     def _pairs(self, labels: Iterable[tuple[int, str]]) -> list[str]:  # under a prefix
         return prefix_pairs(labels) + scope_pairs(self.confinement)
@@ -203,8 +172,7 @@ class GraphmemStore(BaseStore):
         """Ids of every version of (namespace, key), oldest first, deleted ones included."""
         namespace = check_labels(namespace, allow_empty_tuple=False)
         prefix = self._prefix(self.tenant_of(namespace), namespace, str(key))
-        return [row["id"] for row in store_of(self.memory).read("langgraph/versions",
-                                                            prefix=prefix)]
+        return lg_ops.versions(store_of(self.memory), prefix)
 
     # -- BaseStore ---------------------------------------------------------------------
 
@@ -219,7 +187,7 @@ class GraphmemStore(BaseStore):
                 key whose live item is above the principal's clearance (nothing written).
         """
         ops = list(ops)
-        puts: dict[tuple[tuple[str, ...], str], _Put] = {}
+        puts: dict[tuple[tuple[str, ...], str], PendingPut] = {}
         for op in ops:  # every op is checked before anything is read or written
             if isinstance(op, PutOp):
                 put = self._check_put(op)
@@ -235,17 +203,21 @@ class GraphmemStore(BaseStore):
                 raise ValidationError(f"unknown store operation {type(op).__name__}")
         now = store_of(self.memory).clock()
         results: list[Result] = [None] * len(ops)
+        refresh: list[str] = []  # records whose TTL the reads refresh
         gets = [(i, op) for i, op in enumerate(ops) if isinstance(op, GetOp)]
         if gets:
-            for i, item in self._get_many([op for _, op in gets], now):
+            for i, item in self._get_many([op for _, op in gets], now, refresh):
                 results[gets[i][0]] = item
         for i, op in enumerate(ops):
             if isinstance(op, SearchOp):
-                results[i] = self._search(op, now)
+                results[i] = self._search(op, now, refresh)
             elif isinstance(op, ListNamespacesOp):
                 results[i] = self._list_namespaces(op, now)
+        if refresh:
+            lg_ops.refresh_ttl(store_of(self.memory), refresh, now, self.actor,
+                               "LangGraph refresh_ttl: the item was read")
         if puts:
-            self._write(list(puts.values()), now)
+            self.combiner.submit(list(puts.values()), now)
         return results
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
@@ -254,20 +226,23 @@ class GraphmemStore(BaseStore):
 
     # -- reads -----------------------------------------------------------------------
 
-    def _read_params(self, now: datetime) -> dict[str, Any]:
-        return {"tenants": sorted(self.principal.tenants),
-                "clearance": self.principal.clearance.rank, "now": now}
+    def _reader(self, now: datetime) -> lg_ops.Reader:
+        return lg_ops.Reader(tenants=sorted(self.principal.tenants),
+                          clearance=self.principal.clearance.rank, now=now)
 
-    def _get_many(self, ops: Sequence[GetOp], now: datetime) -> Iterator[tuple[int, Item]]:
+    def _get_many(self, ops_: Sequence[GetOp], now: datetime,
+                  refresh: list[str]) -> Iterator[tuple[int, Item]]:
         gets = []
-        for i, op in enumerate(ops):
+        for i, op in enumerate(ops_):
             namespace = check_labels(op.namespace, allow_empty_tuple=False)
             tenant = self.tenant_of(namespace)
             gets.append({"i": i, "prefix": self._prefix(tenant, namespace, str(op.key)),
                          "key": scope_key(self._scope(namespace, tenant))})
-        for row in store_of(self.memory).read("langgraph/get", gets=gets, **self._read_params(now)):
-            if item_meta(row["record"]) is not None:  # else not written by this adapter
-                yield int(row["i"]), to_item(row["record"], Item)
+        for row in lg_ops.get_items(store_of(self.memory), gets, self._reader(now)):
+            if item_meta(row) is not None:  # else not written by this adapter
+                if ops_[int(row["i"])].refresh_ttl and row["lg_ttl"] is not None:
+                    refresh.append(row["id"])
+                yield int(row["i"]), to_item(row, Item)
 
     def _search_tenants(self, prefix: tuple[str, ...]) -> list[str]:
         if self.tenant is not None:
@@ -276,28 +251,32 @@ class GraphmemStore(BaseStore):
             return [self.tenant_of(prefix)]
         return sorted(self.principal.tenants)
 
-    def _search(self, op: SearchOp, now: datetime) -> list[SearchItem]:
+    def _search(self, op: SearchOp, now: datetime, refresh: list[str]) -> list[SearchItem]:
         prefix = check_labels(op.namespace_prefix, allow_empty_tuple=True)
-        tenants = self._search_tenants(prefix)
-        rows = store_of(self.memory).read(
-            "langgraph/items", search_tenants=tenants, pairs=self._pairs(enumerate(prefix)),
-            **self._read_params(now))
-        found = []
-        for row in rows:
-            meta = item_meta(row["record"])  # None: a record this adapter did not write
-            if meta is not None and filters.matches(json.loads(meta["value_json"]), op.filter):
-                order = (tenants.index(row["record"]["tenant"]), int(row["ns_seq"]),
-                         int(meta["chain_seq"]))
-                found.append((order, row["record"]))
-        found.sort(key=lambda pair: pair[0])
+        conditions = compile_filter(op.filter)
+        exact = conditions is not None and not op.query  # the page is decided in Cypher
+        page = lg_ops.SearchPage(
+            search_tenants=self._search_tenants(prefix), pairs=self._pairs(enumerate(prefix)),
+            conditions=conditions or [], offset=op.offset if exact else 0,
+            limit=op.limit if exact else None, full=bool(op.query))
+        rows = lg_ops.search_items(store_of(self.memory), page, self._reader(now))
+        found = [row for row in rows if (meta := item_meta(row)) is not None
+                 and (conditions is not None
+                      or filters.matches(json.loads(meta["value_json"]), op.filter))]
         window = slice(op.offset, op.offset + op.limit)
         if not op.query:
-            return [to_item(props, SearchItem) for _, props in found[window]]
-        records = [record_from_props(props) for _, props in found]
-        by_id = {props["id"]: props for _, props in found}
-        ranked = order_by_score(records, self.ranker.score(op.query, records))
-        return [to_item(by_id[record.id], SearchItem, score=float(score))
-                for record, score in ranked[window]]
+            rows = found if exact else found[window]
+            scores: list[float | None] = [None] * len(rows)
+        else:
+            records = [record_from_props(row["record"]) for row in found]
+            by_id = {row["id"]: row for row in found}
+            ranked = order_by_score(records, self.ranker.score(op.query, records))[window]
+            rows = [by_id[record.id] for record, _ in ranked]
+            scores = [float(score) for _, score in ranked]
+        if op.refresh_ttl:
+            refresh += [row["id"] for row in rows if row["lg_ttl"] is not None]
+        return [to_item(row, SearchItem, score=score)
+                for row, score in zip(rows, scores, strict=True)]
 
     def _list_selector(self, op: ListNamespacesOp) -> tuple[list[str], list[str] | None]:
         """(tenants, required pairs) for a listing; pairs None: nothing can match."""
@@ -320,9 +299,8 @@ class GraphmemStore(BaseStore):
         tenants, pairs = self._list_selector(op)
         if pairs is None:
             return []
-        rows = store_of(self.memory).read("langgraph/namespaces", search_tenants=tenants,
-                                      pairs=pairs, **self._read_params(now))
-        namespaces = [namespace_from_pairs(row["pairs"]) for row in rows]
+        namespaces = [namespace_from_pairs(found) for found in lg_ops.list_namespaces(
+            store_of(self.memory), tenants, pairs, self._reader(now))]
         namespaces = [ns for ns in namespaces
                       if all(path_matches(c.match_type, tuple(c.path), ns)
                              for c in op.match_conditions or ())]
@@ -331,119 +309,3 @@ class GraphmemStore(BaseStore):
         else:
             namespaces = sorted(set(namespaces))
         return namespaces[op.offset:op.offset + op.limit]
-
-    # -- writes ----------------------------------------------------------------------
-
-    def _check_put(self, op: PutOp) -> _Put:
-        namespace = check_labels(op.namespace, allow_empty_tuple=False)
-        tenant = self.tenant_of(namespace)
-        if op.value is None:
-            return _Put(namespace, str(op.key), None, None, None, None, tenant)
-        if not isinstance(op.value, Mapping):
-            raise ValidationError("a put value must be a dict (or None to delete)")
-        value = dict(op.value)
-        try:
-            value_json = json.dumps(value, ensure_ascii=False)
-        except (TypeError, ValueError) as exc:
-            raise ValidationError(f"a put value must be JSON-serialisable: {exc}") from None
-        index = list(op.index) if isinstance(op.index, list) else None
-        return _Put(namespace, str(op.key), value, value_json, index, check_ttl(op.ttl), tenant)
-
-    def _content(self, put: _Put) -> str:
-        assert put.value is not None and put.value_json is not None
-        texts = [text for path in (put.index or self.text_fields)
-                 for text in get_text_at_path(put.value, path)]
-        content = "\n".join(t for t in texts if t.strip()) or put.value_json
-        limit = store_of(self.memory).max_content_bytes
-        encoded = content.encode("utf-8")
-        if len(encoded) > limit:  # the value itself is kept whole in metadata
-            content = encoded[:limit].decode("utf-8", errors="ignore")
-        return content
-
-    def _write(self, puts: list[_Put], now: datetime) -> None:
-        by_tenant: dict[str, int] = defaultdict(int)
-        for put in puts:
-            by_tenant[put.tenant] += 2  # one number for the put, one for a new namespace
-        locks: list[dict[str, Any]] = [
-            {"key": scope_key({"tenant": t}), "tenant": t, "pairs": scope_pairs({"tenant": t}),
-             "count": n} for t, n in sorted(by_tenant.items())]
-        locks.sort(key=lambda row: str(row["key"]))
-        store = store_of(self.memory)
-
-        def work(tx: ManagedTransaction) -> None:
-            counters = {row["tenant"]: iter(range(int(row["base"]) + 1,
-                                                  int(row["base"]) + 1 + by_tenant[row["tenant"]]))
-                        for row in store.run(tx, "langgraph/lock", rows=locks)}
-            scopes: dict[str, dict[str, Any]] = {}
-            for put in puts:
-                scope = self._scope(put.namespace, put.tenant)
-                key = scope_key(scope)
-                if put.value is not None and key not in scopes:
-                    scopes[key] = {"key": key, "tenant": put.tenant, "pairs": scope_pairs(scope),
-                                   "seq": next(counters[put.tenant])}
-            if scopes:
-                store.run(tx, "langgraph/scopes", scopes=list(scopes.values()))
-            prefixes = [self._prefix(p.tenant, p.namespace, p.key) for p in puts]
-            heads = {row["prefix"]: row for row in store.run(
-                tx, "langgraph/heads", prefixes=prefixes,
-                clearance=self.principal.clearance.rank, now=now)}
-            records: list[MemoryRecord] = []
-            superseded: list[tuple[str, str]] = []
-            retracted: list[str] = []
-            for put, prefix in zip(puts, prefixes, strict=True):
-                head = heads.get(prefix) or {"id": None, "ended": True, "live": False}
-                open_head = not head["ended"]
-                if open_head and not head["visible"]:  # above its clearance: never changed
-                    raise AuthorizationError("a key is held above this store's clearance")
-                if put.value is None:
-                    if open_head:
-                        retracted.append(head["id"])
-                    continue
-                seq = next(counters[put.tenant])
-                rid = record_id(prefix, seq)
-                chain = {"chain_seq": seq, "created_at": now.isoformat()}
-                old = item_meta(head) if head["live"] else None
-                if old is not None:
-                    chain = {"chain_seq": old["chain_seq"], "created_at": old["created_at"]}
-                if open_head:
-                    superseded.append((head["id"], rid))
-                records.append(self._record(put, rid, seq, chain, now,
-                                            head["id"] if open_head else None))
-            if records:
-                for record in records:
-                    store.check_new_record(record, adapter=LANGGRAPH)
-                store.create_in_tx(tx, store.prepare_in_tx(tx, records))
-                for record in records:
-                    store.run(tx, "write/decision_log", record_id=record.id, tenant=record.tenant,
-                              disposition="PERSIST", at=now,
-                              by=self.access.decided_by(self.actor, record.authority),
-                              reason="LangGraph BaseStore.put: an explicit key-value write, "
-                                     "stored without the write policy")
-            for old_id, new_id in superseded:
-                store.log_transition(tx, old_id, "superseded", self.actor,
-                                     f"LangGraph BaseStore.put of the same key "
-                                     f"(successor {new_id})", now)
-            for old_id in retracted:
-                reason = "LangGraph BaseStore.delete"
-                store.run(tx, "records/retract", id=old_id, by=self.actor, reason=reason, at=now)
-                store.log_transition(tx, old_id, "retract", self.actor, reason, now)
-
-        try:
-            store.transaction("langgraph_batch", work)
-        except ConstraintError:
-            # A concurrent first write created the tenant's or a namespace's Scope first:
-            # decide again from what is stored now (the lock then serialises the two).
-            store.transaction("langgraph_batch", work)
-
-    def _record(self, put: _Put, rid: str, seq: int, chain: dict[str, Any], now: datetime,
-                supersedes: str | None) -> MemoryRecord:
-        expires = None if put.ttl is None else now + timedelta(minutes=float(put.ttl))
-        meta = {"namespace": list(put.namespace), "key": put.key,
-                "value_json": put.value_json, "seq": seq, **chain}
-        return MemoryRecord(
-            id=rid, kind=self.kind, content=self._content(put), created_at=now,
-            scope=self._scope(put.namespace, put.tenant),
-            provenance={"source": "langgraph", "by": self.actor},
-            authority=self.authority, sensitivity=self.sensitivity, expires_at=expires,
-            supersedes=(supersedes,) if supersedes else (), metadata={MARKER_KEY: meta},
-        )

@@ -10,6 +10,8 @@ ranked search; and a compiled StateGraph using the store.
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypedDict
@@ -292,6 +294,7 @@ def test_overwrite_keeps_history_and_delete_is_a_tombstone(
     assert memory.get(store.record_ids(ns, "theme")[2]).supersedes == ()
 
 
+
 def test_a_key_superseded_from_outside_is_written_again_as_a_new_chain(
         store: GraphmemStore, memory: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
     """put decides whether the key still holds a live item by the rule get reads by: a
@@ -369,7 +372,8 @@ def test_ttl_sets_expiry_and_expired_items_are_never_returned(
     record = memory.get(store.record_ids(("alice", "tmp"), "k")[0])
     assert record.expires_at == t0 + timedelta(minutes=10)
     monkeypatch.setattr(store_of(memory), "clock", lambda: t0 + timedelta(minutes=9))
-    assert store.get(("alice", "tmp"), "k") is not None
+    assert store.get(("alice", "tmp"), "k", refresh_ttl=False) is not None  # (a refreshing
+    # read would start the TTL again: tests/integration/langgraph/test_defaults.py)
     monkeypatch.setattr(store_of(memory), "clock", lambda: t0 + timedelta(minutes=10))
     assert store.get(("alice", "tmp"), "k") is None  # no sweep needed
     assert [i.key for i in store.search(("alice",))] == ["forever"]
@@ -414,6 +418,11 @@ def test_search_agrees_with_graphmem_candidates(store: GraphmemStore, memory: Me
     assert found == {r.metadata["langgraph"]["key"] for r in candidates} == {"k0", "k1", "k3"}
 
 
+def test_importing_graphmem_does_not_import_langgraph() -> None:
+    code = "import sys, graphmem; sys.exit('langgraph' in ' '.join(sys.modules))"
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
 class _State(TypedDict):
     user: str
     text: str
@@ -446,9 +455,14 @@ def test_a_compiled_state_graph_writes_and_then_finds_a_memory(memory: Memory) -
     assert other["found"] == ["I like trains"]
     assert [i.key for i in store.search(("bob",))] == ["m1"]
     assert all(i.value["text"] != "My favourite colour is teal" for i in store.search(("bob",)))
+    # a principal of one tenant keeps every namespace in it: "alice" is only a label there,
+    # and alice's memories stay out of its reach
     bob_only = GraphmemStore(memory, principal=Principal(tenants=frozenset({"bob"})))
-    with pytest.raises(AuthorizationError):
-        builder.compile(store=bob_only).invoke({"user": "alice", "text": "x", "found": []})
+    out = builder.compile(store=bob_only).invoke({"user": "alice", "text": "x", "found": []})
+    assert out["found"] == ["x"]
+    assert bob_only.namespace_scope(("alice", "memories"))["tenant"] == "bob"
+    assert [i.value["text"] for i in store.search(("alice",))] == ["My favourite colour is teal"]
+
 
 
 def test_concurrent_puts_of_one_key_leave_one_live_version(memory: Memory) -> None:

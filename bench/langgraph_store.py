@@ -1,0 +1,201 @@
+"""LangGraph stores side by side: ``InMemoryStore``, ``PostgresStore`` and ``GraphmemStore``.
+
+One process, one run, the stores measured in alternation (this machine's speed drifts
+within minutes: only ratios taken within a run compare). For each repetition and store,
+p50 (and p90) milliseconds of:
+
+- ``put``: 1,000 puts of new keys into one namespace, one at a time;
+- ``get``: 1,000 gets of those keys;
+- ``search50``: a search with a filter (``{"color": "red"}``, limit 10) in a namespace of 50;
+- ``search1000``: the same in the namespace of 1,000;
+- ``list_namespaces``: ``list_namespaces(prefix=(tenant,))`` over 60 namespaces.
+
+PostgreSQL comes from the Debian packages (``initdb``/``pg_ctl`` on PATH or in
+``/usr/lib/postgresql/*/bin``): a throwaway cluster in a temporary directory, on a free port,
+run as ``nobody`` when this process is root, stopped and deleted at the end. Without it the
+PostgresStore column is left out. Neo4j is the server of ``NEO4J_URI`` (and ``NEO4J_USER``,
+``NEO4J_PASSWORD``) when set (tenants ``t0``, ``t1``, ... are written there), else the
+launcher's ephemeral server.
+
+Writes ``bench/results/langgraph-store-<date>.json`` and ``.txt`` (the table)::
+
+    python -m bench.langgraph_store            # --reps 3 --n 1000
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import glob
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from langgraph.store.base import BaseStore, PutOp
+from langgraph.store.memory import InMemoryStore
+
+from graphmem import Memory, Principal
+from graphmem.db.server import EphemeralServer
+from graphmem.db.settings import ConnectionSettings
+from graphmem.integrations.langgraph import GraphmemStore
+
+RESULTS = Path(__file__).resolve().parent / "results"
+OPERATIONS = ("put", "get", "search50", "search1000", "list_namespaces")
+
+
+def _pg_bin(name: str) -> str | None:
+    found = shutil.which(name)
+    if found:
+        return found
+    candidates = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"))
+    return candidates[-1] if candidates else None
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextlib.contextmanager
+def postgres() -> Iterator[str | None]:
+    """A throwaway PostgreSQL cluster's connection string (None: PostgreSQL missing)."""
+    initdb, pg_ctl = _pg_bin("initdb"), _pg_bin("pg_ctl")
+    if not initdb or not pg_ctl:
+        yield None
+        return
+    home = Path(tempfile.mkdtemp(prefix="lgbench-pg-"))
+    as_user: list[str] = []
+    if os.geteuid() == 0:  # initdb refuses root
+        shutil.chown(home, "nobody")
+        as_user = ["runuser", "-u", "nobody", "--"]
+    data, port = home / "data", _free_port()
+    try:
+        subprocess.run([*as_user, initdb, "-D", str(data), "-A", "trust", "-U", "postgres"],
+                       check=True, capture_output=True)
+        subprocess.run([*as_user, pg_ctl, "-D", str(data), "-l", str(home / "log"), "-w", "-o",
+                        f"-p {port} -k {home} -c listen_addresses=127.0.0.1 -c fsync=on",
+                        "start"], check=True, capture_output=True)
+        try:
+            yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
+        finally:
+            subprocess.run([*as_user, pg_ctl, "-D", str(data), "-m", "fast", "stop"],
+                           check=False, capture_output=True)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def _timed(call: Callable[..., Any], *args: Any, **kwargs: Any) -> float:
+    start = time.perf_counter()
+    call(*args, **kwargs)
+    return (time.perf_counter() - start) * 1000
+
+
+def _value(i: int) -> dict[str, Any]:
+    return {"text": f"memory number {i} about the project", "color": "red" if i % 3 else "blue",
+            "n": i}
+
+
+def measure(store: BaseStore, tenant: str, n: int) -> dict[str, list[float]]:
+    """Each operation's timings (ms) on ``store``, in fresh namespaces of ``tenant``."""
+    big, small = (tenant, "big"), (tenant, "small")
+    out: dict[str, list[float]] = {op: [] for op in OPERATIONS}
+    store.batch([PutOp(small, f"k{i}", _value(i)) for i in range(50)])
+    for i in range(60):
+        store.put((tenant, "ns", f"n{i}"), "k", {"i": i})
+    out["put"] = [_timed(store.put, big, f"k{i}", _value(i)) for i in range(n)]
+    out["get"] = [_timed(store.get, big, f"k{i}") for i in range(n)]
+    for name, ns in (("search50", small), ("search1000", big)):
+        out[name] = [_timed(store.search, ns, filter={"color": "red"}, limit=10)
+                     for _ in range(200)]
+    out["list_namespaces"] = [_timed(store.list_namespaces, prefix=(tenant,), limit=100)
+                              for _ in range(200)]
+    return out
+
+
+def _pctl(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Every repetition's p50/p90 per store and operation, and the median ratios."""
+    rows: list[dict[str, Any]] = []
+    with contextlib.ExitStack() as stack:
+        settings = ConnectionSettings.from_env()  # NEO4J_URI: a server of the caller's
+        if settings is None:
+            settings = stack.enter_context(EphemeralServer(heap="1g")).settings
+        memory = Memory.connect(settings, start_if_needed=False)
+        stack.callback(memory.close)
+        pg_uri = stack.enter_context(postgres())
+        stores: dict[str, Callable[[str], BaseStore]] = {
+            "InMemoryStore": lambda _t: InMemoryStore()}
+        if pg_uri is not None:
+            from langgraph.store.postgres import PostgresStore
+
+            pg = stack.enter_context(PostgresStore.from_conn_string(pg_uri))
+            pg.setup()
+            stores["PostgresStore"] = lambda _t: pg
+        tenants = [f"{args.tenant_prefix}{r}" for r in range(args.reps)]
+        principal = Principal(tenants=frozenset(tenants))
+        stores["GraphmemStore"] = lambda _t: GraphmemStore(memory, principal=principal)
+        for rep, tenant in enumerate(tenants):
+            for name, make in stores.items():
+                timings = measure(make(tenant), tenant, args.n)
+                rows.append({"rep": rep, "store": name, **{
+                    op: {"p50": statistics.median(v), "p90": _pctl(v, 0.9)}
+                    for op, v in timings.items()}})
+    summary: dict[str, dict[str, float]] = {}
+    for name in {row["store"] for row in rows}:
+        summary[name] = {op: statistics.median(r[op]["p50"] for r in rows if r["store"] == name)
+                         for op in OPERATIONS}
+    ratios = {}
+    if "PostgresStore" in summary:
+        ratios = {op: summary["GraphmemStore"][op] / summary["PostgresStore"][op]
+                  for op in OPERATIONS}
+    return {"date": datetime.now(UTC).isoformat(timespec="seconds"), "n": args.n,
+            "reps": args.reps, "rows": rows, "p50_ms": summary,
+            "graphmem_over_postgres": ratios}
+
+
+def table(result: dict[str, Any]) -> str:
+    """The p50 table (ms; medians over the repetitions) with GraphmemStore/PostgresStore."""
+    stores = [s for s in ("InMemoryStore", "PostgresStore", "GraphmemStore")
+              if s in result["p50_ms"]]
+    lines = [f"LangGraph stores, p50 ms (median of {result['reps']} repetitions, "
+             f"{result['date']})", "",
+             "| operation | " + " | ".join(stores) + " | graphmem/postgres |",
+             "|---|" + "--:|" * (len(stores) + 1)]
+    for op in OPERATIONS:
+        ratio = result["graphmem_over_postgres"].get(op)
+        cells = [f"{result['p50_ms'][s][op]:.2f}" for s in stores]
+        lines.append(f"| {op} | " + " | ".join(cells) + " | "
+                     + (f"{ratio:.1f}x" if ratio is not None else "-") + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--n", type=int, default=1000, help="puts and gets per repetition")
+    parser.add_argument("--tenant-prefix", default="t", help="tenants written: PREFIX0, ...")
+    args = parser.parse_args(argv)
+    result = run(args)
+    stem = RESULTS / f"langgraph-store-{datetime.now(UTC):%Y%m%d}"
+    stem.with_suffix(".json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    text = table(result)
+    stem.with_suffix(".txt").write_text(text, encoding="utf-8")
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
