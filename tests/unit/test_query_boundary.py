@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ast
 import re
-from fnmatch import fnmatch
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -20,11 +19,6 @@ STORE_ONLY = RUNNERS - {"read", "write", "run"}
 #: A receiver that is the store: ``store``, ``self.store``, ``self._store``, ``store_of(m)``.
 STORE_RECEIVER = re.compile(r"(^|\.|_)store$|^store_of\(")
 
-#: Modules still being moved onto the operations by other changes. This list must shrink to
-#: empty; an entry that no longer needs to be here fails the test, so it cannot go stale.
-PENDING = [
-    "graphmem/integrations/langgraph/*",
-]
 
 
 def query_names() -> set[str]:
@@ -73,16 +67,10 @@ def offenders() -> dict[str, list[str]]:
 
 def test_named_queries_run_only_inside_the_db_package() -> None:
     found = offenders()
-    outside = {m: w for m, w in found.items() if not any(fnmatch(m, p) for p in PENDING)}
+    outside = found
     assert not outside, (
         "named queries run, or the catalogue imported, outside graphmem/db/ (add a typed "
         f"operation under graphmem/db/ops/ instead): {outside}")
-
-
-def test_no_pending_entry_outlives_its_need() -> None:
-    found = offenders()
-    stale = [p for p in PENDING if not any(fnmatch(m, p) for m in found)]
-    assert not stale, f"remove from PENDING (nothing there crosses the boundary now): {stale}"
 
 
 def test_the_scan_sees_every_way_across() -> None:
