@@ -7,9 +7,11 @@ freshly put items, and an overwrite continues their key's history."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
+import pytest
 from langgraph.store.base import SearchItem
 
 from graphmem import Memory, Principal
@@ -20,6 +22,15 @@ from graphmem.integrations.langgraph import GraphmemStore
 #: The properties the present store writes on each item and the old store did not.
 NEW_PROPS = ("lg_order", "lg_facts", "lg_num_paths", "lg_nums", "lg_chain_seq",
              "lg_created_at", "lg_ttl")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_plans(memory: Memory) -> Iterator[None]:
+    """Forget the query plans Neo4j cached while items had no search order: a plan of
+    ``langgraph/search`` chosen then would read whole namespaces in the tests that follow
+    (test_search_cost)."""
+    yield
+    _query(memory, "CALL db.clearQueryCaches()")
 
 
 def _query(memory: Memory, cypher: str, **params: Any) -> list[dict[str, Any]]:
