@@ -19,17 +19,27 @@ clear-text index is dropped by ``cypher/schema.cypher``. ``text_keys``: likewise
 groups get digest ``gkey`` s and threaded records their ``thread_key``
 (:func:`graphmem.db.codec.assertion_group`, :func:`~graphmem.db.codec.thread_key`), for the
 indexes that replace those on the asserted key's and the thread's text.
+
+``langgraph_items``: items the LangGraph store wrote before it kept its search order and
+value facts on each record (``lg_order``, ``lg_facts``, ``lg_num_paths``, ``lg_nums``) and its
+key's chain as properties (``lg_chain_seq``, ``lg_created_at``, then in the metadata) get them,
+computed by :mod:`graphmem.db.langgraph_shape` as the store computes them on a put, with the
+chain the metadata held: search finds them and an overwrite continues their key's history.
+An item put with a TTL gets it back (``lg_ttl``, minutes: its expiry less its creation).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Mapping
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from graphmem.db import catalogue as cypher
 from graphmem.db.codec import DEDUP_VERSION, assertion_group, content_dedup_key, thread_key
 from graphmem.db.index_key import index_key, redigest_cues
+from graphmem.db.langgraph_shape import order_key, value_facts
+from graphmem.db.reserved import LANGGRAPH
 from graphmem.db.resilience import with_retry
 
 if TYPE_CHECKING:  # base runs the migrations from ensure_schema
@@ -48,6 +58,9 @@ CUE_DIGEST_VERSION = 1
 
 #: Version of the assertion group and thread key migration.
 TEXT_KEYS_VERSION = 1
+
+#: Version of the LangGraph item migration (``cypher/migration/langgraph_*.cypher``).
+LANGGRAPH_ITEMS_VERSION = 1
 
 
 def migrate(store: StoreBase) -> int:
@@ -124,6 +137,38 @@ def _text_keys(store: StoreBase) -> int:
     return changed
 
 
+def _langgraph_items(store: StoreBase) -> int:
+    """LangGraph items written without their search order, facts and chain properties get
+    them (records of a namespace the store did not write are left as they are)."""
+    changed, after = 0, ""
+    while page := store.read_values("migration/langgraph_page", after=after, limit=PAGE):
+        rows = [row for record in page if (row := _langgraph_row(record)) is not None]
+        if rows:
+            changed += int(store.write("migration/langgraph_set", rows=rows)[0]["updated"])
+        after = page[-1]["id"]
+    return changed
+
+
+def _langgraph_row(record: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The properties an old LangGraph item gets (see ``migration/langgraph_set``), from its
+    metadata (``{"namespace", "key", "value_json", "seq", "chain_seq", "created_at"}``), or
+    None for a record whose metadata is not the store's."""
+    try:
+        meta = json.loads(record["metadata_json"] or "{}").get(LANGGRAPH)
+        value = json.loads(meta["value_json"])
+        chain_seq, created_at = int(meta["chain_seq"]), str(meta["created_at"])
+        seq = int(meta.get("seq") or str(record["id"])[-16:])
+    except (TypeError, ValueError, AttributeError, KeyError):
+        return None
+    if not isinstance(value, dict):
+        return None
+    ttl = None if record["ttl_seconds"] is None else float(record["ttl_seconds"]) / 60.0
+    scope = str(record["scope_key"])
+    return {"id": record["id"], "langgraph_key": order_key(scope),
+            "order": order_key(scope, chain_seq, seq), "chain_seq": chain_seq,
+            "created_at": created_at, "ttl": ttl, **value_facts(value)}
+
+
 #: Each migration: its name on the ``GraphmemMigration`` node, its version, and its run
 #: (returning how many records and intentions it changed), in the order they run.
 MIGRATIONS: tuple[tuple[str, int, Callable[[StoreBase], int]], ...] = (
@@ -131,4 +176,5 @@ MIGRATIONS: tuple[tuple[str, int, Callable[[StoreBase], int]], ...] = (
     ("dedup_key", DEDUP_VERSION, _dedup_keys),
     ("cue_digest", CUE_DIGEST_VERSION, _cue_digests),
     ("text_keys", TEXT_KEYS_VERSION, _text_keys),
+    ("langgraph_items", LANGGRAPH_ITEMS_VERSION, _langgraph_items),
 )

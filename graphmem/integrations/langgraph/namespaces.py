@@ -18,6 +18,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from graphmem.db.langgraph_shape import order_key
 from graphmem.db.reserved import LANGGRAPH
 from graphmem.errors import ValidationError
 from graphmem.limits import DEFAULT_LIMITS
@@ -145,14 +146,3 @@ def record_id(prefix: str, seq: int) -> str:
     one key sort in write order."""
     return f"{prefix}{seq:0{_SEQ_DIGITS}d}"
 
-
-def order_key(scope_key: str, chain_seq: int | None = None, seq: int | None = None) -> str:
-    """The search order of an item (``r.lg_order``, range-indexed: ``langgraph/search``):
-    a digest of its namespace Scope's key (the Scope's ``langgraph_key``, what every item of
-    the namespace starts with), then the key's first sequence number and the version's, both
-    zero-padded. Without the numbers: the Scope's ``langgraph_key``. A digest, not the
-    labels: no index holds a namespace's text."""
-    digest = hashlib.sha256(scope_key.encode("utf-8")).hexdigest()[:_ID_HASH_CHARS] + ":"
-    if chain_seq is None or seq is None:
-        return digest
-    return f"{digest}{chain_seq:0{_SEQ_DIGITS}d}:{seq:0{_SEQ_DIGITS}d}"
