@@ -29,7 +29,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import suppress
 from typing import Any
 
-__all__ = ["compile_filter", "order_key", "value_facts"]
+__all__ = ["as_number", "compile_filter", "order_key", "value_facts"]
 
 #: Digest characters kept (128 bits).
 _DIGEST_CHARS = 32
@@ -56,6 +56,27 @@ def _digest(payload: object) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:_DIGEST_CHARS]
 
 
+def _exact(value: int) -> bool:
+    """Whether a float equals the integer ``value`` exactly."""
+    try:
+        return float(value) == value
+    except OverflowError:
+        return False
+
+
+def as_number(value: Any) -> float:
+    """``float(value)``, with an integer past a float's range as the infinity of its sign
+    (the ordering operators then still order it against every finite number).
+
+    Raises:
+        TypeError, ValueError: not a number (as ``float`` raises).
+    """
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
 class _Undecidable(Exception):
     """A value or condition the facts cannot compare exactly."""
 
@@ -66,6 +87,10 @@ def _normal(value: Any) -> Any:
     Raises:
         _Undecidable: NaN (never equal to itself) or a dict (compared whole only by ``$eq``).
     """
+    if isinstance(value, int) and not isinstance(value, bool) and not _exact(value):
+        # no float equals it: a form no float and no other value has (user dicts never get
+        # here), so equality stays exact for integers past a float's precision or range
+        return {"int": str(value)}
     if isinstance(value, bool | int | float):
         number = float(value)
         if math.isnan(number):
@@ -107,7 +132,7 @@ def value_facts(value: Mapping[str, Any]) -> dict[str, Any]:
         with suppress(_Undecidable):  # NaN, or a list holding dicts: never equal by facts
             facts.append(_eq_fact(path, inner))
         try:
-            number = float(inner)
+            number = as_number(inner)
         except (TypeError, ValueError):
             continue
         num_paths.append(_digest(path))
@@ -160,7 +185,7 @@ def _operator(op: str, operand: Any, path: list[str], dicts: list[str]) -> dict[
             raise _Undecidable
         return _cond("eq" if op == "$eq" else "ne", _eq_fact(path, operand), path, dicts)
     try:
-        number = float(operand)
+        number = as_number(operand)
     except (TypeError, ValueError):
         return _cond("false", None, path, dicts)
     if math.isnan(number):

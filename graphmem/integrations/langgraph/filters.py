@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from graphmem.db.langgraph_shape import as_number
 from graphmem.errors import ValidationError
 
 __all__ = ["OPERATORS", "check_filter", "matches"]
@@ -74,7 +75,7 @@ def _apply(value: Any, operator: str, operand: Any) -> bool:
     if operator == "$ne":
         return bool(value != operand)
     try:
-        left, right = float(value), float(operand)
+        left, right = as_number(value), as_number(operand)
     except (TypeError, ValueError):
         return False
     if operator == "$gt":

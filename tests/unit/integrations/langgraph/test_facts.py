@@ -16,7 +16,10 @@ from graphmem.integrations.langgraph import filters
 from graphmem.integrations.langgraph.facts import compile_filter, value_facts
 
 KEYS = st.sampled_from(["a", "b", "c"])
+#: Integers past a float's precision (2**53 + 1) or range (10**400) too: equality stays exact,
+#: ordering compares as floats (infinity past the range), as the Python filter does.
 SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-3, 3),
+                    st.sampled_from([2**53, 2**53 + 1, float(2**53), 10**400, -10**400]),
                     st.sampled_from([0.0, -0.0, 1.0, 2.5, float("nan"), float("inf")]),
                     st.sampled_from(["x", "y", "1", "2.5", "nan", " 3 ", ""]))
 VALUES = st.recursive(SCALARS, lambda inner: st.one_of(
@@ -80,3 +83,14 @@ def test_facts_hold_digests_not_text() -> None:
     facts = value_facts({"secret": "the launch code is 0000", "n": {"m": 3}})
     assert not any("launch" in f or "secret" in f for f in facts["lg_facts"])
     assert facts["lg_nums"] == [3.0] and len(facts["lg_num_paths"]) == 1
+
+
+def test_integers_past_a_float_compare_without_overflow() -> None:
+    """A value or operand no float holds is a fact of its own for equality and orders as
+    the infinity of its sign (was an OverflowError out of a put)."""
+    assert value_facts({"a": 10**400})["lg_nums"] == [float("inf")]
+    assert value_facts({"a": 2**53 + 1})["lg_facts"] != value_facts({"a": 2**53})["lg_facts"]
+    assert value_facts({"a": 2**53})["lg_facts"] == value_facts({"a": float(2**53)})["lg_facts"]
+    conditions = compile_filter({"a": {"$gt": -10**400}})
+    assert conditions is not None and holds(conditions, value_facts({"a": 1}))
+    assert filters.matches({"a": 10**400}, {"a": {"$gt": 5}})
