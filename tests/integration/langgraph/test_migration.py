@@ -15,6 +15,7 @@ import pytest
 from langgraph.store.base import SearchItem
 
 from graphmem import Memory, Principal
+from graphmem.client import store_of
 from graphmem.db.migrations import LANGGRAPH_ITEMS_VERSION, migrate
 from graphmem.db.reserved import LANGGRAPH
 from graphmem.integrations.langgraph import GraphmemStore
@@ -34,8 +35,8 @@ def _fresh_plans(memory: Memory) -> Iterator[None]:
 
 
 def _query(memory: Memory, cypher: str, **params: Any) -> list[dict[str, Any]]:
-    rows, _, _ = memory.store.driver.execute_query(cypher, params,
-                                                   database_=memory.store.database)
+    rows, _, _ = store_of(memory).driver.execute_query(cypher, params,
+                                                   database_=store_of(memory).database)
     return [dict(row) for row in rows]
 
 
@@ -113,7 +114,7 @@ def test_items_of_the_old_store_are_found_after_the_migration(memory: Memory) ->
     assert _search(store, ("acme",)) == [] and store.list_namespaces() != []  # search misses
     assert store.get(("acme", "prefs"), "a", refresh_ttl=False) is not None  # get finds
 
-    memory.store.ensure_schema()  # as the next connection does
+    store_of(memory).ensure_schema()  # as the next connection does
     assert _lg_props(memory) == props  # the very properties the present store wrote
     assert _views(store) == expected
     recorded = _query(memory, "MATCH (m:GraphmemMigration {name: 'langgraph_items'}) "
@@ -136,23 +137,23 @@ def test_items_of_the_old_store_are_found_after_the_migration(memory: Memory) ->
 
 
 def test_the_migration_runs_once_and_leaves_other_records_alone(memory: Memory) -> None:
-    memory.store.ensure_schema()  # every migration recorded (the fixture's wipe forgot them)
+    store_of(memory).ensure_schema()  # every migration recorded (the fixture's wipe forgot them)
     store = GraphmemStore(memory, principal=Principal(tenants=frozenset({"acme"})))
     _fill(store)
     _age(memory)
-    assert migrate(memory.store) == 6  # every version of every key, deleted ones too
+    assert migrate(store_of(memory)) == 6  # every version of every key, deleted ones too
     props = _lg_props(memory)
     revs = _query(memory, "MATCH (r:Record) RETURN r.id AS id, r.rev AS rev ORDER BY id")
-    assert migrate(memory.store) == 0  # recorded: nothing runs again
+    assert migrate(store_of(memory)) == 0  # recorded: nothing runs again
     _query(memory, "MATCH (m:GraphmemMigration {name: 'langgraph_items'}) DELETE m")
-    assert migrate(memory.store) == 0  # and run again, it finds nothing left to change
+    assert migrate(store_of(memory)) == 0  # and run again, it finds nothing left to change
     assert _lg_props(memory) == props
     assert _query(memory, "MATCH (r:Record) RETURN r.id AS id, r.rev AS rev "
                           "ORDER BY id") == revs
 
 
 def test_a_store_without_langgraph_items_is_untouched(memory: Memory) -> None:
-    memory.store.ensure_schema()  # every migration recorded (the fixture's wipe forgot them)
+    store_of(memory).ensure_schema()  # every migration recorded (the fixture's wipe forgot them)
     memory.put({"id": "r-1", "kind": "semantic", "content": "Prefers dark mode",
                 "created_at": datetime(2026, 1, 2, tzinfo=UTC),
                 "scope": {"tenant": "acme"}, "provenance": {"source": "test"}})
@@ -161,7 +162,7 @@ def test_a_store_without_langgraph_items_is_untouched(memory: Memory) -> None:
     before = _query(memory, everything)
     assert before
     _query(memory, "MATCH (m:GraphmemMigration {name: 'langgraph_items'}) DELETE m")
-    assert migrate(memory.store) == 0
+    assert migrate(store_of(memory)) == 0
     assert _query(memory, everything) == before
     assert _query(memory, "MATCH (m:GraphmemMigration {name: 'langgraph_items'}) "
                           "RETURN m.version AS version") == [
