@@ -9,79 +9,27 @@ against ``python -m graphmem.cli mcp`` subprocesses.
 from __future__ import annotations
 
 import json
-import sys
-import time
-from collections.abc import Awaitable, Callable
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
-from mcp import Client, StdioServerParameters
-from mcp.client.stdio import stdio_client
-from mcp.types import CallToolResult
+from mcp import Client
 
 from graphmem import Memory
 from graphmem.client import store_of
 from graphmem.db.ephemeral import EphemeralServer
-from graphmem.db.settings import ConnectionSettings
 from graphmem.errors import DatabaseUnavailableError
-from graphmem.integrations.mcp.config import ServerConfig
-from graphmem.integrations.mcp.server import build_server
-from graphmem.integrations.mcp.state import open_memory
 from tests.support.database import Neo4jUnderTest, unavailable
-from tests.support.mcp_client import leaf, ok, refused, run, text_of
-
-COMMAND = [sys.executable, "-m", "graphmem.cli", "mcp", "--tenant", "acme",
-           "--agent", "infra-test"]
-HUMAN = {"authority": "human_instruction"}
-TRIGGER = {"needs_prior_context": True}
-ERROR_WITHIN_S = 2.0
-
-
-def _env(settings: ConnectionSettings, **extra: str) -> dict[str, str]:
-    return {"NEO4J_URI": settings.uri, "NEO4J_USER": settings.user,
-            "NEO4J_PASSWORD": settings.password, "NEO4J_DATABASE": settings.database,
-            **extra}
-
-
-async def timed(client: Client, name: str, args: dict[str, Any]
-                ) -> tuple[CallToolResult, float]:
-    started = time.monotonic()
-    result = await client.call_tool(name, args)
-    return result, time.monotonic() - started
-
-
-def _run(main: Callable[[], Awaitable[None]]) -> None:
-    try:
-        anyio.run(main)
-    except BaseExceptionGroup as group:  # the SDK's task groups wrap a failing assertion
-        raise leaf(group) from None
-
-
-def _serve(settings: ConnectionSettings, body: Callable[[Client], Awaitable[None]], *,
-           allow_deletion: bool = False, clearance: str = "normal",
-           plan_ttl_s: float = 3600.0) -> None:
-    """Run ``body`` against an in-process server with the default (short) database budget."""
-    config = ServerConfig.build(tenants=("acme",), clearance=clearance, agent="infra-test",
-                                allow_deletion=allow_deletion, plan_ttl_s=plan_ttl_s)
-    run(build_server(config, connect=partial(open_memory, config.db_timeout_s, settings)), body)
-
-
-def _stdio(settings: ConnectionSettings, body: Callable[[Client], Awaitable[None]],
-           tmp_path: Path, *args: str, timeout_s: float = 300) -> None:
-    """Run ``body`` against ``graphmem mcp`` as a subprocess over stdio."""
-    params = StdioServerParameters(command=COMMAND[0], args=[*COMMAND[1:], *args],
-                                   env=_env(settings), cwd=str(Path.cwd()))
-
-    async def main() -> None:
-        with (tmp_path / "stderr.log").open("a") as errlog, anyio.fail_after(timeout_s):
-            async with Client(stdio_client(params, errlog=errlog)) as client:
-                await body(client)
-
-    _run(main)
-
+from tests.support.mcp_client import ok, refused, text_of
+from tests.support.mcp_server import (
+    ERROR_WITHIN_S,
+    HUMAN,
+    TRIGGER,
+    serve_default,
+    serve_stdio,
+    timed,
+)
 
 # -- without a database ------------------------------------------------------------------
 
@@ -126,7 +74,7 @@ def test_get_recent_and_status(neo4j_db: Neo4jUnderTest, memory: Memory) -> None
         assert status["counts"] == {"records": 6, "eligible": 4, "quarantined": 1,
                                     "retracted": 1}
 
-    _serve(neo4j_db.settings, body)
+    serve_default(neo4j_db.settings, body)
 
 
 def _planned(memory: Memory) -> list[dict[str, Any]]:
@@ -150,7 +98,7 @@ def test_a_plan_is_applied_by_another_server_process(neo4j_db: Neo4jUnderTest,
             "roots": [root], "reason": "erasure request", "redact_terms": ["Jane Roe"]}))
         planned["root"] = root
 
-    _serve(neo4j_db.settings, plan, allow_deletion=True)
+    serve_default(neo4j_db.settings, plan, allow_deletion=True)
     digest = planned["digest"]
     rows, _, _ = store_of(memory).driver.execute_query(
         "MATCH (d:DeletionRequest) RETURN d {.*} AS d", database_=store_of(memory).database)
@@ -162,7 +110,7 @@ def test_a_plan_is_applied_by_another_server_process(neo4j_db: Neo4jUnderTest,
         await refused(client, "apply_deletion", {"digest": digest, "plan": planned["plan"]},
                       "DeletionError", "no stored plan")
 
-    _serve(neo4j_db.settings, other_caller, allow_deletion=True, clearance="confidential")
+    serve_default(neo4j_db.settings, other_caller, allow_deletion=True, clearance="confidential")
     applied: dict[str, Any] = {}
 
     async def apply(client: Client) -> None:
@@ -180,7 +128,7 @@ def test_a_plan_is_applied_by_another_server_process(neo4j_db: Neo4jUnderTest,
                                                     "redact_terms": ["Jane Roe"]})
         applied["again"] = again
 
-    _stdio(neo4j_db.settings, apply, tmp_path, "--allow-deletion")
+    serve_stdio(neo4j_db.settings, apply, tmp_path, "--allow-deletion")
     assert applied["verification"]["passed"] is True
     assert applied["request"]["state"] == "applied"
     assert applied["again"]["entries"] == applied["entries"]
@@ -199,7 +147,7 @@ def test_an_expired_plan_is_refused(neo4j_db: Neo4jUnderTest, memory: Memory) ->
         await refused(client, "apply_deletion", {"digest": p["digest"]}, "expired")
         assert memory.get(root).content == "Old address"
 
-    _serve(neo4j_db.settings, body, allow_deletion=True, plan_ttl_s=1.0)
+    serve_default(neo4j_db.settings, body, allow_deletion=True, plan_ttl_s=1.0)
 
 
 # -- a database that goes away and comes back -------------------------------------------------
@@ -238,7 +186,7 @@ def test_database_restarted_under_a_live_session(tmp_path: Path) -> None:
         seen["kept"] = kept["id"]
 
     try:
-        _stdio(settings, body, tmp_path)
+        serve_stdio(settings, body, tmp_path)
     finally:
         servers[-1].close()
     for name, is_error, text, took in seen["failures"]:
