@@ -223,3 +223,18 @@ def crash_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Crashable
     finally:
         server.close()
         shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.fixture()
+def chromium() -> str:
+    """The path of Debian's headless Chromium (the browser tests); fails under ``CI=true``,
+    else skips, when it is not installed."""
+    from tests.support.headless import ci, find_chromium
+
+    path = find_chromium()
+    if path is None:
+        message = "chromium is not installed (apt-get install chromium)"
+        if ci():
+            pytest.fail(message)
+        pytest.skip(message)
+    return path

@@ -18,7 +18,7 @@ from graphmem.cli import app
 from graphmem.client import Memory
 from graphmem.lineage.graph import KIND_COLOURS, export
 from graphmem.lineage.html import NODES_NAME
-from tests.support.headless import Chromium, ci, find_chromium
+from tests.support.headless import Chromium
 from tests.support.northwind import load
 
 SUBJECT = {"tenant": "acme", "user": "u-17"}
@@ -79,17 +79,6 @@ TEXT_JS = """(() => {
   walk(document.body);
   return texts.join(' | ');
 })()"""
-
-
-@pytest.fixture()
-def chromium() -> str:
-    path = find_chromium()
-    if path is None:
-        message = "chromium is not installed (apt-get install chromium)"
-        if ci():
-            pytest.fail(message)
-        pytest.skip(message)
-    return path
 
 
 @pytest.fixture()

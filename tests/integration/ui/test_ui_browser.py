@@ -14,7 +14,7 @@ import pytest
 
 from graphmem.client import Memory
 from graphmem.ui.config import UiConfig
-from tests.support.headless import Chromium, ci, find_chromium
+from tests.support.headless import Chromium
 
 from .serving import CONFINED, record, running, small_store
 
@@ -41,17 +41,6 @@ OVERLAPS_JS = """(() => {
           arrows: s.cy.edges().filter(e => e.style('target-arrow-shape') !== 'triangle').length,
           labels: Object.fromEntries(s.cy.nodes().map(n => [n.id(), n.data('label')]))};
 })()"""
-
-
-@pytest.fixture()
-def chromium() -> str:
-    path = find_chromium()
-    if path is None:
-        message = "chromium is not installed (apt-get install chromium)"
-        if ci():
-            pytest.fail(message)
-        pytest.skip(message)
-    return path
 
 
 def confined(**options: Any) -> UiConfig:
