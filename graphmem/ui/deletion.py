@@ -20,7 +20,7 @@ from starlette.responses import RedirectResponse, Response
 from graphmem.deletion import Disposition, PlanEntry
 from graphmem.errors import AuthorizationError, ValidationError
 from graphmem.fields import parse_pairs
-from graphmem.ui.web import page, state_of
+from graphmem.ui.web import confirmed_write, page, state_of
 
 __all__ = ["apply_action", "certificate_page", "deletion_form", "plan_page", "report_page"]
 
@@ -70,14 +70,7 @@ def plan_page(request: Request) -> Response:
 async def apply_action(request: Request) -> Response:
     """``POST /deletion/apply`` (writes only): apply the previewed plan after confirmation,
     then show its report."""
-    state = state_of(request)
-    form = await request.form()
-    if not state.config.allow_writes:
-        raise AuthorizationError("the inspector was started read-only (no --allow-writes)")
-    if form.get("token") != state.config.token:
-        raise AuthorizationError("this form did not come from the inspector")
-    if form.get("confirm") != "yes":
-        raise ValidationError("tick the confirmation box to apply the deletion")
+    state, form = await confirmed_write(request, "apply the deletion")
     plan = state.take_plan(str(form.get("request_id") or ""))
     report = await run_in_threadpool(state.memory.apply_deletion, plan)
     return RedirectResponse(f"/deletion/requests/{report.request.id}",

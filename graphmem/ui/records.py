@@ -23,7 +23,7 @@ from graphmem.db.browse import MAX_PAGE
 from graphmem.errors import AuthorizationError, ValidationError
 from graphmem.fields import parse_pairs
 from graphmem.models import Authority, MemoryKind, MemoryRecord
-from graphmem.ui.web import UiState, form_int, form_time, page, state_of
+from graphmem.ui.web import UiState, confirmed_write, form_int, form_time, page, state_of
 
 __all__ = ["PAGE_SIZE", "SCAN_LIMIT", "RecordFilter", "record_page", "records_page",
            "retract_action"]
@@ -165,14 +165,7 @@ def record_page(request: Request) -> Response:
 async def retract_action(request: Request) -> Response:
     """``POST /records/{id}/retract`` (only with writes allowed): retract after the form's
     confirmation, as the inspector's author."""
-    state = state_of(request)
-    form = await request.form()
-    if not state.config.allow_writes:
-        raise AuthorizationError("the inspector was started read-only (no --allow-writes)")
-    if form.get("token") != state.config.token:
-        raise AuthorizationError("this form did not come from the inspector")
-    if form.get("confirm") != "yes":
-        raise ValidationError("tick the confirmation box to retract")
+    state, form = await confirmed_write(request, "retract")
     reason = str(form.get("reason") or "").strip()
     if not reason:
         raise ValidationError("give a reason for the retraction")

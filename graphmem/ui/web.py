@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
+from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
@@ -74,6 +75,26 @@ def state_of(request: Request) -> UiState:
     """The inspector's state of the app serving ``request``."""
     state: UiState = request.app.state.ui
     return state
+
+
+async def confirmed_write(request: Request, action: str) -> tuple[UiState, FormData]:
+    """The state and form of a write action's ``POST``, once the one rule for every write
+    action holds: the inspector was started with ``--allow-writes``, the form carries this
+    process's token, and its confirmation box is ticked (``action`` names what it confirms).
+
+    Raises:
+        AuthorizationError: started read-only, or a form from elsewhere.
+        ValidationError: the confirmation box is not ticked.
+    """
+    state = state_of(request)
+    form = await request.form()
+    if not state.config.allow_writes:
+        raise AuthorizationError("the inspector was started read-only (no --allow-writes)")
+    if form.get("token") != state.config.token:
+        raise AuthorizationError("this form did not come from the inspector")
+    if form.get("confirm") != "yes":
+        raise ValidationError(f"tick the confirmation box to {action}")
+    return state, form
 
 
 def page(request: Request, template: str, status_code: int = 200, **context: Any
