@@ -2,8 +2,9 @@
 // The $k vectors nearest to $vector (index langgraph_vector: approximate, and blind to
 // eligibility and filters), then, exactly, the items they embed that langgraph/search would
 // return (under the prefix; eligible and ACTIVE for the caller: parts/record_active, with the
-// record's own namespace scope as the query scope, docs/spec/eligibility.md#eligible-and-
-// active; passing every value condition: parts/langgraph_conditions), each rescored exactly by
+// record's own namespace scope as the query scope,
+// docs/spec/eligibility.md#eligible-and-active; passing every value condition:
+// parts/langgraph_conditions), each rescored exactly by
 // the best cosine similarity of all its vectors of $vector's length (Neo4j's cosine,
 // (1 + cos) / 2), ordered as langgraph/vector_search orders, then the page [$offset, $offset +
 // $limit). One row: {returned (how many vectors the index gave: fewer than $k when it holds no

@@ -1,7 +1,8 @@
 // LangGraph store: one page of a semantic search, exact. The same items as langgraph/search
 // (every namespace under the prefix; eligible and ACTIVE for the caller: parts/record_active,
-// with the record's own namespace scope as the query scope, docs/spec/eligibility.md#eligible-
-// and-active; passing every value condition: parts/langgraph_conditions), each scored by the
+// with the record's own namespace scope as the query scope,
+// docs/spec/eligibility.md#eligible-and-active; passing every value condition:
+// parts/langgraph_conditions), each scored by the
 // best cosine similarity of its own vectors (its LgVector nodes of $vector's length; Neo4j's
 // cosine, (1 + cos) / 2, 0.5 for a zero vector or a zero query) to $vector; ordered by that
 // score, highest first, items without a vector last, ties in langgraph/search's order (tenants
