@@ -25,10 +25,10 @@ from typing import Any
 from graphmem.db.base import StoreBase
 from graphmem.db.ops.langgraph import Reader
 
-__all__ = ["ALL", "EXACT_CAP", "MAX_K", "MIN_K", "VectorQuery", "vector_page"]
+__all__ = ["ALL", "EXACT_CAP", "MAX_K", "MIN_K", "VectorQuery", "vector_counts", "vector_page"]
 
 #: The most eligible items a search scores exactly, one by one (above: the vector index).
-EXACT_CAP = 1_000
+EXACT_CAP = 500
 #: The fewest and the most nearest vectors asked of the index in one query.
 MIN_K = 100
 MAX_K = 20_000
@@ -82,3 +82,9 @@ def vector_page(store: StoreBase, query: VectorQuery, reader: Reader,
 def _scored(page: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return [{**row, "score": None if row["sim"] is None else 2.0 * float(row["sim"]) - 1.0}
             for row in page]
+
+
+def vector_counts(store: StoreBase, ids: Sequence[str]) -> dict[str, int]:
+    """How many embeddings each record of ``ids`` has (records not found are absent)."""
+    rows = store.read_values("langgraph/vector_count", ids=list(ids))
+    return {str(row["id"]): int(row["vectors"]) for row in rows}

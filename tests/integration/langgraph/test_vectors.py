@@ -95,6 +95,22 @@ def test_embeddings_stay_with_their_version(memory: Memory) -> None:
     assert s.search(NS, query="green tea") == []
 
 
+def test_erasure_deletes_the_embeddings(memory: Memory) -> None:
+    s = store(memory, fields=["text", "tags[*]"])
+    s.put(NS, "k", {"text": "red bicycle", "tags": ["a", "b"]})
+    s.put(NS, "k", {"text": "green tea"})
+    s.put(NS, "other", {"text": "blue sky"}, index=False)
+    versions = s.record_ids(NS, "k") + s.record_ids(NS, "other")
+    assert langgraph_vectors.vector_counts(store_of(memory), versions) == {
+        versions[0]: 3, versions[1]: 1, versions[2]: 0}  # each version keeps its own
+    plan = memory.plan_deletion(subject={"tenant": "docs"}, requested_by="dpo",
+                                reason="erasure")
+    memory.apply_deletion(plan)
+    assert langgraph_vectors.vector_counts(store_of(memory), versions) == dict.fromkeys(
+        versions, 0)
+    assert s.search(NS, query="green tea") == []
+
+
 def _fill(s: GraphmemStore, n: int) -> list[str]:
     words = ["red", "green", "blue", "tea", "bicycle", "cat", "work", "fast", "slow", "sun"]
     texts = [f"{words[i % 10]} {words[(i * 3 + 1) % 10]} {words[(i * 7 + 2) % 10]} n{i}"
