@@ -1,17 +1,17 @@
-"""The LangGraph store's semantic search on Neo4j (``cypher/langgraph/vector_search`` and
-``langgraph/vector_nearest``), typed. Eligibility, the prefix and the filter are decided
+"""The LangGraph store's semantic search on Neo4j (``cypher/langgraph/vectors/search`` and
+``langgraph/vectors/nearest``), typed. Eligibility, the prefix and the filter are decided
 exactly in both queries (docs/spec/eligibility.md#eligible-and-active); what differs is how
 the scored items are found.
 
 - Up to :data:`EXACT_CAP` eligible items under the prefix: every one is scored exactly
-  (``vector_search``: the cosine of each of its vectors, computed in Cypher). The page is
-  exact.
+  (``langgraph/vectors/search``: the cosine of each of its vectors, computed in Cypher). The
+  page is exact.
 - More: the vector index (HNSW, approximate) gives the ``k`` nearest vectors, the items they
-  embed are kept when eligible and filtered, and each is rescored exactly over all its vectors
-  (``vector_nearest``). ``k`` starts at :data:`MIN_K` or ``4 x (offset + limit) x`` the
-  vectors an item has, and grows fourfold while the page is not full (so filtered-out or
-  ineligible neighbours never push an eligible item off the page); past :data:`MAX_K`, or
-  when the index holds no more vectors, the exact query answers instead.
+  embed are kept when eligible and filtered, and each is rescored exactly over all its
+  vectors (``langgraph/vectors/nearest``). ``k`` starts at :data:`MIN_K` or ``4 x (offset +
+  limit) x`` the vectors an item has, and grows fourfold while the page is not full (so
+  filtered-out or ineligible neighbours never push an eligible item off the page); past
+  :data:`MAX_K`, or when the index holds no more vectors, the exact query answers instead.
 
 Scores are Neo4j's cosine, ``(1 + cos) / 2``; :func:`vector_page` returns LangGraph's, ``cos``.
 """
@@ -63,19 +63,19 @@ def vector_page(store: StoreBase, query: VectorQuery, reader: Reader,
             "conditions": [dict(c) for c in query.conditions], "vector": list(query.vector),
             "zero": not any(query.vector), "offset": offset, "limit": limit,
             **reader.params()}
-    row = store.read_once("langgraph/vector_search", cap=cap, **args)[0]
+    row = store.read_once("langgraph/vectors/search", cap=cap, **args)[0]
     if not row["over"]:
         return _scored(row["page"])
     wanted = offset + limit
     k = max(MIN_K, 4 * wanted * max(query.per_item, 1))
     while k <= MAX_K:
-        near = store.read_once("langgraph/vector_nearest", k=k, **args)[0]
+        near = store.read_once("langgraph/vectors/nearest", k=k, **args)[0]
         if near["eligible"] >= wanted:
             return _scored(near["page"])
         if near["returned"] < k:  # the index holds no more: unscored items may follow
             break
         k *= 4
-    row = store.read_once("langgraph/vector_search", cap=ALL, **args)[0]
+    row = store.read_once("langgraph/vectors/search", cap=ALL, **args)[0]
     return _scored(row["page"])
 
 
@@ -86,5 +86,5 @@ def _scored(page: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
 
 def vector_counts(store: StoreBase, ids: Sequence[str]) -> dict[str, int]:
     """How many embeddings each record of ``ids`` has (records not found are absent)."""
-    rows = store.read_values("langgraph/vector_count", ids=list(ids))
+    rows = store.read_values("langgraph/vectors/count", ids=list(ids))
     return {str(row["id"]): int(row["vectors"]) for row in rows}

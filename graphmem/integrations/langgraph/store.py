@@ -93,6 +93,9 @@ class GraphmemStore(PutWrites, BaseStore):
       (namespaces by first put, keys by first put since their last delete, as in
       ``InMemoryStore``; several tenants are taken in sorted order); with a query, by the
       ranker (BM25 by default) with ``score`` set, ties as in docs/spec/read-path.md.
+      With an ``index``, a query ranks by vector similarity instead (:mod:`.vectors`,
+      :mod:`graphmem.db.ops.langgraph_vectors`): the best cosine of each item's vectors,
+      as ``score``; items without a vector follow, unscored.
     - ``list_namespaces`` lists namespaces holding at least one live item (as
       PostgresStore does), with prefix/suffix ``*`` wildcards, ``max_depth``, sorted.
     - ``created_at`` is when the key was first put since its last delete; ``updated_at``
@@ -112,11 +115,16 @@ class GraphmemStore(PutWrites, BaseStore):
         actor: the ``by`` of write decisions, supersessions and retractions.
         ttl_config: LangGraph's TTL settings (``default_ttl`` is used; ``omit_expired``
             may only be True: expired items are never returned).
+        index: LangGraph's ``IndexConfig`` (``dims``, ``embed``, ``fields``) for semantic
+            search (docs/integrations/langgraph.md#semantic-search); kept as
+            ``index_config``. Puts then embed their fields (``put(..., index=False |
+            [paths])`` as in LangGraph), and an embedding that fails or does not fit raises
+            :class:`~.vectors.EmbeddingError` before anything is written.
 
     Raises:
         ValidationError: ``sensitivity`` above the principal's clearance, an empty ``actor``,
             ``ttl_config`` with ``omit_expired=False``, or procedural ``kind`` with an
-            authority the procedure bar does not exempt.
+            authority the procedure bar does not exempt, or a bad ``index`` config.
         AuthorizationError: ``tenant`` outside the principal's tenants or confinement;
             AuthorityCeilingError: ``authority`` above ``max_authority``.
     """

@@ -149,7 +149,7 @@ def test_the_index_path_gives_the_exact_page(memory: Memory, monkeypatch: pytest
     monkeypatch.setattr(langgraph_vectors, "MIN_K", 8)
     monkeypatch.setattr(store_of(memory), "read_once", counting)
     through_index = s.search(NS, query=query, filter=filter_, offset=offset, limit=limit)
-    assert ("langgraph/vector_nearest" in calls) == (eligible > 3)
+    assert ("langgraph/vectors/nearest" in calls) == (eligible > 3)
     assert [(i.key, i.value) for i in through_index] == [(i.key, i.value) for i in exact]
     assert [i.score for i in through_index] == pytest.approx([i.score for i in exact])
     assert "k005" not in [i.key for i in through_index]

@@ -9,7 +9,7 @@
 // in $search_tenants order, namespaces by their first write, keys by their first put); then
 // the page [$offset, $offset + $limit). At most $cap + 1 items are read: with more than $cap
 // eligible items, `over` comes back true and the page empty (the caller then asks
-// langgraph/vector_nearest). One row: {over, page: [{metadata_json, created_at, lg_chain_seq,
+// langgraph/vectors/nearest). One row: {over, page: [{metadata_json, created_at, lg_chain_seq,
 // lg_created_at, id, lg_ttl, sim}]}.
 // $search_tenants, $pairs, $tenants, $clearance, $now, $conditions: as langgraph/search;
 // $vector: the query's embedding; $zero: whether it is all zeros; $cap: the most items scored.

@@ -6,13 +6,14 @@
 // docs/spec/eligibility.md#eligible-and-active; passing every value condition:
 // parts/langgraph_conditions), each rescored exactly by
 // the best cosine similarity of all its vectors of $vector's length (Neo4j's cosine,
-// (1 + cos) / 2), ordered as langgraph/vector_search orders, then the page [$offset, $offset +
-// $limit). One row: {returned (how many vectors the index gave: fewer than $k when it holds no
-// more), eligible (how many distinct items passed), page: [rows as langgraph/vector_search]}.
+// (1 + cos) / 2), ordered as langgraph/vectors/search orders, then the page [$offset,
+// $offset + $limit). One row: {returned (how many vectors the index gave: fewer than $k when
+// it holds no more), eligible (how many distinct items passed), page: [rows as
+// langgraph/vectors/search]}.
 // The caller asks again with a larger $k while the page is not full, so an item is never lost
 // to ineligible or filtered-out neighbours (graphmem.db.ops.langgraph_vectors).
 // $search_tenants, $pairs, $tenants, $clearance, $now, $conditions: as langgraph/search;
-// $vector, $zero: as langgraph/vector_search; $k: how many nearest vectors to ask for.
+// $vector, $zero: as langgraph/vectors/search; $k: how many nearest vectors to ask for.
 CALL db.index.vector.queryNodes('langgraph_vector', $k, $vector) YIELD node
 WITH collect(node) AS hits
 CALL (hits) {
