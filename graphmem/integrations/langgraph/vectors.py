@@ -153,10 +153,14 @@ class VectorIndex:
         completion here (this thread has no event loop running: a worker's or the caller's).
 
         Raises:
-            EmbeddingError: the embedder raised, or returned vectors that do not fit.
+            EmbeddingError: the embedder raised, or returned vectors that do not fit, or is
+                async only and this thread runs an event loop.
         """
         texts, wanted, queries = self._work(puts, searches)
         if _async_only(self.embeddings):
+            if _loop_running():
+                raise EmbeddingError("an async embedding function cannot serve a sync call "
+                                     "made inside a running event loop: use aput/asearch")
             return asyncio.run(self._aembed(texts, wanted, queries))
         vectors = _call(self.embeddings.embed_documents, texts) if texts else []
         query_vectors = [_call(self.embeddings.embed_query, q) for q in queries]
@@ -205,6 +209,14 @@ def _length(value: Any) -> str:
 
 def _async_only(embeddings: Embeddings) -> bool:
     return isinstance(embeddings, EmbeddingsLambda) and not hasattr(embeddings, "func")
+
+
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def _call(method: Callable[[Any], Any], arg: Any) -> Any:

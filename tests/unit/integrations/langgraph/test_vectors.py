@@ -77,6 +77,12 @@ def test_an_async_function_serves_sync_and_async_callers() -> None:
     assert vectors.embed([put], []).puts == expected
     assert asyncio.run(vectors.aembed([put], [])).puts == expected
 
+    async def sync_call_inside_a_loop() -> None:
+        with pytest.raises(EmbeddingError):
+            vectors.embed([put], [])
+
+    asyncio.run(sync_call_inside_a_loop())
+
 
 @pytest.mark.parametrize("embed", [
     lambda texts: [[1.0]] * len(texts),
