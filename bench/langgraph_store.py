@@ -8,7 +8,12 @@ p50 (and p90) milliseconds of:
 - ``get``: 1,000 gets of those keys;
 - ``search50``: a search with a filter (``{"color": "red"}``, limit 10) in a namespace of 50;
 - ``search1000``: the same in the namespace of 1,000;
-- ``list_namespaces``: ``list_namespaces(prefix=(tenant,))`` over 60 namespaces.
+- ``list_namespaces``: ``list_namespaces(prefix=(tenant,))`` over 60 namespaces;
+- ``query50`` / ``query1000``: semantic search, ``search(ns, query=..., limit=10)`` on a store
+  with ``index={"dims": 256, "embed": <a hashed bag of words>, "fields": ["text"]}``, in a
+  namespace of 50 / 1,000 items (the embedding costs microseconds: the row measures the store).
+  PostgresStore takes part only when pgvector is installed (``CREATE EXTENSION vector``
+  works); else these rows compare with ``InMemoryStore`` only.
 
 PostgreSQL comes from the Debian packages (``initdb``/``pg_ctl`` on PATH or in
 ``/usr/lib/postgresql/*/bin``): a throwaway cluster in a temporary directory, on a free port,
@@ -27,6 +32,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import glob
+import hashlib
 import json
 import os
 import shutil
@@ -38,9 +44,9 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from langgraph.store.base import BaseStore, PutOp
+from langgraph.store.base import BaseStore, IndexConfig, PutOp
 from langgraph.store.memory import InMemoryStore
 
 from graphmem import Memory, Principal
@@ -50,6 +56,24 @@ from graphmem.integrations.langgraph import GraphmemStore
 
 RESULTS = Path(__file__).resolve().parent / "results"
 OPERATIONS = ("put", "get", "search50", "search1000", "list_namespaces")
+SEMANTIC = ("query50", "query1000")
+DIMS = 256
+
+
+def embed(texts: Sequence[str]) -> list[list[float]]:
+    """A deterministic embedding (each word adds 1 at the coordinate its digest picks)."""
+    out = []
+    for text in texts:
+        vector = [0.0] * DIMS
+        for word in text.lower().split():
+            vector[int(hashlib.sha256(word.encode()).hexdigest(), 16) % DIMS] += 1.0
+        if not any(vector):
+            vector[0] = 1.0
+        out.append(vector)
+    return out
+
+
+INDEX: IndexConfig = {"dims": DIMS, "embed": embed, "fields": ["text"]}
 
 
 def _pg_bin(name: str) -> str | None:
@@ -122,6 +146,31 @@ def measure(store: BaseStore, tenant: str, n: int) -> dict[str, list[float]]:
     return out
 
 
+def measure_semantic(store: BaseStore, tenant: str, n: int) -> dict[str, list[float]]:
+    """``query50`` and ``query1000`` timings (ms) on an indexed ``store``."""
+    out: dict[str, list[float]] = {}
+    for name, size in (("query50", 50), ("query1000", n)):
+        ns = (tenant, "semantic", name)
+        for start in range(0, size, 100):
+            store.batch([PutOp(ns, f"k{i}", _value(i))
+                         for i in range(start, min(start + 100, size))])
+        out[name] = [_timed(store.search, ns, query=f"memory number {i} about", limit=10)
+                     for i in range(100)]
+    return out
+
+
+def _pgvector(pg_uri: str) -> bool:
+    """Whether the PostgreSQL server has pgvector (``CREATE EXTENSION vector`` works)."""
+    import psycopg
+
+    try:
+        with psycopg.connect(pg_uri, autocommit=True) as conn:
+            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    except psycopg.Error:
+        return False
+    return True
+
+
 def _pctl(values: Sequence[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -139,32 +188,46 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         pg_uri = stack.enter_context(postgres())
         stores: dict[str, Callable[[str], BaseStore]] = {
             "InMemoryStore": lambda _t: InMemoryStore()}
+        indexed: dict[str, Callable[[str], BaseStore]] = {
+            "InMemoryStore": lambda _t: InMemoryStore(index=INDEX)}
         if pg_uri is not None:
             from langgraph.store.postgres import PostgresStore
 
             pg = stack.enter_context(PostgresStore.from_conn_string(pg_uri))
             pg.setup()
             stores["PostgresStore"] = lambda _t: pg
+            if _pgvector(pg_uri):
+                pgv = stack.enter_context(PostgresStore.from_conn_string(
+                    pg_uri, index=cast(Any, INDEX)))
+                pgv.setup()
+                indexed["PostgresStore"] = lambda _t: pgv
         tenants = [f"{args.tenant_prefix}{r}" for r in range(args.reps)]
         principal = Principal(tenants=frozenset(tenants))
         stores["GraphmemStore"] = lambda _t: GraphmemStore(memory, principal=principal)
+        indexed["GraphmemStore"] = lambda _t: GraphmemStore(memory, principal=principal,
+                                                            index=INDEX)
         for rep, tenant in enumerate(tenants):
             for name, make in stores.items():
                 timings = measure(make(tenant), tenant, args.n)
+                if name in indexed:
+                    timings.update(measure_semantic(indexed[name](tenant), tenant, args.n))
                 rows.append({"rep": rep, "store": name, **{
                     op: {"p50": statistics.median(v), "p90": _pctl(v, 0.9)}
                     for op, v in timings.items()}})
     summary: dict[str, dict[str, float]] = {}
     for name in {row["store"] for row in rows}:
-        summary[name] = {op: statistics.median(r[op]["p50"] for r in rows if r["store"] == name)
-                         for op in OPERATIONS}
+        own = [r for r in rows if r["store"] == name]
+        summary[name] = {op: statistics.median(r[op]["p50"] for r in own)
+                         for op in (*OPERATIONS, *SEMANTIC) if op in own[0]}
     ratios = {}
     if "PostgresStore" in summary:
         ratios = {op: summary["GraphmemStore"][op] / summary["PostgresStore"][op]
-                  for op in OPERATIONS}
+                  for op in summary["PostgresStore"]}
     return {"date": datetime.now(UTC).isoformat(timespec="seconds"), "n": args.n,
             "reps": args.reps, "rows": rows, "p50_ms": summary,
-            "graphmem_over_postgres": ratios}
+            "graphmem_over_postgres": ratios,
+            "graphmem_over_inmemory": {op: summary["GraphmemStore"][op]
+                                       / summary["InMemoryStore"][op] for op in SEMANTIC}}
 
 
 def table(result: dict[str, Any]) -> str:
@@ -173,13 +236,16 @@ def table(result: dict[str, Any]) -> str:
               if s in result["p50_ms"]]
     lines = [f"LangGraph stores, p50 ms (median of {result['reps']} repetitions, "
              f"{result['date']})", "",
-             "| operation | " + " | ".join(stores) + " | graphmem/postgres |",
-             "|---|" + "--:|" * (len(stores) + 1)]
-    for op in OPERATIONS:
+             "| operation | " + " | ".join(stores) + " | graphmem/postgres | graphmem/inmemory |",
+             "|---|" + "--:|" * (len(stores) + 2)]
+    for op in (*OPERATIONS, *SEMANTIC):
         ratio = result["graphmem_over_postgres"].get(op)
-        cells = [f"{result['p50_ms'][s][op]:.2f}" for s in stores]
+        in_memory = result.get("graphmem_over_inmemory", {}).get(op)
+        cells = [f"{result['p50_ms'][s][op]:.2f}" if op in result["p50_ms"][s] else "-"
+                 for s in stores]
         lines.append(f"| {op} | " + " | ".join(cells) + " | "
-                     + (f"{ratio:.1f}x" if ratio is not None else "-") + " |")
+                     + (f"{ratio:.1f}x" if ratio is not None else "-") + " | "
+                     + (f"{in_memory:.1f}x" if in_memory is not None else "-") + " |")
     return "\n".join(lines) + "\n"
 
 

@@ -28,4 +28,11 @@ CREATE INDEX retrieval_tenant IF NOT EXISTS FOR (q:Retrieval) ON (q.tenant);
 CREATE INDEX deletion_request_digest IF NOT EXISTS FOR (d:DeletionRequest) ON (d.digest);
 // The LangGraph store's search order (graphmem.integrations.langgraph): a digest of the item's
 // namespace Scope, then sequence numbers; no text of the item.
-CREATE INDEX record_langgraph_order IF NOT EXISTS FOR (r:Record) ON (r.lg_order)
+CREATE INDEX record_langgraph_order IF NOT EXISTS FOR (r:Record) ON (r.lg_order);
+// The LangGraph store's embeddings (graphmem.integrations.langgraph.vectors): one LgVector node
+// per embedded field of an item's version, EMBEDS its record. No fixed dimension: stores whose
+// models differ share the index, and a query meets only vectors of its own length. Not quantized:
+// the nearest candidates it gives are rescored exactly (cypher/langgraph/vectors/nearest.cypher).
+CREATE VECTOR INDEX langgraph_vector IF NOT EXISTS FOR (v:LgVector) ON (v.vector)
+  OPTIONS {indexConfig: {`vector.similarity_function`: 'cosine',
+                         `vector.quantization.enabled`: false}}

@@ -1,6 +1,7 @@
 // Erase DELETE records (docs/spec/deletion.md): every property is replaced by a content-free
 // tombstone (id, kind, tenant, scope, sensitivity, times, erasure time, request id, reason),
-// conflict edges go, lineage and scope edges stay so audits can explain the absence. The times,
+// conflict edges and the embeddings of a LangGraph item (its LgVector nodes) go, lineage and
+// scope edges stay so audits can explain the absence. The times,
 // SUPERSEDES edges and `admitted` (not quarantined when erased) keep an erased successor
 // superseding its predecessors (docs/spec/status.md#superseded: erasure never reactivates). Records
 // this request already disposed of are skipped, and a record erased by an earlier request keeps its
@@ -27,6 +28,11 @@ CALL (r, was_erased) {
   WITH r WHERE NOT was_erased
   MATCH (r)-[c:CONFLICTS_WITH|ASSERTS]-()
   DELETE c
+}
+CALL (r, was_erased) {
+  WITH r WHERE NOT was_erased
+  MATCH (v:LgVector)-[:EMBEDS]->(r)
+  DETACH DELETE v
 }
 CALL (r, was_erased) {
   WITH r WHERE NOT was_erased

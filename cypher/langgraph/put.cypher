@@ -15,8 +15,10 @@
 //    that orders namespaces. Each changed record bumps its Scope's version (parts/scope_bump).
 // $locks: [{key, tenant, pairs, count}]; $puts: [{tenant, prefix, delete, seq_offset,
 // ns_offset, created_at (ISO text), scope: {key, tenant, pairs, langgraph_key}, row: a
-// records/create row without its id}]; $clearance: rank; $now: UTC datetime; $actor, $by:
-// who (transitions; write decisions); $put_reason, $delete_reason, $superseded_reason.
+// records/create row without its id, vectors: [{field, vector, zero}] or null}] (each vector
+// an LgVector node that EMBEDS the new version: embeddings stay with their version);
+// $clearance: rank; $now: UTC datetime; $actor, $by: who (transitions; write decisions);
+// $put_reason, $delete_reason, $superseded_reason.
 CALL () {
   UNWIND $locks AS row
   MERGE (ts:Scope {key: row.key})
@@ -87,6 +89,12 @@ CALL (locked, heads, forbidden) {
                      + ':' + right('0000000000000000' + toString(seq), 16)
     CREATE (:WriteDecision {record_id: rid, tenant: u.scope.tenant, disposition: 'PERSIST',
                             reason: $put_reason, at: $now, by: $by})-[:DECIDED]->(r)
+    WITH u, r, h, open
+    CALL (r, u) {
+      UNWIND coalesce(u.vectors, []) AS e
+      CREATE (:LgVector {record_id: r.id, tenant: u.scope.tenant, field: e.field,
+                         vector: e.vector, zero: e.zero})-[:EMBEDS]->(r)
+    }
     WITH r, h, open
     CALL (r, h, open) {
       WITH r, h WHERE open

@@ -11,9 +11,7 @@
 // in order, and at most $window of them are kept per namespace: a page reads about what it
 // returns, not what the namespace holds. Only this store writes r.lg_order, each item's
 // starting with its own Scope's digest: the items found are the Scope's.
-// $conditions: [{op, fact, path, num, dicts}] (graphmem.integrations.langgraph.facts): op eq
-// or ne tests a digest among r.lg_facts, gt/gte/lt/lte the float at a path digest among
-// r.lg_num_paths/r.lg_nums, false never holds; each digest of `dicts` must be among the facts.
+// $conditions: the value conditions (parts/langgraph_conditions).
 // $search_tenants: tenants to search (each one of $tenants, checked by the caller and again
 // here); $pairs: JSON-encoded [key, value] pairs, without the tenant's; $tenants: the
 // principal's tenants; $clearance: sensitivity rank; $now: UTC datetime; $window: the most
@@ -29,15 +27,7 @@ CALL (s) {
   USING INDEX r:Record(lg_order)
   WHERE r.lg_order STARTS WITH s.langgraph_key
   WITH s, r, s.tenant AS q_tenant, s.pairs AS q_pairs, $now AS now
-  WHERE all(c IN $conditions WHERE all(d IN c.dicts WHERE d IN r.lg_facts) AND CASE c.op
-      WHEN 'eq' THEN c.fact IN r.lg_facts
-      WHEN 'ne' THEN NOT c.fact IN r.lg_facts
-      WHEN 'false' THEN false
-      ELSE any(i IN range(0, size(r.lg_num_paths) - 1) WHERE r.lg_num_paths[i] = c.path
-        AND CASE c.op WHEN 'gt' THEN r.lg_nums[i] > c.num WHEN 'gte' THEN r.lg_nums[i] >= c.num
-                      WHEN 'lt' THEN r.lg_nums[i] < c.num ELSE r.lg_nums[i] <= c.num END)
-    END)
-    AND {{record_active}}
+  WHERE {{langgraph_conditions}} AND {{record_active}}
   RETURN r ORDER BY r.lg_order LIMIT $window
 }
 WITH t, s, r ORDER BY t, s.langgraph_seq, r.lg_order

@@ -5,5 +5,6 @@ Needs the optional extra ``graphmem[langgraph]`` (``langgraph-checkpoint``); imp
 """
 
 from .store import GraphmemStore
+from .vectors import EmbeddingError
 
-__all__ = ["GraphmemStore"]
+__all__ = ["EmbeddingError", "GraphmemStore"]

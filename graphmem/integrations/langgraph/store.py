@@ -9,13 +9,16 @@ Python over the filtered items, as the read path ranks (docs/spec/read-path.md).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
+from typing import Any
 
 from langgraph.store.base import (
     BaseStore,
     GetOp,
+    IndexConfig,
     Item,
     ListNamespacesOp,
     Op,
@@ -32,6 +35,7 @@ from graphmem.client import Memory, store_of
 from graphmem.db.access import Access
 from graphmem.db.codec import record_from_props, scope_key, scope_pairs
 from graphmem.db.ops import langgraph as lg_ops
+from graphmem.db.ops import langgraph_vectors as lg_vectors
 from graphmem.errors import AuthorizationError, ValidationError
 from graphmem.models import Authority, MemoryKind, Principal, Sensitivity
 from graphmem.read.rankers import BM25Ranker, Ranker, order_by_score
@@ -46,6 +50,7 @@ from .namespaces import (
     namespace_from_pairs,
     prefix_pairs,
 )
+from .vectors import Embedded, VectorIndex
 from .writes import PendingPut, PutWrites
 
 __all__ = ["GraphmemStore"]
@@ -88,6 +93,9 @@ class GraphmemStore(PutWrites, BaseStore):
       (namespaces by first put, keys by first put since their last delete, as in
       ``InMemoryStore``; several tenants are taken in sorted order); with a query, by the
       ranker (BM25 by default) with ``score`` set, ties as in docs/spec/read-path.md.
+      With an ``index``, a query ranks by vector similarity instead (:mod:`.vectors`,
+      :mod:`graphmem.db.ops.langgraph_vectors`): the best cosine of each item's vectors,
+      as ``score``; items without a vector follow, unscored.
     - ``list_namespaces`` lists namespaces holding at least one live item (as
       PostgresStore does), with prefix/suffix ``*`` wildcards, ``max_depth``, sorted.
     - ``created_at`` is when the key was first put since its last delete; ``updated_at``
@@ -107,11 +115,16 @@ class GraphmemStore(PutWrites, BaseStore):
         actor: the ``by`` of write decisions, supersessions and retractions.
         ttl_config: LangGraph's TTL settings (``default_ttl`` is used; ``omit_expired``
             may only be True: expired items are never returned).
+        index: LangGraph's ``IndexConfig`` (``dims``, ``embed``, ``fields``) for semantic
+            search (docs/integrations/langgraph.md#semantic-search); kept as
+            ``index_config``. Puts then embed their fields (``put(..., index=False |
+            [paths])`` as in LangGraph), and an embedding that fails or does not fit raises
+            :class:`~.vectors.EmbeddingError` before anything is written.
 
     Raises:
         ValidationError: ``sensitivity`` above the principal's clearance, an empty ``actor``,
             ``ttl_config`` with ``omit_expired=False``, or procedural ``kind`` with an
-            authority the procedure bar does not exempt.
+            authority the procedure bar does not exempt, or a bad ``index`` config.
         AuthorizationError: ``tenant`` outside the principal's tenants or confinement;
             AuthorityCeilingError: ``authority`` above ``max_authority``.
     """
@@ -132,6 +145,7 @@ class GraphmemStore(PutWrites, BaseStore):
         actor: str = "langgraph",
         ttl_config: TTLConfig | None = None,
         max_authority: Authority = Authority.HUMAN_INSTRUCTION,
+        index: IndexConfig | None = None,
     ) -> None:
         if sensitivity > principal.clearance:
             raise ValidationError("the store's sensitivity is above the principal's clearance")
@@ -163,6 +177,9 @@ class GraphmemStore(PutWrites, BaseStore):
         self.ttl_config = ttl_config
         #: concurrent callers' puts, written together (:mod:`.combine`)
         self.combiner = PutCombiner(self._write)
+        #: semantic search (:mod:`.vectors`); None: no index, a query ranks by ``ranker``
+        self.vectors = VectorIndex(index) if index is not None else None
+        self.index_config = self.vectors.config if self.vectors is not None else None
     # -- graphmem views --------------------------------------------------------------
 
     def _pairs(self, labels: Iterable[tuple[int, str]]) -> list[str]:  # under a prefix
@@ -188,10 +205,11 @@ class GraphmemStore(PutWrites, BaseStore):
         """
         ops = list(ops)
         puts: dict[tuple[tuple[str, ...], str], PendingPut] = {}
+        put_ops: dict[tuple[tuple[str, ...], str], PutOp] = {}
         for op in ops:  # every op is checked before anything is read or written
             if isinstance(op, PutOp):
                 put = self._check_put(op)
-                puts[(put.namespace, put.key)] = put
+                puts[(put.namespace, put.key)], put_ops[(put.namespace, put.key)] = put, op
             elif isinstance(op, GetOp):
                 self.tenant_of(check_labels(op.namespace, allow_empty_tuple=False))
             elif isinstance(op, SearchOp):
@@ -201,6 +219,8 @@ class GraphmemStore(PutWrites, BaseStore):
                 self._list_selector(op)
             else:
                 raise ValidationError(f"unknown store operation {type(op).__name__}")
+        embedded = self.vectors.embed(put_ops.values(), (
+            op for op in ops if isinstance(op, SearchOp))) if self.vectors else Embedded()
         now = store_of(self.memory).clock()
         results: list[Result] = [None] * len(ops)
         refresh: list[str] = []  # records whose TTL the reads refresh
@@ -210,14 +230,15 @@ class GraphmemStore(PutWrites, BaseStore):
                 results[gets[i][0]] = item
         for i, op in enumerate(ops):
             if isinstance(op, SearchOp):
-                results[i] = self._search(op, now, refresh)
+                results[i] = self._search(op, now, refresh, embedded)
             elif isinstance(op, ListNamespacesOp):
                 results[i] = self._list_namespaces(op, now)
         if refresh:
             lg_ops.refresh_ttl(store_of(self.memory), refresh, now, self.actor,
                                "LangGraph refresh_ttl: the item was read")
         if puts:
-            self.combiner.submit(list(puts.values()), now)
+            self.combiner.submit([dataclasses.replace(put, vectors=embedded.puts.get(key))
+                                  for key, put in puts.items()], now)
         return results
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
@@ -251,9 +272,13 @@ class GraphmemStore(PutWrites, BaseStore):
             return [self.tenant_of(prefix)]
         return sorted(self.principal.tenants)
 
-    def _search(self, op: SearchOp, now: datetime, refresh: list[str]) -> list[SearchItem]:
+    def _search(self, op: SearchOp, now: datetime, refresh: list[str],
+                embedded: Embedded) -> list[SearchItem]:
         prefix = check_labels(op.namespace_prefix, allow_empty_tuple=True)
         conditions = compile_filter(op.filter)
+        if op.query and self.vectors is not None:
+            return self._vector_search(op, prefix, conditions, embedded.queries[op.query],
+                                       now, refresh)
         exact = conditions is not None and not op.query  # the page is decided in Cypher
         page = lg_ops.SearchPage(
             search_tenants=self._search_tenants(prefix), pairs=self._pairs(enumerate(prefix)),
@@ -277,6 +302,29 @@ class GraphmemStore(PutWrites, BaseStore):
             refresh += [row["id"] for row in rows if row["lg_ttl"] is not None]
         return [to_item(row, SearchItem, score=score)
                 for row, score in zip(rows, scores, strict=True)]
+
+    def _vector_search(self, op: SearchOp, prefix: tuple[str, ...],
+                       conditions: list[dict[str, Any]] | None, vector: list[float],
+                       now: datetime, refresh: list[str]) -> list[SearchItem]:
+        """A query ranked by vector similarity: the page decided in Cypher
+        (:mod:`graphmem.db.ops.langgraph_vectors`); a filter Cypher cannot decide exactly
+        (``conditions`` None) ranks every item, filters in Python, then pages."""
+        assert self.vectors is not None
+        exact = conditions is not None
+        query = lg_vectors.VectorQuery(
+            search_tenants=self._search_tenants(prefix), pairs=self._pairs(enumerate(prefix)),
+            conditions=conditions or [], vector=vector, offset=op.offset if exact else 0,
+            limit=op.limit if exact else lg_vectors.ALL, per_item=len(self.vectors.fields))
+        rows = [row for row in lg_vectors.vector_page(
+                    store_of(self.memory), query, self._reader(now),
+                    cap=lg_vectors.EXACT_CAP if exact else lg_vectors.ALL)
+                if (meta := item_meta(row)) is not None
+                and (exact or filters.matches(json.loads(meta["value_json"]), op.filter))]
+        if not exact:
+            rows = rows[op.offset:op.offset + op.limit]
+        if op.refresh_ttl:
+            refresh += [row["id"] for row in rows if row["lg_ttl"] is not None]
+        return [to_item(row, SearchItem, score=row["score"]) for row in rows]
 
     def _list_selector(self, op: ListNamespacesOp) -> tuple[list[str], list[str] | None]:
         """(tenants, required pairs) for a listing; pairs None: nothing can match."""

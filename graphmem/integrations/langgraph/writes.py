@@ -46,6 +46,8 @@ class PendingPut:
     index: list[str] | None
     ttl: float | None
     tenant: str
+    #: its embeddings, ``(field, vector)`` (:mod:`.vectors`); None: not embedded
+    vectors: list[tuple[str, list[float]]] | None = None
 
 
 class PutWrites:
@@ -149,6 +151,8 @@ class PutWrites:
                 table["props"].update(value_facts(put.value))
                 table["props"]["lg_ttl"] = put.ttl  # minutes, for refresh_ttl
                 row["row"] = table
+                row["vectors"] = [{"field": name, "vector": vector, "zero": not any(vector)}
+                                  for name, vector in put.vectors or ()]
             rows.append(row)
         tenants = sorted({put.tenant for put in puts})
         locks = sorted(({"key": scope_key({"tenant": t}), "tenant": t,

@@ -5,8 +5,9 @@ Each test states what the contract says (put/get/delete, every filter operator, 
 filters, ``query``, paging, ``list_namespaces`` with its conditions, TTL, the order of a
 batch's results, ``index=False``, the async twins); the expected values are written here,
 not read from either store. Where graphmem departs from the reference on purpose, the test
-says so through :data:`DIFFERENCES` (also listed in docs/integrations/langgraph.md,
-"Deliberate differences"), never by a quiet branch.
+says so through ``DIFFERENCES`` (tests/support/langgraph_contract.py, also listed in
+docs/integrations/langgraph.md, "Deliberate differences"), never by a quiet branch. Semantic
+search (``index=``) has its own half: test_conformance_vectors.py.
 """
 
 from __future__ import annotations
@@ -33,23 +34,7 @@ from langgraph.store.memory import InMemoryStore
 from graphmem import Memory, Principal, ValidationError
 from graphmem.client import store_of
 from graphmem.integrations.langgraph import GraphmemStore
-
-#: What GraphmemStore does differently from LangGraph's stores, on purpose (one place; the
-#: same list is docs/integrations/langgraph.md, "Deliberate differences").
-DIFFERENCES: dict[str, str] = {
-    "history_on_overwrite": "a put of an existing key supersedes the old version, which stays "
-                            "stored (explain says SUPERSEDED); a delete leaves a tombstone",
-    "created_at_kept": "created_at is when the key was first put since its last delete "
-                       "(as PostgresStore); InMemoryStore resets it on every put",
-    "expired_never_returned": "an expired item is never returned, swept or not",
-    "omit_expired_false_refused": "TTLConfig(omit_expired=False) is refused (ValidationError)",
-    "listed_when_live": "list_namespaces lists namespaces holding a live item (as "
-                        "PostgresStore); InMemoryStore also lists emptied ones",
-    "tenants_sorted": "a search over several tenants (an empty prefix) takes them in sorted "
-                      "order, each tenant's namespaces in the order they were first written to",
-    "query_ranked_without_index": "search(query=) without an index ranks by graphmem's "
-                                  "ranker (BM25) with a score; InMemoryStore ignores the query",
-}
+from tests.support.langgraph_contract import DIFFERENCES, differs, keys
 
 TENANTS = frozenset({"docs", "users", "a", "b", "x", "t"})
 
@@ -62,18 +47,6 @@ def store(request: pytest.FixtureRequest) -> Iterator[BaseStore]:
         return
     memory: Memory = request.getfixturevalue("memory")
     yield GraphmemStore(memory, principal=Principal(tenants=TENANTS))
-
-
-def differs(store: BaseStore, difference: str) -> bool:
-    """Whether ``store`` departs from the reference by ``difference`` (:data:`DIFFERENCES`)."""
-    assert difference in DIFFERENCES
-    return isinstance(store, GraphmemStore)
-
-
-def keys(items: object) -> list[str]:
-    """The keys of a list of items (a search's result)."""
-    assert isinstance(items, list) and all(isinstance(i, Item) for i in items)
-    return [i.key for i in items]
 
 
 # -- put / get / delete ---------------------------------------------------------------
