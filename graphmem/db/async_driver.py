@@ -27,9 +27,9 @@ import asyncio
 import concurrent.futures
 import contextvars
 import threading
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from concurrent.futures import Executor
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -131,6 +131,8 @@ class LoopCall:
                  admission: Admission | None = None) -> None:
         self.loop = loop
         self.admission = admission or Admission()
+        #: clean-ups started by :meth:`soon` and not done yet
+        self._pending: set[concurrent.futures.Future[None]] = set()
 
     def __call__(self, coro: Coroutine[Any, Any, T]) -> T:
         """The coroutine's result, or the exception it raised (the driver's, untranslated:
@@ -143,13 +145,31 @@ class LoopCall:
         if _running_loop() is self.loop:
             coro.close()
             raise RuntimeError("a blocking driver call made on its own event loop's thread")
+        if not self.loop.is_running():  # closed, or stopped: nothing would run it
+            coro.close()
+            raise ClientClosedError("the event loop of this graphmem client is not running")
         try:
             future = asyncio.run_coroutine_threadsafe(coro, self.loop)
-        except RuntimeError:  # the loop is closed
+        except RuntimeError:  # the loop closed meanwhile
             coro.close()
             raise ClientClosedError("the event loop of this graphmem client is closed") from None
         with self.admission.waiting():
             return self._wait(future)
+
+    def soon(self, coro: Coroutine[Any, Any, Any]) -> None:
+        """Start ``coro`` on the loop without waiting for it (its errors are ignored: for
+        clean-ups whose outcome changes nothing, such as handing a connection back)."""
+        async def quietly() -> None:
+            with suppress(Exception):
+                await coro
+
+        try:
+            future = asyncio.run_coroutine_threadsafe(quietly(), self.loop)
+        except RuntimeError:  # the loop is closed: nothing is left to clean up
+            coro.close()
+            return
+        self._pending.add(future)
+        future.add_done_callback(self._pending.discard)
 
     def _wait(self, future: concurrent.futures.Future[T]) -> T:
         while True:
@@ -288,17 +308,21 @@ class BlockingSession:
 
     def begin_transaction(self, metadata: dict[str, Any] | None = None
                           ) -> BlockingTransaction:
-        """Begin an explicit transaction, committed or closed by its caller."""
-        async def go() -> AsyncTransaction:
+        """An explicit transaction, committed or closed by its caller. It begins with its
+        first statement (or commit), in the same trip to the event loop: errors of the
+        beginning are raised there."""
+        async def begin() -> AsyncTransaction:
             session = await self._open()
             return await session.begin_transaction(metadata=metadata)
 
-        return BlockingTransaction(self._owner, self._owner.call(go()))
+        return BlockingTransaction(self._owner, begin)
 
     def close(self) -> None:
-        """Close the session, if it was opened."""
+        """Close the session, if it was opened, without waiting for it: its statements
+        are all done (their rows fetched, or their transaction closed), so closing only hands
+        its connection back to the pool, which the loop does meanwhile."""
         if self._session is not None:
-            self._owner.call(self._session.close())
+            self._owner.call.soon(self._session.close())
 
     def __enter__(self) -> BlockingSession:
         return self
@@ -310,23 +334,54 @@ class BlockingSession:
 
 class BlockingTransaction:
     """A managed or explicit async transaction used from a worker thread: ``run`` (all the
-    rows), and for an explicit one ``commit`` and ``close``."""
+    rows), and for an explicit one ``commit`` and ``close``.
+
+    Args:
+        owner: the driver. tx: the managed transaction, or how to begin the explicit one
+            (with its first statement or commit).
+    """
 
     def __init__(self, owner: BlockingAsyncDriver,
-                 tx: AsyncManagedTransaction | AsyncTransaction) -> None:
+                 tx: AsyncManagedTransaction | Callable[[], Awaitable[AsyncTransaction]]
+                 ) -> None:
         self._owner = owner
-        self._tx = tx
+        self._managed: AsyncManagedTransaction | None = None
+        self._explicit: AsyncTransaction | None = None
+        self._begin: Callable[[], Awaitable[AsyncTransaction]] | None = None
+        if callable(tx):
+            self._begin = tx
+        else:
+            self._managed = tx
+        self._committed = False
+
+    async def _started(self) -> AsyncManagedTransaction | AsyncTransaction:
+        return self._managed or await self._explicit_started()
+
+    async def _explicit_started(self) -> AsyncTransaction:
+        if self._explicit is None:
+            assert self._begin is not None, "a managed transaction is not committed here"
+            self._explicit = await self._begin()
+        return self._explicit
 
     def run(self, query: Any, parameters: dict[str, Any] | None = None) -> Rows:
         """Run a statement in the transaction; all its rows."""
-        return self._owner.call(_fetched(self._tx.run(query, parameters)))
+        async def go() -> Rows:
+            tx = await self._started()
+            return await _fetched(tx.run(query, parameters))
+
+        return self._owner.call(go())
 
     def commit(self) -> None:
         """Commit an explicit transaction."""
-        assert isinstance(self._tx, AsyncTransaction)
-        self._owner.call(self._tx.commit())
+        async def go() -> None:
+            await (await self._explicit_started()).commit()
+
+        self._owner.call(go())
+        self._committed = True
 
     def close(self) -> None:
-        """Roll back what an explicit transaction did not commit, and end it."""
-        assert isinstance(self._tx, AsyncTransaction)
-        self._owner.call(self._tx.close())
+        """Roll back what an explicit transaction did not commit, and end it (after a
+        commit, or before it began, there is nothing to do)."""
+        if self._committed or self._explicit is None:
+            return
+        self._owner.call(self._explicit.close())
