@@ -42,6 +42,7 @@ from typing import Any
 
 from bench.scale import machine
 from graphmem import AsyncMemory, DecisionState, Memory, Principal, async_calls
+from graphmem.db import async_driver
 from graphmem.db.server import EphemeralServer
 from graphmem.db.settings import ConnectionSettings
 
@@ -246,10 +247,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--heap", default="1g")
     parser.add_argument("--threads", type=int, default=None,
                         help="AsyncMemory's worker threads (default: graphmem's CALL_THREADS)")
+    parser.add_argument("--admit", type=int, default=None,
+                        help="AsyncMemory's admission slots (default: graphmem's ADMIT_SLOTS)")
     parser.add_argument("--out", default=None, help="file stem under bench/results/")
     args = parser.parse_args(argv)
     if args.threads is not None:
         async_calls.CALL_THREADS = args.threads
+    if args.admit is not None:
+        async_driver.ADMIT_SLOTS = args.admit
     at = datetime.now(UTC)
     with server_settings(args.heap) as settings:
         measured = asyncio.run(measure(settings, args))
@@ -263,7 +268,7 @@ def main(argv: list[str] | None = None) -> None:
         "at": at.isoformat(timespec="seconds"), "concurrency": args.concurrency,
         "calls": args.calls, "records": args.records, "noise": args.noise,
         "budget_chars": args.budget, "reps": args.reps,
-        "async_threads": async_calls.CALL_THREADS, "tick_ms": TICK_S * 1000,
+        "async_threads": async_calls.CALL_THREADS, "admit_slots": async_driver.ADMIT_SLOTS, "tick_ms": TICK_S * 1000,
         "rows": rows, "summary": summary,
         "idle_loop": {"max_gap_ms": measured["idle_max_gap_ms"],
                       "p99_gap_ms": measured["idle_p99_gap_ms"]},

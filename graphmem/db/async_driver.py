@@ -76,8 +76,8 @@ class Admission:
     after its next round trip. No deadlock, at worst a short wait.
     """
 
-    def __init__(self, slots: int = ADMIT_SLOTS) -> None:
-        self._slots = threading.BoundedSemaphore(slots)
+    def __init__(self, slots: int | None = None) -> None:
+        self._slots = threading.BoundedSemaphore(slots or ADMIT_SLOTS)
         self._local = threading.local()
 
     def enter(self) -> None:
