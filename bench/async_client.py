@@ -41,7 +41,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.scale import machine
-from graphmem import AsyncMemory, DecisionState, Memory, Principal, async_calls
+from graphmem import AsyncMemory, DecisionState, Memory, Principal
+from graphmem.aio import calls as async_calls
 from graphmem.db import async_driver
 from graphmem.db.server import EphemeralServer
 from graphmem.db.settings import ConnectionSettings

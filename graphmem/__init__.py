@@ -34,7 +34,7 @@ from graphmem.errors import (
 )
 
 if TYPE_CHECKING:
-    from graphmem.async_client import AsyncMemory
+    from graphmem.aio import AsyncMemory
     from graphmem.client import Memory, Retrieval
     from graphmem.db.settings import ConnectionSettings
     from graphmem.limits import InputLimits
@@ -55,7 +55,7 @@ if TYPE_CHECKING:
     from graphmem.write.policy import MemoryWriteDecision, WriteDisposition, WritePolicy
 
 _LAZY: dict[str, str] = {
-    "AsyncMemory": "graphmem.async_client",
+    "AsyncMemory": "graphmem.aio",
     "Authority": "graphmem.models",
     "BM25Ranker": "graphmem.read.rankers",
     "ConflictResolution": "graphmem.read.resolution",

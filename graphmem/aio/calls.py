@@ -1,7 +1,7 @@
 """The calls of :class:`graphmem.AsyncMemory` that log attribution, keep deferred intentions,
 delete and certify, as :mod:`graphmem.client_calls` holds ``Memory``'s; and the one helper
 every call of ``AsyncMemory`` runs through (:func:`off_loop`). Each call is ``Memory``'s own,
-run on a worker thread (see :mod:`graphmem.async_client`); citations name pages of docs/spec/.
+run on a worker thread (see :mod:`graphmem.aio.client`); citations name pages of docs/spec/.
 """
 
 from __future__ import annotations

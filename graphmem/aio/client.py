@@ -1,7 +1,7 @@
 """``AsyncMemory``: graphmem's client for asyncio programs, every call a coroutine.
 
 It runs the very definitions :class:`graphmem.Memory` runs, so the two cannot drift: each
-call is ``Memory``'s, run by one helper, :func:`graphmem.async_calls.off_loop`, on a worker thread
+call is ``Memory``'s, run by one helper, :func:`graphmem.aio.calls.off_loop`, on a worker thread
 of the client, whose every round trip to Neo4j goes through the driver's async API on the
 event loop (:mod:`graphmem.db.async_driver`: ``neo4j.AsyncDriver``, its sessions,
 ``execute_write`` and explicit transactions). The event loop only sends and receives; the
@@ -20,7 +20,7 @@ from typing import Any, cast
 
 from neo4j import Driver
 
-from graphmem.async_calls import (
+from graphmem.aio.calls import (
     AsyncAttributionCalls,
     AsyncDeletionCalls,
     AsyncProspective,
@@ -50,10 +50,10 @@ class AsyncMemory(AsyncAttributionCalls, AsyncProspective, AsyncDeletionCalls):
     ``await client.close()`` (or use ``async with``).
 
     Every call of :class:`graphmem.Memory` is here with the same parameters, as a coroutine
-    with the same result and the same errors (``tests/unit/test_async_client.py`` compares
+    with the same result and the same errors (``tests/unit/aio/test_client.py`` compares
     the signatures), except :meth:`confined`, which sends nothing and stays a plain call,
     and :meth:`put_stream`, an async iterator. All of them run ``Memory``'s own definition
-    through one helper, :func:`~graphmem.async_calls.off_loop`: on a worker thread of this
+    through one helper, :func:`~graphmem.aio.calls.off_loop`: on a worker thread of this
     client, whose statements go through ``neo4j.AsyncDriver`` on the event loop that
     connected the client (it belongs to that loop: await its calls while it runs). Only
     :class:`~graphmem.errors.GraphmemError` subclasses leave it: ClientClosedError once closed

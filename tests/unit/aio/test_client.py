@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from graphmem import AsyncMemory, Memory
-from graphmem.async_calls import AsyncIntentions
+from graphmem.aio.calls import AsyncIntentions
 from graphmem.intentions import Intentions
 
 #: the calls that send nothing (a plain call) or stream (an async iterator)
