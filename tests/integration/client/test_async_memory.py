@@ -320,15 +320,19 @@ def test_close_in_one_loop_then_a_new_client_in_another(neo4j_db: Neo4jUnderTest
     assert run(once()) == run(once()) == "RecordNotFoundError"
 
 
-def test_a_client_used_after_its_loop_ended_is_closed(neo4j_db: Neo4jUnderTest) -> None:
-    holder: list[AsyncMemory] = []
-
-    async def connect() -> None:
-        holder.append(await AsyncMemory.connect(neo4j_db.settings, start_if_needed=False))
-
-    run(connect())
+def test_a_client_used_outside_its_running_loop_is_closed(neo4j_db: Neo4jUnderTest) -> None:
+    """A client belongs to the loop that connected it: awaited on another loop while its own
+    does not run, a call raises ClientClosedError; on its own loop it works again."""
+    own = asyncio.new_event_loop()
     try:
-        with pytest.raises(ClientClosedError):
-            run(holder[0].get("x"))
+        client = own.run_until_complete(
+            AsyncMemory.connect(neo4j_db.settings, start_if_needed=False))
+        try:
+            with pytest.raises(ClientClosedError):
+                run(client.get("x"))
+            with pytest.raises(RecordNotFoundError):
+                own.run_until_complete(client.get("x"))
+        finally:
+            own.run_until_complete(client.close())
     finally:
-        holder[0]._threads.shutdown()
+        own.close()
