@@ -34,6 +34,7 @@ from graphmem.errors import (
 )
 
 if TYPE_CHECKING:
+    from graphmem.aio import AsyncMemory
     from graphmem.client import Memory, Retrieval
     from graphmem.db.settings import ConnectionSettings
     from graphmem.limits import InputLimits
@@ -54,6 +55,7 @@ if TYPE_CHECKING:
     from graphmem.write.policy import MemoryWriteDecision, WriteDisposition, WritePolicy
 
 _LAZY: dict[str, str] = {
+    "AsyncMemory": "graphmem.aio",
     "Authority": "graphmem.models",
     "BM25Ranker": "graphmem.read.rankers",
     "ConflictResolution": "graphmem.read.resolution",
@@ -102,6 +104,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "AsyncMemory",
     "Authority",
     "AuthorityCeilingError",
     "AuthorizationError",

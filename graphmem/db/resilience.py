@@ -141,18 +141,21 @@ def with_retry(
     raise AssertionError("unreachable")
 
 
-def connect_driver(settings: ConnectionSettings, *, deadline_s: float = 10.0) -> Driver:
+def connect_driver(settings: ConnectionSettings, *, deadline_s: float = 10.0,
+                   open_with: Callable[[ConnectionSettings], Driver] = open_driver) -> Driver:
     """A driver for ``settings`` whose connectivity (and credentials) have been checked.
 
     ``verify_connectivity`` is retried like any auto-commit statement (see
-    :func:`with_retry`), for at most ``deadline_s`` seconds.
+    :func:`with_retry`), for at most ``deadline_s`` seconds. ``open_with`` opens the driver
+    (:func:`~graphmem.db.settings.open_driver`; :mod:`graphmem.db.async_driver` passes its
+    blocking view of the async driver).
 
     Raises:
         DatabaseUnavailableError: the settings are malformed, or no server answers.
         DatabaseAuthError: the server refused the credentials.
     """
     try:
-        driver = open_driver(settings)
+        driver = open_with(settings)
     except (ConfigurationError, ValueError) as exc:
         raise DatabaseUnavailableError(
             f"invalid Neo4j settings for {settings.uri!r}: {type(exc).__name__}"

@@ -27,12 +27,10 @@ import signal
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from graphmem.db.codec import Clock
-from graphmem.db.credentials import (
-    read_password,
-    resolve_password_file,
-)
+from graphmem.db.credentials import read_password, resolve_password_file
 from graphmem.db.drivers import schema_once, shared_driver
 from graphmem.db.ephemeral import EphemeralServer
 from graphmem.db.launcher import (
@@ -401,14 +399,15 @@ settings' ``retry_time_s``)."""
 def open_store(settings: ConnectionSettings | None, *, start_if_needed: bool, clock: Clock,
                max_content_bytes: int, ensure_schema: bool,
                limits: InputLimits = DEFAULT_LIMITS,
+               driver_for: Callable[..., tuple[Any, Callable[[], None]]] = shared_driver,
                ) -> tuple[Neo4jStore, Callable[[], None]]:
     """The store behind :meth:`graphmem.Memory.connect`, and the release of what it holds: its
     use of the driver shared by the clients of the same settings in this process
     (:func:`graphmem.db.drivers.shared_driver`) and its lease on the local server, if any.
 
     Settings: ``settings``; else ``NEO4J_*``; else :func:`lease` (the running local server,
-    or one started now for as long as a client uses it). On any failure both are released
-    before the error propagates.
+    or one started now while a client uses it). On any failure both are released before the
+    error propagates. ``driver_for``: the driver's source (AsyncMemory's differs).
 
     Raises:
         DatabaseUnavailableError, DatabaseAuthError, StoreError: as ``Memory.connect``.
@@ -426,7 +425,7 @@ def open_store(settings: ConnectionSettings | None, *, start_if_needed: bool, cl
     try:
         # the connectivity check gets no longer than a statement would (a short
         # ``retry_time_s``, as the MCP server sets, bounds the connection too)
-        driver, release_driver = shared_driver(
+        driver, release_driver = driver_for(
             settings, deadline_s=min(CONNECT_DEADLINE_S, settings.retry_time_s))
     except BaseException:
         release_lease()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import platformdirs
 
@@ -103,15 +103,24 @@ def open_driver(settings: ConnectionSettings) -> Driver:
     The driver is imported here, not with the settings: a process that only reads them
     (the MCP server before its first call) starts without it.
     """
-    from neo4j import GraphDatabase, NotificationDisabledClassification
+    from neo4j import GraphDatabase
 
     retries.install()
-    return GraphDatabase.driver(
-        settings.uri,
-        auth=(settings.user, settings.password),
-        connection_timeout=settings.connection_timeout_s,
-        connection_acquisition_timeout=settings.acquisition_timeout_s,
-        max_transaction_retry_time=settings.retry_time_s,
-        liveness_check_timeout=settings.liveness_check_s,
-        notifications_disabled_classifications=[NotificationDisabledClassification.UNRECOGNIZED],
-    )
+    return GraphDatabase.driver(settings.uri, **driver_options(settings))
+
+
+def driver_options(settings: ConnectionSettings) -> dict[str, Any]:
+    """The keyword arguments :func:`open_driver` gives the driver (credentials, timeouts,
+    silenced notifications), for the async driver opened with the same settings
+    (:mod:`graphmem.db.async_driver`)."""
+    from neo4j import NotificationDisabledClassification
+
+    return {
+        "auth": (settings.user, settings.password),
+        "connection_timeout": settings.connection_timeout_s,
+        "connection_acquisition_timeout": settings.acquisition_timeout_s,
+        "max_transaction_retry_time": settings.retry_time_s,
+        "liveness_check_timeout": settings.liveness_check_s,
+        "notifications_disabled_classifications": [
+            NotificationDisabledClassification.UNRECOGNIZED],
+    }

@@ -9,7 +9,7 @@ def test_exported_members() -> None:
         assert getattr(graphmem, name) is not None
         assert getattr(graphmem, name).__doc__, f"{name} has no docstring"
     assert set(graphmem.__all__) == {
-        "Authority", "AuthorityCeilingError", "AuthorizationError", "BM25Ranker",
+        "AsyncMemory", "Authority", "AuthorityCeilingError", "AuthorizationError", "BM25Ranker",
         "ClientClosedError", "ConflictResolution",
         "ConnectionSettings", "ConstraintViolationError", "ContentTooLargeError",
         "DanglingReferenceError", "DatabaseAuthError", "DatabaseUnavailableError",
