@@ -1,4 +1,5 @@
-"""The async path of :class:`~.store.GraphmemStore`: concurrent async calls combined.
+"""The async path of :class:`~.store.GraphmemStore`: concurrent async calls combined
+(docs/integrations/langgraph.md#async-calls).
 
 Every ``abatch`` (so every ``aget``, ``aput``, ``asearch``, ``adelete``,
 ``alist_namespaces``) made on one event loop while a round of them is being answered waits
@@ -198,6 +199,8 @@ class _LoopQueue:
     waiting: list[_Waiting] = field(default_factory=list)
     busy: bool = False
     scheduled: bool = False
+    #: the round being answered (held: the loop keeps only weak references to tasks)
+    task: asyncio.Task[None] | None = None
 
 
 @dataclass(eq=False)
@@ -248,7 +251,7 @@ class AsyncBatcher:
         if not taken:
             return
         queue.busy = True
-        loop.create_task(self._round(loop, queue, taken))
+        queue.task = loop.create_task(self._round(loop, queue, taken))
 
     async def _round(self, loop: asyncio.AbstractEventLoop, queue: _LoopQueue,
                      taken: list[_Waiting]) -> None:
@@ -260,6 +263,7 @@ class AsyncBatcher:
             outcomes = [exc] * len(taken)
             interrupted = exc
         queue.busy = False
+        queue.task = None
         self.rounds += 1
         self.calls += len(taken)
         if queue.waiting:
