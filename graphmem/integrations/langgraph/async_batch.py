@@ -45,7 +45,7 @@ from graphmem.errors import ClientClosedError, DatabaseUnavailableError
 
 __all__ = ["MAX_PUTS", "AsyncBatcher", "Plan", "plan", "run"]
 
-#: The most puts a round writes in one statement (a call with more is written alone).
+#: The most distinct keys a round puts in one statement (a call putting more is written alone).
 MAX_PUTS = 512
 
 #: Errors of the database, not of a call's input: every call of the failed batch gets them.
