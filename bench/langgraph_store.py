@@ -15,6 +15,18 @@ p50 (and p90) milliseconds of:
   PostgresStore takes part only when pgvector is installed (``CREATE EXTENSION vector``
   works); else these rows compare with ``InMemoryStore`` only.
 
+And the async twins (``AsyncPostgresStore`` for PostgreSQL), on the same data:
+
+- ``loop_gap``: the largest gap (ms) between the ticks of a 5 ms ticker on the event loop
+  while 20 concurrent ``asearch`` calls (filter, limit 10, each its own offset) run on the
+  namespace of 1,000, the worst of 10 rounds (after one round that is not counted);
+  ``loop_gap_p50`` the median of the 10 rounds' largest gaps, and ``loop_gap_idle`` the
+  worst of 10 rounds of the ticker alone for as long (the machine's own noise);
+- ``batch60k``: seconds to gather 60,000 async operations shaped as LangGraph's own
+  ``test_large_batches_async`` (for 10 x 1,000 keys: ``aput``, ``aget``,
+  ``alist_namespaces(max_depth=m+1)``, ``asearch`` of the tenant, ``aput`` again,
+  ``adelete``), in the tenant's namespaces; given up after ``--batch-timeout`` seconds.
+
 PostgreSQL comes from the Debian packages (``initdb``/``pg_ctl`` on PATH or in
 ``/usr/lib/postgresql/*/bin``): a throwaway cluster in a temporary directory, on a free port,
 run as ``nobody`` when this process is root, stopped and deleted at the end. Without it the
@@ -22,15 +34,17 @@ PostgresStore column is left out. Neo4j is the server of ``NEO4J_URI`` (and ``NE
 ``NEO4J_PASSWORD``) when set (tenants ``t0``, ``t1``, ... are written there), else the
 launcher's ephemeral server.
 
-Writes ``bench/results/langgraph-store-<date>.json`` and ``.txt`` (the table)::
+Writes ``bench/results/langgraph-store-<date>[-<tag>].json`` and ``.txt`` (the table)::
 
-    python -m bench.langgraph_store            # --reps 3 --n 1000
+    python -m bench.langgraph_store            # --reps 3 --n 1000 [--tag async]
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
+import functools
 import glob
 import hashlib
 import json
@@ -74,6 +88,8 @@ def embed(texts: Sequence[str]) -> list[list[float]]:
 
 
 INDEX: IndexConfig = {"dims": DIMS, "embed": embed, "fields": ["text"]}
+ASYNC_MEASURES = ("loop_gap", "loop_gap_p50", "loop_gap_idle", "batch60k")
+TICK_S = 0.005
 
 
 def _pg_bin(name: str) -> str | None:
@@ -171,6 +187,70 @@ def _pgvector(pg_uri: str) -> bool:
     return True
 
 
+async def _largest_gap(work: Callable[[], Any]) -> float:
+    """The largest gap (ms) between ticks of a ticker sleeping :data:`TICK_S` while
+    ``work()`` (an awaitable factory) runs."""
+    done = False
+    gap = 0.0
+
+    async def ticker() -> None:
+        nonlocal gap
+        last = time.perf_counter()
+        while not done:
+            await asyncio.sleep(TICK_S)
+            now = time.perf_counter()
+            gap = max(gap, (now - last) * 1000)
+            last = now
+
+    tick = asyncio.create_task(ticker())
+    await asyncio.sleep(TICK_S)  # the ticker runs before the work starts
+    try:
+        await work()
+    finally:
+        done = True
+        await tick
+    return gap
+
+
+async def measure_async(store: BaseStore, tenant: str, timeout_s: float) -> dict[str, float]:
+    """``loop_gap`` (ms) and ``batch60k`` (s; inf when given up) on ``store``, after
+    :func:`measure` filled ``tenant``."""
+    big = (tenant, "big")
+
+    async def searches() -> None:
+        found = await asyncio.gather(*(store.asearch(big, filter={"color": "red"}, limit=10,
+                                                      offset=i) for i in range(20)))
+        assert all(len(page) == 10 for page in found)
+
+    await searches()  # warm: the first round also starts the worker and plans the query
+    gaps: list[float] = []
+    idle: list[float] = []
+    for _ in range(10):
+        start = time.perf_counter()
+        gaps.append(await _largest_gap(searches))
+        took = time.perf_counter() - start
+        idle.append(await _largest_gap(functools.partial(asyncio.sleep, took)))
+    coros: list[Any] = []
+    for m in range(10):
+        ns = (tenant, "foo", "bar", "baz", str(m % 2))
+        for i in range(1000):
+            coros += [store.aput(ns, f"key{i}", value={"foo": f"bar{i}"}),
+                      store.aget(ns, f"key{i}"),
+                      store.alist_namespaces(prefix=None, max_depth=m + 1),
+                      store.asearch((tenant,)),
+                      store.aput(ns, f"key{i}", value={"foo": f"bar{i}"}),
+                      store.adelete(ns, f"key{i}")]
+    start = time.perf_counter()
+    try:
+        results = await asyncio.wait_for(asyncio.gather(*coros), timeout_s)
+        assert len(results) == 60_000
+        batch = time.perf_counter() - start
+    except TimeoutError:
+        batch = float("inf")
+    return {"loop_gap": max(gaps), "loop_gap_p50": statistics.median(gaps),
+            "loop_gap_idle": max(idle), "batch60k": batch}
+
+
 def _pctl(values: Sequence[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -203,23 +283,32 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 indexed["PostgresStore"] = lambda _t: pgv
         tenants = [f"{args.tenant_prefix}{r}" for r in range(args.reps)]
         principal = Principal(tenants=frozenset(tenants))
-        stores["GraphmemStore"] = lambda _t: GraphmemStore(memory, principal=principal)
-        indexed["GraphmemStore"] = lambda _t: GraphmemStore(memory, principal=principal,
-                                                            index=INDEX)
+        stores["GraphmemStore"] = lambda t: GraphmemStore(memory, principal=principal,
+                                                           tenant=t)
+        indexed["GraphmemStore"] = lambda t: GraphmemStore(memory, principal=principal,
+                                                           tenant=t, index=INDEX)
         for rep, tenant in enumerate(tenants):
             for name, make in stores.items():
-                timings = measure(make(tenant), tenant, args.n)
+                store = make(tenant)
+                timings = measure(store, tenant, args.n)
                 if name in indexed:
                     timings.update(measure_semantic(indexed[name](tenant), tenant, args.n))
-                rows.append({"rep": rep, "store": name, **{
+                row = {"rep": rep, "store": name, **{
                     op: {"p50": statistics.median(v), "p90": _pctl(v, 0.9)}
-                    for op, v in timings.items()}})
+                    for op, v in timings.items()}}
+                if not args.no_async:
+                    row.update(asyncio.run(_async_of(name, store, pg_uri, tenant, args)))
+                rows.append(row)
     summary: dict[str, dict[str, float]] = {}
     for name in {row["store"] for row in rows}:
         own = [r for r in rows if r["store"] == name]
         summary[name] = {op: statistics.median(r[op]["p50"] for r in own)
                          for op in (*OPERATIONS, *SEMANTIC) if op in own[0]}
-    ratios = {}
+        for measure_ in ASYNC_MEASURES:  # the worst repetition
+            values = [r[measure_] for r in own if measure_ in r]
+            if values:
+                summary[name][measure_] = max(values)
+    ratios: dict[str, float] = {}
     if "PostgresStore" in summary:
         ratios = {op: summary["GraphmemStore"][op] / summary["PostgresStore"][op]
                   for op in summary["PostgresStore"]}
@@ -228,6 +317,19 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "graphmem_over_postgres": ratios,
             "graphmem_over_inmemory": {op: summary["GraphmemStore"][op]
                                        / summary["InMemoryStore"][op] for op in SEMANTIC}}
+
+
+async def _async_of(name: str, store: BaseStore, pg_uri: str | None, tenant: str,
+                    args: argparse.Namespace) -> dict[str, float]:
+    """:func:`measure_async` of the store ``name`` (PostgreSQL: its ``AsyncPostgresStore``
+    over the same database)."""
+    if name != "PostgresStore":
+        return await measure_async(store, tenant, args.batch_timeout)
+    from langgraph.store.postgres.aio import AsyncPostgresStore
+
+    assert pg_uri is not None
+    async with AsyncPostgresStore.from_conn_string(pg_uri) as apg:
+        return await measure_async(apg, tenant, args.batch_timeout)
 
 
 def table(result: dict[str, Any]) -> str:
@@ -246,6 +348,16 @@ def table(result: dict[str, Any]) -> str:
         lines.append(f"| {op} | " + " | ".join(cells) + " | "
                      + (f"{ratio:.1f}x" if ratio is not None else "-") + " | "
                      + (f"{in_memory:.1f}x" if in_memory is not None else "-") + " |")
+    if all(m in result["p50_ms"][s] for s in stores for m in ASYNC_MEASURES):
+        lines += ["", "Async (AsyncPostgresStore for PostgreSQL; worst repetition)", "",
+                  "| measure | " + " | ".join(stores) + " |", "|---|" + "--:|" * len(stores)]
+        labels = {"loop_gap": "largest event-loop gap, 20 concurrent asearch (ms)",
+                  "loop_gap_p50": "the same, median of the rounds (ms)",
+                  "loop_gap_idle": "largest gap of the ticker alone (ms)",
+                  "batch60k": "60,000 concurrent async operations (s)"}
+        for m in ASYNC_MEASURES:
+            cells = [f"{result['p50_ms'][s][m]:.1f}" for s in stores]
+            lines.append(f"| {labels[m]} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -254,9 +366,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--n", type=int, default=1000, help="puts and gets per repetition")
     parser.add_argument("--tenant-prefix", default="t", help="tenants written: PREFIX0, ...")
+    parser.add_argument("--no-async", action="store_true", help="skip loop_gap and batch60k")
+    parser.add_argument("--batch-timeout", type=float, default=600.0,
+                        help="seconds before batch60k is given up (reported as inf)")
+    parser.add_argument("--tag", default="", help="suffix of the result files' names")
     args = parser.parse_args(argv)
     result = run(args)
-    stem = RESULTS / f"langgraph-store-{datetime.now(UTC):%Y%m%d}"
+    tag = f"-{args.tag}" if args.tag else ""
+    stem = RESULTS / f"langgraph-store-{datetime.now(UTC):%Y%m%d}{tag}"
     stem.with_suffix(".json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     text = table(result)
     stem.with_suffix(".txt").write_text(text, encoding="utf-8")

@@ -30,6 +30,10 @@ DIFFERENCES: dict[str, str] = {
     "unscored_paged": "items without a vector follow the scored ones and are paged like them; "
                       "InMemoryStore returns its first unscored items again on every page "
                       "past the scored ones, PostgresStore none of them",
+    "async_turn_reads_first": "async calls made in the same turn of the event loop (gathered) "
+                              "are answered as one batch: their reads see the store before "
+                              "their puts (as LangGraph's AsyncPostgresStore); InMemoryStore "
+                              "runs each call to its end before the next",
 }
 
 

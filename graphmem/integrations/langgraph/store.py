@@ -8,7 +8,6 @@ Python over the filtered items, as the read path ranks (docs/spec/read-path.md).
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import json
 from collections.abc import Iterable, Iterator, Sequence
@@ -42,6 +41,7 @@ from graphmem.read.rankers import BM25Ranker, Ranker, order_by_score
 from graphmem.write.policy import PROCEDURE_EXEMPT_AUTHORITIES
 
 from . import filters
+from .async_batch import AsyncBatcher
 from .combine import PutCombiner
 from .facts import compile_filter
 from .items import item_meta, path_matches, to_item
@@ -180,6 +180,8 @@ class GraphmemStore(PutWrites, BaseStore):
         #: semantic search (:mod:`.vectors`); None: no index, a query ranks by ``ranker``
         self.vectors = VectorIndex(index) if index is not None else None
         self.index_config = self.vectors.config if self.vectors is not None else None
+        #: concurrent async calls, answered together off the event loop (:mod:`.async_batch`)
+        self.async_batcher = AsyncBatcher(self.batch)
     # -- graphmem views --------------------------------------------------------------
 
     def _pairs(self, labels: Iterable[tuple[int, str]]) -> list[str]:  # under a prefix
@@ -242,8 +244,17 @@ class GraphmemStore(PutWrites, BaseStore):
         return results
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
-        """:meth:`batch` in a worker thread (graphmem's client is synchronous)."""
-        return await asyncio.to_thread(self.batch, list(ops))
+        """:meth:`batch`, combined with the other async calls made on this event loop at the
+        same time, off the loop (:mod:`.async_batch`: every read of a round sees the store
+        before the round's puts; each call's puts in issue order; errors stay with their
+        call).
+
+        Returns one result per op, in op order.
+
+        Raises:
+            as :meth:`batch`, for this call's own ops.
+        """
+        return await self.async_batcher.submit(list(ops))
 
     # -- reads -----------------------------------------------------------------------
 

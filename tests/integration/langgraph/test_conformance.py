@@ -348,3 +348,87 @@ def test_async_twins(store: BaseStore) -> None:
             ["k", "n", *(f"c{i}" for i in range(8))])  # k: in the deeper namespace
 
     asyncio.run(run())
+
+
+def test_async_concurrent_calls_answer_in_op_order(store: BaseStore) -> None:
+    ns, other = ("docs", "a"), ("docs", "b")
+
+    async def run() -> list[Any]:
+        await asyncio.gather(*(store.aput(ns, f"k{i}", {"i": i, "even": i % 2 == 0})
+                               for i in range(12)))
+        return await asyncio.gather(  # no read here covers what a put here writes
+            store.aget(ns, "k3"), store.asearch(ns, filter={"even": True}, limit=3),
+            store.alist_namespaces(prefix=("docs",)), store.aput(other, "n0", {"i": 100}),
+            store.aget(ns, "missing"), store.asearch(ns, limit=2, offset=10),
+            store.aget(ns, "k11"), store.asearch(ns, filter={"i": {"$gte": 9}}),
+            store.adelete(ns, "k0"))
+
+    got3, even, listed, put, missing, page, got11, high, deleted = asyncio.run(run())
+    assert isinstance(got3, Item) and got3.value == {"i": 3, "even": False}
+    assert keys(even) == ["k0", "k2", "k4"]
+    assert listed == [ns]
+    assert put is None and missing is None and deleted is None
+    assert keys(page) == ["k10", "k11"]
+    assert isinstance(got11, Item) and got11.key == "k11"
+    assert keys(high) == ["k9", "k10", "k11"]
+    assert store.list_namespaces(prefix=("docs",)) == [ns, other]
+    assert store.get(ns, "k0") is None and keys(store.search(ns, limit=1)) == ["k1"]
+
+
+def test_async_large_gather(store: BaseStore) -> None:
+    n = 1000
+    big, new = ("docs", "big"), ("docs", "new")
+
+    async def run() -> tuple[list[Any], list[Any]]:
+        await asyncio.gather(*(store.aput(big, f"k{i}", {"i": i, "m": i % 7})
+                               for i in range(n)))
+        coros: list[Any] = []
+        for i in range(n):  # 3,000 operations
+            coros += [store.aget(big, f"k{i}"),
+                      store.asearch(big, filter={"m": i % 7}, limit=3, offset=i % 5),
+                      store.aput(new, f"k{i}", {"i": -i})]
+        results = await asyncio.gather(*coros)
+        return results, await asyncio.gather(*(store.aget(new, f"k{i}") for i in range(n)))
+
+    results, after = asyncio.run(run())
+    assert len(results) == 3 * n
+    for i in range(n):
+        got, found, put = results[3 * i:3 * i + 3]
+        assert isinstance(got, Item) and got.value == {"i": i, "m": i % 7}
+        same_m = [f"k{k}" for k in range(n) if k % 7 == i % 7]
+        assert keys(found) == same_m[i % 5:i % 5 + 3]
+        assert put is None
+    assert [a.value for a in after] == [{"i": -i} for i in range(n)]
+    assert keys(store.search(new, limit=3, offset=n - 2)) == [f"k{n - 2}", f"k{n - 1}"]
+
+
+def test_async_concurrent_puts_of_one_key(store: BaseStore) -> None:
+    async def run() -> list[Any]:
+        await asyncio.gather(*(store.aput(("docs",), "k", {"v": i}) for i in range(5)))
+        return list(await asyncio.gather(store.aget(("docs",), "k"), store.asearch(("docs",))))
+
+    got, found = asyncio.run(run())
+    assert isinstance(got, Item) and got.value == {"v": 4}  # the last put issued wins
+    assert [i.value for i in found] == [{"v": 4}]
+
+
+def test_async_reads_of_a_turn_and_its_puts(store: BaseStore) -> None:
+    ns = ("docs",)
+
+    async def run() -> list[Any]:
+        await store.aput(ns, "k", {"v": 0})
+        turn = await asyncio.gather(store.aput(ns, "k", {"v": 1}), store.aget(ns, "k"),
+                                    store.asearch(ns), store.aput(ns, "new", {"v": 2}),
+                                    store.aget(ns, "new"))
+        return [*turn, await store.aget(ns, "k"), await store.aget(ns, "new")]
+
+    _, got, found, _, new, later, later_new = asyncio.run(run())
+    if differs(store, "async_turn_reads_first"):
+        assert isinstance(got, Item) and got.value == {"v": 0}
+        assert [i.value for i in found] == [{"v": 0}] and new is None
+    else:
+        assert isinstance(got, Item) and got.value == {"v": 1}
+        assert [i.value for i in found] == [{"v": 1}]
+        assert isinstance(new, Item) and new.value == {"v": 2}
+    assert isinstance(later, Item) and later.value == {"v": 1}  # awaited after: seen
+    assert isinstance(later_new, Item) and later_new.value == {"v": 2}
