@@ -206,10 +206,11 @@ def data_dir_with_jars(data_dir: Path, shared_lib_dir: Path) -> Path:
     return data_dir
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def crash_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CrashableServer]:
-    """A launcher server of the module's own that its tests may kill and restart
-    (:class:`tests.support.crash.CrashableServer`; used by the crash tests)."""
+    """A launcher server of the crash tests' own that they may kill and restart
+    (:class:`tests.support.crash.CrashableServer`), started once for the session: each
+    test restarts it as it needs and works in a tenant of its own."""
     from tests.support.crash import CrashableServer
 
     home = tmp_path_factory.mktemp("crash") / "neo4j"

@@ -11,8 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from bench.erasure_residue import load, marker, scan
+from bench.erasure_residue import counts, load, marker, needles, scan
 from graphmem.client import Memory, store_of
 from graphmem.db.server import EphemeralServer
 from graphmem.deletion import DeletionPlan, apply_deletion
@@ -136,3 +138,25 @@ def test_outside_reach_names_the_settings_that_decide_it() -> None:
     quiet = outside_reach({"db.logs.query.enabled": "OFF"})
     assert "query log" not in {n.what for n in quiet}
     assert {n.what: n for n in quiet}["transaction logs"].value is None
+
+
+BYTES = st.binary(max_size=12).map(lambda b: b.replace(b"\1", b"\0"))  # zeros often
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(BYTES, st.sampled_from([b"Ab", b"A\0b\0", b"\0A\0b", b"\0\0"])),
+                max_size=8), st.integers(0, 40),
+       st.lists(st.one_of(BYTES.filter(bool), st.sampled_from([b"A\0b\0", b"\0A\0b", b"\0",
+                                                              b"b\0\0", b"\0\0"])),
+                min_size=1, max_size=4))
+def test_the_scan_counts_as_a_plain_count(parts: list[bytes], tail: int,
+                                          wanted: list[bytes]) -> None:
+    """Skipping the zeros that end a file (a preallocated transaction log) loses no
+    occurrence: needles that begin or end with zero bytes, or are nothing else, included."""
+    data = b"".join(parts) + b"\0" * tail
+    labelled = {str(i): needle for i, needle in enumerate(wanted)}
+    plain = {label: data.count(needle) for label, needle in labelled.items()}
+    assert counts(data, labelled) == {label: n for label, n in plain.items() if n}
+    term = needles("Ab")
+    assert counts(b"x" + term["utf-16-le as written"] + b"\0" * tail, term) == {
+        "utf-16-le as written": 1}

@@ -1,8 +1,9 @@
 """Crash tests against a real server process.
 
-One throwaway launcher server for this module, on its own temporary home (not the session's
-``neo4j_db``): each test ``kill -9``s its Java process in the middle of something, starts a new
-server on the SAME home and port (Neo4j recovers the store from its transaction log) and
+One throwaway launcher server for the crash tests (``crash_server``, shared with the
+group-commit breaker's), on its own temporary home (not the session's ``neo4j_db``): each
+test ``kill -9``s its Java process in the middle of something, starts a new server on the
+SAME home and port (Neo4j recovers the store from its transaction log) and
 checks what survived. Each test works in its own tenant, so they share the server without
 seeing each other's records; the server is restarted by every test, so a test never depends
 on one before it.

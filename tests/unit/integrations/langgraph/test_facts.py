@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from graphmem.integrations.langgraph import filters
 from graphmem.integrations.langgraph.facts import compile_filter, value_facts
+from tests.support.sizes import size
 
 KEYS = st.sampled_from(["a", "b", "c"])
 #: Integers past a float's precision (2**53 + 1) or range (10**400) too: equality stays exact,
@@ -57,7 +58,11 @@ def reference(value: dict[str, Any], filter_: dict[str, Any]) -> bool | None:
         return None
 
 
-@settings(max_examples=3000, deadline=None)
+#: Random values and filters compared; the full run searches wider (tests/support/sizes.py).
+EXAMPLES = size(1000, 3000)
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
 @given(st.dictionaries(KEYS, VALUES, max_size=3), st.dictionaries(KEYS, CONDITIONS, max_size=2))
 def test_compiled_filters_decide_as_the_python_filter(value: dict[str, Any],
                                                       filter_: dict[str, Any]) -> None:
