@@ -44,7 +44,7 @@ log = logging.getLogger("graphmem.ui")
 class UiState:
     """The inspector's state: the bound client, its options, the templates and the plans
     previewed and not yet applied (request id -> plan; oldest dropped past
-    :data:`MAX_PLANS`)."""
+    :data:`MAX_PLANS`), and the records list's counts (:attr:`tallies`)."""
 
     memory: Memory
     config: UiConfig
@@ -53,6 +53,10 @@ class UiState:
         trim_blocks=True, lstrip_blocks=True))
     plans: dict[str, DeletionPlan] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    tallies: dict[tuple[str, ...], tuple[tuple[str, ...], dict[str, int]]] = field(
+        default_factory=dict)
+    """Counts of records by flag per query scope, with the Scope versions read before them
+    (the records list's counts; reused while those versions are the same)."""
 
     def keep_plan(self, plan: DeletionPlan) -> None:
         """Keep a previewed plan for its application (dropping the oldest past the cap)."""
