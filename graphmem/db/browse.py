@@ -6,7 +6,7 @@ parts); :class:`~graphmem.db.access.ScopeQuery` checks the principal and scope.
 
 :meth:`Browsing.listing` is the inspector's list (docs/ui.md): every record the caller may
 reach, whatever its status, filtered and keyset-paged in the query
-(``cypher/records/listing.cypher``), each row only what a list shows.
+(``cypher/listing/page.cypher``), each row only what a list shows.
 """
 
 from __future__ import annotations
@@ -172,7 +172,7 @@ class Browsing(StoreBase):
                            sensitivity=row["sensitivity"],
                            scope=json.loads(row["scope_json"]) if row["scope_json"] else {},
                            preview=row["preview"] or "")
-                for row in self.read_values("records/listing", **params)]
+                for row in self.read_values("listing/page", **params)]
         more = len(rows) > limit
         rows = rows[:limit]
         last = rows[-1] if more else None
@@ -194,7 +194,7 @@ class Browsing(StoreBase):
     def reach_versions(self, principal: Principal, scope: dict[str, str],
                        now: datetime) -> tuple[str, ...]:
         """The versions of the Scopes ``principal`` sees in ``scope``, as one comparable
-        value, reading no record (``cypher/records/reach_versions.cypher``): while it is the
+        value, reading no record (``cypher/listing/versions.cypher``): while it is the
         same, so is :meth:`reach_flags`' answer (every change to a record moves it).
 
         Raises:
@@ -202,7 +202,7 @@ class Browsing(StoreBase):
         """
         params = ScopeQuery.build(principal, scope, now, self.limits).params()
         del params["now"], params["clearance"]
-        row = self.read_values("records/reach_versions", slots=SLOTS, **params)[0]
+        row = self.read_values("listing/versions", slots=SLOTS, **params)[0]
         return tuple(sorted(json.dumps(v, sort_keys=True) for v in row["versions"]))
 
     def reach_flags(self, principal: Principal, scope: dict[str, str],
@@ -217,7 +217,7 @@ class Browsing(StoreBase):
         """
         params = ScopeQuery.build(principal, scope, now, self.limits).params()
         del params["now"]
-        row = self.read_values("records/reach_flags", **params)[0]
+        row = self.read_values("listing/flags", **params)[0]
         return {key: int(row[key])
                 for key in ("records", "quarantined", "pending_recompute", "retracted")}
 

@@ -1,13 +1,15 @@
 """The records list and the record page of the inspector (docs/ui.md).
 
-The list is one page of :meth:`graphmem.db.browse.Browsing.listing`: the records the
-principal may reach in the chosen tenant and scope, newest first, filtered in the query by
-kind, status (ACTIVE, i.e. eligible, unless another is chosen), authority and creation time,
-and keyset-paged; each row is what the list shows, not the record. Above it, how many
-records are in reach (one pass of flags) and how many are eligible (the candidates answer the
-store keeps while it is provably the same). The record page asks the bound client for the
-record, its history, its explanation at a chosen time, its conflict partners and its
-derivation neighbours: an id out of reach is a 404, as an unknown one.
+The list is one page of :meth:`graphmem.db.browse.Browsing.listing` (read through
+:class:`graphmem.db.ops.listing.ListingOps`, which keeps the reachable records' sort keys while
+the Scope versions are the same): the records the principal may reach in the chosen tenant and
+scope, newest first, filtered by kind, status (ACTIVE, i.e. eligible, unless another is
+chosen), authority and creation time, and keyset-paged; each row is what the list shows, not
+the record. Above it, how many records are in reach by flag (kept likewise) and how many are
+eligible (the candidates answer the store keeps while it is provably the same). The record
+page asks the bound client for the record, its history, its explanation at a chosen time, its
+conflict partners and its derivation neighbours: an id out of reach is a 404, as an unknown
+one.
 """
 
 from __future__ import annotations
@@ -84,30 +86,6 @@ class RecordFilter:
             created_after=self.after, created_before=self.before)
 
 
-MAX_TALLIES = 256
-"""Most query scopes whose counts the inspector keeps."""
-
-
-def _flag_counts(state: UiState, scope: dict[str, str], now: datetime) -> dict[str, int]:
-    """How many records in reach by flag (:meth:`~graphmem.db.browse.Browsing.reach_flags`),
-    counted again only when a Scope version moved: the versions are read first, so counts kept
-    with them are never older than they are (a change in between only costs a count more)."""
-    store = store_of(state.memory)
-    principal = state.config.principal
-    key = tuple(sorted(f"{k}={v}" for k, v in scope.items()))
-    versions = store.reach_versions(principal, scope, now)
-    with state.lock:
-        kept = state.tallies.get(key)
-    if kept is not None and kept[0] == versions:
-        return dict(kept[1])
-    counts = store.reach_flags(principal, scope, now)
-    with state.lock:
-        state.tallies[key] = (versions, counts)
-        while len(state.tallies) > MAX_TALLIES:
-            state.tallies.pop(next(iter(state.tallies)))
-    return dict(counts)
-
-
 def records_page(request: Request) -> Response:
     """``/records``: the records in reach, filtered in the query and keyset-paged."""
     state = state_of(request)
@@ -117,11 +95,10 @@ def records_page(request: Request) -> Response:
         raise AuthorizationError("that tenant is outside the inspector's principal")
     store = store_of(state.memory)
     now = store.clock()
-    principal = state.config.principal
-    listed = store.listing(principal, scope, now, where=wanted.listing(), after=wanted.cursor,
-                           limit=PAGE_SIZE)
-    counts = {**_flag_counts(state, scope, now),
-              "eligible": len(store.candidate_list(principal, scope, now).ids)}
+    reach = state.lists.view(state.config.principal, scope, now)
+    listed = reach.page(wanted.listing(), wanted.cursor, PAGE_SIZE)
+    counts = {**reach.flag_counts(),
+              "eligible": len(store.candidate_list(state.config.principal, scope, now).ids)}
     query = {k: v for k, v in request.query_params.items() if k != "cursor" and v}
     return page(request, "records.html", title="Records", records=listed.rows, counts=counts,
                 scope=scope, filters=wanted, query=query,
