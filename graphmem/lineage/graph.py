@@ -36,12 +36,15 @@ from graphmem.db.ops.lineage import LineageOps, LineageSource, query_text
 from graphmem.db.store import Neo4jStore
 from graphmem.errors import RecordNotFoundError, ValidationError
 from graphmem.lineage.picture import render
-from graphmem.lineage.styles import EDGE_TYPES
+from graphmem.lineage.styles import EDGE_TYPES, ERASED_COLOUR, KIND_COLOURS
 from graphmem.lineage.text import to_dot, to_mermaid
 from graphmem.models import Sensitivity, Status
 
 __all__ = [
+    "EDGE_TYPES",  # with the colours, from graphmem.lineage.styles, where they were before
+    "ERASED_COLOUR",
     "FORMATS",
+    "KIND_COLOURS",
     "SNIPPETS",
     "LineageDirection",
     "LineageGraph",
