@@ -153,7 +153,8 @@ def load(memory: Memory, args: argparse.Namespace) -> tuple[list[dict[str, Any]]
 
 def table(result: dict[str, Any]) -> str:
     """The result as a plain text table."""
-    labels = list(next(iter(result["pages"].values())))
+    labels = sorted({label for by_label in result["pages"].values() for label in by_label},
+                    key=["before", "after"].index)
     head = f"{'page':20}" + "".join(f"{label + ' p50':>14}{label + ' p95':>14}"
                                     for label in labels)
     lines = [f"graphmem ui pages at {result['size']:,} records, {result['at']}, "
@@ -162,7 +163,7 @@ def table(result: dict[str, Any]) -> str:
     for name, by_label in result["pages"].items():
         lines.append(f"{name:20}" + "".join(
             f"{by_label[label]['p50_ms']:14.1f}{by_label[label]['p95_ms']:14.1f}"
-            for label in labels))
+            if label in by_label else f"{'-':>14}{'-':>14}" for label in labels))
     return "\n".join(lines) + "\n"
 
 
@@ -174,6 +175,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--home", type=Path, default=None)
     parser.add_argument("--before", type=Path, default=None)
+    parser.add_argument("--after", type=Path, default=ROOT,
+                        help="the checkout timed as 'after' (default: this one)")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
     if args.home is not None:
@@ -190,7 +193,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             bases: dict[str, str] = {}
             if args.before is not None:
                 other, bases["before"] = start_inspector(args.before, server)
-            ours, bases["after"] = start_inspector(ROOT, server)
+            ours, bases["after"] = start_inspector(args.after, server)
             pages = {
                 "records": "/records",
                 "records_kind": "/records?kind=episodic",
@@ -230,10 +233,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         "pages": results,
         "machine": {"python": platform.python_version(), "cpus": len(os.sched_getaffinity(0))},
         "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-    text = table(result)
-    print(text)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
+    text = table(result)
+    print(text)
     args.out.with_suffix(".txt").write_text(text)
     print(f"results: {args.out}")
 
