@@ -1,69 +1,170 @@
 """Inspector page latency: how long ``graphmem ui`` pages take to answer at a large store.
 
-Starts a fresh :class:`graphmem.db.server.EphemeralServer`, bulk-loads ``--size`` records
-from :mod:`bench.generate` (the scale benchmark's seeded store; the probe user sees ~9,000 of
-them), starts the inspector on 127.0.0.1 for that user (tenant ``t000`` confined to
-``project=atlas, user=u000``, clearance confidential) and times, over real HTTP, after
+Starts a :class:`graphmem.db.server.EphemeralServer`, bulk-loads ``--size`` records from
+:mod:`bench.generate` (the scale benchmark's seeded store; the probe user sees ~9,000 of
+them), starts the inspector (``graphmem ui`` of this checkout, in a subprocess, as a user would) on
+127.0.0.1 for that user (tenant ``t000`` confined to ``project=atlas, user=u000``, clearance
+confidential) and times, over real HTTP, after
 ``--warmup`` unmeasured requests, ``--reps`` requests of each page: the records list (first
-page, a later page, a kind filter), a record page, the lineage page and its graph data, a
-retrieval and a deletion preview. Target (docs/ui.md): p50 <= 300 ms.
+page, a later page, a kind filter, a status filter), a record page, the lineage page and its
+graph data, a retrieval, a deletion preview and the reports page. Target (docs/ui.md):
+p50 <= 300 ms.
 
-Run from the repo root (results in ``bench/results/ui_pages.json``)::
+``--home DIR`` keeps the store in DIR (Neo4j home) and, when DIR already holds one loaded by
+an earlier run of the same size, reuses it instead of loading again. ``--before DIR`` also
+serves the inspector of another checkout of graphmem (for example ``git archive`` of the
+base commit unpacked in DIR) on the same database,
+and times both inspectors in the same run, alternating request by request, so the machine's
+load weighs on both alike. The 1-minute load average is recorded before and after.
 
-    python -m bench.ui_pages --size 100000
+Run from the repo root (results in ``bench/results/ui_pages.json`` and a ``.txt`` table)::
+
+    python -m bench.ui_pages --size 100000 [--home /tmp/ui-store] [--before /tmp/ui-before]
 """
 
 from __future__ import annotations
 
 import argparse
+import html
 import json
 import os
 import platform
+import re
 import socket
 import statistics
-import threading
+import subprocess
+import sys
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import uvicorn
-
 from bench.generate import StoreSpec, generate
 from graphmem.client import Memory
 from graphmem.db.server import EphemeralServer
-from graphmem.ui.app import create_app
-from graphmem.ui.config import UiConfig
 
-RESULTS = Path(__file__).parent / "results" / "ui_pages.json"
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "bench" / "results" / "ui_pages.json"
 TARGET_MS = 300.0
+PROBE = {"tenant": "t000", "project": "atlas", "user": "u000"}
+LOADED = "graphmem-bench-ui.json"
+"""The file, in a kept ``--home``, that names what an earlier run loaded there."""
 
 
 def batches(size: int, batch: int, seen: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
     """The generated store in batches; the probe user's records are kept in ``seen``."""
     it = generate(StoreSpec(total=size))
     while chunk := [r for _, r in zip(range(batch), it, strict=False)]:
-        seen.extend(r for r in chunk if r["scope"] == {"tenant": "t000", "project": "atlas",
-                                                        "user": "u000"})
+        seen.extend(r for r in chunk if r["scope"] == PROBE)
         yield chunk
 
 
-def timed(url: str, reps: int, warmup: int) -> dict[str, float]:
-    """p50/p95/max in milliseconds of ``reps`` GETs of ``url`` (each must answer 200)."""
-    samples = []
-    for i in range(warmup + reps):
-        start = time.perf_counter()
-        with urllib.request.urlopen(url, timeout=120) as reply:
-            reply.read()
-            if reply.status != 200:
-                raise RuntimeError(f"{url}: {reply.status}")
-        if i >= warmup:
-            samples.append((time.perf_counter() - start) * 1000)
-    samples.sort()
+def _get(url: str) -> float:
+    """Milliseconds one GET of ``url`` takes (it must answer 200)."""
+    start = time.perf_counter()
+    with urllib.request.urlopen(url, timeout=120) as reply:
+        reply.read()
+        if reply.status != 200:
+            raise RuntimeError(f"{url}: {reply.status}")
+    return (time.perf_counter() - start) * 1000
+
+
+def figures(samples: list[float]) -> dict[str, float]:
+    """p50/p95/max in milliseconds of ``samples``."""
+    samples = sorted(samples)
     return {"p50_ms": round(statistics.median(samples), 1),
             "p95_ms": round(samples[min(len(samples) - 1, int(len(samples) * 0.95))], 1),
             "max_ms": round(samples[-1], 1), "n": len(samples)}
+
+
+def third_page(base: str) -> str:
+    """The path of the records list's third page, following its "Next page" links."""
+    path = "/records"
+    for _ in range(2):
+        with urllib.request.urlopen(base + path, timeout=120) as reply:
+            found = re.search(r'class="next" href="([^"]+)"', reply.read().decode())
+        if found is None:
+            raise RuntimeError("the records list has fewer than three pages")
+        path = html.unescape(found.group(1))
+    return path
+
+
+def timed(bases: dict[str, str], paths: dict[str, str], reps: int, warmup: int
+          ) -> dict[str, dict[str, float]]:
+    """Figures of ``reps`` GETs of ``paths[label]`` on each of ``bases`` (label: base URL),
+    the inspectors taking turns request by request."""
+    samples: dict[str, list[float]] = {label: [] for label in bases}
+    for i in range(warmup + reps):
+        for label, base in bases.items():
+            took = _get(base + paths[label])
+            if i >= warmup:
+                samples[label].append(took)
+    return {label: figures(values) for label, values in samples.items()}
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_inspector(checkout: Path, server: EphemeralServer) -> tuple[subprocess.Popen[bytes], str]:
+    """``graphmem ui`` of ``checkout`` for the probe user on ``server``; (process, base URL)."""
+    port = _free_port()
+    env = {**os.environ, "PYTHONPATH": str(checkout), "NEO4J_URI": server.uri,
+           "NEO4J_PASSWORD": server.settings.password}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from graphmem.cli import main; main()", "ui", "--tenant",
+         "t000", "--clearance", "confidential", "--scope", "project=atlas", "--scope", "user=u000",
+         "--port", str(port)], env=env, cwd=checkout, stdin=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            _get(base + "/")
+            return proc, base
+        except (urllib.error.URLError, ConnectionError):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                raise RuntimeError(f"the inspector of {checkout} did not start") from None
+            time.sleep(0.2)
+
+
+def load(memory: Memory, args: argparse.Namespace) -> tuple[list[dict[str, Any]], float | None]:
+    """Load the generated store, or reuse the one a kept ``--home`` holds; (the probe
+    user's records, seconds the load took or None when reused)."""
+    marker = args.home / LOADED if args.home else None
+    if marker is not None and marker.exists():
+        saved = json.loads(marker.read_text())
+        if saved["size"] == args.size:
+            return saved["seen"], None
+    seen: list[dict[str, Any]] = []
+    start = time.perf_counter()
+    for _ in memory.put_stream(batches(args.size, args.batch, seen)):
+        pass
+    took = time.perf_counter() - start
+    seen = [{"id": r["id"], "derived_from": bool(r.get("derived_from"))} for r in seen]
+    if marker is not None:
+        marker.write_text(json.dumps({"size": args.size, "seen": seen}))
+    return seen, took
+
+
+def table(result: dict[str, Any]) -> str:
+    """The result as a plain text table."""
+    labels = sorted({label for by_label in result["pages"].values() for label in by_label},
+                    key=["before", "after"].index)
+    head = f"{'page':20}" + "".join(f"{label + ' p50':>14}{label + ' p95':>14}"
+                                    for label in labels)
+    lines = [f"graphmem ui pages at {result['size']:,} records, {result['at']}, "
+             f"load average {result['load_before']} -> {result['load_after']} "
+             f"on {result['machine']['cpus']} cpus; target p50 <= {TARGET_MS:.0f} ms", head]
+    for name, by_label in result["pages"].items():
+        lines.append(f"{name:20}" + "".join(
+            f"{by_label[label]['p50_ms']:14.1f}{by_label[label]['p95_ms']:14.1f}"
+            if label in by_label else f"{'-':>14}{'-':>14}" for label in labels))
+    return "\n".join(lines) + "\n"
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -72,57 +173,72 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--batch", type=int, default=5_000)
     parser.add_argument("--reps", type=int, default=20)
     parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--home", type=Path, default=None)
+    parser.add_argument("--before", type=Path, default=None)
+    parser.add_argument("--after", type=Path, default=ROOT,
+                        help="the checkout timed as 'after' (default: this one)")
+    parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
-    seen: list[dict[str, Any]] = []
-    with EphemeralServer() as server:
+    if args.home is not None:
+        args.home.mkdir(parents=True, exist_ok=True)
+    with EphemeralServer(home=args.home, heap="2g", pagecache_mb=512) as server:
         memory = Memory.connect(server.settings, start_if_needed=False)
+        other: subprocess.Popen[bytes] | None = None
         try:
-            start = time.perf_counter()
-            for _ in memory.put_stream(batches(args.size, args.batch, seen)):
-                pass
-            import_s = time.perf_counter() - start
-            print(f"imported {args.size:,} records in {import_s:.0f} s")
-            derived = next((r["id"] for r in seen if r.get("derived_from")), seen[0]["id"])
+            seen, import_s = load(memory, args)
+            print("reused the kept store" if import_s is None
+                  else f"imported {args.size:,} records in {import_s:.0f} s")
+            derived = next((r["id"] for r in seen if r["derived_from"]), seen[0]["id"])
             plain = seen[len(seen) // 2]["id"]
-            config = UiConfig.build(tenants=["t000"], clearance="confidential",
-                                    scope={"project": "atlas", "user": "u000"})
-            app = create_app(memory, config)
-            sock = socket.socket()
-            sock.bind(("127.0.0.1", 0))
-            base = f"http://127.0.0.1:{sock.getsockname()[1]}"
-            ui = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
-            thread = threading.Thread(target=ui.run, kwargs={"sockets": [sock]}, daemon=True)
-            thread.start()
-            while not ui.started:
-                time.sleep(0.05)
+            bases: dict[str, str] = {}
+            if args.before is not None:
+                other, bases["before"] = start_inspector(args.before, server)
+            ours, bases["after"] = start_inspector(args.after, server)
             pages = {
-                "records": "/records", "records_page_3": "/records?start=100",
+                "records": "/records",
                 "records_kind": "/records?kind=episodic",
+                "records_status": "/records?status=RETRACTED",
                 "record": f"/records/{plain}", "record_derived": f"/records/{derived}",
                 "lineage_page": f"/lineage/{derived}",
                 "lineage_data": f"/api/lineage/{derived}?direction=both&depth=2",
                 "retrieval": "/retrieval?goal=invoice+refund+for+acme&budget=4000",
                 "deletion_preview": f"/deletion/plan?roots={plain}",
+                "reports": "/reports",
             }
+            load_before = round(os.getloadavg()[0], 2)
+            results: dict[str, dict[str, dict[str, float]]] = {}
             try:
-                figures = {name: timed(base + path, args.reps, args.warmup)
-                           for name, path in pages.items()}
+                # the list's third page: a cursor now; the inspector before paged by offset
+                third = {"after": third_page(bases["after"]), "before": "/records?start=100"}
+                for name, path in {**pages, "records_page_3": ""}.items():
+                    live = dict(bases)
+                    if name == "records_status" and "before" in live:
+                        del live["before"]  # that inspector had no status filter
+                    paths = third if name == "records_page_3" else dict.fromkeys(live, path)
+                    results[name] = timed(live, paths, args.reps, args.warmup)
+                    print(name, {k: v["p50_ms"] for k, v in results[name].items()}, flush=True)
             finally:
-                ui.should_exit = True
-                thread.join(30)
-                sock.close()
+                ours.terminate()
+                ours.wait(30)
+            load_after = round(os.getloadavg()[0], 2)
         finally:
+            if other is not None:
+                other.terminate()
+                other.wait(30)
             memory.close()
-    for name, figure in figures.items():
-        mark = "ok" if figure["p50_ms"] <= TARGET_MS else "OVER"
-        print(f"{name:18} p50 {figure['p50_ms']:8.1f} ms  p95 {figure['p95_ms']:8.1f} ms  {mark}")
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps({
-        "size": args.size, "records_in_the_user_scope": len(seen), "import_s": round(import_s, 1),
-        "target_p50_ms": TARGET_MS, "pages": figures,
+    result = {
+        "size": args.size, "records_in_the_user_scope": len(seen),
+        "import_s": None if import_s is None else round(import_s, 1),
+        "target_p50_ms": TARGET_MS, "load_before": load_before, "load_after": load_after,
+        "pages": results,
         "machine": {"python": platform.python_version(), "cpus": len(os.sched_getaffinity(0))},
-        "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}, indent=2) + "\n")
-    print(f"results: {RESULTS}")
+        "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    text = table(result)
+    print(text)
+    args.out.with_suffix(".txt").write_text(text)
+    print(f"results: {args.out}")
 
 
 if __name__ == "__main__":

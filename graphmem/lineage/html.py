@@ -8,7 +8,9 @@ dragging at first, the pan tool one click away in the toolbar. Nodes are filled 
 (erased ones grey) and outlined by status; erased nodes are cross-hatched and
 pending-recompute nodes hatched in orange. Hovering a node shows its id, kind, authority,
 created time, status and depth. Edges point the way the graph's do (child -> parent,
-successor -> predecessor, citer -> evidence), are dashed by type and labelled with their types.
+successor -> predecessor, citer -> evidence), are dashed by type and labelled with their types
+up to :data:`~graphmem.lineage.styles.LABELLED_EDGES` edges (past it, the legend's dashes say
+the type). Status marks, colours and their order are :mod:`graphmem.lineage.styles`'.
 
 Bokeh is the optional ``html`` extra (``pip install 'graphmem[html]'``); it is imported when
 a page is drawn, not when this module is imported.
@@ -24,7 +26,16 @@ from typing import Any
 import networkx as nx
 
 from graphmem.errors import ValidationError
-from graphmem.lineage.graph import EDGE_TYPES, ERASED_COLOUR, KIND_COLOURS, _layers
+from graphmem.lineage.picture import layers as _layers
+from graphmem.lineage.styles import (
+    EDGE_TYPES,
+    ERASED_COLOUR,
+    KIND_COLOURS,
+    LABELLED_EDGES,
+    STATUS_COLOURS,
+    STATUS_MARKS,
+    status_rank,
+)
 from graphmem.models import Status
 
 __all__ = ["NODES_NAME", "STATUS_COLOURS", "require_bokeh", "to_html"]
@@ -36,18 +47,6 @@ _HINT = ("Drag a node to move it (edges follow); to drag the view instead, pick 
 
 NODES_NAME = "lineage-nodes"
 """The ``name`` of the Bokeh renderer that draws the nodes (tests find it with this)."""
-
-STATUS_COLOURS: Mapping[str, str] = {
-    Status.ACTIVE.value: "#2b2d42",
-    Status.SUPERSEDED.value: "#0077b6",
-    Status.NOT_YET_VALID.value: "#00b4d8",
-    Status.EXPIRED.value: "#8d6e63",
-    Status.RETRACTED.value: "#c1121f",
-    Status.QUARANTINED.value: "#7b2cbf",
-    Status.PENDING_RECOMPUTE.value: "#f77f00",
-    Status.ERASED.value: "#495057",
-}
-"""Node outline colour by status."""
 
 _HATCHES: Mapping[str, tuple[str, str]] = {
     Status.ERASED.value: ("x", "#495057"),
@@ -83,11 +82,6 @@ for (const edges of sources) {
 """
 
 
-def _status_order(status: str) -> int:
-    order = list(STATUS_COLOURS)
-    return order.index(status) if status in order else len(order)
-
-
 def require_bokeh() -> None:
     """Check that the optional ``html`` extra is installed, before any work is done.
 
@@ -120,8 +114,9 @@ def _node_columns(graph: nx.DiGraph, pos: Mapping[str, tuple[float, float]]
         cols["created"].append(_when(a.get("created_at")))
         cols["status"].append(status)
         cols["depth"].append(int(a.get("depth") or 0))
-        marks = "✕ " if erased else "⟳ " if status == Status.PENDING_RECOMPUTE.value else ""
-        cols["label"].append(f"{marks}{node}\n{status.lower().replace('_', ' ')}")
+        mark = STATUS_MARKS.get(status, "?" if status else "")
+        cols["label"].append(f"{mark} {node}".strip()
+                             + f"\n{status.lower().replace('_', ' ')}")
         cols["fill"].append(ERASED_COLOUR if erased
                             else KIND_COLOURS.get(str(a.get("kind") or ""), "#ffffff"))
         cols["outline"].append(STATUS_COLOURS.get(status, "#2b2d42"))
@@ -212,9 +207,10 @@ def to_html(graph: nx.DiGraph, *, title: str | None = None) -> str:
                              y_end="ya", level="underlay", **_NO_BODY,
                              end=VeeHead(size=11, fill_color="#555555",
                                          line_color="#555555")))
-        fig.add_layout(LabelSet(source=source, x="xl", y="yl", text="types", x_offset=6,
-                                text_font_size="9px", text_color="#444444",
-                                text_font_style="italic"))
+        if graph.number_of_edges() <= LABELLED_EDGES:  # past it labels crowd: the legend says
+            fig.add_layout(LabelSet(source=source, x="xl", y="yl", text="types", x_offset=6,
+                                    text_font_size="9px", text_color="#444444",
+                                    text_font_style="italic"))
         legend.append(LegendItem(label=f"edge: {kind}", renderers=[line]))
 
     nodes = ColumnDataSource(_node_columns(graph, pos), name=f"{NODES_NAME}-data")
@@ -230,7 +226,7 @@ def to_html(graph: nx.DiGraph, *, title: str | None = None) -> str:
         if kind in present:
             key: Any = fig.scatter([_NOWHERE], [_NOWHERE], fill_color=colour, **_KEY)
             legend.append(LegendItem(label=f"kind: {kind}", renderers=[key]))
-    for status in sorted(set(nodes.data["status"]), key=_status_order):
+    for status in sorted(set(nodes.data["status"]), key=status_rank):
         hatch, hatch_colour = _HATCHES.get(status, (" ", "#000000"))
         style = {**_KEY, "line_color": STATUS_COLOURS.get(status, "#2b2d42")}
         key = fig.scatter([_NOWHERE], [_NOWHERE], fill_color="#ffffff", line_width=3,

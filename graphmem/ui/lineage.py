@@ -19,8 +19,7 @@ from starlette.responses import JSONResponse, Response
 
 from graphmem.client import store_of
 from graphmem.errors import ValidationError
-from graphmem.lineage import FORMATS, LineageDirection, export
-from graphmem.models import Status
+from graphmem.lineage import FORMATS, LineageDirection, export, styles
 from graphmem.ui.web import UiState, form_int, page, state_of
 
 __all__ = ["MARKS", "STATUS_COLOURS", "elements", "lineage_api", "lineage_export",
@@ -31,35 +30,16 @@ MAX_STEPS = 200
 MAX_DEPTH = 50
 """Deepest walk one step may ask for."""
 
-STATUS_COLOURS: Mapping[str, str] = {
-    Status.ACTIVE.value: "#2a9d8f",
-    Status.SUPERSEDED.value: "#8d99ae",
-    Status.EXPIRED.value: "#adb5bd",
-    Status.NOT_YET_VALID.value: "#90be6d",
-    Status.RETRACTED.value: "#e76f51",
-    Status.PENDING_RECOMPUTE.value: "#f4a261",
-    Status.QUARANTINED.value: "#9d4edd",
-    Status.ERASED.value: "#495057",
-}
-"""Border colour of a node by status."""
-
-MARKS: Mapping[str, str] = {
-    Status.ACTIVE.value: "",
-    Status.SUPERSEDED.value: "~",
-    Status.EXPIRED.value: "†",
-    Status.NOT_YET_VALID.value: "…",
-    Status.RETRACTED.value: "✗",
-    Status.PENDING_RECOMPUTE.value: "↻",
-    Status.QUARANTINED.value: "⚠",
-    Status.ERASED.value: "∅",
-}
+STATUS_COLOURS = styles.STATUS_COLOURS
+"""Border colour of a node by status (the static exports' own)."""
+MARKS = styles.STATUS_MARKS
 """A mark before a node's label by status: the status is readable without colour."""
 
 SHAPES: Mapping[str, str] = {
     "episodic": "ellipse", "semantic": "round-rectangle", "procedural": "diamond",
     "prospective": "hexagon",
 }
-"""Node shape by kind (its fill colour is :data:`graphmem.lineage.graph.KIND_COLOURS`)."""
+"""Node shape by kind (its fill colour is :data:`graphmem.lineage.styles.KIND_COLOURS`)."""
 
 
 def parse_steps(text: str) -> list[tuple[str, LineageDirection, int]]:
@@ -96,8 +76,6 @@ def _view(state: UiState, steps: list[tuple[str, LineageDirection, int]]) -> nx.
 def elements(graph: nx.DiGraph) -> dict[str, list[dict[str, Any]]]:
     """The graph as Cytoscape.js elements: nodes with label (status mark, id), kind, status,
     colours and shape; edges with their types (shown on hover)."""
-    from graphmem.lineage.graph import ERASED_COLOUR, KIND_COLOURS
-
     nodes = []
     for node_id, attrs in graph.nodes(data=True):
         status, kind = str(attrs.get("status", "")), str(attrs.get("kind", ""))
@@ -105,7 +83,8 @@ def elements(graph: nx.DiGraph) -> dict[str, list[dict[str, Any]]]:
         nodes.append({"data": {
             "id": node_id, "label": f"{mark} {node_id}".strip(), "kind": kind,
             "status": status, "authority": attrs.get("authority"),
-            "fill": ERASED_COLOUR if attrs.get("erased") else KIND_COLOURS.get(kind, "#ffffff"),
+            "fill": styles.ERASED_COLOUR if attrs.get("erased")
+            else styles.KIND_COLOURS.get(kind, "#ffffff"),
             "border": STATUS_COLOURS.get(status, "#000000"),
             "shape": SHAPES.get(kind, "rectangle")}})
     edges = [{"data": {"id": f"{u}->{v}", "source": u, "target": v,

@@ -1,16 +1,19 @@
 """The records list and the record page of the inspector (docs/ui.md).
 
-The list is the principal's eligible records, newest first
-(:meth:`graphmem.db.browse.Browsing.recent`, the query behind the MCP server's listing), in
-the chosen tenant and scope; kind, authority and creation time filter the pages it reads, at
-most :data:`SCAN_LIMIT` records per page shown. The record page asks the bound client for
-the record, its history, its explanation at a chosen time, its conflict partners and its
-derivation neighbours: an id out of reach is a 404, as an unknown one.
+The list is one page of :meth:`graphmem.db.browse.Browsing.listing` (read through
+:class:`graphmem.db.ops.listing.ListingOps`, which keeps the reachable records' sort keys while
+the Scope versions are the same): the records the principal may reach in the chosen tenant and
+scope, newest first, filtered by kind, status (ACTIVE, i.e. eligible, unless another is
+chosen), authority and creation time, and keyset-paged; each row is what the list shows, not
+the record. Above it, how many records are in reach by flag (kept likewise) and how many are
+eligible (the candidates answer the store keeps while it is provably the same). The record
+page asks the bound client for the record, its history, its explanation at a chosen time, its
+conflict partners and its derivation neighbours: an id out of reach is a 404, as an unknown
+one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -19,19 +22,19 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from graphmem.client import store_of
-from graphmem.db.browse import MAX_PAGE
+from graphmem.db.browse import LISTED_STATUSES, ListingCursor, ListingFilter
 from graphmem.errors import AuthorizationError, ValidationError
 from graphmem.fields import parse_pairs
-from graphmem.models import Authority, MemoryKind, MemoryRecord
-from graphmem.ui.web import UiState, confirmed_write, form_int, form_time, page, state_of
+from graphmem.models import Authority, MemoryKind, MemoryRecord, Status
+from graphmem.ui.web import UiState, confirmed_write, form_time, page, state_of
 
-__all__ = ["PAGE_SIZE", "SCAN_LIMIT", "RecordFilter", "record_page", "records_page",
+__all__ = ["ANY_STATUS", "PAGE_SIZE", "RecordFilter", "record_page", "records_page",
            "retract_action"]
 
 PAGE_SIZE = 50
 """Records one page of the list shows."""
-SCAN_LIMIT = 5000
-"""Most records the list reads to fill one page (filters that match rarely stop there)."""
+ANY_STATUS = "any"
+"""The status filter's value that keeps every status."""
 
 
 @dataclass(frozen=True)
@@ -40,98 +43,82 @@ class RecordFilter:
 
     Attributes:
         tenant: the tenant (default: the principal's only one). scope: extra ``KEY=VALUE``
-        pairs. kind, authority: one value each or empty. after, before: creation time bounds
-        (aware UTC). start: how many eligible records earlier pages read.
+        pairs. kind, authority: one value each or empty. status: one of
+        :data:`graphmem.db.browse.LISTED_STATUSES` (default ``ACTIVE``: the eligible
+        records) or :data:`ANY_STATUS`. after, before: creation time bounds (aware UTC).
+        cursor: where the previous page ended (None: the first page).
     """
 
     tenant: str = ""
     scope: dict[str, str] | None = None
     kind: str = ""
     authority: str = ""
+    status: str = Status.ACTIVE.value
     after: datetime | None = None
     before: datetime | None = None
-    start: int = 0
+    cursor: ListingCursor | None = None
 
     @classmethod
     def from_query(cls, query: dict[str, str]) -> RecordFilter:
         """The filters of a query string. Raises ValidationError for a bad value."""
         kind, authority = query.get("kind", ""), query.get("authority", "")
+        status = query.get("status") or Status.ACTIVE.value
         if kind and kind not in {k.value for k in MemoryKind}:
             raise ValidationError(f"unknown kind {kind!r}")
         if authority and authority not in {a.value for a in Authority}:
             raise ValidationError(f"unknown authority {authority!r}")
+        if status != ANY_STATUS and status not in {s.value for s in LISTED_STATUSES}:
+            raise ValidationError(f"unknown status {status!r}")
         pairs = parse_pairs(query.get("scope", "").split(), "scope")
+        cursor = query.get("cursor")
         return cls(tenant=query.get("tenant", ""), scope=pairs, kind=kind,
-                   authority=authority, after=form_time(query.get("after"), "after"),
+                   authority=authority, status=status,
+                   after=form_time(query.get("after"), "after"),
                    before=form_time(query.get("before"), "before"),
-                   start=form_int(query.get("start"), "start", 0, 0, 10**9))
+                   cursor=ListingCursor.parse(cursor) if cursor else None)
 
-    @property
-    def filtering(self) -> bool:
-        """True when kind, authority or time filters the eligible records."""
-        return bool(self.kind or self.authority or self.after or self.before)
-
-    def matches(self, record: MemoryRecord) -> bool:
-        """True if ``record`` passes the kind, authority and time filters."""
-        return ((not self.kind or record.kind.value == self.kind)
-                and (not self.authority or record.authority.value == self.authority)
-                and (self.after is None or record.created_at >= self.after)
-                and (self.before is None or record.created_at < self.before))
-
-
-def _scan(state: UiState, wanted: RecordFilter, scope: dict[str, str], now: datetime
-          ) -> Iterator[tuple[int, MemoryRecord]]:
-    """(position after it, record) of each eligible record from ``wanted.start`` on."""
-    offset = wanted.start
-    # without a filter one page needs PAGE_SIZE records; with one, read in the largest pages
-    size = MAX_PAGE if wanted.filtering else PAGE_SIZE
-    while offset < wanted.start + SCAN_LIMIT:
-        batch = store_of(state.memory).recent(state.config.principal, scope, now,
-                                          limit=size, offset=offset)
-        for i, record in enumerate(batch):
-            yield offset + i + 1, record
-        if len(batch) < size:
-            return
-        offset += len(batch)
+    def listing(self) -> ListingFilter:
+        """The filters as the store's listing takes them."""
+        return ListingFilter(
+            kind=MemoryKind(self.kind) if self.kind else None,
+            authority=Authority(self.authority) if self.authority else None,
+            status=None if self.status == ANY_STATUS else Status(self.status),
+            created_after=self.after, created_before=self.before)
 
 
 def records_page(request: Request) -> Response:
-    """``/records``: the eligible records in reach, filtered and paged."""
+    """``/records``: the records in reach, filtered in the query and keyset-paged."""
     state = state_of(request)
     wanted = RecordFilter.from_query(dict(request.query_params))
     scope = {**state.config.query_scope(wanted.tenant or None), **(wanted.scope or {})}
     if scope.get("tenant") not in state.config.principal.tenants:
         raise AuthorizationError("that tenant is outside the inspector's principal")
-    now = store_of(state.memory).clock()
-    shown: list[MemoryRecord] = []
-    next_start: int | None = None
-    scanned_to = wanted.start
-    for position, record in _scan(state, wanted, scope, now):
-        scanned_to = position
-        if wanted.matches(record):
-            shown.append(record)
-            if len(shown) == PAGE_SIZE:
-                next_start = position
-                break
-    else:
-        if scanned_to >= wanted.start + SCAN_LIMIT:
-            next_start = scanned_to
-    counts = store_of(state.memory).reach_counts(state.config.principal, scope, now)
-    query = {k: v for k, v in request.query_params.items() if k != "start" and v}
-    return page(request, "records.html", title="Records", records=shown, counts=counts,
-                scope=scope, filters=wanted, query=query, next_start=next_start,
+    store = store_of(state.memory)
+    now = store.clock()
+    reach = state.lists.view(state.config.principal, scope, now)
+    listed = reach.page(wanted.listing(), wanted.cursor, PAGE_SIZE)
+    counts = {**reach.flag_counts(),
+              "eligible": len(store.candidate_list(state.config.principal, scope, now).ids)}
+    query = {k: v for k, v in request.query_params.items() if k != "cursor" and v}
+    return page(request, "records.html", title="Records", records=listed.rows, counts=counts,
+                scope=scope, filters=wanted, query=query,
+                next_cursor=None if listed.next is None else listed.next.token(),
                 kinds=[k.value for k in MemoryKind],
                 authorities=[a.value for a in Authority],
+                statuses=[s.value for s in LISTED_STATUSES], any_status=ANY_STATUS,
                 tenants=sorted(state.config.principal.tenants))
 
 
 def _conflicts(state: UiState, record: MemoryRecord, at: datetime) -> list[MemoryRecord]:
-    """Eligible records of the record's scope asserting its key with another value."""
+    """Eligible records of the record's scope asserting its key with another value (from the
+    candidates answer the store keeps: only the candidates that assert a key are looked at)."""
     if record.asserts is None:
         return []
-    return [c for c in state.memory.candidates(scope=dict(record.scope), now=at)
-            if c.asserts == record.asserts and c.asserted_value != record.asserted_value
-            and c.id != record.id]
+    answer = store_of(state.memory).candidate_list(state.config.principal,
+                                                   dict(record.scope), at)
+    return [c.record for c in answer.claims
+            if c.record.asserts == record.asserts and c.record.tenant == record.tenant
+            and c.record.asserted_value != record.asserted_value and c.record.id != record.id]
 
 
 def _neighbours(state: UiState, record_id: str, at: datetime) -> list[dict[str, Any]]:

@@ -24,6 +24,8 @@ __all__ = ["MAX_BUDGET", "retrieval_page"]
 MAX_BUDGET = 200_000
 """Largest budget the form accepts, in characters."""
 RANKERS = ("bm25", "embedding", "hybrid")
+SHOWN = 100
+"""Most ids the candidates and ranked stages list (their counts are whole)."""
 
 
 def retrieval_page(request: Request) -> Response:
@@ -39,7 +41,7 @@ def retrieval_page(request: Request) -> Response:
     context: dict[str, Any] = {
         "goal": goal, "at_text": query.get("at", ""), "budget": budget, "k": k,
         "ranker": ranker, "rankers": RANKERS, "tenant": tenant, "scope_text": scope_text,
-        "tenants": sorted(state.config.principal.tenants), "result": None}
+        "tenants": sorted(state.config.principal.tenants), "result": None, "shown": SHOWN}
     if goal:
         scope = {**state.config.query_scope(tenant or None),
                  **parse_pairs(scope_text.split(), "scope")}

@@ -20,7 +20,8 @@ from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
-from graphmem.client import Memory
+from graphmem.client import Memory, store_of
+from graphmem.db.ops.listing import ListingOps
 from graphmem.deletion import DeletionPlan
 from graphmem.errors import (
     AuthorizationError,
@@ -44,7 +45,7 @@ log = logging.getLogger("graphmem.ui")
 class UiState:
     """The inspector's state: the bound client, its options, the templates and the plans
     previewed and not yet applied (request id -> plan; oldest dropped past
-    :data:`MAX_PLANS`)."""
+    :data:`MAX_PLANS`), and the records list's reads (:attr:`lists`)."""
 
     memory: Memory
     config: UiConfig
@@ -53,6 +54,11 @@ class UiState:
         trim_blocks=True, lstrip_blocks=True))
     plans: dict[str, DeletionPlan] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    lists: ListingOps = field(init=False)
+    """The records list's reads, with the keys and counts they keep."""
+
+    def __post_init__(self) -> None:
+        self.lists = ListingOps(store_of(self.memory))
 
     def keep_plan(self, plan: DeletionPlan) -> None:
         """Keep a previewed plan for its application (dropping the oldest past the cap)."""

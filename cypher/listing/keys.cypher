@@ -1,0 +1,28 @@
+// The sort keys of every record a caller may reach in its scope, and the versions they were read
+// at (docs/ui.md): the visible Scopes (rules 1 and 3, as candidates.cypher) with their versions as
+// listing/versions.cypher reads them, then each record within $clearance, newest first
+// (created_at, then id, both descending), as parallel lists: id, created_at, kind, authority.
+// None of these changes without a version moving (every query that changes, creates or erases a
+// record bumps its ScopeVersion's rev or its write slot's seq: tests/unit/db/test_catalogue.py),
+// so graphmem.db.ops.listing keeps them while the versions are the same. No status: that depends
+// on the time and is read for the rows a page shows (listing/rows.cypher). One row.
+// $tenant, $tenants, $pairs, $clearance as for candidates.cypher; $slots: graphmem.db.slots.SLOTS.
+MATCH (s:Scope {tenant: $tenant})
+USING INDEX SEEK s:Scope(tenant)
+WHERE $tenant IN $tenants AND all(p IN s.pairs WHERE p IN $pairs)
+OPTIONAL MATCH (sv:ScopeVersion {key: s.key})
+USING INDEX SEEK sv:ScopeVersion(key)
+{{write_slot_versions}}
+WITH collect(s) AS scopes,
+     collect([s.key, coalesce(sv.epoch, s.epoch, ''), coalesce(sv.rev, s.rev, 0), wslots])
+       AS versions
+CALL (scopes) {
+  UNWIND scopes AS s
+  MATCH (s)<-[:IN_SCOPE]-(r:Record)
+  WHERE r.sensitivity_rank <= $clearance
+  WITH r.id AS id, r.created_at AS created_at, r.kind AS kind, r.authority AS authority
+  ORDER BY created_at DESC, id DESC
+  RETURN collect(id) AS ids, collect(created_at) AS created, collect(kind) AS kinds,
+         collect(authority) AS authorities
+}
+RETURN versions, ids, created, kinds, authorities
