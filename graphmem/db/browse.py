@@ -64,6 +64,11 @@ class ListingFilter:
             "kind": None if self.kind is None else MemoryKind(self.kind).value,
             "authority": None if self.authority is None else Authority(self.authority).value,
             "status": None if self.status is None else self.status.value,
+            # what the record's own properties may say of a record of that status: a
+            # successor only turns ACTIVE into SUPERSEDED (docs/status.md)
+            "own_statuses": None if self.status is None else (
+                [Status.SUPERSEDED.value, Status.ACTIVE.value]
+                if self.status is Status.SUPERSEDED else [self.status.value]),
             "after": None if self.created_after is None
             else require_aware(self.created_after, "created_after"),
             "before": None if self.created_before is None
