@@ -30,12 +30,12 @@ WITH collect(s) AS scopes, collect(version) AS versions,
               stamp_epoch]) AS plan
 CALL (plan) {
   UNWIND plan AS step
-  WITH step[0] AS s, step[2] AS version,
+  WITH step[0] AS s, step[2] AS version, step[3] AS epoch,
        CASE WHEN size(step[1]) = 0 THEN null ELSE step[1][0] END AS known
   // since: the rev the answer knew (-1: the scope is new to it, read all of it); seqs[i]:
   // the seq it knew of slot i (0 when the slot did not exist then; -1 when the slot was
   // created again since, then the caller computes in full anyway)
-  WITH s, step[3] AS epoch, version[2] AS rev, version[3] AS now_slots,
+  WITH s, epoch, version[2] AS rev, version[3] AS now_slots,
        CASE WHEN known IS NULL THEN -1 ELSE known[2] END AS since,
        [i IN range(0, $slots - 1) |
         CASE WHEN known IS NULL THEN -1
@@ -47,17 +47,18 @@ CALL (plan) {
        [w IN now_slots WHERE w[2] > seqs[w[0]] | [w[1], seqs[w[0]]]] AS moved
   WITH s, epoch, rev, since, moved WHERE since < rev OR size(moved) > 0  // unchanged: not read
   CALL (s, epoch, rev, since, moved) {
-    WITH s WHERE since < 0  // new to the answer: all of it
+    WITH s, since WHERE since < 0  // new to the answer: all of it
     MATCH (s)<-[:IN_SCOPE]-(r:Record)
     RETURN r
     UNION
-    WITH epoch, since WHERE 0 <= since < rev  // stamped by the ScopeVersion since
+    // stamped by the ScopeVersion since (the bound is in the seek: none when new, above)
     MATCH (r:Record)
     USING INDEX SEEK r:Record(sepoch, stamp)
-    WHERE r.sepoch = epoch AND r.stamp > since
+    WHERE r.sepoch = epoch AND r.stamp > CASE WHEN since < 0 THEN rev ELSE since END
     RETURN r
     UNION
-    UNWIND CASE WHEN since < 0 THEN [] ELSE moved END AS w  // written through a slot since
+    WITH since, moved WHERE since >= 0
+    UNWIND moved AS w  // written through a slot since
     MATCH (r:Record)
     USING INDEX SEEK r:Record(wepoch, wseq)
     WHERE r.wepoch = w[0] AND r.wseq > w[1]

@@ -7,9 +7,11 @@ from __future__ import annotations
 import threading
 from bisect import bisect_left
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cached_property
+from itertools import count
 from typing import Any
 
 from neo4j import Driver
@@ -58,6 +60,46 @@ def with_conflicts(records: Sequence[MemoryRecord]) -> tuple[Candidate, ...]:
     return tuple(Candidate(record=r, conflict_ids=partners.get(r.id, ())) for r in records)
 
 
+_TOKENS = count(1)  # next() on a count is atomic under the GIL
+
+#: How a :class:`CandidateRecords` was made from an earlier one: (the earlier one's token, the
+#: positions removed from it, the positions in this one of the records inserted), both sorted.
+RecordsEdit = tuple[int, tuple[int, ...], tuple[int, ...]]
+
+
+class CandidateRecords(tuple[MemoryRecord, ...]):
+    """The records of a candidates answer, by id: a tuple that also says which answer it is
+    (:attr:`token`, never reused in a process) and, made by :meth:`CandidateList.changed`, how
+    it differs from the earlier answer's records (:attr:`edit`), so that whoever prepared
+    something for those (a ranker's index, a tie order) can bring it up to date by the change
+    instead of a pass over every record. Holds no reference to the earlier records."""
+
+    token: int
+    edit: RecordsEdit | None
+
+    def __new__(cls, records: Iterable[MemoryRecord], edit: RecordsEdit | None = None
+                ) -> CandidateRecords:
+        made = super().__new__(cls, records)
+        made.token = next(_TOKENS)
+        made.edit = edit
+        return made
+
+
+class CandidateIds(tuple[str, ...]):
+    """The ids of a candidates answer, sorted, with its records' :attr:`~CandidateRecords.token`
+    and :attr:`~CandidateRecords.edit` (positions are the same in both)."""
+
+    token: int
+    edit: RecordsEdit | None
+
+    def __new__(cls, ids: Iterable[str], token: int, edit: RecordsEdit | None
+                ) -> CandidateIds:
+        made = super().__new__(cls, ids)
+        made.token = token
+        made.edit = edit
+        return made
+
+
 @dataclass(frozen=True)
 class CandidateList:
     """A candidates answer: candidates sorted by id, their ids (for bisection) and records, aligned;
@@ -70,9 +112,15 @@ class CandidateList:
     candidates: list[Candidate]
     ids: list[str]
     groups: dict[tuple[str, str], frozenset[str]]
-    records: tuple[MemoryRecord, ...]  # handed to rankers: a tuple, which none can change
+    records: CandidateRecords  # handed to rankers: a tuple, which none can change
     claims: list[Candidate]
     claim_ids: list[str]
+
+    @cached_property
+    def id_tuple(self) -> CandidateIds:
+        """:attr:`ids` as a tuple that says which answer it is and how it was made from the
+        one before (the attribution log digests and diffs candidate sets by it)."""
+        return CandidateIds(self.ids, self.records.token, self.records.edit)
 
     @classmethod
     def of(cls, records: Sequence[MemoryRecord]) -> CandidateList:
@@ -85,13 +133,19 @@ class CandidateList:
         claims = [c for c in found if c.record.asserts is not None]
         return cls(found, [c.record.id for c in found],
                    {k: frozenset(v) for k, v in groups.items()},
-                   tuple(c.record for c in found), claims, [c.record.id for c in claims])
+                   CandidateRecords(c.record for c in found), claims,
+                   [c.record.id for c in claims])
 
     def changed(self, touched: set[str], records: Sequence[MemoryRecord]) -> CandidateList:
         """This answer after the records ``touched`` changed: those among them that are
         candidates now are ``records``. Only the ``asserts`` groups a touched record was or
         is in get their conflicts computed again; the result equals :meth:`of` the new
-        records."""
+        records, and its :attr:`records` say how they differ from these (``edit``)."""
+        removed = tuple(sorted(at for rid in touched
+                               if (at := bisect_left(self.ids, rid)) < len(self.ids)
+                               and self.ids[at] == rid))
+        if not removed and not records:
+            return self  # none of the touched records was or is a candidate
         candidates, ids, groups = list(self.candidates), list(self.ids), dict(self.groups)
         kept, claims, claim_ids = list(self.records), list(self.claims), list(self.claim_ids)
         keys: set[tuple[str, str]] = set()
@@ -128,7 +182,10 @@ class CandidateList:
                 claims[bisect_left(claim_ids, c.record.id)] = c
             if not members:
                 groups.pop(key, None)
-        return CandidateList(candidates, ids, groups, tuple(kept), claims, claim_ids)
+        inserted = tuple(sorted(bisect_left(ids, r.id) for r in records))
+        return CandidateList(candidates, ids, groups,
+                             CandidateRecords(kept, (self.records.token, removed, inserted)),
+                             claims, claim_ids)
 
 
 class Eligibility(StoreBase):

@@ -29,7 +29,7 @@ import threading
 from bisect import insort
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import chain, compress, count, repeat
 from operator import attrgetter, is_, is_not, not_
 from typing import Any
@@ -267,10 +267,17 @@ class CandidateIndexes:
         the terms of its provenance, held when given)."""
         last = self._last
         if (last is not None and last.asked == expand and last.window == window
-                and last.sourced == (sources is not None)
-                and len(last.records) == len(records) and all(map(is_, last.records, records))
-                and last.versions == last.current()):
-            return last  # the same candidate set as the last call, indexes untouched since
+                and last.sourced == (sources is not None) and last.versions == last.current()):
+            token = getattr(records, "token", None)
+            if len(last.records) == len(records) and (
+                    (last.token is not None and last.token == token)
+                    or all(map(is_, last.records, records))):
+                if last.token != token:  # the same records under another name
+                    self._last = last = replace(last, token=token)
+                return last  # the same candidate set as the last call, indexes untouched since
+            edited = self._edited(last, records, tokens, window, sources)
+            if edited is not None:
+                return edited
         near = thread_neighbours(records, window)
         wanted = expand and bool(near)
         keys: list[Hashable] = list(map(id, records))
@@ -299,7 +306,48 @@ class CandidateIndexes:
         members = np.fromiter(chain.from_iterable(near.values()), dtype=np.intp)
         self._last = Prepared(list(records), window, expand, sources is not None,
                               own.positions(keys), wide_at, about_at, (owners, members), own,
-                              wide, about, (own.version, wide.version, about.version))
+                              wide, about, (own.version, wide.version, about.version),
+                              getattr(records, "token", None))
+        return self._last
+
+    def _edited(self, last: Prepared, records: Sequence[MemoryRecord],
+                tokens: Callable[[MemoryRecord], Any], window: int,
+                sources: Callable[[MemoryRecord], Any] | None) -> Prepared | None:
+        """``last`` brought to ``records`` by the edit they carry (``records.edit``: the token
+        of the records ``last`` was prepared for, the positions removed from those, the
+        positions of the records inserted: :class:`graphmem.db.eligibility.CandidateRecords`),
+        at a cost proportional to the change: the removed records leave the indexes, the
+        inserted ones join them, and the slot arrays are edited in numpy. None (prepare in
+        full) when ``records`` were not made from ``last``'s, or when thread neighbours are
+        involved (a set with neighbours, or an inserted threaded record)."""
+        edit = getattr(records, "edit", None)
+        if edit is None or last.token is None or edit[0] != last.token or len(last.pairs[0]):
+            return None
+        base, (_, removed, inserted) = last.records, edit
+        if len(base) - len(removed) + len(inserted) != len(records) or (
+                window > 0 and any(records[i].thread is not None for i in inserted)):
+            return None
+        own, about = last.own, last.about
+        for at in removed:
+            own.remove(id(base[at]))
+            if sources is not None:
+                about.remove(id(base[at]))
+        for i in inserted:
+            own.add(id(records[i]), tokens(records[i]), records[i])
+            if sources is not None:
+                about.add(id(records[i]), sources(records[i]), records[i])
+        gone = np.asarray(removed, dtype=np.intp)
+        # np.insert places each value before an index of the array it is given (the kept
+        # slots): the j-th inserted record, at position p of the new set, goes before p - j
+        before = np.asarray(inserted, dtype=np.intp) - np.arange(len(inserted), dtype=np.intp)
+        added = [id(records[i]) for i in inserted]
+        own_at = np.insert(np.delete(last.own_at, gone), before, own.positions(added))
+        about_at = (None if sources is None else
+                    np.insert(np.delete(last.about_at, gone), before, about.positions(added)))
+        self._last = Prepared(
+            list(records), window, last.asked, last.sourced, own_at, None, about_at,
+            last.pairs, own, last.wide, about,
+            (own.version, last.wide.version, about.version), getattr(records, "token", None))
         return self._last
 
     def _closest(self, keys: Sequence[Hashable]) -> Indexes:
@@ -342,6 +390,7 @@ class Prepared:
     wide: IncrementalBM25
     about: IncrementalBM25
     versions: tuple[int, int, int]
+    token: int | None = None  # the records' token, when they have one (CandidateRecords)
 
     def current(self) -> tuple[int, int, int]:
         """The versions the indexes have now (equal to ``versions`` while untouched)."""
@@ -373,8 +422,9 @@ class Prepared:
 
 
 _TIE_LOCK = threading.Lock()
-# (records, their identities in tie order, the order as indices) for the last few sets
-_TIE_ORDERS: list[tuple[list[MemoryRecord], Any, Any]] = []  # most recent last
+# (records, their identities in tie order, the order as indices, the records' token or None)
+# for the last few sets
+_TIE_ORDERS: list[tuple[list[MemoryRecord], Any, Any, int | None]] = []  # most recent last
 
 
 def _tie_key(r: MemoryRecord) -> tuple[int, float, str]:
@@ -393,9 +443,17 @@ def tie_order(records: Sequence[MemoryRecord]) -> Any:
     """
     with _TIE_LOCK:
         kept = list(_TIE_ORDERS)
-    for prev, _, ties in reversed(kept):
-        if len(prev) == len(records) and all(map(is_, prev, records)):
+    token = getattr(records, "token", None)
+    for prev, before, ties, prev_token in reversed(kept):
+        if len(prev) == len(records) and (
+                (token is not None and token == prev_token) or all(map(is_, prev, records))):
+            if token != prev_token:  # the same records under another name
+                _keep_ties(records, before, ties, token)
             return ties
+    edit = getattr(records, "edit", None)
+    for prev, before, ties, prev_token in reversed(kept):
+        if edit is not None and prev_token is not None and edit[0] == prev_token:
+            return _edited_ties(records, prev, before, ties, edit, token)
     n = len(records)
     identities = np.fromiter(map(id, records), dtype=np.intp, count=n)
     order: list[int] | None = None
@@ -414,8 +472,41 @@ def tie_order(records: Sequence[MemoryRecord]) -> Any:
     if order is None:
         order = sorted(range(n), key=lambda i: _tie_key(records[i]))
     ties = np.asarray(order, dtype=np.intp)
+    _keep_ties(records, identities[ties], ties, token)
+    return ties
+
+
+def _keep_ties(records: Sequence[MemoryRecord], identities: Any, ties: Any,
+               token: int | None) -> None:
     with _TIE_LOCK:
-        _TIE_ORDERS.append((list(records), identities[ties], ties))
+        _TIE_ORDERS.append((list(records), identities, ties, token))
         if len(_TIE_ORDERS) > 8:
             _TIE_ORDERS.pop(0)
-    return ties
+
+
+def _edited_ties(records: Sequence[MemoryRecord], prev: Sequence[MemoryRecord], before: Any,
+                 ties: Any, edit: tuple[int, Sequence[int], Sequence[int]],
+                 token: int | None) -> Any:
+    """The tie order of ``records``, made from ``prev``'s (``before``: its identities in tie
+    order; ``ties``: the order as indices) by ``records.edit`` (positions removed from
+    ``prev``, positions inserted in ``records``): the kept records keep their relative order,
+    renumbered in numpy, and the inserted ones are placed by bisection, which gives exactly
+    the order a full sort gives."""
+    _, removed, inserted = edit
+    n, m = len(records), len(prev)
+    kept = np.ones(m, dtype=bool)
+    kept[np.asarray(removed, dtype=np.intp)] = False
+    free = np.ones(n, dtype=bool)
+    free[np.asarray(inserted, dtype=np.intp)] = False
+    renumber = np.zeros(m, dtype=np.intp)  # a kept record's position in ``records``
+    renumber[kept] = np.flatnonzero(free)
+    survivors = ties[kept[ties]]
+    order = renumber[survivors].tolist()
+    for j in inserted:
+        insort(order, j, key=lambda i: _tie_key(records[i]))
+    new_ties = np.asarray(order, dtype=np.intp)
+    identities = np.zeros(n, dtype=np.intp)  # by position, then in tie order
+    identities[renumber[survivors]] = before[kept[ties]]
+    identities[list(inserted)] = [id(records[j]) for j in inserted]
+    _keep_ties(records, identities[new_ties], new_ties, token)
+    return new_ties
