@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import threading
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -57,21 +56,20 @@ _SetKey = tuple[str, tuple[str, ...], str]  # (query scope json, principal tenan
 #: the last set logged per key: (digest, ids, chain length, the ids' token or None)
 _LastSet = tuple[str, tuple[str, ...], int, "int | None"]
 
-#: a character ``json.dumps`` writes other than as itself (outside printable ASCII, quote,
-#: backslash)
-_ESCAPED = re.compile(r'[^ -~]|["\\]')
+#: the bytes ``json.dumps`` writes as themselves: printable ASCII but quote and backslash
+_AS_ITSELF = bytes(b for b in range(0x20, 0x7F) if b not in b'"\\')
 
 
 def candidate_set_digest(tenant: str, ids: Sequence[str]) -> str:
     """The digest a candidate set is stored under: hex SHA-256 of ``json.dumps([tenant,
     *ids])``. Ids that JSON writes as themselves (the usual case) are joined directly, which
     gives the same text without encoding each id: a read after a write digests a new set."""
-    body = '", "'.join(ids)
-    if _ESCAPED.search(body) or _ESCAPED.search(tenant):
-        text = json.dumps([tenant, *ids])
-    else:
-        text = f'["{tenant}", "{body}"]' if ids else f'["{tenant}"]'
-    return hashlib.sha256(text.encode()).hexdigest()
+    raw = ('["' + tenant + '", "' + '", "'.join(ids) + '"]' if ids
+           else '["' + tenant + '"]').encode("utf-8", "surrogatepass")
+    # the same text iff all that is not written as itself is the quotes around each string
+    if raw.translate(None, _AS_ITSELF) != b'"' * (2 + 2 * len(ids)):
+        raw = json.dumps([tenant, *ids]).encode()
+    return hashlib.sha256(raw).hexdigest()
 
 
 def _change(base: _LastSet, ids: Sequence[str]) -> tuple[list[str], list[str]]:
