@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphmem.client import Memory, store_of
+from graphmem.db.migrations import migrate
 from graphmem.db.store import Neo4jStore
 from graphmem.errors import GraphmemError
 from graphmem.models import Principal, Sensitivity
@@ -141,3 +142,33 @@ def test_reads_after_writes_of_both_clients_are_deltas_and_exact(memory: Memory)
         assert read(memory, GOALS[0]) == fresh, op
     assert store.answer_stats["delta"] - before.get("delta", 0) == len(steps)
     assert store.answer_stats["computed"] == before.get("computed", 0)
+
+
+def test_the_stamp_epoch_migration_starts_every_version_again(memory: Memory) -> None:
+    """A store written before the stamp indexes gets, once, a new epoch on every ScopeVersion
+    and WriteSlot: an answer cached before is then computed again in full (a delta could miss
+    a change stamped without its epoch), and equals a fresh one."""
+    store = store_of(memory)
+    memory.write(note("w0", PROJECT, ["deploy"]), now=NOW)
+    memory.put_many([note("i0", SCOPES[1], ["build"])])
+    read(memory, GOALS[0])
+
+    def epochs() -> dict[str, str]:
+        rows = store.driver.execute_query(
+            "MATCH (n:ScopeVersion|WriteSlot) RETURN n.key AS key, n.epoch AS epoch",
+            database_=store.database)[0]
+        return {f"{row['key']}": row["epoch"] for row in rows}
+
+    before = epochs()
+    store.driver.execute_query("MATCH (m:GraphmemMigration {name: 'stamp_epochs'}) DELETE m",
+                               database_=store.database)
+    assert migrate(store) == 0  # no record changes
+    after = epochs()
+    assert after.keys() == before.keys() and len(before) > 32
+    assert all(after[k] != before[k] for k in before)
+    computed = store.answer_stats["computed"]
+    fresh = read(Memory(Neo4jStore(store.driver, database=store.database)), GOALS[0])
+    assert read(memory, GOALS[0]) == fresh
+    assert store.answer_stats["computed"] == computed + 1
+    migrate(store)
+    assert epochs() == after  # recorded: it runs once
