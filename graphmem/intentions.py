@@ -214,6 +214,10 @@ class Intentions:
         at = require_aware(now, "now")
         self.access.check_ids(self.ops.reach, [intention_id], change=True,
                               what="this intention id")
+        return self._fire_allowed(intention_id, by=by, at=at, reason=reason)
+
+    def _fire_allowed(self, intention_id: str, *, by: str, at: datetime, reason: str) -> bool:
+        """:meth:`fire` once the caller's reach over ``intention_id`` has been decided."""
         token = uuid.uuid4().hex  # fixed outside the retried function: see intentions/fire
         return self.ops.fire(intention_id, by=by, at=at, reason=reason, token=token)
 
@@ -244,12 +248,16 @@ class Intentions:
         Raises:
             AuthorizationError, ValidationError, NaiveDatetimeError: as :meth:`due`.
         """
+        self.ops.limits.check_notes([], by=by)
+        at = require_aware(now, "now")
         fired = []
-        for intention in self.due(event, principal=principal, scope=scope, now=now):
+        for intention in self.due(event, principal=principal, scope=scope, now=at):
             if not self.access.allows(intention.tenant, intention.sensitivity,
                                       intention.scope, change=True):
                 continue  # due for a confined caller, but not its to fire (tenant-wide)
-            cue = f"{intention.trigger_kind}={intention.trigger_value}"
-            if self.fire(intention.id, by=by, now=now, reason=f"event cue {cue}"):
+            # the reach just decided is the one check: firing does not ask the store again
+            reason = f"event cue {intention.trigger_kind}={intention.trigger_value}"
+            self.ops.limits.check_notes([intention.id], reason=reason)
+            if self._fire_allowed(intention.id, by=by, at=at, reason=reason):
                 fired.append(intention.model_copy(update={"status": IntentionStatus.FIRED}))
         return fired
