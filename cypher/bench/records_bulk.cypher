@@ -10,8 +10,9 @@ SET sv.rev = coalesce(sv.rev, 0) + 1
 WITH s, sv
 UNWIND $rows AS row
 CREATE (r:Record)
-SET r = row.props, r.stamp = sv.rev, r.created_at = datetime(row.times.created_at),
-    r.valid_from = datetime(row.times.valid_from), r.expires_at = datetime(row.times.expires_at)
+SET r = row.props, r.stamp = sv.rev, r.sepoch = coalesce(sv.epoch, ''),
+    r.created_at = datetime(row.times.created_at), r.valid_from = datetime(row.times.valid_from),
+    r.expires_at = datetime(row.times.expires_at)
 CREATE (r)-[:IN_SCOPE]->(s)
 WITH r, row
 CALL (r, row) {

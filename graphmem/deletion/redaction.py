@@ -57,7 +57,8 @@ STRUCTURAL_KEYS: frozenset[str] = frozenset({
     "kind", "disposition", "state", "status", "trigger_kind", "ranker", "sensitivity",
     "authority", "clearance", "triggers",
     # digests, tokens and the request's own bookkeeping (ids and counts only)
-    "digest", "candidate_digest", "fingerprint", "dedup_key", "epoch", "redact_term_digests",
+    "digest", "candidate_digest", "fingerprint", "dedup_key", "epoch", "sepoch", "wepoch",
+    "redact_term_digests",
     "fire_token", "_lock", "counts_json", "dangling_json", "retrievals_json", "gkey",
     "redact_key", "redact_terms_json", "written_at", "reach_json", "cue_digest", "thread_key",
 })

@@ -127,7 +127,8 @@ def test_every_query_that_changes_a_record_bumps_its_rev() -> None:
             for match in clause.finditer(body):
                 assigns = re.findall(rf"\b{var}\.(\w+)\s*=(?!=)", match.group(1))
                 replaced = re.match(rf"\s*{var}\s*=(?!=)", match.group(1))
-                assigns = [a for a in assigns if a != "stamp"]  # bookkeeping, not the record
+                # bookkeeping, not the record
+                assigns = [a for a in assigns if a not in ("stamp", "sepoch")]
                 if assigns and "rev" not in assigns and not replaced:
                     offenders.append(f"{name}: SET {var}.{assigns[0]} without {var}.rev")
     assert not offenders, offenders
@@ -224,6 +225,24 @@ def test_every_version_bump_stamps_the_record_or_starts_an_epoch() -> None:
         if not stamps and "sv.epoch = randomUUID()  //" not in body:
             offenders.append(name)
     assert not offenders, offenders
+
+
+def test_every_stamp_names_its_epoch() -> None:
+    """Delta reads seek what changed in the indexes on (epoch, stamp): every record stamped
+    with a ScopeVersion's rev is stamped with that version's epoch in the same SET, and a
+    policy write's slot stamp carries the slot's epoch (a stamp without its epoch would be a
+    change no delta finds)."""
+    offenders, stamped = [], []
+    for name in sorted(cypher.names()):
+        body = cypher.text(name)
+        for var, value in re.findall(r"\b(\w+)\.stamp = ((?:sv\.)?rev)\b", body):
+            stamped.append(name)
+            if f"{var}.stamp = {value}, {var}.sepoch = coalesce(sv.epoch, '')" not in body:
+                offenders.append(name)
+        if "r.wseq = wseq" in body and "r.wepoch = wepoch" not in body:
+            offenders.append(name)
+    assert not offenders, offenders
+    assert {"records/create", "records/retract", "bench/records_bulk"} <= set(stamped)
 
 
 def test_every_part_named_by_a_query_exists_and_every_part_is_used() -> None:

@@ -42,3 +42,37 @@ def test_an_answer_updated_by_a_delta_equals_a_full_computation(
     got = previous.changed(touched, [new[i] for i in change if i in new])
     assert got == CandidateList.of(records)
     assert got.candidates == list(with_conflicts(records))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.integers(0, 15), fact, max_size=16),
+       st.lists(st.dictionaries(st.integers(0, 15), st.one_of(st.none(), fact), max_size=6),
+                min_size=1, max_size=4))
+def test_a_changed_answer_says_how_its_records_differ(
+        before: dict[int, tuple[int | None, int]],
+        changes: list[dict[int, tuple[int | None, int] | None]]) -> None:
+    """Each answer made by a delta names the answer it was made from (its records' token) and
+    the positions removed from those records and inserted in its own: the kept records, in
+    order, are the earlier ones without the removed positions; its ids carry the same edit."""
+    current = {i: rec(i, 0, k, v) for i, (k, v) in before.items()}
+    answer = CandidateList.of([current[i] for i in sorted(current)])
+    assert answer.records.edit is None
+    for version, change in enumerate(changes, start=1):
+        for i, what in change.items():
+            if what is None:
+                current.pop(i, None)
+            else:
+                current[i] = rec(i, version, *what)
+        made = answer.changed({f"r{i:02d}" for i in change},
+                              [current[i] for i in change if i in current])
+        if made is answer:  # no touched record was or is a candidate: the answer stands
+            assert not any(f"r{i:02d}" in answer.ids or i in current for i in change)
+            continue
+        token, removed, inserted = made.records.edit or (None, (), ())
+        assert token == answer.records.token != made.records.token
+        assert list(removed) == sorted(set(removed)) and list(inserted) == sorted(set(inserted))
+        kept = [r for at, r in enumerate(answer.records) if at not in removed]
+        assert [r for at, r in enumerate(made.records) if at not in inserted] == kept
+        assert all(made.records[at] is current[int(made.records[at].id[1:])] for at in inserted)
+        assert made.id_tuple == tuple(made.ids) and made.id_tuple.edit == made.records.edit
+        answer = made
