@@ -13,6 +13,8 @@ import pytest
 
 from graphmem.db import catalogue
 from graphmem.db import catalogue as cypher
+from graphmem.db.codec import STAMP_KEYS, TOMBSTONE_KEYS
+from graphmem.deletion.redaction import STRUCTURAL_KEYS
 from graphmem.errors import StoreError
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -128,7 +130,7 @@ def test_every_query_that_changes_a_record_bumps_its_rev() -> None:
                 assigns = re.findall(rf"\b{var}\.(\w+)\s*=(?!=)", match.group(1))
                 replaced = re.match(rf"\s*{var}\s*=(?!=)", match.group(1))
                 # bookkeeping, not the record
-                assigns = [a for a in assigns if a not in ("stamp", "sepoch")]
+                assigns = [a for a in assigns if a not in STAMP_KEYS]
                 if assigns and "rev" not in assigns and not replaced:
                     offenders.append(f"{name}: SET {var}.{assigns[0]} without {var}.rev")
     assert not offenders, offenders
@@ -337,3 +339,18 @@ def test_every_lookup_by_an_indexed_key_says_seek() -> None:
                 missing.append(f"{path.relative_to(catalogue.cypher_dir())}:{i + 1}: "
                                f"{line.strip()}")
     assert missing == []
+
+
+def test_the_tombstone_and_the_stamps_are_defined_once() -> None:
+    """An erased record's tombstone is the map deletion/erase_records sets, whose keys are
+    codec.TOMBSTONE_KEYS; the properties a version bump or a policy write's slot stamps on a
+    record are codec.STAMP_KEYS. Whatever checks that a tombstone is content-free, or leaves
+    bookkeeping unredacted (deletion.redaction.STRUCTURAL_KEYS), uses these two."""
+    tomb = re.search(r"SET r = \{(.*?)\}\n", cypher.text("deletion/erase_records"), re.S)
+    assert tomb is not None
+    assert set(re.findall(r"(\w+): ", tomb.group(1))) == TOMBSTONE_KEYS
+    stamps = set(re.findall(r"\br\.(\w+) = ", cypher.part("scope_bump")))
+    stamps |= {k for k in re.findall(r"\br\.(\w+) = ", cypher.part("record_store"))
+               if k.startswith("w")}
+    assert stamps == STAMP_KEYS
+    assert STAMP_KEYS <= STRUCTURAL_KEYS and not STAMP_KEYS & TOMBSTONE_KEYS
