@@ -12,8 +12,14 @@
 // looked at too: a new or changed successor is the only way a record's status changes without
 // the record itself changing (rule 4). Each touched record is then decided with exactly the
 // rule of candidates.cypher (parts/record_active), and its times are returned as boundaries.
-// The caller drops the delta and computes the answer in full when an epoch moved or a known
-// scope vanished, and reuses its answer when no version moved (then no record is read: this
+// Neo4j reads committed state, but a transaction's index entries become visible after its
+// store records: a version read here may be ahead of what the seeks find. Every rev and every
+// seq is stamped on exactly one record when it is bumped, and bumps of one version are
+// serialized by its lock, held until the bumping transaction closed, so the caller keeps a
+// delta only when it found a record for every rev and seq since its versions (each record
+// returns its stamps): a gap is a change not yet visible (or one a later change restamped or
+// deleted), and it computes in full instead. The caller also computes in full when an epoch
+// moved or a known scope vanished, and reuses its answer when no version moved (then no record is read: this
 // query is also the cached answer's version check, one round trip either way).
 // A statement of the agent loop: planned once, kept (graphmem.db.catalogue, "Plans").
 CYPHER replan=skip
@@ -75,9 +81,11 @@ CALL (scopes, touched) {
        EXISTS { MATCH (r)-[:IN_SCOPE]->(rs:Scope) WHERE rs IN scopes } AS visible
   WITH r, now, visible AND {{record_active}} AS active
   // one list per record: collect() would drop a tombstone's missing fingerprint; an active
-  // record comes with its properties (no second round trip for what just changed)
+  // record comes with its properties (no second round trip for what just changed), and each
+  // with its stamps, by which the caller checks that it found every change since its versions
   RETURN collect([r.id, active, r.fingerprint, coalesce(r.rev, 0),
-                  CASE WHEN active THEN r {.*} END]) AS decided,
+                  CASE WHEN active THEN r {.*} END,
+                  [r.sepoch, r.stamp, r.wepoch, r.wseq]]) AS decided,
          max(CASE WHEN r.valid_from <= $now THEN r.valid_from END) AS lo_from,
          max(CASE WHEN r.expires_at <= $now THEN r.expires_at END) AS lo_expiry,
          max(CASE WHEN r.created_at <= $now THEN r.created_at END) AS lo_created,

@@ -198,12 +198,13 @@ class Eligibility(StoreBase):
         if versions == answer.versions:
             self.answer_stats["reused"] += 1
             return answer.candidates
-        if not _same_epochs(answer.versions, versions):
+        if not _same_epochs(answer.versions, versions) or not _found_every_change(
+                answer.versions, versions, [d[5] for d in row["decided"]]):
             return None
         cache = self._records
         touched = {d[0] for d in row["decided"]}
         wanted = {rid: ((fp, int(rev)), props)
-                  for rid, active, fp, rev, props in row["decided"] if active}
+                  for rid, active, fp, rev, props, _ in row["decided"] if active}
         if any((p.get("fingerprint"), int(p.get("rev") or 0)) != v for v, p in wanted.values()):
             return None  # a record changed while this query read it: compute in full
         stale = [(rid, v, props) for rid, (v, props) in wanted.items()
@@ -288,6 +289,38 @@ def _same_epochs(known: tuple[Version, ...], now: tuple[Version, ...]) -> bool:
         epochs = {i: e for i, e, _ in current[3]}
         if any(e and epochs.get(i) != e for i, e, _ in wslots):
             return False
+    return True
+
+
+def _found_every_change(known: tuple[Version, ...], now: tuple[Version, ...],
+                        stamps: list[list[Any]]) -> bool:
+    """True if a delta read found a record for every rev and every write slot seq that its
+    scopes moved by since ``known`` (``stamps``: each touched record's ``[sepoch, stamp,
+    wepoch, wseq]``). Each is stamped on one record when bumped, and a version's bumps are
+    serialized by its lock until their transactions close, so all were found unless the last
+    bump's index entries were not visible yet (Neo4j makes them visible after its store
+    records) or a later change restamped or deleted its record: either way the delta is not
+    exact, and the caller computes in full. Scopes new to ``known`` are read in full."""
+    revs: dict[str, set[int]] = {}
+    seqs: dict[str, set[int]] = {}
+    for sepoch, stamp, wepoch, wseq in stamps:
+        if sepoch is not None and stamp is not None:
+            revs.setdefault(sepoch, set()).add(int(stamp))
+        if wepoch is not None and wseq is not None:
+            seqs.setdefault(wepoch, set()).add(int(wseq))
+    before = {v[0]: v for v in known}
+    for key, epoch, rev, wslots in now:
+        old = before.get(key)
+        if old is None:
+            continue
+        if rev > old[2] and not revs.get(epoch, set()).issuperset(range(old[2] + 1, rev + 1)):
+            return False
+        had = {i: (e, q) for i, e, q in old[3]}
+        for i, wepoch, seq in wslots:
+            e, q = had.get(i, ("", 0))
+            since = q if e == wepoch else 0
+            if seq > since and not seqs.get(wepoch, set()).issuperset(range(since + 1, seq + 1)):
+                return False
     return True
 
 

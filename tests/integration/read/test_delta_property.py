@@ -172,3 +172,31 @@ def test_the_stamp_epoch_migration_starts_every_version_again(memory: Memory) ->
     assert store.answer_stats["computed"] == computed + 1
     migrate(store)
     assert epochs() == after  # recorded: it runs once
+
+
+def test_a_change_an_older_client_stamped_without_its_epoch_is_not_missed(
+        memory: Memory) -> None:
+    """A client from before the stamp epochs bumps the same versions and stamps its records'
+    rev and seq, but not their epochs: the seeks do not find them. The reader, missing a rev
+    or a seq its versions moved by, computes its answer in full rather than keep a delta
+    without that change (docs/operations.md, mixed client versions)."""
+    store = store_of(memory)
+    other = Memory(Neo4jStore(store.driver, database=store.database))
+    memory.put_many([note(f"s{i}", PROJECT, ["deploy", WORDS[i]]) for i in range(6)])
+    read(memory, GOALS[0])
+    for rid, how in (("old-write", "write"), ("old-import", "import"), ("new-write", "write")):
+        if how == "write":
+            other.write(note(rid, PROJECT, ["deploy", "build"]), now=NOW)
+        else:
+            other.put_many([note(rid, PROJECT, ["deploy", "cache"])])
+        if rid.startswith("old"):  # as the older client left it
+            store.driver.execute_query("MATCH (r:Record {id: $id}) REMOVE r.sepoch, r.wepoch",
+                                       id=rid, database_=store.database)
+        stats = dict(store.answer_stats)
+        fresh = read(Memory(Neo4jStore(store.driver, database=store.database)), GOALS[0])
+        got = read(memory, GOALS[0])
+        assert got == fresh and rid in got[0], rid
+        if rid.startswith("old"):
+            assert store.answer_stats["computed"] == stats.get("computed", 0) + 1, rid
+        else:  # a change stamped with its epoch is a delta again
+            assert store.answer_stats["delta"] == stats.get("delta", 0) + 1, rid

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any, cast
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from neo4j import Driver
 
-from graphmem.db.eligibility import CandidateList, with_conflicts
+from graphmem.db.eligibility import CandidateList, Eligibility, _Answer, with_conflicts
 from graphmem.models import MemoryKind, MemoryRecord
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -76,3 +78,60 @@ def test_a_changed_answer_says_how_its_records_differ(
         assert all(made.records[at] is current[int(made.records[at].id[1:])] for at in inserted)
         assert made.id_tuple == tuple(made.ids) and made.id_tuple.edit == made.records.edit
         answer = made
+
+
+class _OneRow(Eligibility):
+    """An Eligibility whose delta query answers ``row`` (no database)."""
+
+    def __init__(self, row: dict[str, Any]) -> None:
+        super().__init__(cast(Driver, None))
+        self.row = row
+
+    def read_once(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        assert name == "candidates_delta"
+        return [self.row]
+
+
+BOUNDS = dict.fromkeys(("lo_from", "lo_expiry", "lo_created", "hi_from", "hi_expiry",
+                        "hi_created"))
+
+
+def _delta(known: tuple[Any, ...], now: list[Any],
+           decided: list[list[Any]]) -> CandidateList | None:
+    answer = _Answer(versions=known, lo=None, hi=None,
+                     candidates=CandidateList.of([rec(i, 0, None, 0) for i in range(6)]))
+    store = _OneRow({"versions": now, "decided": decided, **BOUNDS})
+    return store._delta(("t", (), 0), answer, {})
+
+
+def _gone(i: int, stamps: list[Any]) -> list[Any]:
+    """A record the delta read found and decided not a candidate, with its stamps."""
+    return [f"r{i:02d}", False, None, 1, None, stamps]
+
+
+def test_a_delta_missing_a_rev_of_its_scope_is_not_kept() -> None:
+    """A scope's version moved from rev 3 to 5: the records stamped 4 and 5 must both be
+    found (one was not visible yet: its change would be lost once the version is kept)."""
+    known = (("s", "e", 3, ((0, "w", 2),)),)
+    now = [["s", "e", 5, [[0, "w", 2]]]]
+    both = _delta(known, now, [_gone(1, ["e", 4, None, None]), _gone(2, ["e", 5, None, None])])
+    assert both is not None and both.ids == ["r00", "r03", "r04", "r05"]
+    assert _delta(known, now, [_gone(2, ["e", 5, None, None])]) is None
+    assert _delta(known, now, [_gone(1, ["e", 4, None, None])]) is None
+    # a stamp of another scope's epoch is not this one's
+    assert _delta(known, now, [_gone(1, ["x", 4, None, None]),
+                               _gone(2, ["e", 5, None, None])]) is None
+
+
+def test_a_delta_missing_a_seq_of_a_write_slot_is_not_kept() -> None:
+    """Slot 0 moved from seq 2 to 4 and slot 1, created since (no epoch then), to 1: each seq
+    is one new record, and every one must be found."""
+    known = (("s", "e", 3, ((0, "w", 2), (1, "", 0))),)
+    now = [["s", "e", 3, [[0, "w", 4], [1, "v", 1]]]]
+    found = [_gone(1, ["e", 3, "w", 3]), _gone(2, [None, None, "w", 4]),
+             _gone(3, [None, None, "v", 1])]
+    assert _delta(known, now, found) is not None
+    for left_out in range(3):
+        assert _delta(known, now, found[:left_out] + found[left_out + 1:]) is None
+    # the same seq under another slot's epoch is not this slot's
+    assert _delta(known, now, [found[0], _gone(2, [None, None, "v", 4]), found[2]]) is None
