@@ -5,6 +5,7 @@ candidates query with its reused-answer cache, and ``explain``.
 from __future__ import annotations
 
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -41,6 +42,11 @@ from graphmem.models import Explanation, MemoryRecord, Principal, Sensitivity, S
 
 __all__ = ["Candidate", "CandidateIds", "CandidateList", "CandidateRecords", "Eligibility",
            "RecordsEdit", "with_conflicts"]
+
+
+#: How long a delta read that missed a change waits before it reads again, in seconds, each
+#: (a transaction's index entries show a moment after its store records).
+GAP_WAITS_S = (0.002, 0.01)
 
 
 class Eligibility(StoreBase):
@@ -188,19 +194,29 @@ class Eligibility(StoreBase):
         (``cypher/candidates_delta.cypher``): the records the visible scopes stamped since
         its versions, and their predecessors, decided again in Cypher; the rest is kept.
 
-        Returns None (compute in full) when an epoch moved or a known scope vanished; the
-        cached answer itself when no version moved (the query then reads no record: one
-        index seek over the tenant's Scope nodes, and one round trip either way).
+        Returns None (compute in full) when an epoch moved or a known scope vanished, or
+        when a rev or seq the versions moved by has no record among those found, again after
+        :data:`GAP_WAITS_S` (a writer whose index entries were not visible yet has finished by
+        then; a gap that stays is a change restamped or deleted since, or stamped by an older
+        client: :func:`_found_every_change`); the cached answer itself when no version moved
+        (the query then reads no record: one index seek over the tenant's Scope nodes, and
+        one round trip either way).
         """
         known = [[k, e, r, [list(w) for w in ws]] for k, e, r, ws in answer.versions]
-        row = self.read_once("candidates_delta", known=known, slots=SLOTS, **params)[0]
-        versions = _versions(row["versions"])
-        if versions == answer.versions:
-            self.answer_stats["reused"] += 1
-            return answer.candidates
-        if not _same_epochs(answer.versions, versions) or not _found_every_change(
-                answer.versions, versions, [d[5] for d in row["decided"]]):
-            return None
+        for wait in (*GAP_WAITS_S, None):
+            row = self.read_once("candidates_delta", known=known, slots=SLOTS, **params)[0]
+            versions = _versions(row["versions"])
+            if versions == answer.versions:
+                self.answer_stats["reused"] += 1
+                return answer.candidates
+            if not _same_epochs(answer.versions, versions):
+                return None
+            if _found_every_change(answer.versions, versions, [d[5] for d in row["decided"]]):
+                break
+            if wait is None:
+                return None
+            self.answer_stats["gap"] += 1
+            time.sleep(wait)
         cache = self._records
         touched = {d[0] for d in row["decided"]}
         wanted = {rid: ((fp, int(rev)), props)
