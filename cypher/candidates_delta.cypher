@@ -18,7 +18,7 @@
 // serialized by its lock, held until the bumping transaction closed, so the caller keeps a
 // delta only when it found a record for every rev and seq since its versions (each record
 // returns its stamps): a gap is a change not yet visible (or one a later change restamped or
-// deleted), and it computes in full instead. The caller also computes in full when an epoch
+// deleted), and it reads again a moment later, then computes in full. The caller also computes in full when an epoch
 // moved or a known scope vanished, and reuses its answer when no version moved (then no record is read: this
 // query is also the cached answer's version check, one round trip either way).
 // A statement of the agent loop: planned once, kept (graphmem.db.catalogue, "Plans").
