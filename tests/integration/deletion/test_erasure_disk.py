@@ -24,6 +24,14 @@ from graphmem.errors import DatabaseUnavailableError
 from tests.support.database import Neo4jUnderTest, unavailable
 
 
+def _started(home: Path) -> EphemeralServer:
+    try:
+        return EphemeralServer(home=home, timeout_s=600).start()  # a busy machine starts slowly
+    except DatabaseUnavailableError as exc:
+        unavailable(str(exc))
+        raise
+
+
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("erasure-home")
@@ -31,11 +39,7 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def server(home: Path) -> Iterator[EphemeralServer]:
-    try:
-        started = EphemeralServer(home=home).start()
-    except DatabaseUnavailableError as exc:
-        unavailable(str(exc))
-        raise
+    started = _started(home)
     try:
         yield started
     finally:
@@ -81,14 +85,6 @@ def _tails_holding(home: Path, term: str) -> list[int]:
     return found
 
 
-def _started(home: Path) -> EphemeralServer:
-    try:
-        return EphemeralServer(home=home, timeout_s=600).start()  # a busy machine starts slowly
-    except DatabaseUnavailableError as exc:
-        unavailable(str(exc))
-        raise
-
-
 def test_a_freed_record_a_shorter_value_reuses_keeps_no_tail(tmp_path: Path) -> None:
     """Neo4j hands a freed string record to a later write without clearing it: a shorter
     value leaves the end of the erased text after its own data, in a record in use (not a
@@ -132,11 +128,7 @@ def test_a_freed_record_a_shorter_value_reuses_keeps_no_tail(tmp_path: Path) -> 
 def test_nothing_is_left_after_the_server_stops(tmp_path: Path) -> None:
     """The shutdown checkpoint writes every page: still no copy, of any encoding or case."""
     term = marker(random.Random(7))
-    try:
-        own = EphemeralServer(home=tmp_path).start()
-    except DatabaseUnavailableError as exc:
-        unavailable(str(exc))
-        raise
+    own = _started(tmp_path)
     try:
         with Memory.connect(own.settings, start_if_needed=False) as memory:
             load(memory, term, "u-stop", 3, cue=False)
