@@ -184,11 +184,13 @@ def test_a_change_an_older_client_stamped_without_its_epoch_is_not_missed(
     other = Memory(Neo4jStore(store.driver, database=store.database))
     memory.put_many([note(f"s{i}", PROJECT, ["deploy", WORDS[i]]) for i in range(6)])
     read(memory, GOALS[0])
-    for rid, how in (("old-write", "write"), ("old-import", "import"), ("new-write", "write")):
+    changes = (("old-write", "write", ["refund", "alert"]), ("old-import", "import", ["alert"]),
+               ("new-write", "write", ["token", "alert", "retry"]))
+    for rid, how, said in changes:  # none a duplicate the write policy would drop
         if how == "write":
-            other.write(note(rid, PROJECT, ["deploy", "build"]), now=NOW)
+            other.write(note(rid, PROJECT, said), now=NOW)
         else:
-            other.put_many([note(rid, PROJECT, ["deploy", "cache"])])
+            other.put_many([note(rid, PROJECT, said)])
         if rid.startswith("old"):  # as the older client left it
             store.driver.execute_query("MATCH (r:Record {id: $id}) REMOVE r.sepoch, r.wepoch",
                                        id=rid, database_=store.database)
