@@ -19,6 +19,11 @@ DROP INDEX record_tenant_asserts IF EXISTS;
 DROP INDEX record_thread IF EXISTS;
 CREATE INDEX record_thread_key IF NOT EXISTS FOR (r:Record) ON (r.thread_key, r.position);
 CREATE INDEX record_dedup IF NOT EXISTS FOR (r:Record) ON (r.dedup_key);
+// What changed in a scope since a version (candidates_delta.cypher): a record's last stamp by
+// its ScopeVersion (epoch, rev) and by its policy write's WriteSlot (epoch, seq). Random epochs,
+// no text.
+CREATE INDEX record_scope_stamp IF NOT EXISTS FOR (r:Record) ON (r.sepoch, r.stamp);
+CREATE INDEX record_slot_stamp IF NOT EXISTS FOR (r:Record) ON (r.wepoch, r.wseq);
 DROP INDEX intention_cue IF EXISTS;
 CREATE INDEX intention_cue_digest IF NOT EXISTS FOR (i:Intention) ON (i.cue_digest);
 CREATE INDEX transition_record IF NOT EXISTS FOR (t:Transition) ON (t.record_id);

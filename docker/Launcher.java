@@ -236,7 +236,9 @@ public class Launcher {
    *  Neo4j frees a deleted or overwritten string or array value's dynamic records without
    *  clearing them, and its transaction logs hold every value written. This overwrites with
    *  zeros every free record of the string and array stores (each taken from the id generator
-   *  first, so no transaction can be given it meanwhile, then handed back), starts a new
+   *  first, so no transaction can be given it meanwhile, then handed back) and the tail of
+   *  every record in use past its data (a freed record reused by a shorter value keeps the
+   *  end of the old one there), starts a new
    *  transaction log and forces a checkpoint, which flushes the zeroed pages and, with
    *  {@code db.tx_log.rotation.retention_policy=false}, deletes the older logs. */
   static final class Purge extends CallableProcedure.BasicProcedure {
@@ -246,7 +248,8 @@ public class Launcher {
           .out("zeroedRecords", Neo4jTypes.NTInteger)
           .out("logVersion", Neo4jTypes.NTInteger)
           .out("lowestLogVersion", Neo4jTypes.NTInteger)
-          .description("Zero free string/array records, rotate the transaction log, checkpoint.")
+          .description("Zero free string/array records and the tails of those in use, rotate the "
+              + "transaction log, checkpoint.")
           .build());
     }
 
@@ -260,8 +263,11 @@ public class Launcher {
             .testAccessNeoStores();
         deps.resolveDependency(IdController.class).maintenance(); // committed frees count
         CursorContext cursors = CursorContext.NULL_CONTEXT;
-        long zeroed = zeroFree(stores.getPropertyStore().getStringStore(), cursors)
-            + zeroFree(stores.getPropertyStore().getArrayStore(), cursors);
+        long zeroed = 0;
+        for (CommonAbstractStore<?, ?> store : List.<CommonAbstractStore<?, ?>>of(
+            stores.getPropertyStore().getStringStore(), stores.getPropertyStore().getArrayStore())) {
+          zeroed += zeroFree(store, cursors) + zeroTails(store, cursors);
+        }
         LogFiles logs = deps.resolveDependency(LogFiles.class);
         logs.getLogFile().getLogRotation().rotateLogFile(() -> LogRotateEvent.NULL);
         // A checkpoint prunes only the logs before the one holding the last committed
@@ -282,6 +288,83 @@ public class Launcher {
         throw new ProcedureException(Status.General.UnknownError, e,
             "graphmem.purgeErased failed: %s", e);
       }
+    }
+
+    /** Zeroes the bytes after the data of every record in use of a dynamic (string or array)
+     *  store. Neo4j hands a freed record to a later write without clearing it, and that write
+     *  puts its header and data at the record's start, so a shorter value leaves the end of
+     *  the freed value (erased text among it) in the record's tail. Pages are read first and
+     *  written only where a tail holds a nonzero byte, so a store whose tails are clear is
+     *  read, not rewritten. Under the procedure's own transaction no record this reads in use
+     *  can be freed and handed out again before it closes (a freed id is reused only once
+     *  every transaction open at its freeing has closed), and the header is read again under
+     *  the write cursor: the length a tail is cut at is the record's. Returns the records
+     *  whose tail was zeroed. */
+    private static long zeroTails(CommonAbstractStore<?, ?> store, CursorContext ctx)
+        throws java.io.IOException {
+      long high = store.getIdGenerator().getHighId();
+      int size = store.getRecordSize();
+      int perPage = store.getRecordsPerPage();
+      long reserved = store.getNumberOfReservedLowIds();
+      byte[] page = new byte[size * perPage];
+      long zeroed = 0;
+      try (PageCursor read = store.openPageCursorForReading(0, ctx)) {
+        for (long p = 0; p * perPage < high; p++) {
+          if (!read.next(p)) {
+            break;
+          }
+          do {
+            read.setOffset(0);
+            read.getBytes(page);
+          } while (read.shouldRetry());
+          List<Integer> dirty = new ArrayList<>();
+          for (int slot = 0; slot < perPage; slot++) {
+            long id = p * perPage + slot;
+            if (id >= reserved && id < high && tail(page, slot * size, size) > 0) {
+              dirty.add(slot);
+            }
+          }
+          if (dirty.isEmpty()) {
+            continue;
+          }
+          try (PageCursor write = store.openPageCursorForWriting(p * perPage, ctx)) {
+            if (!write.next(p)) {
+              continue;
+            }
+            byte[] record = new byte[size];
+            for (int slot : dirty) {
+              write.setOffset(slot * size);
+              write.getBytes(record);
+              int from = tail(record, 0, size);
+              if (from > 0) {
+                write.setOffset(slot * size + from);
+                write.putBytes(size - from, (byte) 0);
+                zeroed++;
+              }
+            }
+          }
+        }
+      }
+      return zeroed;
+    }
+
+    /** Where the tail of the dynamic record at {@code at} in {@code data} begins, when the
+     *  record is in use and its tail holds a nonzero byte; else 0. A dynamic record is a
+     *  big-endian int (bit 28: in use; low 24 bits: the data's length), the next record's id
+     *  (4 bytes), then the data. */
+    private static int tail(byte[] data, int at, int size) {
+      int head = ((data[at] & 0xFF) << 24) | ((data[at + 1] & 0xFF) << 16)
+          | ((data[at + 2] & 0xFF) << 8) | (data[at + 3] & 0xFF);
+      if ((head & 0x10000000) == 0) {
+        return 0;
+      }
+      int from = 8 + (head & 0xFFFFFF);
+      for (int i = from; i < size; i++) {
+        if (data[at + i] != 0) {
+          return from;
+        }
+      }
+      return 0;
     }
 
     private static long zeroFree(CommonAbstractStore<?, ?> store, CursorContext ctx)

@@ -6,12 +6,15 @@ MATCH (s:Scope {key: $scope_key})
 USING INDEX SEEK s:Scope(key)
 MERGE (sv:ScopeVersion {key: s.key})
   ON CREATE SET sv.epoch = randomUUID(), sv.tenant = s.tenant
-SET sv.rev = coalesce(sv.rev, 0) + 1
-WITH s, sv
-UNWIND $rows AS row
+WITH s, sv, coalesce(sv.rev, 0) + 1 AS rev  // a rev of its own per record (candidates_delta)
+SET sv.rev = rev + size($rows) - 1
+WITH s, sv, rev
+UNWIND range(0, size($rows) - 1) AS at
+WITH s, sv, $rows[at] AS row, rev + at AS rev
 CREATE (r:Record)
-SET r = row.props, r.stamp = sv.rev, r.created_at = datetime(row.times.created_at),
-    r.valid_from = datetime(row.times.valid_from), r.expires_at = datetime(row.times.expires_at)
+SET r = row.props, r.stamp = rev, r.sepoch = coalesce(sv.epoch, ''),
+    r.created_at = datetime(row.times.created_at), r.valid_from = datetime(row.times.valid_from),
+    r.expires_at = datetime(row.times.expires_at)
 CREATE (r)-[:IN_SCOPE]->(s)
 WITH r, row
 CALL (r, row) {

@@ -18,14 +18,16 @@ CREATE (r:Record)-[:IN_SCOPE]->(s)
 SET r = row.props, r.created_at = datetime(row.times.created_at),
     r.valid_from = datetime(row.times.valid_from), r.expires_at = datetime(row.times.expires_at)
 // Answers cached by candidates see the new records (store.Neo4jStore.candidates).
-// Each new record is stamped with the version that made it (delta reads: candidates_delta).
+// Each new record is stamped with a rev of its own and the epoch (delta reads: candidates_delta,
+// which trust a delta only when they found every rev since the answer's, one record each).
 // Lock, then read (graphmem.db.slots): no `SET sv.rev = sv.rev + 1`.
 WITH sv, collect(r) AS made
 SET sv.locked = true
 WITH sv, made, coalesce(sv.rev, 0) + 1 AS rev
-SET sv.rev = rev
+SET sv.rev = rev + size(made) - 1
 REMOVE sv.locked
-FOREACH (x IN made | SET x.stamp = rev)
-WITH made
-UNWIND made AS r
-RETURN collect(r.id) AS ids
+WITH sv, made, rev
+UNWIND range(0, size(made) - 1) AS i
+WITH sv, made[i] AS x, rev + i AS rev
+SET x.stamp = rev, x.sepoch = coalesce(sv.epoch, '')
+RETURN collect(x.id) AS ids

@@ -32,6 +32,18 @@ from graphmem.models import Authority, MemoryKind, MemoryRecord, Sensitivity
 DEFAULT_MAX_CONTENT_BYTES = 64 * 1024
 TIME_PROPS = ("created_at", "valid_from", "expires_at")
 END_OF_STREAM: Any = object()
+#: A record's version stamps, bookkeeping of cached candidates answers, no content: the
+#: ScopeVersion rev and epoch of its last change (``stamp``, ``sepoch``: ``parts/scope_bump``)
+#: and the WriteSlot index, seq and epoch of the policy write that made it (``wslot``, ``wseq``,
+#: ``wepoch``: ``parts/record_store``), by which delta reads find what changed
+#: (``candidates_delta.cypher``). A tombstone keeps its last ScopeVersion stamp.
+STAMP_KEYS: frozenset[str] = frozenset({"stamp", "sepoch", "wslot", "wseq", "wepoch"})
+#: The properties of an erased record's content-free tombstone (``deletion/erase_records``
+#: replaces every property by these; docs/spec/deletion.md), besides its :data:`STAMP_KEYS`.
+TOMBSTONE_KEYS: frozenset[str] = frozenset({
+    "id", "kind", "tenant", "scope_json", "sensitivity", "sensitivity_rank", "created_at",
+    "valid_from", "expires_at", "admitted", "retracted", "quarantined", "pending_recompute",
+    "erased", "erased_at", "erased_by_request", "erasure_reason", "rev"})
 Clock = Callable[[], datetime]
 
 

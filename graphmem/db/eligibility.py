@@ -5,9 +5,9 @@ candidates query with its reused-answer cache, and ``explain``.
 from __future__ import annotations
 
 import threading
-from bisect import bisect_left
-from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+import time
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -16,6 +16,14 @@ from neo4j import Driver
 
 from graphmem.db.access import ScopeQuery, decode_pairs
 from graphmem.db.base import StoreBase
+from graphmem.db.candidates import (  # the answers' types, where the store's users find them
+    Candidate,
+    CandidateIds,
+    CandidateList,
+    CandidateRecords,
+    RecordsEdit,
+    with_conflicts,
+)
 from graphmem.db.codec import (
     DEFAULT_MAX_CONTENT_BYTES,
     Clock,
@@ -32,103 +40,13 @@ from graphmem.fields import utc_now
 from graphmem.limits import DEFAULT_LIMITS, InputLimits
 from graphmem.models import Explanation, MemoryRecord, Principal, Sensitivity, Status
 
-
-@dataclass(frozen=True)
-class Candidate:
-    """An eligible, ACTIVE record and the candidates it conflicts with (docs/spec/read-path.md)."""
-
-    record: MemoryRecord
-    conflict_ids: tuple[str, ...]
+__all__ = ["Candidate", "CandidateIds", "CandidateList", "CandidateRecords", "Eligibility",
+           "RecordsEdit", "with_conflicts"]
 
 
-def with_conflicts(records: Sequence[MemoryRecord]) -> tuple[Candidate, ...]:
-    """``records`` as candidates, each with the other records among them that assert its key
-    with another value. Computed from the candidates alone, so a write costs the same however
-    many records assert a key, and a partner the caller cannot see never shows."""
-    by_key: dict[tuple[str, str], list[MemoryRecord]] = defaultdict(list)
-    for r in records:
-        if r.asserts is not None and r.asserted_value is not None:
-            by_key[(r.tenant, r.asserts)].append(r)
-    partners: dict[str, tuple[str, ...]] = {}
-    for group in by_key.values():
-        if len({r.asserted_value for r in group}) > 1:
-            for r in group:
-                partners[r.id] = tuple(sorted(o.id for o in group
-                                              if o.asserted_value != r.asserted_value))
-    return tuple(Candidate(record=r, conflict_ids=partners.get(r.id, ())) for r in records)
-
-
-@dataclass(frozen=True)
-class CandidateList:
-    """A candidates answer: candidates sorted by id, their ids (for bisection) and records, aligned;
-    per (tenant, ``asserts`` key), the ids of the candidates asserting it; and the candidates that
-    assert a key (:attr:`claims`, by id, with their ids in :attr:`claim_ids`:
-    docs/spec/read-path.md, steps 4 and 6 involve only these). Never mutated: the lists are shared
-    by every read that reuses the answer, and :meth:`changed` keeps them all up to date by the
-    change (a read after a write costs the change, not the candidate set)."""
-
-    candidates: list[Candidate]
-    ids: list[str]
-    groups: dict[tuple[str, str], frozenset[str]]
-    records: tuple[MemoryRecord, ...]  # handed to rankers: a tuple, which none can change
-    claims: list[Candidate]
-    claim_ids: list[str]
-
-    @classmethod
-    def of(cls, records: Sequence[MemoryRecord]) -> CandidateList:
-        """The answer for these candidate records (any order)."""
-        found = list(with_conflicts(sorted(records, key=lambda r: r.id)))
-        groups: dict[tuple[str, str], set[str]] = defaultdict(set)
-        for r in records:
-            if r.asserts is not None:
-                groups[(r.tenant, r.asserts)].add(r.id)
-        claims = [c for c in found if c.record.asserts is not None]
-        return cls(found, [c.record.id for c in found],
-                   {k: frozenset(v) for k, v in groups.items()},
-                   tuple(c.record for c in found), claims, [c.record.id for c in claims])
-
-    def changed(self, touched: set[str], records: Sequence[MemoryRecord]) -> CandidateList:
-        """This answer after the records ``touched`` changed: those among them that are
-        candidates now are ``records``. Only the ``asserts`` groups a touched record was or
-        is in get their conflicts computed again; the result equals :meth:`of` the new
-        records."""
-        candidates, ids, groups = list(self.candidates), list(self.ids), dict(self.groups)
-        kept, claims, claim_ids = list(self.records), list(self.claims), list(self.claim_ids)
-        keys: set[tuple[str, str]] = set()
-        for rid in touched:
-            at = bisect_left(ids, rid)
-            if at < len(ids) and ids[at] == rid:
-                old = candidates.pop(at).record
-                del ids[at]
-                del kept[at]
-                if old.asserts is not None:
-                    keys.add((old.tenant, old.asserts))
-                    groups[(old.tenant, old.asserts)] -= {rid}
-                    at = bisect_left(claim_ids, rid)
-                    del claims[at]
-                    del claim_ids[at]
-        for r in records:
-            at = bisect_left(ids, r.id)
-            ids.insert(at, r.id)
-            kept.insert(at, r)
-            candidates.insert(at, Candidate(record=r, conflict_ids=()))
-            if r.asserts is not None:
-                keys.add((r.tenant, r.asserts))
-                groups[(r.tenant, r.asserts)] = groups.get((r.tenant, r.asserts),
-                                                           frozenset()) | {r.id}
-                at = bisect_left(claim_ids, r.id)
-                claim_ids.insert(at, r.id)
-                claims.insert(at, candidates[bisect_left(ids, r.id)])
-        for key in keys:
-            members = sorted(groups.get(key, ()))
-            where = [bisect_left(ids, rid) for rid in members]
-            for at, c in zip(where, with_conflicts([candidates[i].record for i in where]),
-                             strict=True):
-                candidates[at] = c
-                claims[bisect_left(claim_ids, c.record.id)] = c
-            if not members:
-                groups.pop(key, None)
-        return CandidateList(candidates, ids, groups, tuple(kept), claims, claim_ids)
+#: How long a delta read that missed a change waits before it reads again, in seconds, each
+#: (a transaction's index entries show a moment after its store records).
+GAP_WAITS_S = (0.002, 0.01)
 
 
 class Eligibility(StoreBase):
@@ -276,22 +194,33 @@ class Eligibility(StoreBase):
         (``cypher/candidates_delta.cypher``): the records the visible scopes stamped since
         its versions, and their predecessors, decided again in Cypher; the rest is kept.
 
-        Returns None (compute in full) when an epoch moved or a known scope vanished; the
-        cached answer itself when no version moved (the query then reads no record: one
-        index seek over the tenant's Scope nodes, and one round trip either way).
+        Returns None (compute in full) when an epoch moved or a known scope vanished, or
+        when a rev or seq the versions moved by has no record among those found, again after
+        :data:`GAP_WAITS_S` (a writer whose index entries were not visible yet has finished by
+        then; a gap that stays is a change restamped or deleted since, or stamped by an older
+        client: :func:`_found_every_change`); the cached answer itself when no version moved
+        (the query then reads no record: one index seek over the tenant's Scope nodes, and
+        one round trip either way).
         """
         known = [[k, e, r, [list(w) for w in ws]] for k, e, r, ws in answer.versions]
-        row = self.read_once("candidates_delta", known=known, slots=SLOTS, **params)[0]
-        versions = _versions(row["versions"])
-        if versions == answer.versions:
-            self.answer_stats["reused"] += 1
-            return answer.candidates
-        if not _same_epochs(answer.versions, versions):
-            return None
+        for wait in (*GAP_WAITS_S, None):
+            row = self.read_once("candidates_delta", known=known, slots=SLOTS, **params)[0]
+            versions = _versions(row["versions"])
+            if versions == answer.versions:
+                self.answer_stats["reused"] += 1
+                return answer.candidates
+            if not _same_epochs(answer.versions, versions):
+                return None
+            if _found_every_change(answer.versions, versions, [d[5] for d in row["decided"]]):
+                break
+            if wait is None:
+                return None
+            self.answer_stats["gap"] += 1
+            time.sleep(wait)
         cache = self._records
         touched = {d[0] for d in row["decided"]}
         wanted = {rid: ((fp, int(rev)), props)
-                  for rid, active, fp, rev, props in row["decided"] if active}
+                  for rid, active, fp, rev, props, _ in row["decided"] if active}
         if any((p.get("fingerprint"), int(p.get("rev") or 0)) != v for v, p in wanted.values()):
             return None  # a record changed while this query read it: compute in full
         stale = [(rid, v, props) for rid, (v, props) in wanted.items()
@@ -376,6 +305,38 @@ def _same_epochs(known: tuple[Version, ...], now: tuple[Version, ...]) -> bool:
         epochs = {i: e for i, e, _ in current[3]}
         if any(e and epochs.get(i) != e for i, e, _ in wslots):
             return False
+    return True
+
+
+def _found_every_change(known: tuple[Version, ...], now: tuple[Version, ...],
+                        stamps: list[list[Any]]) -> bool:
+    """True if a delta read found a record for every rev and every write slot seq that its
+    scopes moved by since ``known`` (``stamps``: each touched record's ``[sepoch, stamp,
+    wepoch, wseq]``). Each is stamped on one record when bumped, and a version's bumps are
+    serialized by its lock until their transactions close, so all were found unless the last
+    bump's index entries were not visible yet (Neo4j makes them visible after its store
+    records) or a later change restamped or deleted its record: either way the delta is not
+    exact, and the caller computes in full. Scopes new to ``known`` are read in full."""
+    revs: dict[str, set[int]] = {}
+    seqs: dict[str, set[int]] = {}
+    for sepoch, stamp, wepoch, wseq in stamps:
+        if sepoch is not None and stamp is not None:
+            revs.setdefault(sepoch, set()).add(int(stamp))
+        if wepoch is not None and wseq is not None:
+            seqs.setdefault(wepoch, set()).add(int(wseq))
+    before = {v[0]: v for v in known}
+    for key, epoch, rev, wslots in now:
+        old = before.get(key)
+        if old is None:
+            continue
+        if rev > old[2] and not revs.get(epoch, set()).issuperset(range(old[2] + 1, rev + 1)):
+            return False
+        had = {i: (e, q) for i, e, q in old[3]}
+        for i, wepoch, seq in wslots:
+            e, q = had.get(i, ("", 0))
+            since = q if e == wepoch else 0
+            if seq > since and not seqs.get(wepoch, set()).issuperset(range(since + 1, seq + 1)):
+                return False
     return True
 
 

@@ -26,6 +26,13 @@ key's chain as properties (``lg_chain_seq``, ``lg_created_at``, then in the meta
 computed by :mod:`graphmem.db.langgraph_shape` as the store computes them on a put, with the
 chain the metadata held: search finds them and an overwrite continues their key's history.
 An item put with a TTL gets it back (``lg_ttl``, minutes: its expiry less its creation).
+
+``stamp_epochs``: every ScopeVersion and WriteSlot starts a new epoch
+(``cypher/migration/stamp_epochs.cypher``). Delta reads of a cached candidates answer find what
+changed through the indexes on each record's stamp and the epoch it was stamped in
+(``cypher/candidates_delta.cypher``); records changed before carry no epoch, and a new epoch
+makes any answer cached before the migration be computed again in full, so a delta never spans
+a change the indexes do not hold. One pass over those nodes, none over the records.
 """
 
 from __future__ import annotations
@@ -61,6 +68,9 @@ TEXT_KEYS_VERSION = 1
 
 #: Version of the LangGraph item migration (``cypher/migration/langgraph_*.cypher``).
 LANGGRAPH_ITEMS_VERSION = 1
+
+#: Version of the stamp epoch migration (``cypher/migration/stamp_epochs.cypher``).
+STAMP_EPOCHS_VERSION = 1
 
 
 def migrate(store: StoreBase) -> int:
@@ -149,6 +159,13 @@ def _langgraph_items(store: StoreBase) -> int:
     return changed
 
 
+def _stamp_epochs(store: StoreBase) -> int:
+    """Every ScopeVersion and WriteSlot gets a new epoch (batched transactions of its own)."""
+    with_retry(partial(store._auto_commit, cypher.query("migration/stamp_epochs")),
+               "starting new stamp epochs")
+    return 0
+
+
 def _langgraph_row(record: Mapping[str, Any]) -> dict[str, Any] | None:
     """The properties an old LangGraph item gets (see ``migration/langgraph_set``), from its
     metadata (``{"namespace", "key", "value_json", "seq", "chain_seq", "created_at"}``), or
@@ -177,4 +194,5 @@ MIGRATIONS: tuple[tuple[str, int, Callable[[StoreBase], int]], ...] = (
     ("cue_digest", CUE_DIGEST_VERSION, _cue_digests),
     ("text_keys", TEXT_KEYS_VERSION, _text_keys),
     ("langgraph_items", LANGGRAPH_ITEMS_VERSION, _langgraph_items),
+    ("stamp_epochs", STAMP_EPOCHS_VERSION, _stamp_epochs),
 )

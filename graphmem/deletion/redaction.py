@@ -31,7 +31,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from graphmem.db.codec import assertion_group, coerce_record, record_from_props, record_props
+from graphmem.db.codec import (
+    STAMP_KEYS,
+    assertion_group,
+    coerce_record,
+    record_from_props,
+    record_props,
+)
 from graphmem.db.index_key import cue_digest
 from graphmem.db.ops.deletion import DeletionOps, TextSource
 from graphmem.db.ops.erasure import ErasureTx
@@ -60,7 +66,7 @@ STRUCTURAL_KEYS: frozenset[str] = frozenset({
     "digest", "candidate_digest", "fingerprint", "dedup_key", "epoch", "redact_term_digests",
     "fire_token", "_lock", "counts_json", "dangling_json", "retrievals_json", "gkey",
     "redact_key", "redact_terms_json", "written_at", "reach_json", "cue_digest", "thread_key",
-})
+}) | STAMP_KEYS  # a record's version stamps
 """Property keys that are never redacted: identifiers, references, tenant and scope, enum
 values and digests. Every other string property, present or future, is redacted and checked."""
 

@@ -53,6 +53,38 @@ MAX_DELTA_SHARE = 0.25
 its size (else whole)."""
 
 _SetKey = tuple[str, tuple[str, ...], str]  # (query scope json, principal tenants, clearance)
+#: the last set logged per key: (digest, ids, chain length, the ids' token or None)
+_LastSet = tuple[str, tuple[str, ...], int, "int | None"]
+
+#: the bytes ``json.dumps`` writes as themselves: printable ASCII but quote and backslash
+_AS_ITSELF = bytes(b for b in range(0x20, 0x7F) if b not in b'"\\')
+
+
+def candidate_set_digest(tenant: str, ids: Sequence[str]) -> str:
+    """The digest a candidate set is stored under: hex SHA-256 of ``json.dumps([tenant,
+    *ids])``. Ids that JSON writes as themselves (the usual case) are joined directly, which
+    gives the same text without encoding each id: a read after a write digests a new set."""
+    raw = ('["' + tenant + '", "' + '", "'.join(ids) + '"]' if ids
+           else '["' + tenant + '"]').encode("utf-8", "surrogatepass")
+    # the same text iff all that is not written as itself is the quotes around each string
+    if raw.translate(None, _AS_ITSELF) != b'"' * (2 + 2 * len(ids)):
+        raw = json.dumps([tenant, *ids]).encode()
+    return hashlib.sha256(raw).hexdigest()
+
+
+def _change(base: _LastSet, ids: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(added, removed): the ids ``ids`` has and ``base`` lacks, and the reverse, sorted. From
+    the edit the ids carry when they were made from ``base``'s
+    (:class:`graphmem.db.eligibility.CandidateIds`: positions removed from those, positions
+    inserted in these; an id removed and inserted again changed version, not membership),
+    else by comparing the two sets."""
+    edit = getattr(ids, "edit", None)
+    if edit is not None and base[3] is not None and edit[0] == base[3]:
+        gone = {base[1][at] for at in edit[1]}
+        new = {ids[at] for at in edit[2]}
+        return sorted(new - gone), sorted(gone - new)
+    before, now = frozenset(base[1]), frozenset(ids)
+    return sorted(now - before), sorted(before - now)
 
 
 def candidate_ids(retrieval: dict[str, Any], candidate_set: dict[str, Any] | None,
@@ -103,7 +135,7 @@ class _SetLog:
 
     entry: CandidateSetWrite
     key: _SetKey
-    ids: frozenset[str]
+    ids: tuple[str, ...]
     current: bool
     triggered: bool
 
@@ -127,8 +159,10 @@ class AttributionLog:
     def __init__(self, ops: AttributionOps) -> None:
         self.ops = ops
         self._candidate_sets: set[str] = set()
-        # per caller and scope: the last set logged (digest, ids, chain length), a delta base
-        self._last: dict[_SetKey, tuple[str, frozenset[str], int]] = {}
+        # per caller and scope: the last set logged, a delta base
+        self._last: dict[_SetKey, _LastSet] = {}
+        # token of a candidates answer's ids -> (tenant, digest): a reused answer is digested once
+        self._digests: dict[int, tuple[str, str]] = {}
         self._pool: ThreadPoolExecutor | None = None
         # guards _pool, _closed and _committing; close() waits on it for commits under way
         self._state = threading.Condition()
@@ -200,16 +234,16 @@ class AttributionLog:
         tenant = state.memory_scope["tenant"]
         scope_json = json.dumps(state.memory_scope, sort_keys=True)
         key: _SetKey = (scope_json, tuple(sorted(principal.tenants)), principal.clearance.value)
-        digest = hashlib.sha256(json.dumps([tenant, *t.candidate_ids]).encode()).hexdigest()
+        digest = self._digest(tenant, t.candidate_ids)
         last = self._last.get(key)
         current = last is not None and last[0] == digest  # the usual reused read: no set work
-        ids = frozenset() if current else frozenset(t.candidate_ids)
+        ids = t.candidate_ids
         stored = digest in self._candidate_sets
         base = None if stored else last
         added: list[str] = []
         removed: list[str] = []
         if base is not None:
-            added, removed = sorted(ids - base[1]), sorted(base[1] - ids)
+            added, removed = _change(base, t.candidate_ids)
             if base[2] >= MAX_CHAIN or len(added) + len(removed) > MAX_DELTA_SHARE * len(ids):
                 base = None
         params = RetrievalParams(
@@ -240,7 +274,22 @@ class AttributionLog:
             self._last.clear()
         self._candidate_sets.add(set_log.digest)
         if set_log.triggered and not set_log.current:
-            self._last[set_log.key] = (set_log.digest, set_log.ids, depth)
+            self._last[set_log.key] = (set_log.digest, set_log.ids, depth,
+                                       getattr(set_log.ids, "token", None))
+
+    def _digest(self, tenant: str, ids: Sequence[str]) -> str:
+        """:func:`candidate_set_digest`, computed once per candidates answer (by its ids'
+        token, when they have one)."""
+        token = getattr(ids, "token", None)
+        known = None if token is None else self._digests.get(token)
+        if known is not None and known[0] == tenant:
+            return known[1]
+        digest = candidate_set_digest(tenant, ids)
+        if token is not None:
+            if len(self._digests) >= 64:
+                self._digests.clear()
+            self._digests[token] = (tenant, digest)
+        return digest
 
     def log_attribution(self, kind: Literal["exposure", "use"], retrieval_id: str,
                         action_id: str, memory_ids: Sequence[str], at: datetime, *,

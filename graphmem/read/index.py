@@ -25,11 +25,9 @@ cached before (a warm ranker ranks as a fresh one: ``tests/unit/read/test_index.
 from __future__ import annotations
 
 import math
-import threading
-from bisect import insort
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import chain, compress, count, repeat
 from operator import attrgetter, is_, is_not, not_
 from typing import Any
@@ -37,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from graphmem.models import MemoryRecord
+from graphmem.read.ties import tie_order  # kept here too, where the rankers find it
 
 __all__ = ["CandidateIndexes", "IncrementalBM25", "Prepared", "thread_neighbours", "tie_order"]
 
@@ -267,10 +266,17 @@ class CandidateIndexes:
         the terms of its provenance, held when given)."""
         last = self._last
         if (last is not None and last.asked == expand and last.window == window
-                and last.sourced == (sources is not None)
-                and len(last.records) == len(records) and all(map(is_, last.records, records))
-                and last.versions == last.current()):
-            return last  # the same candidate set as the last call, indexes untouched since
+                and last.sourced == (sources is not None) and last.versions == last.current()):
+            token = getattr(records, "token", None)
+            if len(last.records) == len(records) and (
+                    (last.token is not None and last.token == token)
+                    or all(map(is_, last.records, records))):
+                if last.token != token:  # the same records under another name
+                    self._last = last = replace(last, token=token)
+                return last  # the same candidate set as the last call, indexes untouched since
+            edited = self._edited(last, records, tokens, window, sources)
+            if edited is not None:
+                return edited
         near = thread_neighbours(records, window)
         wanted = expand and bool(near)
         keys: list[Hashable] = list(map(id, records))
@@ -299,7 +305,48 @@ class CandidateIndexes:
         members = np.fromiter(chain.from_iterable(near.values()), dtype=np.intp)
         self._last = Prepared(list(records), window, expand, sources is not None,
                               own.positions(keys), wide_at, about_at, (owners, members), own,
-                              wide, about, (own.version, wide.version, about.version))
+                              wide, about, (own.version, wide.version, about.version),
+                              getattr(records, "token", None))
+        return self._last
+
+    def _edited(self, last: Prepared, records: Sequence[MemoryRecord],
+                tokens: Callable[[MemoryRecord], Any], window: int,
+                sources: Callable[[MemoryRecord], Any] | None) -> Prepared | None:
+        """``last`` brought to ``records`` by the edit they carry (``records.edit``: the token
+        of the records ``last`` was prepared for, the positions removed from those, the
+        positions of the records inserted: :class:`graphmem.db.eligibility.CandidateRecords`),
+        at a cost proportional to the change: the removed records leave the indexes, the
+        inserted ones join them, and the slot arrays are edited in numpy. None (prepare in
+        full) when ``records`` were not made from ``last``'s, or when thread neighbours are
+        involved (a set with neighbours, or an inserted threaded record)."""
+        edit = getattr(records, "edit", None)
+        if edit is None or last.token is None or edit[0] != last.token or len(last.pairs[0]):
+            return None
+        base, (_, removed, inserted) = last.records, edit
+        if len(base) - len(removed) + len(inserted) != len(records) or (
+                window > 0 and any(records[i].thread is not None for i in inserted)):
+            return None
+        own, about = last.own, last.about
+        for at in removed:
+            own.remove(id(base[at]))
+            if sources is not None:
+                about.remove(id(base[at]))
+        for i in inserted:
+            own.add(id(records[i]), tokens(records[i]), records[i])
+            if sources is not None:
+                about.add(id(records[i]), sources(records[i]), records[i])
+        gone = np.asarray(removed, dtype=np.intp)
+        # np.insert places each value before an index of the array it is given (the kept
+        # slots): the j-th inserted record, at position p of the new set, goes before p - j
+        before = np.asarray(inserted, dtype=np.intp) - np.arange(len(inserted), dtype=np.intp)
+        added = [id(records[i]) for i in inserted]
+        own_at = np.insert(np.delete(last.own_at, gone), before, own.positions(added))
+        about_at = (None if sources is None else
+                    np.insert(np.delete(last.about_at, gone), before, about.positions(added)))
+        self._last = Prepared(
+            list(records), window, last.asked, last.sourced, own_at, None, about_at,
+            last.pairs, own, last.wide, about,
+            (own.version, last.wide.version, about.version), getattr(records, "token", None))
         return self._last
 
     def _closest(self, keys: Sequence[Hashable]) -> Indexes:
@@ -342,6 +389,7 @@ class Prepared:
     wide: IncrementalBM25
     about: IncrementalBM25
     versions: tuple[int, int, int]
+    token: int | None = None  # the records' token, when they have one (CandidateRecords)
 
     def current(self) -> tuple[int, int, int]:
         """The versions the indexes have now (equal to ``versions`` while untouched)."""
@@ -370,52 +418,3 @@ class Prepared:
                 factor = factor + source * self.about.mentions(entities, self.about_at)
             scores = scores * factor
         return scores
-
-
-_TIE_LOCK = threading.Lock()
-# (records, their identities in tie order, the order as indices) for the last few sets
-_TIE_ORDERS: list[tuple[list[MemoryRecord], Any, Any]] = []  # most recent last
-
-
-def _tie_key(r: MemoryRecord) -> tuple[int, float, str]:
-    return (-r.authority.rank, -r.created_at.timestamp(), r.id)
-
-
-def tie_order(records: Sequence[MemoryRecord]) -> Any:
-    """Indices of ``records`` (distinct records) by (authority desc, created_at desc, id
-    asc), as a numpy array.
-
-    The orders of the last few candidate sets are kept: an identical set (the same record objects)
-    reuses its order; a set that differs from the last one by a few records is ordered from it,
-    dropping the records that left and inserting the new ones by bisection, which gives exactly the
-    order a full sort gives. The records both sets hold are matched by identity in numpy (a kept
-    record is alive, so its identity is its own).
-    """
-    with _TIE_LOCK:
-        kept = list(_TIE_ORDERS)
-    for prev, _, ties in reversed(kept):
-        if len(prev) == len(records) and all(map(is_, prev, records)):
-            return ties
-    n = len(records)
-    identities = np.fromiter(map(id, records), dtype=np.intp, count=n)
-    order: list[int] | None = None
-    if kept and n:
-        sorter = np.argsort(identities)
-        ranked = identities[sorter]
-        before = kept[-1][1]  # the last set's identities, in its tie order
-        at = np.minimum(np.searchsorted(ranked, before), n - 1)
-        found = sorter[at[ranked[at] == before]]  # still here, in the last tie order
-        if 4 * (n - len(found)) <= n:
-            order = found.tolist()
-            new = np.ones(n, dtype=bool)
-            new[found] = False
-            for j in np.flatnonzero(new).tolist():
-                insort(order, j, key=lambda i: _tie_key(records[i]))
-    if order is None:
-        order = sorted(range(n), key=lambda i: _tie_key(records[i]))
-    ties = np.asarray(order, dtype=np.intp)
-    with _TIE_LOCK:
-        _TIE_ORDERS.append((list(records), identities[ties], ties))
-        if len(_TIE_ORDERS) > 8:
-            _TIE_ORDERS.pop(0)
-    return ties

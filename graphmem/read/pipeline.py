@@ -183,7 +183,7 @@ def _retrieve(
     # the log's Retrieval node and candidate set are written while the candidates are ranked, in a
     # transaction committed with what was selected, once it is known
     head = RetrievalTrace(retrieval_id, at, True, fired, query, ranker.name,
-                          candidate_ids=tuple(found.ids),  # sorted, as the answer keeps them
+                          candidate_ids=found.id_tuple,  # sorted, as the answer keeps them
                           budget_chars=budget_chars)
     pending = log.open_retrieval(head, principal, state)
     try:

@@ -6,6 +6,7 @@ what stays outside graphmem's reach. Through the client's real apply, on a serve
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,9 +19,17 @@ from bench.erasure_residue import counts, load, marker, needles, scan
 from graphmem.client import Memory, store_of
 from graphmem.db.server import EphemeralServer
 from graphmem.deletion import DeletionPlan, apply_deletion
-from graphmem.deletion.disk import outside_reach
+from graphmem.deletion.disk import outside_reach, purge
 from graphmem.errors import DatabaseUnavailableError
 from tests.support.database import Neo4jUnderTest, unavailable
+
+
+def _started(home: Path) -> EphemeralServer:
+    try:
+        return EphemeralServer(home=home, timeout_s=600).start()  # a busy machine starts slowly
+    except DatabaseUnavailableError as exc:
+        unavailable(str(exc))
+        raise
 
 
 @pytest.fixture(scope="module")
@@ -30,11 +39,7 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def server(home: Path) -> Iterator[EphemeralServer]:
-    try:
-        started = EphemeralServer(home=home).start()
-    except DatabaseUnavailableError as exc:
-        unavailable(str(exc))
-        raise
+    started = _started(home)
     try:
         yield started
     finally:
@@ -67,14 +72,63 @@ def test_apply_leaves_no_copy_of_the_term_in_the_servers_files(
         assert scan(home, [kept, erased]) == {}
 
 
+def _tails_holding(home: Path, term: str) -> list[int]:
+    """The ids of the string store's records in use whose bytes after their data hold
+    ``term`` (a dynamic record: a big-endian int, bit 28 in use and the low 24 bits the data's
+    length, the next record's id, then the data; 128 bytes each)."""
+    data = (home / "data/databases/neo4j/neostore.propertystore.db.strings").read_bytes()
+    found = []
+    for at in range(0, len(data) - 127, 128):
+        head = int.from_bytes(data[at:at + 4], "big")
+        if head & 0x10000000 and term.encode() in data[at + 8 + (head & 0xFFFFFF):at + 128]:
+            found.append(at // 128)
+    return found
+
+
+def test_a_freed_record_a_shorter_value_reuses_keeps_no_tail(tmp_path: Path) -> None:
+    """Neo4j hands a freed string record to a later write without clearing it: a shorter
+    value leaves the end of the erased text after its own data, in a record in use (not a
+    free one). The control stops the server (its checkpoint writes every page) before any
+    purge; the purge, on the same store started again, zeroes that tail too."""
+    term = marker(random.Random(17))
+    created = "2026-03-02T09:00:00+00:00"
+
+    def row(rid: str, user: str, content: str) -> dict[str, Any]:
+        return {"id": rid, "kind": "semantic", "created_at": created, "content": content,
+                "scope": {"tenant": "acme", "user": user}, "authority": "human_instruction"}
+
+    own = _started(tmp_path)
+    try:
+        with Memory.connect(own.settings, start_if_needed=False) as memory:
+            # each content one string record (under 120 bytes), the term at its end
+            memory.put_many([row(f"tail-{i}", "u-tail", "A long enough note, one string "
+                                 f"record, ending in {term}") for i in range(40)])
+            bare = apply_deletion(store_of(memory), _plan(memory, term, "u-tail"),
+                                  settle_disk=False)
+            assert bare.verification.passed
+            for round_ in range(6):  # a freed id is handed out after the next id maintenance
+                time.sleep(1)
+                memory.put_many([row(f"fill-{round_}-{i}", "u-fill",
+                                     f"a shorter note, number {i:03d}, in the same store")
+                                 for i in range(40)])
+    finally:
+        own.close()
+    assert _tails_holding(tmp_path, term), "the control: a record in use keeps the text"
+    own = _started(tmp_path)
+    try:
+        with Memory.connect(own.settings, start_if_needed=False) as memory:
+            done = purge(store_of(memory))
+            assert done is not None and done.zeroed_records > 0
+    finally:
+        own.close()
+    assert _tails_holding(tmp_path, term) == []
+    assert scan(tmp_path, [term]) == {}
+
+
 def test_nothing_is_left_after_the_server_stops(tmp_path: Path) -> None:
     """The shutdown checkpoint writes every page: still no copy, of any encoding or case."""
     term = marker(random.Random(7))
-    try:
-        own = EphemeralServer(home=tmp_path).start()
-    except DatabaseUnavailableError as exc:
-        unavailable(str(exc))
-        raise
+    own = _started(tmp_path)
     try:
         with Memory.connect(own.settings, start_if_needed=False) as memory:
             load(memory, term, "u-stop", 3, cue=False)

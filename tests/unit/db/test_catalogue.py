@@ -13,6 +13,8 @@ import pytest
 
 from graphmem.db import catalogue
 from graphmem.db import catalogue as cypher
+from graphmem.db.codec import STAMP_KEYS, TOMBSTONE_KEYS
+from graphmem.deletion.redaction import STRUCTURAL_KEYS
 from graphmem.errors import StoreError
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -127,7 +129,8 @@ def test_every_query_that_changes_a_record_bumps_its_rev() -> None:
             for match in clause.finditer(body):
                 assigns = re.findall(rf"\b{var}\.(\w+)\s*=(?!=)", match.group(1))
                 replaced = re.match(rf"\s*{var}\s*=(?!=)", match.group(1))
-                assigns = [a for a in assigns if a != "stamp"]  # bookkeeping, not the record
+                # bookkeeping, not the record
+                assigns = [a for a in assigns if a not in STAMP_KEYS]
                 if assigns and "rev" not in assigns and not replaced:
                     offenders.append(f"{name}: SET {var}.{assigns[0]} without {var}.rev")
     assert not offenders, offenders
@@ -226,6 +229,24 @@ def test_every_version_bump_stamps_the_record_or_starts_an_epoch() -> None:
     assert not offenders, offenders
 
 
+def test_every_stamp_names_its_epoch() -> None:
+    """Delta reads seek what changed in the indexes on (epoch, stamp): every record stamped
+    with a ScopeVersion's rev is stamped with that version's epoch in the same SET, and a
+    policy write's slot stamp carries the slot's epoch (a stamp without its epoch would be a
+    change no delta finds)."""
+    offenders, stamped = [], []
+    for name in sorted(cypher.names()):
+        body = cypher.text(name)
+        for var, value in re.findall(r"\b(\w+)\.stamp = ((?:sv\.)?rev)\b", body):
+            stamped.append(name)
+            if f"{var}.stamp = {value}, {var}.sepoch = coalesce(sv.epoch, '')" not in body:
+                offenders.append(name)
+        if "r.wseq = wseq" in body and "r.wepoch = wepoch" not in body:
+            offenders.append(name)
+    assert not offenders, offenders
+    assert {"records/create", "records/retract", "bench/records_bulk"} <= set(stamped)
+
+
 def test_every_part_named_by_a_query_exists_and_every_part_is_used() -> None:
     """Shared conditions (cypher/parts/, catalogue.part) are put into the queries that name
     them as {{name}}; none is left unexpanded, none is missing or unused."""
@@ -318,3 +339,18 @@ def test_every_lookup_by_an_indexed_key_says_seek() -> None:
                 missing.append(f"{path.relative_to(catalogue.cypher_dir())}:{i + 1}: "
                                f"{line.strip()}")
     assert missing == []
+
+
+def test_the_tombstone_and_the_stamps_are_defined_once() -> None:
+    """An erased record's tombstone is the map deletion/erase_records sets, whose keys are
+    codec.TOMBSTONE_KEYS; the properties a version bump or a policy write's slot stamps on a
+    record are codec.STAMP_KEYS. Whatever checks that a tombstone is content-free, or leaves
+    bookkeeping unredacted (deletion.redaction.STRUCTURAL_KEYS), uses these two."""
+    tomb = re.search(r"SET r = \{(.*?)\}\n", cypher.text("deletion/erase_records"), re.S)
+    assert tomb is not None
+    assert set(re.findall(r"(\w+): ", tomb.group(1))) == TOMBSTONE_KEYS
+    stamps = set(re.findall(r"\br\.(\w+) = ", cypher.part("scope_bump")))
+    stamps |= {k for k in re.findall(r"\br\.(\w+) = ", cypher.part("record_store"))
+               if k.startswith("w")}
+    assert stamps == STAMP_KEYS
+    assert STAMP_KEYS <= STRUCTURAL_KEYS and not STAMP_KEYS & TOMBSTONE_KEYS

@@ -11,7 +11,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from graphmem.db.eligibility import CandidateList
 from graphmem.models import Authority, MemoryKind, MemoryRecord
+from graphmem.read import index
 from graphmem.read.dates import date_terms
 from graphmem.read.index import IncrementalBM25, thread_neighbours, tie_order
 from graphmem.read.rankers import BM25_DEFAULTS, BM25Ranker, order_by_score
@@ -223,3 +225,56 @@ def test_a_ranking_is_the_tuple_of_its_pairs(scores: list[float], rnd: Any, a: i
     assert trace == RetrievalTrace("q", T0, True, (), "", "bm25", ranked=want)
     if want:
         assert got != want[:-1] and got != (*want[:-1], (want[-1][0], want[-1][1] + 1))
+
+
+@settings(max_examples=60, deadline=None)
+@given(pool, st.lists(st.dictionaries(st.integers(0, 29), st.booleans(), min_size=1,
+                                      max_size=4), min_size=1, max_size=6),
+       st.sampled_from(["refund deploy", "token", "What did Ada deploy?", "Grace queue"]))
+def test_a_ranker_follows_answers_changed_by_deltas_as_a_fresh_one(
+        items: list[tuple[list[str], int | None]], changes: list[dict[int, bool]],
+        query: str) -> None:
+    """Candidate answers each made from the last by a delta (records leaving, joining, or
+    changed): the warm ranker, which brings its indexes and tie order to each by the change
+    the answer carries, scores and orders as a fresh ranker does, and passes over every
+    record again (thread neighbours) only when threaded records are involved."""
+    records = {i: record(i, w, th) for i, (w, th) in enumerate(items)}
+    current = dict(list(records.items())[::2])
+    answer = CandidateList.of(list(current.values()))
+    warm = BM25Ranker(**BM25_DEFAULTS)
+    warm.score(query, answer.records)
+    scored = answer.records.token  # the last answer the warm ranker saw
+    threaded = any(r.thread is not None for r in answer.records)
+    passes = []
+    original = index.thread_neighbours
+    index.thread_neighbours = lambda rs, w: passes.append(1) or original(rs, w)  # type: ignore
+    try:
+        for n, change in enumerate(changes):
+            for i, joins in change.items():
+                if i not in records:
+                    continue
+                if joins:  # joins, or changes (a new version) when it is there
+                    w, th = items[i]
+                    current[i] = record(i, [*w, "token"] if n % 2 else w, th)
+                else:
+                    current.pop(i, None)
+            answer = answer.changed({f"r{i:03d}" for i in change},
+                                    [current[i] for i in change if i in current])
+            if not answer.records:
+                continue
+            before = len(passes)
+            got = warm.score(query, answer.records)
+            warm_passes = len(passes) - before
+            assert got == BM25Ranker(**BM25_DEFAULTS).score(query, list(answer.records))
+            want = sorted(range(len(answer.records)), key=lambda i: (
+                -answer.records[i].authority.rank,
+                -answer.records[i].created_at.timestamp(), answer.records[i].id))
+            assert tie_order(answer.records).tolist() == want
+            edit = answer.records.edit
+            if edit is not None and edit[0] == scored and not threaded and all(
+                    r.thread is None for r in answer.records):
+                assert warm_passes == 0  # prepared by the change alone
+            scored = answer.records.token
+            threaded = any(r.thread is not None for r in answer.records)
+    finally:
+        index.thread_neighbours = original
