@@ -55,12 +55,14 @@ def _leave(interval_s: float) -> None:
 
 
 @contextmanager
-def lowered(interval_s: float = SWITCH_INTERVAL_S) -> Iterator[None]:
-    """The interpreter's switch interval is at most ``interval_s`` seconds inside (nested
-    and concurrent uses share one lowering; the last to leave restores the value found by the
-    first, if nobody changed it meanwhile)."""
-    _enter(interval_s)
+def lowered(interval_s: float | None = None) -> Iterator[None]:
+    """The interpreter's switch interval is at most ``interval_s`` seconds inside (default
+    :data:`SWITCH_INTERVAL_S`, read at each call; nested and concurrent uses share one
+    lowering; the last to leave restores the value found by the first, if nobody changed it
+    meanwhile)."""
+    interval = SWITCH_INTERVAL_S if interval_s is None else interval_s
+    _enter(interval)
     try:
         yield
     finally:
-        _leave(interval_s)
+        _leave(interval)
