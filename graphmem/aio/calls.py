@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
+from graphmem.db import switching
 from graphmem.db.access import ScopeQuery
 from graphmem.db.async_driver import Admission
 from graphmem.deletion import DeletionPlan, DeletionReport, ProgressCallback
@@ -73,7 +74,8 @@ async def off_loop(threads: Threads, call: Callable[P, R], *args: P.args,
     run = functools.partial(contextvars.copy_context().run, threads.admission.run,
                             functools.partial(call, *args, **kwargs))
     try:
-        return await asyncio.get_running_loop().run_in_executor(threads.calls, run)
+        with switching.lowered():  # the loop takes the interpreter lock back sooner
+            return await asyncio.get_running_loop().run_in_executor(threads.calls, run)
     except RuntimeError:  # its threads were shut down by a close racing this call
         if threads.closed:
             raise ClientClosedError("this graphmem client is closed") from None

@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequenc
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar, cast
 
 from neo4j import Driver
 
@@ -28,6 +28,7 @@ from graphmem.aio.calls import (
     off_loop,
 )
 from graphmem.client import Memory, _access
+from graphmem.client import store_of as _store_of
 from graphmem.db.access import OPERATOR, Access
 from graphmem.db.async_driver import BlockingAsyncDriver, LoopCall
 from graphmem.db.codec import DEFAULT_MAX_CONTENT_BYTES, Clock
@@ -43,7 +44,13 @@ from graphmem.read.steps import DecisionState, MemoryConflict
 from graphmem.write.imports import IMPORT_BATCH
 from graphmem.write.policy import MemoryWriteDecision, WritePolicy
 
-__all__ = ["AsyncMemory"]
+if TYPE_CHECKING:
+    from graphmem.db.store import Neo4jStore
+
+__all__ = ["AsyncMemory", "on_store", "store_of"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 class AsyncMemory(AsyncAttributionCalls, AsyncProspective, AsyncDeletionCalls):
     """graphmem's client as coroutines. Use ``await AsyncMemory.connect(...)``; close it with
@@ -285,3 +292,28 @@ class AsyncMemory(AsyncAttributionCalls, AsyncProspective, AsyncDeletionCalls):
                       records: Iterable[MemoryRecord] | None = None) -> ConflictResolution:
         """:meth:`graphmem.Memory.resolve` (docs/spec/read-path.md precedence)."""
         return await self._off_loop(self._memory.resolve, conflict, records)
+
+
+def store_of(client: AsyncMemory) -> Neo4jStore:
+    """The store behind an async client, for graphmem's own packages above the client (not
+    public API). Only its parts that send nothing (``clock``, ``limits``) may be used on the
+    event loop; its operations go through :func:`on_store`."""
+    return _store_of(client._memory)
+
+
+async def on_store(client: AsyncMemory, call: Callable[Concatenate[Neo4jStore, P], R],
+                   *args: P.args, **kwargs: P.kwargs) -> R:
+    """Await ``call(store, *args, **kwargs)`` (a blocking operation on the client's store,
+    such as :meth:`~graphmem.db.store.Neo4jStore.recent`) on one of the client's worker
+    threads, as every call of :class:`AsyncMemory` runs (for graphmem's own packages above
+    the client; not public API).
+
+    Raises:
+        ClientClosedError: the client was closed. Whatever ``call`` raises.
+    """
+    store = store_of(client)
+
+    def run() -> R:
+        return call(store, *args, **kwargs)
+
+    return await client._off_loop(run)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from types import SimpleNamespace
 from typing import Any
 
 import anyio
@@ -10,12 +11,14 @@ from mcp import Client
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, TextContent
 
-from graphmem import Memory
+from graphmem import AsyncMemory, Memory
+from graphmem.aio.calls import Threads
 from graphmem.integrations.mcp.config import ServerConfig
 from graphmem.integrations.mcp.server import build_server
+from graphmem.integrations.mcp.state import ServerState
 from tests.support.database import Neo4jUnderTest
 
-__all__ = ["leaf", "ok", "refused", "run", "serve", "text_of"]
+__all__ = ["leaf", "ok", "refused", "run", "serve", "text_of", "tool_context"]
 
 Body = Callable[[Client], Awaitable[None]]
 
@@ -68,9 +71,21 @@ def run(server: MCPServer, body: Body, *, timeout_s: float = 120) -> None:
 
 def serve(neo4j_db: Neo4jUnderTest, body: Body, **options: Any) -> None:
     """Run ``body`` against a fresh in-process server on the test session's Neo4j (its own
-    Memory, opened by the lifespan); ``options`` go to :meth:`ServerConfig.build`, with
+    AsyncMemory, opened by the first call); ``options`` go to :meth:`ServerConfig.build`, with
     tenant ``acme`` and agent ``test-agent`` unless given."""
     options = {"tenants": ("acme",), "agent": "test-agent", **options}
     config = ServerConfig.build(**options)
-    run(build_server(config, connect=lambda: Memory.connect(
+    run(build_server(config, connect=lambda: AsyncMemory.connect(
         neo4j_db.settings, start_if_needed=False, ensure_schema=False)), body)
+
+
+def tool_context(config: ServerConfig, memory: Memory) -> Any:
+    """A tool's context as the SDK passes it, whose server state holds ``memory`` (a blocking
+    client, as the fuzz fixtures make) run on an async client's worker threads: each tool
+    call then runs in ``asyncio.run`` of its own."""
+
+    async def connect() -> AsyncMemory:
+        return AsyncMemory(memory, threads=Threads(), view=True)
+
+    return SimpleNamespace(request_context=SimpleNamespace(
+        lifespan_context=ServerState(config=config, connect=connect)))

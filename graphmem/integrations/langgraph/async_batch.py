@@ -5,7 +5,9 @@ Every ``abatch`` (so every ``aget``, ``aput``, ``asearch``, ``adelete``,
 ``alist_namespaces``) made on one event loop while a round of them is being answered waits
 beside the others; the calls made in the same turn of the loop (``asyncio.gather``) start a
 round together. A round runs in one worker thread, never on the event loop: the statements,
-the driver's decoding and the items are made there, so the loop stays free.
+the driver's decoding and the items are made there, so the loop stays free (the switch
+interval is lowered meanwhile, :mod:`graphmem.db.switching`, so the loop's thread gets the
+interpreter lock back quickly after each of its system calls).
 
 A round is planned (:func:`plan`) and run (:func:`run`) through the store's own ``batch``,
 so it keeps every rule of a batch (checks before anything is read or written, eligibility,
@@ -41,6 +43,7 @@ from typing import cast
 
 from langgraph.store.base import Op, PutOp, Result
 
+from graphmem.db import switching
 from graphmem.errors import ClientClosedError, DatabaseUnavailableError
 
 __all__ = ["MAX_PUTS", "AsyncBatcher", "Plan", "plan", "run"]
@@ -257,8 +260,9 @@ class AsyncBatcher:
                      taken: list[_Waiting]) -> None:
         interrupted: BaseException | None = None
         try:
-            outcomes: list[Outcome] = await asyncio.to_thread(
-                run, self.batch, [w.ops for w in taken], self.max_puts)
+            with switching.lowered():  # the loop takes the interpreter lock back sooner
+                outcomes: list[Outcome] = await asyncio.to_thread(
+                    run, self.batch, [w.ops for w in taken], self.max_puts)
         except BaseException as exc:  # cancelled, or an interrupt in the worker
             outcomes = [exc] * len(taken)
             interrupted = exc

@@ -42,7 +42,7 @@ def plan_owner(config: ServerConfig) -> str:
     return json.dumps({"principal": principal, "scope": config.scope}, sort_keys=True)
 
 
-def plan_deletion(
+async def plan_deletion(
     ctx: Ctx,
     reason: Annotated[str, Field(min_length=1, description="Why the deletion is requested.")],
     roots: Annotated[list[str] | None, Field(
@@ -64,18 +64,19 @@ def plan_deletion(
     """
     state = server_state(ctx)
     with tool_errors():
-        plan = state.memory.plan_deletion(roots, subject, redact_terms or (),
-                                          requested_by=state.config.agent, reason=reason)
+        plan = await (await state.memory()).plan_deletion(
+            roots, subject, redact_terms or (), requested_by=state.config.agent,
+            reason=reason)
         from graphmem.deletion.stored import store_plan
 
-        store_plan(state.store, plan, owner=plan_owner(state.config),
-                   ttl_s=state.config.plan_ttl_s)
+        await state.on_store(store_plan, plan, owner=plan_owner(state.config),
+                             ttl_s=state.config.plan_ttl_s)
         return PlanDeletionOut(digest=plan.digest, request_id=plan.request_id,
                                counts=plan.counts(), matches_nothing=plan.matches_nothing,
                                plan=plan)
 
 
-def apply_deletion(
+async def apply_deletion(
     ctx: Ctx,
     digest: Annotated[str, Field(description="The digest plan_deletion returned.")],
     plan: Annotated[dict[str, Any] | None, Field(
@@ -100,22 +101,22 @@ def apply_deletion(
     with tool_errors():
         given = None
         if plan is not None:
-            limits = state.store.limits
+            limits = (await state.store()).limits
             limits.check_json_value("plan", plan)  # json.dumps recurses
             given = DeletionPlan.from_json(json.dumps(plan), limits)  # checks its digest
             if given.digest != digest:
                 raise DeletionError("the plan given is not the plan with this digest: it "
                                     "was edited after planning; plan again")
         terms = tuple(redact_terms or ())
-        held = load_plan(state.store, digest, owner=plan_owner(state.config),
-                         terms=terms)
+        held = await state.on_store(load_plan, digest, owner=plan_owner(state.config),
+                                    terms=terms)
         if given is not None and given != held:
             raise DeletionError("the plan given is not the plan with this digest: it was "
                                 "edited after planning; plan again")
-        return state.memory.apply_deletion(held, redact_terms=terms or None)
+        return await (await state.memory()).apply_deletion(held, redact_terms=terms or None)
 
 
-def verify_deletion(
+async def verify_deletion(
     ctx: Ctx,
     request_id: Annotated[str, Field(description="The plan's request_id.")],
     redact_terms: Annotated[list[str] | None, Field(
@@ -128,4 +129,5 @@ def verify_deletion(
     """
     state = server_state(ctx)
     with tool_errors():
-        return state.memory.verify_deletion(request_id, redact_terms=redact_terms or ())
+        return await (await state.memory()).verify_deletion(request_id,
+                                                            redact_terms=redact_terms or ())

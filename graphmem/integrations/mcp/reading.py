@@ -21,7 +21,10 @@ from .state import Ctx, server_state
 from .tools import MemoryId, ScopeAdditions, tool_errors
 
 if TYPE_CHECKING:
-    from graphmem.models import MemoryRecord
+    from datetime import datetime
+
+    from graphmem.db.store import Neo4jStore
+    from graphmem.models import MemoryRecord, Principal
 
 __all__ = ["get", "package_version", "recent", "status"]
 
@@ -49,7 +52,17 @@ def _out(record: MemoryRecord) -> MemoryOut:
         expires_at=record.expires_at)
 
 
-def get(ctx: Ctx, id: MemoryId, scope: ScopeAdditions = None) -> GetOut:
+def _recent(store: Neo4jStore, principal: Principal, scope: dict[str, str], now: datetime,
+            *, limit: int, offset: int) -> list[MemoryRecord]:
+    return store.recent(principal, scope, now, limit=limit, offset=offset)
+
+
+def _reach_counts(store: Neo4jStore, principal: Principal, scope: dict[str, str],
+                  now: datetime) -> dict[str, int]:
+    return store.reach_counts(principal, scope, now)
+
+
+async def get(ctx: Ctx, id: MemoryId, scope: ScopeAdditions = None) -> GetOut:
     """One memory by id, and whether it is retrievable now for this server.
 
     Raises:
@@ -57,13 +70,14 @@ def get(ctx: Ctx, id: MemoryId, scope: ScopeAdditions = None) -> GetOut:
     """
     state = server_state(ctx)
     with tool_errors():
-        record = state.memory.get(id)
-        e = state.memory.explain(id, principal=state.config.principal,
-                                 scope=state.config.resolve_scope(scope))
+        resolved = state.config.resolve_scope(scope)
+        memory = await state.memory()
+        record = await memory.get(id)
+        e = await memory.explain(id, principal=state.config.principal, scope=resolved)
         return GetOut(memory=_out(record), status=e.status.value, reason=e.detail)
 
 
-def recent(
+async def recent(
     ctx: Ctx,
     limit: Annotated[int, Field(ge=1, le=MAX_PAGE, description="Most memories to return.")
                      ] = 20,
@@ -78,15 +92,16 @@ def recent(
     """
     state = server_state(ctx)
     with tool_errors():
-        store = state.store
-        records = store.recent(state.config.principal, state.config.resolve_scope(scope),
-                               store.clock(), limit=limit + 1, offset=offset)
+        resolved = state.config.resolve_scope(scope)
+        now = (await state.store()).clock()
+        records = await state.on_store(_recent, state.config.principal, resolved, now,
+                                       limit=limit + 1, offset=offset)
         page = records[:limit]
         return RecentOut(memories=[_out(r) for r in page], offset=offset, limit=limit,
                          next_offset=offset + limit if len(records) > limit else None)
 
 
-def status(ctx: Ctx, scope: ScopeAdditions = None) -> StatusOut:
+async def status(ctx: Ctx, scope: ScopeAdditions = None) -> StatusOut:
     """Whether the database answers, and how many records are within this server's reach.
 
     Raises:
@@ -97,8 +112,9 @@ def status(ctx: Ctx, scope: ScopeAdditions = None) -> StatusOut:
     with tool_errors():
         resolved = state.config.resolve_scope(scope)
         try:
-            store = state.store
-            counts = store.reach_counts(state.config.principal, resolved, store.clock())
+            now = (await state.store()).clock()
+            counts = await state.on_store(_reach_counts, state.config.principal, resolved,
+                                          now)
         except DatabaseUnavailableError as exc:
             return StatusOut(version=package_version(), reachable=False,
                              error=f"{type(exc).__name__}: {exc}", scope=resolved,

@@ -26,16 +26,16 @@ def _resource_errors() -> Iterator[None]:
         raise ResourceError(f"{error_name(exc)}: {exc}") from None
 
 
-def memory_resource(id: str, state: ServerState) -> str:
+async def memory_resource(id: str, state: ServerState) -> str:
     """``graphmem://memory/{id}``: the memory as JSON (within the principal's reach only)."""
     with _resource_errors():
-        return state.memory.get(id).model_dump_json(indent=2)
+        return (await (await state.memory()).get(id)).model_dump_json(indent=2)
 
 
-def lineage_resource(id: str, state: ServerState) -> str:
+async def lineage_resource(id: str, state: ServerState) -> str:
     """``graphmem://lineage/{id}``: the memory's lineage (both ways) as node-link JSON."""
     from graphmem.lineage import export
 
     with _resource_errors():
-        graph = state.memory.lineage(id, "both", None)
+        graph = await (await state.memory()).lineage(id, "both", None)
         return str(export(graph, "json"))

@@ -4,7 +4,7 @@
 major version 2) with the tools of :mod:`.tools`, their annotations and one-line
 descriptions written for a model, and the resources ``graphmem://memory/{id}`` and
 ``graphmem://lineage/{id}``. The server answers ``initialize`` and ``tools/list`` without
-a database: its one :class:`graphmem.Memory` is opened by the first call that needs it
+a database: its one :class:`graphmem.AsyncMemory` is opened by the first call that needs it
 (:class:`~.state.ServerState`, with the configuration's short database budget), again after
 a failed attempt, and closed when the server stops (the SDK's lifespan: once per stdio run,
 once for the HTTP app). The first ``tools/list`` starts importing the client and the driver
@@ -15,7 +15,7 @@ stops). The deletion tools exist only when the configuration allows deletion.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -30,7 +30,7 @@ from .config import ServerConfig
 from .state import Preloader, ServerState, open_memory
 
 if TYPE_CHECKING:
-    from graphmem.client import Memory
+    from graphmem.aio import AsyncMemory
 
 __all__ = ["DELETION_TOOLS", "SERVER_NAME", "TOOLS", "ToolSpec", "build_server"]
 
@@ -130,17 +130,18 @@ class _Server(MCPServer[ServerState]):
 
 
 def build_server(
-    config: ServerConfig, connect: Callable[[], Memory] | None = None,
+    config: ServerConfig, connect: Callable[[], Awaitable[AsyncMemory]] | None = None,
 ) -> MCPServer[ServerState]:
     """graphmem's MCP server.
 
     Args:
         config: the fixed principal, default scope, agent name, deletion switch and
             database budget.
-        connect: opens the server's one ``Memory`` on the first call that needs it, and
-            again after a failed attempt (default: :func:`~.state.open_memory` with
-            ``config.db_timeout_s``: ``NEO4J_*`` or the ``graphmem db start`` server); the
-            server closes it when it stops.
+        connect: opens the server's one ``AsyncMemory`` on the server's event loop, on the
+            first call that needs it, and again after a failed attempt (a coroutine
+            function; default: :func:`~.state.open_memory` with ``config.db_timeout_s``:
+            ``NEO4J_*`` or the ``graphmem db start`` server); the server closes it when it
+            stops.
 
     Returns:
         An ``MCPServer``: ``run()`` for stdio, ``run("streamable-http", host=..,
@@ -158,7 +159,7 @@ def build_server(
         finally:
             server.running = None
             await anyio.to_thread.run_sync(preloader.join)
-            await anyio.to_thread.run_sync(state.close)
+            await state.close()
 
     server = _Server(
         SERVER_NAME, title="graphmem memory", instructions=INSTRUCTIONS,
@@ -168,11 +169,11 @@ def build_server(
         server.add_tool(spec.fn, description=spec.description, annotations=spec.annotations,
                         structured_output=True)
 
-    def memory(id: str) -> str:
-        return resources.memory_resource(id, server.state())
+    async def memory(id: str) -> str:
+        return await resources.memory_resource(id, server.state())
 
-    def lineage(id: str) -> str:
-        return resources.lineage_resource(id, server.state())
+    async def lineage(id: str) -> str:
+        return await resources.lineage_resource(id, server.state())
 
     server.resource("graphmem://memory/{id}", name="memory", mime_type="application/json",
                     description="A memory as JSON (this server's tenants only).")(memory)

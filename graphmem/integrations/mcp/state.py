@@ -1,29 +1,33 @@
-"""What the MCP server holds for its life: its fixed configuration and a client connected
-on first use, with a short database budget (docs/spec/scale.md).
+"""What the MCP server holds for its life: its fixed configuration and an async client
+(:class:`graphmem.AsyncMemory`) connected on first use, with a short database budget
+(docs/spec/scale.md).
 
-The server answers ``initialize`` and ``tools/list`` before it has a database: the
-``Memory`` is opened by the first call that needs it. While Neo4j is unreachable every
-call fails within about :attr:`ServerConfig.db_timeout_s` seconds with
-:class:`~graphmem.errors.DatabaseUnavailableError`, and a later call connects again by
-itself: no restart. The driver and the client are not imported to answer ``initialize``
-and ``tools/list``: a :class:`Preloader` imports them on a background thread once the
-tools have been listed (an agent's first call usually comes a model turn later). The
-first connection tries the database's address before it waits for that import (or makes
-it), so a refused database errs within the budget however long the import takes.
+The server answers ``initialize`` and ``tools/list`` before it has a database: the client is
+opened by the first call that needs it, on the server's event loop (the tools are coroutines
+awaiting the client's). While Neo4j is unreachable every call fails within about
+:attr:`ServerConfig.db_timeout_s` seconds with :class:`~graphmem.errors.DatabaseUnavailableError`,
+and a later call connects again by itself: no restart. The driver and the client are not
+imported to answer ``initialize`` and ``tools/list``: a :class:`Preloader` imports them on a
+background thread once the tools have been listed (an agent's first call usually comes a model
+turn later), and the first connection waits for that import on a worker thread, never on the
+event loop. It tries the database's address first, so a refused database errs within the
+budget however long the import takes.
 """
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import importlib
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 from urllib.parse import urlsplit
 
+import anyio.to_thread
 from mcp.server.mcpserver import Context
 
 from graphmem.errors import DatabaseUnavailableError, GraphmemError
@@ -31,9 +35,12 @@ from graphmem.errors import DatabaseUnavailableError, GraphmemError
 from .config import ServerConfig
 
 if TYPE_CHECKING:
-    from graphmem.client import Memory
+    from graphmem.aio import AsyncMemory
     from graphmem.db.settings import ConnectionSettings
     from graphmem.db.store import Neo4jStore
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 __all__ = ["BOLT_PORT", "CLIENT_MODULES", "CONNECT_FACTOR", "MIN_CONNECT_S", "RETRY_PAUSE_S",
            "Ctx", "Preloader", "ServerState", "open_memory", "require_listener",
@@ -48,9 +55,9 @@ BOLT_PORT = 7687
 RETRY_PAUSE_S = 0.05
 """Pause between two refused attempts of :func:`require_listener`."""
 
-CLIENT_MODULES = ("graphmem.db.server", "graphmem.client")
+CLIENT_MODULES = ("graphmem.db.server", "graphmem.client", "graphmem.aio")
 """What :func:`open_memory` imports: the driver (and numpy), the client (the rankers, the
-lineage graph)."""
+lineage graph) and its async form."""
 
 
 class Preloader:
@@ -91,8 +98,10 @@ class Preloader:
                 return
 
 
-def open_memory(budget_s: float, settings: ConnectionSettings | None = None) -> Memory:
-    """A client whose failing database calls give up after about ``budget_s`` seconds.
+async def open_memory(budget_s: float, settings: ConnectionSettings | None = None
+                      ) -> AsyncMemory:
+    """An async client, on the running event loop, whose failing database calls give up
+    after about ``budget_s`` seconds.
 
     Failed attempts are retried for ``budget_s`` seconds (the defaults of
     :class:`~graphmem.ConnectionSettings` are for scripts that would rather wait than fail;
@@ -104,12 +113,13 @@ def open_memory(budget_s: float, settings: ConnectionSettings | None = None) -> 
     pooled connection is checked before use, so the first call after Neo4j restarted does
     not fail on a connection to the old process. Settings:
     ``settings``; else ``NEO4J_*``; else the ``graphmem db start`` server; else the local
-    server is started as :meth:`graphmem.Memory.connect` does (slow, once).
+    server is started as :meth:`graphmem.AsyncMemory.connect` does (slow, once).
 
     With settings known, the database's address is tried (:func:`require_listener`) before
     the driver and the client are imported: a refused database errs within ``budget_s``
     even while a first call would still be importing them (CPU time, long on a loaded
-    machine).
+    machine). The address is tried, and the client imported, on a worker thread: the event
+    loop keeps serving meanwhile.
 
     Raises:
         DatabaseUnavailableError: no server answered within the budget.
@@ -120,22 +130,34 @@ def open_memory(budget_s: float, settings: ConnectionSettings | None = None) -> 
     if settings is None:
         settings = ConnectionSettings.from_env()
     if settings is None:
-        from graphmem.db.server import status
-
-        running = status()
-        settings = running.settings if running is not None else None
+        settings = await anyio.to_thread.run_sync(_started_server)
     if settings is None:
-        from graphmem.client import Memory
-
-        return Memory.connect()
+        client = await _client_class()
+        return await client.connect()
     opening = max(CONNECT_FACTOR * budget_s, MIN_CONNECT_S)
     quick = dataclasses.replace(settings, connection_timeout_s=opening,
                                 acquisition_timeout_s=opening, retry_time_s=budget_s,
                                 liveness_check_s=0.0)
-    require_listener(quick.uri, budget_s=budget_s, timeout_s=opening)
-    from graphmem.client import Memory
+    await anyio.to_thread.run_sync(lambda: require_listener(quick.uri, budget_s=budget_s,
+                                                            timeout_s=opening))
+    client = await _client_class()
+    return await client.connect(quick, start_if_needed=False)
 
-    return Memory.connect(quick, start_if_needed=False)
+
+def _started_server() -> ConnectionSettings | None:
+    """The ``graphmem db start`` server's settings, if it runs (imports the driver)."""
+    from graphmem.db.server import status
+
+    running = status()
+    return running.settings if running is not None else None
+
+
+async def _client_class() -> type[AsyncMemory]:
+    """:class:`graphmem.AsyncMemory`, imported on a worker thread (or waited for there while
+    the :class:`Preloader` imports it), so the event loop never carries the import."""
+    module = await anyio.to_thread.run_sync(importlib.import_module, "graphmem.aio")
+    client: type[AsyncMemory] = module.AsyncMemory
+    return client
 
 
 def require_listener(uri: str, *, budget_s: float, timeout_s: float) -> None:
@@ -179,20 +201,20 @@ class ServerState:
 
     Attributes:
         config: the fixed principal and scope.
-        connect: opens the client (called again after a failed attempt).
+        connect: opens the async client on the server's event loop (called again after a
+            failed attempt); the server closes it when it stops.
     """
 
     config: ServerConfig
-    connect: Callable[[], Memory]
-    _memory: Memory | None = None
-    _root: Memory | None = None
-    _connecting: threading.Lock = field(default_factory=threading.Lock)
+    connect: Callable[[], Awaitable[AsyncMemory]]
+    _memory: AsyncMemory | None = None
+    _root: AsyncMemory | None = None
+    _connecting: asyncio.Lock = field(default_factory=asyncio.Lock)
     _attempts: int = 0
     _last_error: GraphmemError | None = None
 
-    @property
-    def memory(self) -> Memory:
-        """The connected client, bound to ``config.principal`` (:meth:`Memory.confined`),
+    async def memory(self) -> AsyncMemory:
+        """The connected client, bound to ``config.principal`` (:meth:`AsyncMemory.confined`),
         connecting now if no call has yet.
 
         A call that waited for another call's attempt takes that attempt's outcome rather
@@ -205,14 +227,14 @@ class ServerState:
         if memory is not None:
             return memory
         seen = self._attempts
-        with self._connecting:
+        async with self._connecting:
             if self._memory is not None:
                 return self._memory
             if self._attempts != seen and self._last_error is not None:
                 raise self._last_error
             self._attempts += 1
             try:
-                root = self.connect()
+                root = await self.connect()
                 # the core confines every call to the server's principal and ceiling
                 self._memory = root.confined(self.config.principal,
                                              max_authority=self.config.max_authority)
@@ -223,25 +245,37 @@ class ServerState:
             self._last_error = None
             return self._memory
 
-    @property
-    def store(self) -> Neo4jStore:
-        """The connected client's store (:meth:`memory`'s; ``graphmem.client`` is imported
-        here, when a tool runs, not when the server starts)."""
-        from graphmem.client import store_of
+    async def store(self) -> Neo4jStore:
+        """The connected client's store, for what sends nothing (its ``clock``, its
+        ``limits``); its operations go through :meth:`on_store`."""
+        from graphmem.aio.client import store_of
 
-        return store_of(self.memory)
+        return store_of(await self.memory())
+
+    async def on_store(self, call: Callable[Concatenate[Neo4jStore, P], R], *args: P.args,
+                       **kwargs: P.kwargs) -> R:
+        """Await ``call(store, *args, **kwargs)`` on a worker thread of the client (the
+        store's blocking operations, such as ``recent``), connecting first if needed.
+
+        Raises:
+            DatabaseUnavailableError, DatabaseAuthError: the connection failed. Whatever
+            ``call`` raises.
+        """
+        from graphmem.aio.client import on_store
+
+        return await on_store(await self.memory(), call, *args, **kwargs)
 
     @property
     def connected(self) -> bool:
         """Whether a client is open (says nothing about the database being up now)."""
         return self._memory is not None
 
-    def close(self) -> None:
+    async def close(self) -> None:
         """Close the client, if one was opened."""
-        with self._connecting:
+        async with self._connecting:
             root, self._root, self._memory = self._root, None, None
         if root is not None:  # the bound view's own close does nothing
-            root.close()
+            await root.close()
 
 
 Ctx = Context[ServerState, Any]

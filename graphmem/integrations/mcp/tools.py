@@ -1,16 +1,16 @@
-"""The MCP tools and resources: thin, typed shims over :class:`graphmem.Memory`.
+"""The MCP tools and resources: thin, typed shims over :class:`graphmem.AsyncMemory`.
 
-Each tool reads the server's :class:`~.state.ServerState` (one ``Memory`` for the server's
-life, connected on first use and bound to the configured principal with
-:meth:`graphmem.Memory.confined`, and the fixed :class:`~.config.ServerConfig`) from the
+Each tool reads the server's :class:`~.state.ServerState` (one ``AsyncMemory`` for the
+server's life, connected on first use and bound to the configured principal with
+:meth:`graphmem.AsyncMemory.confined`, and the fixed :class:`~.config.ServerConfig`) from the
 SDK's lifespan context. Every id a call names is checked by the core, which refuses one out
 of the principal's reach (tenant, clearance, ``--scope`` confinement) as one that does not
 exist; a call's scope goes through :meth:`ServerConfig.resolve_scope`. A graphmem
 error becomes a tool error carrying graphmem's message (``ToolError``); the SDK turns it
 into a result with ``is_error`` set, so the server keeps running.
 
-The tools are synchronous: the SDK runs them on worker threads (``Memory`` is shared by
-threads).
+The tools are coroutines awaiting the client's: the SDK runs them on its event loop, and the
+client runs graphmem's work on its own worker threads and its round trips on that loop.
 """
 
 from __future__ import annotations
@@ -76,13 +76,13 @@ def error_name(exc: GraphmemError) -> str:
     return f"{type(exc).__name__} ({', '.join(bases)})" if bases else type(exc).__name__
 
 
-def _record_from(state: ServerState, proposal: Proposal, *, scope: dict[str, str]
-                 ) -> dict[str, Any]:
+async def _record_from(state: ServerState, proposal: Proposal, *, scope: dict[str, str]
+                       ) -> dict[str, Any]:
     return {
         "id": f"mem-{uuid.uuid4().hex}",
         "kind": proposal.kind,
         "content": proposal.content,
-        "created_at": state.store.clock(),
+        "created_at": (await state.store()).clock(),
         "scope": scope,
         "provenance": proposal.provenance or {"source": state.config.agent},
         "authority": proposal.authority,
@@ -99,7 +99,7 @@ def _record_from(state: ServerState, proposal: Proposal, *, scope: dict[str, str
 # -- write ------------------------------------------------------------------------------
 
 
-def remember(
+async def remember(
     ctx: Ctx,
     content: Annotated[str, Field(description="The memory itself, as text.")],
     kind: KindStr = "semantic",
@@ -141,14 +141,14 @@ def remember(
             authority=authority, asserts=asserts, asserted_value=asserted_value,
             valid_from=valid_from, expires_at=expires_at, supersedes=supersedes or [],
             derived_from=derived_from or [], evidence_ids=evidence_ids or [])
-        record = _record_from(state, proposal,
+        record = await _record_from(state, proposal,
                               scope=state.config.resolve_scope(proposal.scope))
-        decision = state.memory.write(record, by=state.config.agent)
+        decision = await (await state.memory()).write(record, by=state.config.agent)
         return WriteDecisionOut(id=decision.record_id, disposition=decision.disposition.value,
                                 reason=decision.reason)
 
 
-def supersede(
+async def supersede(
     ctx: Ctx,
     old_ids: Annotated[list[str], Field(min_length=1,
                                         description="Ids of the memories being replaced.")],
@@ -162,15 +162,15 @@ def supersede(
     """
     state = server_state(ctx)
     with tool_errors():
-        record = _record_from(state, successor,
+        record = await _record_from(state, successor,
                               scope=state.config.resolve_scope(successor.scope))
-        decision = state.memory.supersede(old_ids, record, by=state.config.agent,
-                                          reason=reason)
+        decision = await (await state.memory()).supersede(old_ids, record,
+                                                          by=state.config.agent, reason=reason)
         return WriteDecisionOut(id=decision.record_id, disposition=decision.disposition.value,
                                 reason=decision.reason)
 
 
-def retract(
+async def retract(
     ctx: Ctx,
     id: MemoryId,
     reason: Annotated[str, Field(min_length=1, description="Why it is withdrawn.")],
@@ -182,9 +182,10 @@ def retract(
     """
     state = server_state(ctx)
     with tool_errors():
-        state.memory.retract(id, by=state.config.agent, reason=reason)
-        record = state.memory.get(id)
-        explanation = state.memory.explain(id, principal=state.config.principal,
+        memory = await state.memory()
+        await memory.retract(id, by=state.config.agent, reason=reason)
+        record = await memory.get(id)
+        explanation = await memory.explain(id, principal=state.config.principal,
                                            scope=record.scope)
         return RetractOut(id=id, status=explanation.status.value, reason=reason)
 
@@ -192,7 +193,7 @@ def retract(
 # -- read -------------------------------------------------------------------------------
 
 
-def recall(
+async def recall(
     ctx: Ctx,
     goal: Annotated[str, Field(description="What the agent is trying to achieve now.")] = "",
     subtask: Annotated[str, Field(description="The current step.")] = "",
@@ -235,9 +236,10 @@ def recall(
             "strategy_failed": strategy_failed, "returning_entity": returning_entity,
             "needs_prior_context": needs_prior_context, "due_cue": due_cue,
         }
-        result = state.memory.retrieve(DecisionState.model_validate(decision_state),
-                                       principal=state.config.principal,
-                                       budget_chars=budget_chars, ranker=ranker)
+        validated = DecisionState.model_validate(decision_state)
+        result = await (await state.memory()).retrieve(
+            validated, principal=state.config.principal, budget_chars=budget_chars,
+            ranker=ranker)
         trace = result.trace
         note = " ".join(trace.notes)
         if trace.triggered and not result.memories:
@@ -255,7 +257,7 @@ def recall(
             triggers=list(trace.triggers), note=note)
 
 
-def explain(ctx: Ctx, id: MemoryId, scope: ScopeAdditions = None) -> ExplainOut:
+async def explain(ctx: Ctx, id: MemoryId, scope: ScopeAdditions = None) -> ExplainOut:
     """Why a memory is or is not retrievable for this server's principal and scope.
 
     Raises:
@@ -263,13 +265,14 @@ def explain(ctx: Ctx, id: MemoryId, scope: ScopeAdditions = None) -> ExplainOut:
     """
     state = server_state(ctx)
     with tool_errors():
-        e = state.memory.explain(id, principal=state.config.principal,
-                                 scope=state.config.resolve_scope(scope))
+        resolved = state.config.resolve_scope(scope)
+        e = await (await state.memory()).explain(id, principal=state.config.principal,
+                                                 scope=resolved)
         return ExplainOut(id=e.record_id, status=e.status.value, reason=e.detail,
                           successors=list(e.successor_ids))
 
 
-def history(ctx: Ctx, id: MemoryId) -> HistoryOut:
+async def history(ctx: Ctx, id: MemoryId) -> HistoryOut:
     """A memory's declared transitions and write decisions, oldest first.
 
     Raises:
@@ -277,14 +280,15 @@ def history(ctx: Ctx, id: MemoryId) -> HistoryOut:
     """
     state = server_state(ctx)
     with tool_errors():
+        transitions = await (await state.memory()).history(id)
         return HistoryOut(id=id, transitions=[TransitionOut.model_validate(t)
-                                              for t in state.memory.history(id)])
+                                              for t in transitions])
 
 
 Direction = Literal["up", "down", "both"]
 
 
-def lineage(
+async def lineage(
     ctx: Ctx,
     id: MemoryId,
     direction: Annotated[Direction, Field(
@@ -302,7 +306,7 @@ def lineage(
 
     state = server_state(ctx)
     with tool_errors():
-        graph = state.memory.lineage(id, direction, depth)
+        graph = await (await state.memory()).lineage(id, direction, depth)
         data = json.loads(str(export(graph, "json")))
         return LineageOut(root=id, direction=direction, depth=depth,
                           mermaid=to_mermaid(graph), graph=data)
@@ -311,7 +315,7 @@ def lineage(
 # -- prospective memory and attribution --------------------------------------------------
 
 
-def intend(
+async def intend(
     ctx: Ctx,
     action: Annotated[str, Field(description="What to do when the cue arrives.")],
     cue_kind: Annotated[str, Field(description="The event key to watch, e.g. 'customer'.")],
@@ -328,15 +332,16 @@ def intend(
     state = server_state(ctx)
     with tool_errors():
         intention_id = f"int-{uuid.uuid4().hex}"
-        created = state.memory.intend({
+        resolved = state.config.resolve_scope(scope)
+        created = await (await state.memory()).intend({
             "id": intention_id, "action": action, "trigger_kind": cue_kind,
-            "trigger_value": cue_value, "scope": state.config.resolve_scope(scope),
-            "created_at": state.store.clock(), "expires_at": expires_at,
+            "trigger_value": cue_value, "scope": resolved,
+            "created_at": (await state.store()).clock(), "expires_at": expires_at,
         })
         return IntendOut(id=intention_id, created=created)
 
 
-def process_event(
+async def process_event(
     ctx: Ctx,
     event: Annotated[dict[str, str], Field(
         description="The event's keys and values, e.g. {'customer': 'c-42'}.")],
@@ -349,15 +354,15 @@ def process_event(
     """
     state = server_state(ctx)
     with tool_errors():
-        fired = state.memory.process_event(event, principal=state.config.principal,
-                                           scope=state.config.resolve_scope(scope),
-                                           by=state.config.agent)
+        resolved = state.config.resolve_scope(scope)
+        fired = await (await state.memory()).process_event(
+            event, principal=state.config.principal, scope=resolved, by=state.config.agent)
         return ProcessEventOut(fired=[FiredIntention(
             id=i.id, action=i.action, cue_kind=i.trigger_kind, cue_value=i.trigger_value)
             for i in fired])
 
 
-def record_use(
+async def record_use(
     ctx: Ctx,
     retrieval_id: Annotated[str, Field(description="The retrieval_id recall returned.")],
     action_id: Annotated[str, Field(min_length=1, description="Your id for the action.")],
@@ -372,6 +377,7 @@ def record_use(
     """
     state = server_state(ctx)
     with tool_errors():
-        state.memory.record_use(retrieval_id, action_id, memory_ids, helped=helped)
+        await (await state.memory()).record_use(retrieval_id, action_id, memory_ids,
+                                                helped=helped)
         return RecordUseOut(retrieval_id=retrieval_id, action_id=action_id,
                             memory_ids=memory_ids, helped=helped)

@@ -6,13 +6,13 @@ and one that fails leaves the database unchanged (``tests/support/fuzz.py``'s sn
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import tempfile
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -28,11 +28,11 @@ from graphmem.errors import GraphmemError
 from graphmem.integrations.langgraph.store import GraphmemStore
 from graphmem.integrations.mcp import privacy, tools
 from graphmem.integrations.mcp.config import ServerConfig
-from graphmem.integrations.mcp.state import ServerState
 from graphmem.limits import DEFAULT_LIMITS
 from graphmem.models import Principal
 from tests.support.database import Neo4jUnderTest, wipe
 from tests.support.fuzz import FUZZ, check, snapshot
+from tests.support.mcp_client import tool_context
 
 pytestmark = pytest.mark.neo4j
 
@@ -206,14 +206,14 @@ def test_cli_import(fuzz_memory: Memory, cli_env: None, lines: list[str]) -> Non
 def test_mcp_tools(fuzz_memory: Memory, content: str, prov: dict[str, str] | None, goal: str,
                    action: str, event_value: str) -> None:
     config = ServerConfig.build(tenants=(TENANT,), agent="fuzz-agent")
-    ctx: Any = SimpleNamespace(request_context=SimpleNamespace(
-        lifespan_context=ServerState(config=config, connect=lambda: fuzz_memory)))
+    ctx = tool_context(config, fuzz_memory)
     calls: list[Callable[[], Any]] = [
-        lambda: tools.remember(ctx, content=content, provenance=prov,
-                               authority="human_instruction"),
-        lambda: tools.recall(ctx, goal=goal, needs_prior_context=True),
-        lambda: tools.intend(ctx, action=action, cue_kind="topic", cue_value=event_value),
-        lambda: tools.process_event(ctx, event={"topic": event_value}),
+        lambda: asyncio.run(tools.remember(ctx, content=content, provenance=prov,
+                                           authority="human_instruction")),
+        lambda: asyncio.run(tools.recall(ctx, goal=goal, needs_prior_context=True)),
+        lambda: asyncio.run(tools.intend(ctx, action=action, cue_kind="topic",
+                                         cue_value=event_value)),
+        lambda: asyncio.run(tools.process_event(ctx, event={"topic": event_value})),
     ]
     _each_tool_call(fuzz_memory, calls)
     wipe_fuzzed(fuzz_memory)
@@ -334,13 +334,15 @@ def test_cli_deletion(fuzz_memory: Memory, cli_env: None, root: str, reason: str
 def test_mcp_deletion(fuzz_memory: Memory, roots: Any, subject: Any, terms: Any, reason: Any,
                       digest: Any, plan: Any) -> None:
     config = ServerConfig.build(tenants=(TENANT,), agent="fuzz-agent", allow_deletion=True)
-    ctx: Any = SimpleNamespace(request_context=SimpleNamespace(
-        lifespan_context=ServerState(config=config, connect=lambda: fuzz_memory)))
+    ctx = tool_context(config, fuzz_memory)
     calls: list[Callable[[], Any]] = [
-        lambda: privacy.plan_deletion(ctx, reason=reason, roots=roots if subject is None
-                                      else None, subject=subject, redact_terms=terms),
-        lambda: privacy.apply_deletion(ctx, digest=digest or "", plan=plan, redact_terms=terms),
-        lambda: privacy.verify_deletion(ctx, request_id=digest or "", redact_terms=terms),
+        lambda: asyncio.run(privacy.plan_deletion(
+            ctx, reason=reason, roots=roots if subject is None else None, subject=subject,
+            redact_terms=terms)),
+        lambda: asyncio.run(privacy.apply_deletion(ctx, digest=digest or "", plan=plan,
+                                                   redact_terms=terms)),
+        lambda: asyncio.run(privacy.verify_deletion(ctx, request_id=digest or "",
+                                                    redact_terms=terms)),
     ]
     _each_tool_call(fuzz_memory, calls)
     _only_deletion_requests_planned(fuzz_memory)

@@ -6,10 +6,10 @@ over MCP); nothing is written."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -22,11 +22,11 @@ from graphmem.errors import ValidationError
 from graphmem.integrations.langgraph.store import GraphmemStore
 from graphmem.integrations.mcp import privacy
 from graphmem.integrations.mcp.config import ServerConfig
-from graphmem.integrations.mcp.state import ServerState
 from graphmem.limits import DEFAULT_LIMITS, InputLimits
 from graphmem.models import Principal
 from tests.support.database import Neo4jUnderTest
 from tests.support.fuzz import snapshot
+from tests.support.mcp_client import tool_context
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 L = DEFAULT_LIMITS
@@ -137,19 +137,21 @@ def test_cli_deletion_inputs_over_a_bound_exit_2(seeded: Memory, cli_env: None,
 
 def test_mcp_deletion_inputs_over_a_bound_are_tool_errors(seeded: Memory) -> None:
     config = ServerConfig.build(tenants=(TENANT,), allow_deletion=True, agent="bounds-agent")
-    ctx: Any = SimpleNamespace(request_context=SimpleNamespace(
-        lifespan_context=ServerState(config=config, connect=lambda: seeded)))
+    ctx = tool_context(config, seeded)
     calls: list[tuple[Callable[[], Any], str]] = [
-        (lambda: privacy.plan_deletion(ctx, reason="r" * (L.note_bytes + 1), roots=["root"]),
-         "reason is"),
-        (lambda: privacy.plan_deletion(ctx, reason="gdpr", roots=["root"],
-                                       redact_terms=["t"] * (L.redact_terms + 1)),
+        (lambda: asyncio.run(privacy.plan_deletion(ctx, reason="r" * (L.note_bytes + 1),
+                                                   roots=["root"])), "reason is"),
+        (lambda: asyncio.run(privacy.plan_deletion(
+            ctx, reason="gdpr", roots=["root"], redact_terms=["t"] * (L.redact_terms + 1))),
          "redact_terms"),
-        (lambda: privacy.plan_deletion(ctx, reason="gdpr", subject={"user": "u" * 5000}),
+        (lambda: asyncio.run(privacy.plan_deletion(ctx, reason="gdpr",
+                                                   subject={"user": "u" * 5000})),
          "scope_bytes"),
-        (lambda: privacy.apply_deletion(ctx, digest="d" * 5000), "cue_bytes"),
-        (lambda: privacy.apply_deletion(ctx, digest="d", plan=_nested(10_000)), "nested"),
-        (lambda: privacy.verify_deletion(ctx, request_id="r" * 300), "at most 256"),
+        (lambda: asyncio.run(privacy.apply_deletion(ctx, digest="d" * 5000)), "cue_bytes"),
+        (lambda: asyncio.run(privacy.apply_deletion(ctx, digest="d", plan=_nested(10_000))),
+         "nested"),
+        (lambda: asyncio.run(privacy.verify_deletion(ctx, request_id="r" * 300)),
+         "at most 256"),
     ]
     before = snapshot(seeded)
     for call, needle in calls:

@@ -11,6 +11,7 @@ and every round must persist exactly once.
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing
 import threading
 from collections.abc import Callable
@@ -22,6 +23,7 @@ import anyio
 import pytest
 from mcp import Client
 
+from graphmem.aio import AsyncMemory
 from graphmem.client import Memory, store_of
 from graphmem.db.group_commit import group_for
 from graphmem.db.settings import ConnectionSettings
@@ -207,20 +209,17 @@ def test_processes_with_skewed_clocks_persist_once(
 
 
 def test_mcp_remember_at_once_persists_once(memory: Memory, neo4j_db: Neo4jUnderTest) -> None:
-    """12 identical ``remember`` calls at once, each in a thread of its own clock (ahead or
-    behind), ROUNDS rounds: exactly one PERSIST a round."""
-    offsets: dict[int, float] = {}
-    lock = threading.Lock()
+    """12 identical ``remember`` calls at once, each with a clock of its own (ahead or
+    behind: the server reads its clock once a call), ROUNDS rounds: exactly one PERSIST a
+    round."""
+    calls = itertools.count()
 
     def clock() -> datetime:
-        with lock:
-            off = offsets.setdefault(threading.get_ident(),
-                                     OFFSETS_MS[len(offsets) % len(OFFSETS_MS)])
-        return utc_now() + off * MS
+        return utc_now() + OFFSETS_MS[next(calls) % len(OFFSETS_MS)] * MS
 
     config = ServerConfig.build(tenants=("acme",), scope={"project": "busy"},
                                 agent="test-agent")
-    server = build_server(config, connect=lambda: Memory.connect(
+    server = build_server(config, connect=lambda: AsyncMemory.connect(
         neo4j_db.settings, start_if_needed=False, ensure_schema=False, clock=clock))
     outcomes: list[list[str]] = []
 

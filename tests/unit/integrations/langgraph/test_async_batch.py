@@ -6,12 +6,15 @@ keys, and a refused call fails alone."""
 from __future__ import annotations
 
 import asyncio
+import sys
 import threading
 from typing import Any
 
+import pytest
 from langgraph.store.base import GetOp, Item, ListNamespacesOp, Op, PutOp, Result, SearchOp
 from langgraph.store.memory import InMemoryStore
 
+from graphmem.db import switching
 from graphmem.errors import AuthorizationError, DatabaseUnavailableError, ValidationError
 from graphmem.integrations.langgraph.async_batch import AsyncBatcher, plan, read_key, run
 
@@ -181,3 +184,22 @@ def test_each_event_loop_has_its_own_rounds() -> None:
         seen.append(None if got is None else got.value)  # type: ignore[union-attr]
     assert seen == [None, {"v": 0}, {"v": 1}]
     assert batcher.rounds == 3
+
+
+def test_a_round_runs_with_the_switch_interval_lowered() -> None:
+    """The worker thread answering a round runs with the lowered switch interval (so the
+    loop's thread takes the interpreter lock back quickly); it is put back after."""
+    seen: list[float] = []
+
+    def batch(ops: list[Op]) -> list[Result]:
+        seen.append(sys.getswitchinterval())
+        return [None] * len(ops)
+
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(0.005)
+    try:
+        asyncio.run(AsyncBatcher(batch).submit([GetOp(NS, "k")]))
+        assert seen == [pytest.approx(switching.SWITCH_INTERVAL_S)]
+        assert sys.getswitchinterval() == pytest.approx(0.005)
+    finally:
+        sys.setswitchinterval(before)

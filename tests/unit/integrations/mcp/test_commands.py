@@ -109,14 +109,14 @@ def test_start_to_tools_list_imports_nothing_a_tool_call_needs(tmp_path: Path) -
 
 
 REFUSED_FIRST_CONNECTION = """
-import json, sys, time
+import asyncio, json, sys, time
 from graphmem.db.settings import ConnectionSettings
 from graphmem.errors import DatabaseUnavailableError
 from graphmem.integrations.mcp.state import open_memory
 settings = ConnectionSettings(uri=sys.argv[1], password="unused-password")
 started = time.monotonic()
 try:
-    open_memory(0.5, settings)
+    asyncio.run(open_memory(0.5, settings))
     print(json.dumps({"error": None}))
 except DatabaseUnavailableError as exc:
     print(json.dumps({"error": str(exc), "took": time.monotonic() - started,
