@@ -9,9 +9,14 @@ sees are unchanged, so is the set of records it reaches, with their ids, creatio
 authorities and flags. A page then reads the versions (``cypher/listing/versions.cypher``,
 index seeks, no record), picks the next keys in Python, and reads the rows it shows with their
 status at ``now`` (``cypher/listing/rows.cypher``; the status depends on the time and on
-successors, so it is never kept). A status filter other than ACTIVE reads the page in one query
-over the reachable records instead (:meth:`graphmem.db.browse.Browsing.listing`): such records are
-rare, and the status of each one passed would cost a row read.
+successors, so it is never kept). With the keys, the list keeps the facts a status depends on
+besides the time and the successors (the status flags, ``valid_from``, ``expires_at``, whether any
+record supersedes it), so a status filter first keeps the records whose own facts give that
+status at ``now`` (:func:`may_have`, the precedence of ``cypher/parts/record_status.cypher``; a
+SUPERSEDED one needs a successor, an ACTIVE one none that counts) and reads rows of those only:
+a page filtered by a rare status reads a few rows, not every record in reach. The rows query
+still computes each status in full (successors included) and drops a row of another one, so the
+page is exact; the facts only spare the reads.
 """
 
 from __future__ import annotations
@@ -40,23 +45,27 @@ from graphmem.models import Principal, Status
 if TYPE_CHECKING:
     from graphmem.db.store import Neo4jStore
 
-__all__ = ["MAX_KEPT", "ListingOps", "ListingView"]
+__all__ = ["FLAG_STATUSES", "MAX_KEPT", "ListingOps", "ListingView", "may_have"]
 
 MAX_KEPT = 64
 """Most query scopes whose keys and counts one :class:`ListingOps` keeps."""
-_FAST = (None, Status.ACTIVE)
-"""Status filters a page answers from the kept keys (most reachable records pass them)."""
+FLAG_STATUSES = (Status.ERASED, Status.QUARANTINED, Status.PENDING_RECOMPUTE, Status.RETRACTED)
+"""The statuses a record property of the same name (lower case) decides, first in the
+precedence (``cypher/parts/record_status.cypher``)."""
 
 
 @dataclass(frozen=True)
 class _Keys:
     """The reachable records' keys, newest first: ids, creation times (aware UTC), kinds,
-    authorities."""
+    authorities, and the facts of each record's status (``cypher/listing/keys.cypher``: the
+    flags by property name, ``valid_from`` and ``expires_at`` (aware UTC or None),
+    ``superseded``)."""
 
     ids: list[str]
     created: list[datetime]
     kinds: list[str]
     authorities: list[str]
+    facts: list[dict[str, Any]]
 
 
 class ListingOps:
@@ -95,7 +104,8 @@ class ListingOps:
         del params["now"]
         row = self.store.read_values("listing/keys", slots=SLOTS, **params)[0]
         keys = _Keys(list(row["ids"]), [to_native(t) for t in row["created"]],
-                     list(row["kinds"]), list(row["authorities"]))
+                     list(row["kinds"]), list(row["authorities"]),
+                     [{k: to_native(v) for k, v in f.items()} for f in row["facts"]])
         versions = tuple(sorted(json.dumps(v, sort_keys=True) for v in row["versions"]))
         self._keep(self._keys, view.key, (versions, keys))
         return keys
@@ -137,21 +147,21 @@ class ListingView:
     def page(self, where: ListingFilter | None = None, after: ListingCursor | None = None,
              limit: int = 50) -> ListingPage:
         """:meth:`graphmem.db.browse.Browsing.listing`'s page (same rows, same order, same
-        cursor), read from the kept keys when the status filter is none or ACTIVE.
+        cursor), read from the kept keys: rows are read only for the records the filter's
+        kind, authority, times and (by :func:`may_have`) status may keep.
 
         Raises:
             ValidationError: as :meth:`graphmem.db.browse.Browsing.listing`.
         """
         where = where or ListingFilter()
         store, r = self.ops.store, self.reach
-        if where.status not in _FAST:
-            return store.listing(r.principal, dict(r.scope), r.now, where=where, after=after,
-                                 limit=limit)
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
             raise ValidationError(f"limit must be an integer from 1 to {MAX_PAGE}")
         status = where.params()["status"]
+        wanted = None if status is None else Status(status)
         keys = self.ops.kept_keys(self)
-        order = [i for i in _positions(keys, after) if _kept(keys, i, where)]
+        order = [i for i in _positions(keys, after) if _kept(keys, i, where)
+                 and (wanted is None or may_have(keys.facts[i], keys.created[i], wanted, r.now))]
         rows: list[ListingRow] = []
         params = r.params()
         start, size = 0, limit + 1
@@ -184,6 +194,35 @@ def _kept(keys: _Keys, i: int, where: ListingFilter) -> bool:
             and (where.authority is None or keys.authorities[i] == where.authority)
             and (where.created_after is None or keys.created[i] >= where.created_after)
             and (where.created_before is None or keys.created[i] < where.created_before))
+
+
+def may_have(facts: dict[str, Any], created_at: datetime, status: Status, now: datetime) -> bool:
+    """Whether a record whose status facts are ``facts`` (as :class:`_Keys` keeps them) and
+    created at ``created_at`` (aware UTC) may have ``status`` at ``now`` (aware UTC) for some
+    caller: its own facts give ``status`` by the precedence of
+    ``cypher/parts/record_status.cypher`` (docs/status.md), except that a record they give
+    ACTIVE may be SUPERSEDED when some record supersedes it (whether that successor counts for
+    the caller at ``now`` is the rows query's). False means it cannot; True, that only the full
+    status can tell.
+    """
+    own = _own_status(facts, created_at, now)
+    if status is Status.SUPERSEDED:
+        return own is Status.ACTIVE and bool(facts.get("superseded"))
+    return own is status
+
+
+def _own_status(facts: dict[str, Any], created_at: datetime, now: datetime) -> Status:
+    """The status a record's own facts give at ``now``, successors aside: the first of
+    ``cypher/parts/record_status.cypher``'s conditions that holds."""
+    for flagged in FLAG_STATUSES:
+        if facts.get(flagged.value.lower()):
+            return flagged
+    valid_from, expires_at = facts.get("valid_from"), facts.get("expires_at")
+    if now < created_at or (valid_from is not None and now < valid_from):
+        return Status.NOT_YET_VALID
+    if expires_at is not None and now >= expires_at:
+        return Status.EXPIRED
+    return Status.ACTIVE
 
 
 def _row(row: dict[str, Any]) -> ListingRow:
