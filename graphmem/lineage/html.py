@@ -12,6 +12,13 @@ successor -> predecessor, citer -> evidence), are dashed by type and labelled wi
 up to :data:`~graphmem.lineage.styles.LABELLED_EDGES` edges (past it, the legend's dashes say
 the type). Status marks, colours and their order are :mod:`graphmem.lineage.styles`'.
 
+Node labels never overlap: the plot's frame has a fixed size in pixels, chosen so that a
+column is wider than the widest label and a row taller than a node and its two-line label
+(:func:`label_scale`; a large lineage makes a large page that scrolls); zooming out past that
+scale hides the node labels (hover still names a node) until one zooms back in. A lineage so
+large that its frame would pass :data:`MAX_FRAME_PX` on a side is drawn to fit that size with no
+node labels, and its legend says so.
+
 Bokeh is the optional ``html`` extra (``pip install 'graphmem[html]'``); it is imported when
 a page is drawn, not when this module is imported.
 """
@@ -19,6 +26,7 @@ a page is drawn, not when this module is imported.
 from __future__ import annotations
 
 import importlib.util
+import math
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
@@ -38,7 +46,8 @@ from graphmem.lineage.styles import (
 )
 from graphmem.models import Status
 
-__all__ = ["NODES_NAME", "STATUS_COLOURS", "require_bokeh", "to_html"]
+__all__ = ["LABELS_NAME", "MAX_FRAME_PX", "NODES_NAME", "STATUS_COLOURS", "label_scale",
+           "require_bokeh", "to_html"]
 
 _MISSING = "the html lineage format needs Bokeh: pip install 'graphmem[html]'"
 
@@ -47,6 +56,11 @@ _HINT = ("Drag a node to move it (edges follow); to drag the view instead, pick 
 
 NODES_NAME = "lineage-nodes"
 """The ``name`` of the Bokeh renderer that draws the nodes (tests find it with this)."""
+LABELS_NAME = "lineage-labels"
+"""The ``name`` of the Bokeh label set that writes the node labels."""
+MAX_FRAME_PX = 16_000
+"""Most pixels a side of the plot's frame may take (browsers cap a canvas's side near 32,000
+px); past it the page drops its node labels."""
 
 _HATCHES: Mapping[str, tuple[str, str]] = {
     Status.ERASED.value: ("x", "#495057"),
@@ -61,6 +75,14 @@ _KEY: Mapping[str, Any] = {"marker": "circle", "size": 14, "line_color": "#2b2d4
 _NOWHERE = float("nan")  # legend keys: a glyph with one point that is never drawn
 _ARROW_AT = 0.6  # the arrowhead sits this far along an edge, clear of the target node
 _LABEL_AT = 0.4  # and the edge label here, clear of the arrowhead
+_FONT_PX = 10  # node label font size
+_CHAR_PX = 7.0  # pixels a label character may take at that size (wider than most glyphs)
+_LINE_PX = 13  # pixels a label line takes
+_LABEL_BELOW_PX = 20  # from a node's centre down to its label's top
+_NODE_PX = 30  # a node's diameter
+_GAP_PX = 12  # at least this much between two labels, or a label and the next row's node
+_MIN_FRAME = (900, 420)  # a small lineage's frame, in pixels
+_MARGIN = (2.0, (1.2, 0.8))  # data units around the nodes: each side; below, above
 
 # Moves every edge, arrow and label with the nodes when one is dragged (PointDrawTool
 # rewrites the node source's x/y).
@@ -82,6 +104,25 @@ for (const edges of sources) {
 """
 
 
+_LABELS_JS = """
+const sx = width / (xr.end - xr.start), sy = height / (yr.end - yr.start);
+const fits = sx >= need_x * 0.999 && sy >= need_y * 0.999;
+if (labels.visible !== fits) labels.visible = fits;
+"""
+
+
+def label_scale(labels: list[str]) -> tuple[float, float]:
+    """Pixels per data unit (x, y) at which node labels of these texts (lines split by
+    newlines), written below their nodes, cannot overlap one another or the next row's nodes:
+    a column (:data:`_SPACING`) wider than the widest label and a gap, a row taller than a
+    node's lower half, its label and a node's upper half."""
+    widest = max((len(line) for text in labels for line in text.split("\n")), default=1)
+    lines = max((text.count("\n") + 1 for text in labels), default=1)
+    column = max(_NODE_PX, widest * _CHAR_PX) + _GAP_PX
+    row = _LABEL_BELOW_PX + lines * _LINE_PX + _GAP_PX + _NODE_PX / 2
+    return column / _SPACING[0], row / _SPACING[1]
+
+
 def require_bokeh() -> None:
     """Check that the optional ``html`` extra is installed, before any work is done.
 
@@ -95,6 +136,11 @@ def require_bokeh() -> None:
 
 def _when(value: Any) -> str:
     return value.isoformat() if isinstance(value, datetime) else "" if value is None else str(value)
+
+
+def _label_text(node: str, status: str) -> str:
+    mark = STATUS_MARKS.get(status, "?" if status else "")
+    return f"{mark} {node}".strip() + f"\n{status.lower().replace('_', ' ')}"
 
 
 def _node_columns(graph: nx.DiGraph, pos: Mapping[str, tuple[float, float]]
@@ -114,9 +160,7 @@ def _node_columns(graph: nx.DiGraph, pos: Mapping[str, tuple[float, float]]
         cols["created"].append(_when(a.get("created_at")))
         cols["status"].append(status)
         cols["depth"].append(int(a.get("depth") or 0))
-        mark = STATUS_MARKS.get(status, "?" if status else "")
-        cols["label"].append(f"{mark} {node}".strip()
-                             + f"\n{status.lower().replace('_', ' ')}")
+        cols["label"].append(_label_text(str(node), status))
         cols["fill"].append(ERASED_COLOUR if erased
                             else KIND_COLOURS.get(str(a.get("kind") or ""), "#ffffff"))
         cols["outline"].append(STATUS_COLOURS.get(status, "#2b2d42"))
@@ -178,15 +222,24 @@ def to_html(graph: nx.DiGraph, *, title: str | None = None) -> str:
     except ImportError:
         raise ValidationError(_MISSING) from None
 
-    pos = _layers(graph)
+    need_x, need_y = label_scale([_label_text(str(n), str(a.get("status") or ""))
+                                  for n, a in graph.nodes(data=True)])
+    # columns as much wider than rows as the labels need (the layout's wrap follows)
+    pos = _layers(graph, column_width=(need_x * _SPACING[0]) / (need_y * _SPACING[1]))
     heading = title or (f"lineage of {graph.graph.get('root', '')} "
                         f"({graph.graph.get('direction', '')})")
     xs = [p[0] * _SPACING[0] for p in pos.values()] or [0.0]
     ys = [p[1] * _SPACING[1] for p in pos.values()] or [0.0]
-    fig = figure(title=heading, sizing_mode="stretch_both", min_height=400,
+    x_range = Range1d(start=min(xs) - _MARGIN[0], end=max(xs) + _MARGIN[0])
+    y_range = Range1d(start=min(ys) - _MARGIN[1][0], end=max(ys) + _MARGIN[1][1])
+    span_x, span_y = x_range.end - x_range.start, y_range.end - y_range.start
+    width = max(_MIN_FRAME[0], math.ceil(span_x * need_x))
+    height = max(_MIN_FRAME[1], math.ceil(span_y * need_y))
+    labelled = width <= MAX_FRAME_PX and height <= MAX_FRAME_PX
+    width, height = min(width, MAX_FRAME_PX), min(height, MAX_FRAME_PX)
+    fig = figure(title=heading, frame_width=width, frame_height=height,
                  tools="pan,wheel_zoom,box_zoom,reset,save", active_scroll="wheel_zoom",
-                 x_range=Range1d(start=min(xs) - 2.0, end=max(xs) + 2.0),
-                 y_range=Range1d(start=min(ys) - 1.2, end=max(ys) + 0.8))
+                 x_range=x_range, y_range=y_range)
     fig.add_layout(Title(text=_HINT, text_font_size="10px", text_font_style="normal",
                          text_color="#555555"), "above")
     fig.axis.visible = False
@@ -218,9 +271,21 @@ def to_html(graph: nx.DiGraph, *, title: str | None = None) -> str:
                         fill_color="fill", line_color="outline", line_width="width",
                         hatch_pattern="hatch", hatch_color="hatch_colour", hatch_alpha=0.8,
                         hatch_scale=8)
-    fig.add_layout(LabelSet(source=nodes, x="x", y="y", text="label", y_offset=-20,
-                            text_align="center", text_baseline="top", text_font_size="10px",
-                            text_color="#222222"))
+    labels = LabelSet(source=nodes, x="x", y="y", text="label", y_offset=-_LABEL_BELOW_PX,
+                      text_align="center", text_baseline="top", name=LABELS_NAME,
+                      text_font_size=f"{_FONT_PX}px", text_color="#222222", visible=labelled)
+    fig.add_layout(labels)
+    if labelled:  # zoomed out past the scale that keeps them apart, labels hide
+        fits = CustomJS(code=_LABELS_JS, args={
+            "labels": labels, "xr": x_range, "yr": y_range, "width": width,
+            "height": height, "need_x": need_x, "need_y": need_y})
+        for side in (x_range, y_range):
+            side.js_on_change("start", fits)
+            side.js_on_change("end", fits)
+    else:
+        key = fig.scatter([_NOWHERE], [_NOWHERE], fill_color="#ffffff", **_KEY)
+        legend.append(LegendItem(label=f"{graph.number_of_nodes()} records: too many to "
+                                 "label, hover one", renderers=[key]))
     present = set(nodes.data["kind"])
     for kind, colour in KIND_COLOURS.items():
         if kind in present:
