@@ -13,7 +13,8 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
-from graphmem.lineage.html import LABELS_NAME, MAX_FRAME_PX, NODES_NAME, to_html
+from graphmem.lineage.html import EDGE_LABELS_NAME, LABELS_NAME, MAX_FRAME_PX, NODES_NAME, to_html
+from graphmem.lineage.styles import LABELLED_EDGES
 from graphmem.models import Status
 from tests.support.headless import Chromium
 
@@ -44,6 +45,22 @@ BOXES_JS = f"""(() => {{
     out.labels.push({{id: data.id[i], x1: x - w / 2, x2: x + w / 2, y1: top,
                       y2: top + lines.length * lineH}});
     out.discs.push({{id: data.id[i], x1: x - 15, x2: x + 15, y1: y - 15, y2: y + 15}});
+  }}
+  const frame = nodes.parent.frame;
+  out.edges = [];
+  for (const v of views) {{
+    if (!String(v.model.name).startsWith('{EDGE_LABELS_NAME}')) continue;
+    const e = v.model;
+    ctx.font = `${{val(e.text_font_style)}} ${{val(e.text_font_size)}} ${{val(e.text_font)}}`;
+    const h = parseFloat(val(e.text_font_size)) * val(e.text_line_height);
+    const d = e.source.data;
+    for (let i = 0; i < d.xl.length; i++) {{
+      if (!Number.isFinite(d.xl[i])) continue;  // left out: no place clear of the rest
+      const x = frame.x_scale.compute(d.xl[i]) + val(e.x_offset);
+      const y = frame.y_scale.compute(d.yl[i]) - val(e.y_offset);
+      out.edges.push({{id: d.src[i] + '>' + d.dst[i], x1: x,
+                       x2: x + ctx.measureText(d.types[i]).width, y1: y - h, y2: y}});
+    }}
   }}
   for (const v of views)
     if (v.model.type === 'Arrow' || v.model.constructor.name === 'Arrow')
@@ -112,7 +129,7 @@ def test_500_records_keep_their_labels_apart(chromium: str, tmp_path: Path) -> N
         assert outside == []
 
 
-@pytest.mark.parametrize("size", [1, 5, 40])
+@pytest.mark.parametrize("size", [1, 5, 14, 25, 40])
 def test_small_lineages_keep_their_labels_apart(chromium: str, tmp_path: Path,
                                                 size: int) -> None:
     graph = _tree(size)
@@ -125,4 +142,12 @@ def test_small_lineages_keep_their_labels_apart(chromium: str, tmp_path: Path,
         assert _overlaps(drawn["labels"], drawn["labels"]) == []
         assert _overlaps(drawn["labels"], drawn["discs"]) == []
         assert drawn["arrows"] == graph.number_of_edges()
+        # edge labels (drawn up to a size) clear of each other, node labels and nodes
+        edges = graph.number_of_edges()
+        if edges > LABELLED_EDGES:
+            assert drawn["edges"] == []
+        else:  # a label finds its place on most edges
+            assert len(drawn["edges"]) >= edges * 0.75, (len(drawn["edges"]), edges)
+        assert _overlaps(drawn["edges"], drawn["edges"]) == []
+        assert _overlaps(drawn["edges"], drawn["labels"] + drawn["discs"]) == []
         assert browser.errors == []
