@@ -46,8 +46,8 @@ from graphmem.lineage.styles import (
 )
 from graphmem.models import Status
 
-__all__ = ["EDGE_LABELS_NAME", "LABELS_NAME", "MAX_FRAME_PX", "NODES_NAME", "STATUS_COLOURS", "label_scale",
-           "require_bokeh", "to_html"]
+__all__ = ["EDGE_LABELS_NAME", "LABELS_NAME", "MAX_FRAME_PX", "NODES_NAME", "STATUS_COLOURS",
+           "label_scale", "place_edge_labels", "require_bokeh", "to_html"]
 
 _MISSING = "the html lineage format needs Bokeh: pip install 'graphmem[html]'"
 
@@ -289,9 +289,10 @@ def to_html(graph: nx.DiGraph, *, title: str | None = None) -> str:
                         f"({graph.graph.get('direction', '')})")
     xs = [p[0] * _SPACING[0] for p in pos.values()] or [0.0]
     ys = [p[1] * _SPACING[1] for p in pos.values()] or [0.0]
-    x_range = Range1d(start=min(xs) - _MARGIN[0], end=max(xs) + _MARGIN[0])
-    y_range = Range1d(start=min(ys) - _MARGIN[1][0], end=max(ys) + _MARGIN[1][1])
-    span_x, span_y = x_range.end - x_range.start, y_range.end - y_range.start
+    x_lo, x_hi = min(xs) - _MARGIN[0], max(xs) + _MARGIN[0]
+    y_lo, y_hi = min(ys) - _MARGIN[1][0], max(ys) + _MARGIN[1][1]
+    x_range, y_range = Range1d(start=x_lo, end=x_hi), Range1d(start=y_lo, end=y_hi)
+    span_x, span_y = x_hi - x_lo, y_hi - y_lo
     width = max(_MIN_FRAME[0], math.ceil(span_x * need_x))
     height = max(_MIN_FRAME[1], math.ceil(span_y * need_y))
     labelled = width <= MAX_FRAME_PX and height <= MAX_FRAME_PX
@@ -349,9 +350,9 @@ def to_html(graph: nx.DiGraph, *, title: str | None = None) -> str:
             side.js_on_change("start", fits)
             side.js_on_change("end", fits)
     else:
-        key = fig.scatter([_NOWHERE], [_NOWHERE], fill_color="#ffffff", **_KEY)
+        unlabelled: Any = fig.scatter([_NOWHERE], [_NOWHERE], fill_color="#ffffff", **_KEY)
         legend.append(LegendItem(label=f"{graph.number_of_nodes()} records: too many to "
-                                 "label, hover one", renderers=[key]))
+                                 "label, hover one", renderers=[unlabelled]))
     present = set(nodes.data["kind"])
     for kind, colour in KIND_COLOURS.items():
         if kind in present:

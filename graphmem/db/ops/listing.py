@@ -45,7 +45,7 @@ from graphmem.models import Principal, Status
 if TYPE_CHECKING:
     from graphmem.db.store import Neo4jStore
 
-__all__ = ["FLAG_STATUSES", "MAX_KEPT", "ListingOps", "ListingView", "may_have"]
+__all__ = ["FLAG_STATUSES", "MAX_KEPT", "ListingOps", "ListingView", "StatusFacts", "may_have"]
 
 MAX_KEPT = 64
 """Most query scopes whose keys and counts one :class:`ListingOps` keeps."""
@@ -65,7 +65,7 @@ class _Keys:
     created: list[datetime]
     kinds: list[str]
     authorities: list[str]
-    facts: list[dict[str, Any]]
+    facts: list[StatusFacts]
 
 
 class ListingOps:
@@ -105,7 +105,8 @@ class ListingOps:
         row = self.store.read_values("listing/keys", slots=SLOTS, **params)[0]
         keys = _Keys(list(row["ids"]), [to_native(t) for t in row["created"]],
                      list(row["kinds"]), list(row["authorities"]),
-                     [{k: to_native(v) for k, v in f.items()} for f in row["facts"]])
+                     [StatusFacts.of({k: to_native(v) for k, v in f.items()}, to_native(at))
+                      for f, at in zip(row["facts"], row["created"], strict=True)])
         versions = tuple(sorted(json.dumps(v, sort_keys=True) for v in row["versions"]))
         self._keep(self._keys, view.key, (versions, keys))
         return keys
@@ -158,10 +159,10 @@ class ListingView:
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
             raise ValidationError(f"limit must be an integer from 1 to {MAX_PAGE}")
         status = where.params()["status"]
-        wanted = None if status is None else Status(status)
+        wanted = None if where.status is None else Status(where.status)
         keys = self.ops.kept_keys(self)
         order = [i for i in _positions(keys, after) if _kept(keys, i, where)
-                 and (wanted is None or may_have(keys.facts[i], keys.created[i], wanted, r.now))]
+                 and (wanted is None or may_have(keys.facts[i], wanted, r.now))]
         rows: list[ListingRow] = []
         params = r.params()
         start, size = 0, limit + 1
@@ -196,33 +197,48 @@ def _kept(keys: _Keys, i: int, where: ListingFilter) -> bool:
             and (where.created_before is None or keys.created[i] < where.created_before))
 
 
-def may_have(facts: dict[str, Any], created_at: datetime, status: Status, now: datetime) -> bool:
-    """Whether a record whose status facts are ``facts`` (as :class:`_Keys` keeps them) and
-    created at ``created_at`` (aware UTC) may have ``status`` at ``now`` (aware UTC) for some
+@dataclass(frozen=True, slots=True)
+class StatusFacts:
+    """What a record's status depends on besides the time and its successors, as the list
+    keeps it: ``flag``, the first status flag it carries in the precedence
+    (:data:`FLAG_STATUSES`) or None; ``live_from``, when it is created and valid (the later of
+    ``created_at`` and ``valid_from``, aware UTC); ``expires_at`` (aware UTC or None);
+    ``superseded``, whether any record supersedes it."""
+
+    flag: Status | None
+    live_from: datetime
+    expires_at: datetime | None
+    superseded: bool
+
+    @classmethod
+    def of(cls, facts: dict[str, Any], created_at: datetime) -> StatusFacts:
+        """From ``cypher/listing/keys.cypher``'s ``facts`` map of a record created at
+        ``created_at`` (times aware UTC)."""
+        flag = next((s for s in FLAG_STATUSES if facts.get(s.value.lower())), None)
+        valid_from = facts.get("valid_from")
+        return cls(flag, created_at if valid_from is None else max(created_at, valid_from),
+                   facts.get("expires_at"), bool(facts.get("superseded")))
+
+
+def may_have(facts: StatusFacts, status: Status, now: datetime) -> bool:
+    """Whether a record of these facts may have ``status`` at ``now`` (aware UTC) for some
     caller: its own facts give ``status`` by the precedence of
-    ``cypher/parts/record_status.cypher`` (docs/status.md), except that a record they give
-    ACTIVE may be SUPERSEDED when some record supersedes it (whether that successor counts for
-    the caller at ``now`` is the rows query's). False means it cannot; True, that only the full
-    status can tell.
+    ``cypher/parts/record_status.cypher`` (docs/status.md: a flag, then not yet valid, then
+    expired), except that a record they give ACTIVE may be SUPERSEDED when some record
+    supersedes it (whether that successor counts for the caller at ``now`` is the rows
+    query's). False means it cannot; True, that only the full status can tell.
     """
-    own = _own_status(facts, created_at, now)
+    if facts.flag is not None:
+        own = facts.flag
+    elif now < facts.live_from:
+        own = Status.NOT_YET_VALID
+    elif facts.expires_at is not None and now >= facts.expires_at:
+        own = Status.EXPIRED
+    else:
+        own = Status.ACTIVE
     if status is Status.SUPERSEDED:
-        return own is Status.ACTIVE and bool(facts.get("superseded"))
+        return own is Status.ACTIVE and facts.superseded
     return own is status
-
-
-def _own_status(facts: dict[str, Any], created_at: datetime, now: datetime) -> Status:
-    """The status a record's own facts give at ``now``, successors aside: the first of
-    ``cypher/parts/record_status.cypher``'s conditions that holds."""
-    for flagged in FLAG_STATUSES:
-        if facts.get(flagged.value.lower()):
-            return flagged
-    valid_from, expires_at = facts.get("valid_from"), facts.get("expires_at")
-    if now < created_at or (valid_from is not None and now < valid_from):
-        return Status.NOT_YET_VALID
-    if expires_at is not None and now >= expires_at:
-        return Status.EXPIRED
-    return Status.ACTIVE
 
 
 def _row(row: dict[str, Any]) -> ListingRow:

@@ -100,7 +100,7 @@ def test_another_users_deletion_and_record_stay_out_of_reach_with_writes(
         bob = memory.plan_deletion(["pref-2"], requested_by="operator", reason="no preview")
         answers["apply unpreviewed"] = fetch(
             f"{base}/deletion/apply",
-            form={"confirm": "yes", "request_id": bob.request.id, "token": token})
+            form={"confirm": "yes", "request_id": bob.request_id, "token": token})
     for name in ("report", "certificate", "apply", "apply unpreviewed"):
         answer = answers[name]
         assert answer.status in (400, 403, 404), (name, answer.status)

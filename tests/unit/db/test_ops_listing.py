@@ -13,7 +13,7 @@ from typing import Any
 
 from graphmem.db import catalogue as cypher
 from graphmem.db.browse import LISTED_STATUSES
-from graphmem.db.ops.listing import FLAG_STATUSES, may_have
+from graphmem.db.ops.listing import FLAG_STATUSES, StatusFacts, may_have
 from graphmem.models import Status
 
 NOW = datetime(2026, 6, 15, 12, tzinfo=UTC)
@@ -34,14 +34,14 @@ def _expected(combo: dict[str, bool]) -> Status:
     return next(status for status in LISTED_STATUSES if holds[status])
 
 
-def _facts(combo: dict[str, bool]) -> tuple[dict[str, Any], datetime]:
+def _facts(combo: dict[str, bool]) -> StatusFacts:
     facts: dict[str, Any] = {flag: combo[flag] for flag in FLAGS}
     facts["valid_from"] = None if combo["no_valid_from"] else (
         NOW + DAY if combo["valid_later"] else NOW - DAY)
     facts["expires_at"] = None if combo["no_expiry"] else (
         NOW - DAY if combo["expired"] else NOW + DAY)
     facts["superseded"] = combo["superseded"]
-    return facts, NOW + DAY if combo["created_later"] else NOW - 2 * DAY
+    return StatusFacts.of(facts, NOW + DAY if combo["created_later"] else NOW - 2 * DAY)
 
 
 def test_each_status_keeps_exactly_its_records() -> None:
@@ -52,8 +52,8 @@ def test_each_status_keeps_exactly_its_records() -> None:
     for combo in COMBOS:
         want = _expected(combo)
         reached.add(want)
-        facts, created = _facts(combo)
-        kept = {status for status in LISTED_STATUSES if may_have(facts, created, status, NOW)}
+        facts = _facts(combo)
+        kept = {status for status in LISTED_STATUSES if may_have(facts, status, NOW)}
         assert kept == ({want, Status.ACTIVE} if want is Status.SUPERSEDED else {want}), combo
     assert reached == set(LISTED_STATUSES)
 
@@ -61,19 +61,23 @@ def test_each_status_keeps_exactly_its_records() -> None:
 def test_a_superseded_record_whose_successor_does_not_count_is_kept_for_active_too() -> None:
     """Whether a successor counts for the caller at a time is the rows query's: a record some
     record supersedes is read for both filters."""
-    facts, created = _facts(dict.fromkeys(FLAGS + TIMES, False) | {"superseded": True})
-    assert may_have(facts, created, Status.SUPERSEDED, NOW)
-    assert may_have(facts, created, Status.ACTIVE, NOW)
+    facts = _facts(dict.fromkeys(FLAGS + TIMES, False) | {"superseded": True})
+    assert may_have(facts, Status.SUPERSEDED, NOW)
+    assert may_have(facts, Status.ACTIVE, NOW)
 
 
 def test_the_boundaries_are_the_parts() -> None:
     """Created or valid at ``now`` is valid; expiring at ``now`` is expired (as the part's
     ``now < r.valid_from`` and ``now >= r.expires_at``)."""
-    at_now = {"valid_from": NOW, "expires_at": None}
-    assert may_have(at_now, NOW, Status.ACTIVE, NOW)
-    assert not may_have(at_now, NOW, Status.NOT_YET_VALID, NOW)
-    assert may_have({"expires_at": NOW}, NOW - DAY, Status.EXPIRED, NOW)
-    assert may_have({}, NOW + timedelta(microseconds=1), Status.NOT_YET_VALID, NOW)
+    at_now = StatusFacts.of({"valid_from": NOW, "expires_at": None}, NOW)
+    assert may_have(at_now, Status.ACTIVE, NOW)
+    assert not may_have(at_now, Status.NOT_YET_VALID, NOW)
+    assert may_have(StatusFacts.of({"expires_at": NOW}, NOW - DAY), Status.EXPIRED, NOW)
+    later = StatusFacts.of({}, NOW + timedelta(microseconds=1))
+    assert may_have(later, Status.NOT_YET_VALID, NOW)
+    # the later of created_at and valid_from: an early valid_from does not make it live
+    assert may_have(StatusFacts.of({"valid_from": NOW - DAY}, NOW + DAY), Status.NOT_YET_VALID,
+                    NOW)
 
 
 def test_the_flags_are_the_parts_in_its_order() -> None:
