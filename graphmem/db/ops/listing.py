@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import json
 import threading
-from bisect import bisect_left
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from graphmem.db.access import ScopeQuery
@@ -161,18 +161,21 @@ class ListingView:
         status = where.params()["status"]
         wanted = None if where.status is None else Status(where.status)
         keys = self.ops.kept_keys(self)
-        order = [i for i in _positions(keys, after) if _kept(keys, i, where)
-                 and (wanted is None or may_have(keys.facts[i], wanted, r.now))]
+        # checked lazily: a page looks at the records up to its last row, not at all of them
+        order = (i for i in _positions(keys, after) if _kept(keys, i, where)
+                 and (wanted is None or may_have(keys.facts[i], wanted, r.now)))
         rows: list[ListingRow] = []
         params = r.params()
-        start, size = 0, limit + 1
-        while len(rows) <= limit and start < len(order):
-            batch = [keys.ids[i] for i in order[start:start + size]]
+        size = limit + 1
+        while len(rows) <= limit:
+            batch = [keys.ids[i] for i in islice(order, size)]
+            if not batch:
+                break
             found = {row["id"]: row for row in store.read_values(
                 "listing/rows", ids=batch, status=status, preview=PREVIEW_CHARS,
                 **params)}
             rows.extend(_row(found[rid]) for rid in batch if rid in found)
-            start, size = start + size, size * 2
+            size *= 2
         more = len(rows) > limit
         rows = rows[:limit]
         return ListingPage(rows, ListingCursor(rows[-1].created_at, rows[-1].id)
@@ -183,11 +186,17 @@ def _positions(keys: _Keys, after: ListingCursor | None) -> range:
     """The positions in ``keys`` strictly after the cursor (newest-first order)."""
     if after is None:
         return range(len(keys.ids))
-    # the keys run newest first; in ascending order, those strictly before the cursor are the
-    # first bisect_left of them, i.e. the last ones of the keys
-    ascending = list(zip(reversed(keys.created), reversed(keys.ids), strict=True))
-    older = bisect_left(ascending, (after.created_at, after.record_id))
-    return range(len(ascending) - older, len(ascending))
+    # the keys run newest first: find the first one strictly before the cursor (binary search,
+    # no copy of the keys)
+    cursor = (after.created_at, after.record_id)
+    lo, hi = 0, len(keys.ids)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if (keys.created[mid], keys.ids[mid]) < cursor:
+            hi = mid
+        else:
+            lo = mid + 1
+    return range(lo, len(keys.ids))
 
 
 def _kept(keys: _Keys, i: int, where: ListingFilter) -> bool:
