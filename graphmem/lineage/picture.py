@@ -56,7 +56,8 @@ def row_cap(size: int, column_width: float = 1.0) -> int:
 
 def layers(graph: nx.DiGraph, column_width: float = 1.0) -> dict[str, tuple[float, float]]:
     """Positions (column, row; row 0 on top, rows downward negative): one row per generation,
-    parents on top, a generation wider than :func:`row_cap` wrapped into several rows (falls
+    parents on top, each record ordered under the mean column of its parents (then by id), a
+    generation wider than :func:`row_cap` wrapped into several rows (falls
     back to a spring layout when the graph has a cycle). ``column_width``: inches per column
     (:func:`row_cap`)."""
     if graph.number_of_nodes() == 0:
@@ -68,9 +69,16 @@ def layers(graph: nx.DiGraph, column_width: float = 1.0) -> dict[str, tuple[floa
         return {n: (float(p[0]), float(p[1])) for n, p in raw.items()}
     cap = row_cap(graph.number_of_nodes(), column_width)
     pos: dict[str, tuple[float, float]] = {}
+
+    def under_parents(node: str) -> tuple[float, str]:
+        # a record goes under the mean column of its parents (fewer crossing edges), then
+        # by id; one with no parent placed yet after the others
+        xs = [pos[p][0] for p in graph.successors(node) if p in pos]
+        return (sum(xs) / len(xs) if xs else math.inf, str(node))
+
     row = 0
     for layer in generations:
-        ordered = sorted(layer)
+        ordered = sorted(layer, key=under_parents)
         for start in range(0, len(ordered), cap):
             chunk = ordered[start:start + cap]
             for col, node in enumerate(chunk):

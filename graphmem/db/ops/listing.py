@@ -9,18 +9,23 @@ sees are unchanged, so is the set of records it reaches, with their ids, creatio
 authorities and flags. A page then reads the versions (``cypher/listing/versions.cypher``,
 index seeks, no record), picks the next keys in Python, and reads the rows it shows with their
 status at ``now`` (``cypher/listing/rows.cypher``; the status depends on the time and on
-successors, so it is never kept). A status filter other than ACTIVE reads the page in one query
-over the reachable records instead (:meth:`graphmem.db.browse.Browsing.listing`): such records are
-rare, and the status of each one passed would cost a row read.
+successors, so it is never kept). With the keys, the list keeps the facts a status depends on
+besides the time and the successors (the status flags, ``valid_from``, ``expires_at``, whether any
+record supersedes it), so a status filter first keeps the records whose own facts give that
+status at ``now`` (:func:`may_have`, the precedence of ``cypher/parts/record_status.cypher``; a
+SUPERSEDED one needs a successor, an ACTIVE one none that counts) and reads rows of those only:
+a page filtered by a rare status reads a few rows, not every record in reach. The rows query
+still computes each status in full (successors included) and drops a row of another one, so the
+page is exact; the facts only spare the reads.
 """
 
 from __future__ import annotations
 
 import json
 import threading
-from bisect import bisect_left
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from graphmem.db.access import ScopeQuery
@@ -40,23 +45,27 @@ from graphmem.models import Principal, Status
 if TYPE_CHECKING:
     from graphmem.db.store import Neo4jStore
 
-__all__ = ["MAX_KEPT", "ListingOps", "ListingView"]
+__all__ = ["FLAG_STATUSES", "MAX_KEPT", "ListingOps", "ListingView", "StatusFacts", "may_have"]
 
 MAX_KEPT = 64
 """Most query scopes whose keys and counts one :class:`ListingOps` keeps."""
-_FAST = (None, Status.ACTIVE)
-"""Status filters a page answers from the kept keys (most reachable records pass them)."""
+FLAG_STATUSES = (Status.ERASED, Status.QUARANTINED, Status.PENDING_RECOMPUTE, Status.RETRACTED)
+"""The statuses a record property of the same name (lower case) decides, first in the
+precedence (``cypher/parts/record_status.cypher``)."""
 
 
 @dataclass(frozen=True)
 class _Keys:
     """The reachable records' keys, newest first: ids, creation times (aware UTC), kinds,
-    authorities."""
+    authorities, and the facts of each record's status (``cypher/listing/keys.cypher``: the
+    flags by property name, ``valid_from`` and ``expires_at`` (aware UTC or None),
+    ``superseded``)."""
 
     ids: list[str]
     created: list[datetime]
     kinds: list[str]
     authorities: list[str]
+    facts: list[StatusFacts]
 
 
 class ListingOps:
@@ -95,7 +104,9 @@ class ListingOps:
         del params["now"]
         row = self.store.read_values("listing/keys", slots=SLOTS, **params)[0]
         keys = _Keys(list(row["ids"]), [to_native(t) for t in row["created"]],
-                     list(row["kinds"]), list(row["authorities"]))
+                     list(row["kinds"]), list(row["authorities"]),
+                     [StatusFacts.of({k: to_native(v) for k, v in f.items()}, to_native(at))
+                      for f, at in zip(row["facts"], row["created"], strict=True)])
         versions = tuple(sorted(json.dumps(v, sort_keys=True) for v in row["versions"]))
         self._keep(self._keys, view.key, (versions, keys))
         return keys
@@ -137,31 +148,34 @@ class ListingView:
     def page(self, where: ListingFilter | None = None, after: ListingCursor | None = None,
              limit: int = 50) -> ListingPage:
         """:meth:`graphmem.db.browse.Browsing.listing`'s page (same rows, same order, same
-        cursor), read from the kept keys when the status filter is none or ACTIVE.
+        cursor), read from the kept keys: rows are read only for the records the filter's
+        kind, authority, times and (by :func:`may_have`) status may keep.
 
         Raises:
             ValidationError: as :meth:`graphmem.db.browse.Browsing.listing`.
         """
         where = where or ListingFilter()
         store, r = self.ops.store, self.reach
-        if where.status not in _FAST:
-            return store.listing(r.principal, dict(r.scope), r.now, where=where, after=after,
-                                 limit=limit)
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
             raise ValidationError(f"limit must be an integer from 1 to {MAX_PAGE}")
         status = where.params()["status"]
+        wanted = None if where.status is None else Status(where.status)
         keys = self.ops.kept_keys(self)
-        order = [i for i in _positions(keys, after) if _kept(keys, i, where)]
+        # checked lazily: a page looks at the records up to its last row, not at all of them
+        order = (i for i in _positions(keys, after) if _kept(keys, i, where)
+                 and (wanted is None or may_have(keys.facts[i], wanted, r.now)))
         rows: list[ListingRow] = []
         params = r.params()
-        start, size = 0, limit + 1
-        while len(rows) <= limit and start < len(order):
-            batch = [keys.ids[i] for i in order[start:start + size]]
+        size = limit + 1
+        while len(rows) <= limit:
+            batch = [keys.ids[i] for i in islice(order, size)]
+            if not batch:
+                break
             found = {row["id"]: row for row in store.read_values(
                 "listing/rows", ids=batch, status=status, preview=PREVIEW_CHARS,
                 **params)}
             rows.extend(_row(found[rid]) for rid in batch if rid in found)
-            start, size = start + size, size * 2
+            size *= 2
         more = len(rows) > limit
         rows = rows[:limit]
         return ListingPage(rows, ListingCursor(rows[-1].created_at, rows[-1].id)
@@ -172,11 +186,17 @@ def _positions(keys: _Keys, after: ListingCursor | None) -> range:
     """The positions in ``keys`` strictly after the cursor (newest-first order)."""
     if after is None:
         return range(len(keys.ids))
-    # the keys run newest first; in ascending order, those strictly before the cursor are the
-    # first bisect_left of them, i.e. the last ones of the keys
-    ascending = list(zip(reversed(keys.created), reversed(keys.ids), strict=True))
-    older = bisect_left(ascending, (after.created_at, after.record_id))
-    return range(len(ascending) - older, len(ascending))
+    # the keys run newest first: find the first one strictly before the cursor (binary search,
+    # no copy of the keys)
+    cursor = (after.created_at, after.record_id)
+    lo, hi = 0, len(keys.ids)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if (keys.created[mid], keys.ids[mid]) < cursor:
+            hi = mid
+        else:
+            lo = mid + 1
+    return range(lo, len(keys.ids))
 
 
 def _kept(keys: _Keys, i: int, where: ListingFilter) -> bool:
@@ -184,6 +204,50 @@ def _kept(keys: _Keys, i: int, where: ListingFilter) -> bool:
             and (where.authority is None or keys.authorities[i] == where.authority)
             and (where.created_after is None or keys.created[i] >= where.created_after)
             and (where.created_before is None or keys.created[i] < where.created_before))
+
+
+@dataclass(frozen=True, slots=True)
+class StatusFacts:
+    """What a record's status depends on besides the time and its successors, as the list
+    keeps it: ``flag``, the first status flag it carries in the precedence
+    (:data:`FLAG_STATUSES`) or None; ``live_from``, when it is created and valid (the later of
+    ``created_at`` and ``valid_from``, aware UTC); ``expires_at`` (aware UTC or None);
+    ``superseded``, whether any record supersedes it."""
+
+    flag: Status | None
+    live_from: datetime
+    expires_at: datetime | None
+    superseded: bool
+
+    @classmethod
+    def of(cls, facts: dict[str, Any], created_at: datetime) -> StatusFacts:
+        """From ``cypher/listing/keys.cypher``'s ``facts`` map of a record created at
+        ``created_at`` (times aware UTC)."""
+        flag = next((s for s in FLAG_STATUSES if facts.get(s.value.lower())), None)
+        valid_from = facts.get("valid_from")
+        return cls(flag, created_at if valid_from is None else max(created_at, valid_from),
+                   facts.get("expires_at"), bool(facts.get("superseded")))
+
+
+def may_have(facts: StatusFacts, status: Status, now: datetime) -> bool:
+    """Whether a record of these facts may have ``status`` at ``now`` (aware UTC) for some
+    caller: its own facts give ``status`` by the precedence of
+    ``cypher/parts/record_status.cypher`` (docs/status.md: a flag, then not yet valid, then
+    expired), except that a record they give ACTIVE may be SUPERSEDED when some record
+    supersedes it (whether that successor counts for the caller at ``now`` is the rows
+    query's). False means it cannot; True, that only the full status can tell.
+    """
+    if facts.flag is not None:
+        own = facts.flag
+    elif now < facts.live_from:
+        own = Status.NOT_YET_VALID
+    elif facts.expires_at is not None and now >= facts.expires_at:
+        own = Status.EXPIRED
+    else:
+        own = Status.ACTIVE
+    if status is Status.SUPERSEDED:
+        return own is Status.ACTIVE and facts.superseded
+    return own is status
 
 
 def _row(row: dict[str, Any]) -> ListingRow:

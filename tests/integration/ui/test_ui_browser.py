@@ -16,7 +16,7 @@ from graphmem.client import Memory
 from graphmem.ui.config import UiConfig
 from tests.support.headless import Chromium
 
-from .serving import CONFINED, record, running, small_store
+from .serving import CONFINED, ID_PATHS, record, running, small_store
 
 pytestmark = pytest.mark.neo4j
 
@@ -141,3 +141,19 @@ def test_lineage_explorer_expands_on_click_and_labels_edges_on_hover(
         link = browser.evaluate("document.querySelector('a.export-link').href")
         assert "view=pref-1%3Aboth%3A1" in link
         assert browser.errors == []
+
+
+def test_editing_a_url_reaches_no_other_users_record(memory: Memory, chromium: str) -> None:
+    """Each page that takes a record id, its URL edited to name another user's record (or
+    none), shows the not-found page: nothing of that record, no script error, and nothing
+    asked for outside 127.0.0.1."""
+    small_store(memory)
+    with running(memory, confined()) as base, Chromium(chromium, loopback=True) as browser:
+        for path in ID_PATHS:
+            visit(browser, base + path)
+            text = browser.evaluate("document.body.innerText")
+            assert "4411" not in text and "Bob" not in text, path
+            assert "OutOfReachError" in text or "RecordNotFoundError" in text, (path, text)
+            # the browser logs the page's own 403/404 answer, and nothing else
+            assert [e for e in browser.errors if "status of 40" not in e] == [], path
+            assert all(u.startswith(base + "/") for u in browser.requests), path

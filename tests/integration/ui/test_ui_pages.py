@@ -5,7 +5,6 @@ and errors are pages, never tracebacks."""
 from __future__ import annotations
 
 import re
-import urllib.parse
 from collections import Counter
 
 import pytest
@@ -13,7 +12,7 @@ import pytest
 from graphmem.client import Memory
 from graphmem.ui.config import UiConfig
 
-from .serving import CONFINED, fetch, running, small_store
+from .serving import CONFINED, ID_PATHS, fetch, record, running, small_store
 
 pytestmark = pytest.mark.neo4j
 
@@ -60,12 +59,7 @@ def test_pages_show_what_the_principal_reaches(memory: Memory) -> None:
         assert "pref-1" in retrieval.body and "bob-1" not in retrieval.body
 
 
-@pytest.mark.parametrize("path", [
-    "/records/bob-1", "/lineage/bob-1", "/api/lineage/bob-1?direction=up&depth=1",
-    "/lineage/pref-1/export?format=json&view=bob-1:both:1",
-    "/records/nobody", "/deletion/plan?roots=bob-1",
-    "/records/" + urllib.parse.quote("bob-1/../bob-1", safe=""),
-])
+@pytest.mark.parametrize("path", ID_PATHS)
 def test_another_users_record_is_not_found_by_editing_the_url(memory: Memory,
                                                               path: str) -> None:
     small_store(memory)
@@ -75,6 +69,49 @@ def test_another_users_record_is_not_found_by_editing_the_url(memory: Memory,
     assert "4411" not in answer.body and "Bob" not in answer.body
     assert "Traceback" not in answer.body
     assert "OutOfReachError" in answer.body or "RecordNotFoundError" in answer.body
+
+
+def test_another_users_deletion_and_record_stay_out_of_reach_with_writes(
+        memory: Memory) -> None:
+    """With writes allowed and a valid token, the confined inspector can neither retract
+    another user's record nor read the report or certificate of a deletion request made
+    beyond its reach (by the operator, of that user's record), nor apply a plan it never
+    previewed, whatever id the URL or the form names."""
+    small_store(memory)
+    memory.put(record("bob-2", "Bob's other note: lunch at noon", user="u-18", minutes=5))
+    other = memory.apply_deletion(memory.plan_deletion(
+        ["bob-1"], requested_by="operator", reason="erasure request of u-18"))
+    request_id = other.request.id
+    with running(memory, confined(allow_writes=True)) as base:
+        token = fetch(f"{base}/records/pref-2").body.split(
+            'name="token" value="')[1].split('"')[0]
+        answers = {
+            "report": fetch(f"{base}/deletion/requests/{request_id}"),
+            "certificate": fetch(f"{base}/deletion/requests/{request_id}/certificate"),
+            "apply": fetch(f"{base}/deletion/apply",
+                           form={"confirm": "yes", "request_id": request_id, "token": token}),
+            "retract": fetch(f"{base}/records/wide-1/retract",
+                             form={"confirm": "yes", "reason": "x", "token": token}),
+            "retract bob": fetch(f"{base}/records/bob-2/retract",
+                                 form={"confirm": "yes", "reason": "x", "token": token}),
+            "retract own": fetch(f"{base}/records/ep-1/retract",
+                                 form={"confirm": "yes", "reason": "x", "token": token}),
+        }
+        bob = memory.plan_deletion(["pref-2"], requested_by="operator", reason="no preview")
+        answers["apply unpreviewed"] = fetch(
+            f"{base}/deletion/apply",
+            form={"confirm": "yes", "request_id": bob.request_id, "token": token})
+    for name in ("report", "certificate", "apply", "apply unpreviewed"):
+        answer = answers[name]
+        assert answer.status in (400, 403, 404), (name, answer.status)
+        assert "bob-1" not in answer.body and "u-18" not in answer.body, name
+        assert "Traceback" not in answer.body, name
+    # a tenant-wide record is within reach but not the confined user's to change
+    assert answers["retract"].status in (403, 404) and not memory.get("wide-1").retracted
+    assert answers["retract bob"].status in (403, 404) and not memory.get("bob-2").retracted
+    assert "Bob" not in answers["retract bob"].body
+    assert answers["retract own"].status == 303  # the user's own record: allowed
+    assert memory.get("pref-2").content == "Alice prefers coffee"  # the plan was not applied
 
 
 def test_write_actions_exist_only_with_the_flag(memory: Memory) -> None:
