@@ -3,8 +3,8 @@ that runs ``Launcher.java``, and the process and port helpers the servers in
 :mod:`graphmem.db.server` share.
 
 The server is an embedded Neo4j Community behind Bolt. It needs a Java 17+ JDK
-(``Launcher.java`` runs in source-file mode, which compiles it in memory) and the Neo4j jars,
-which :func:`ensure_jars` fetches once with Maven into the data directory. POSIX only
+(``Launcher.java`` is compiled once: :mod:`graphmem.db.launcher_classes`) and the Neo4j
+jars, which :func:`ensure_jars` fetches once with Maven into the data directory. POSIX only
 (signals, sessions, ``fcntl``).
 """
 
@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from graphmem.db.credentials import read_password
+from graphmem.db.launcher_classes import launcher_entry
 from graphmem.db.maven import run_maven
 from graphmem.db.progress import report
 from graphmem.db.settings import ConnectionSettings, data_dir
@@ -226,19 +227,19 @@ def launcher_command(
     lib_dir: Path, home: Path, port: int, *, pagecache_mb: int, heap: str, detached: bool,
     password_file: Path | None = None,
 ) -> list[str]:
-    """The ``java`` command line running ``Launcher.java`` on ``HOST:port``.
+    """The ``java`` command line running ``Launcher.java`` (compiled once:
+    :mod:`graphmem.db.launcher_classes`) on ``HOST:port``.
 
     With ``password_file`` the server requires authentication as ``neo4j`` with the password
     in that file (set before Bolt opens on a new store; see ``Launcher.java``); without it
     authentication is off.
     """
+    java = _java()
     cmd = [
-        _java(),
+        java,
         *heap_flags(heap),
         *JVM_FLAGS,
-        "-cp",
-        str(lib_dir / "*"),  # expanded by java itself
-        str(launcher_dir() / "Launcher.java"),
+        *launcher_entry(java, lib_dir, launcher_dir() / "Launcher.java"),
         "--home",
         str(home),
         "--host",
@@ -321,11 +322,11 @@ _START_PHASE = "Starting Neo4j"
 
 
 def _start_step(log_text: str) -> str:
-    """Which step of a start the launcher's output so far shows: the JVM compiles
-    Launcher.java and loads the jars until the launcher writes its first line (setting the
-    password), then Neo4j creates or opens the database."""
+    """Which step of a start the launcher's output so far shows: the JVM loads the launcher
+    and the jars until the launcher writes its first line (setting the password), then Neo4j
+    creates or opens the database."""
     if not log_text.strip():
-        return "starting the JVM and compiling the launcher"
+        return "starting the JVM and loading the launcher"
     return "creating or opening the database"
 
 

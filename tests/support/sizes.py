@@ -1,4 +1,5 @@
-"""Sizes of the heavy tests (crash, soak, fuzz, races): smaller by default, so the suite runs
+"""Sizes of the heavy tests (crash, soak, fuzz, races, the property tests' example counts,
+the plan-cost and bulk-import stores): smaller by default, so the suite runs
 in ``.ci/run``'s budget, and the full sizes with ``pytest --heavy`` or ``GRAPHMEM_HEAVY_TESTS=1``
 (docs/operations.md#running-the-tests). A test's own environment variable
 (``GRAPHMEM_CRASH_IMPORT_RECORDS``, ...) wins over both.

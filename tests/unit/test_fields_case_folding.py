@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from graphmem.fields import fold_case
 from graphmem.read.tokens import entity_terms, tokenize
+from tests.support.sizes import size
 from tests.support.spellings import SPELLINGS
 
 
@@ -42,14 +43,14 @@ def test_names_are_found_through_the_same_folding() -> None:
 LETTERS = st.text(st.characters(categories=["Lu", "Ll", "Lt"]), min_size=1, max_size=16)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=size(150, 400), deadline=None)
 @given(LETTERS)
 def test_upper_and_lower_case_of_any_letters_fold_alike(word: str) -> None:
     assert fold_case(word.upper()) == fold_case(word.lower()) == fold_case(word)
     assert tokenize(word.upper()) == tokenize(word.lower())
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=size(150, 400), deadline=None)
 @given(st.text(max_size=40))
 def test_folding_is_idempotent(text: str) -> None:
     assert fold_case(fold_case(text)) == fold_case(text)

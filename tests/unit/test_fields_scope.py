@@ -16,6 +16,7 @@ from graphmem.errors import ValidationError
 from graphmem.fields import MAX_SCOPE_BYTES, check_scope, scope_problem
 from graphmem.limits import InputLimits
 from graphmem.models import Principal
+from tests.support.sizes import size
 
 #: Text of every script and category: letters of other scripts, controls, format characters,
 #: lone surrogates (no UTF-8 form).
@@ -45,7 +46,7 @@ def _expected(scope: dict[Any, Any], tenant: bool, max_bytes: int) -> str | None
     return None
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=size(75, 150), deadline=None)
 @given(scope=st.dictionaries(st.one_of(ANY_TEXT, NOT_STR.filter(lambda v: v is None or isinstance(
            v, int | float | bool | bytes))), st.one_of(ANY_TEXT, NOT_STR), max_size=6),
        tenant_value=st.one_of(st.none(), ANY_TEXT),
@@ -75,7 +76,7 @@ def test_the_rule_over_hostile_scopes(scope: dict[Any, Any], tenant_value: str |
         assert str(bounded.value).startswith(problem.split(" is ")[0])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=size(30, 60), deadline=None)
 @given(values=st.lists(st.text(st.characters(codec="utf-8"), min_size=1, max_size=30),
                        min_size=1, max_size=5))
 def test_any_script_and_control_characters_are_keys_and_values(values: list[str]) -> None:

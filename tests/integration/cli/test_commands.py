@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from graphmem.cli import app
 from graphmem.client import Memory, store_of
 from tests.support.northwind import lines, load
+from tests.support.sizes import size
 
 AT = "2026-09-15T12:00:00+00:00"
 
@@ -38,27 +39,33 @@ def _record(i: int) -> dict[str, Any]:
     return rec
 
 
-def test_import_ten_thousand_lines(cli: Memory, tmp_path: Path) -> None:
+#: Lines of the bulk import, in four batches; 10,000 with ``--heavy`` (tests/support/sizes.py):
+#: the same batches, supersessions and re-import, only more of them.
+BULK = size(2_000, 10_000)
+
+
+def test_import_thousands_of_lines(cli: Memory, tmp_path: Path) -> None:
     path = tmp_path / "bulk.jsonl"
-    path.write_text("".join(json.dumps(_record(i)) + "\n" for i in range(10_000)),
+    path.write_text("".join(json.dumps(_record(i)) + "\n" for i in range(BULK)),
                     encoding="utf-8")
-    result = CliRunner().invoke(app, ["import", str(path), "--batch-size", "2500"])
+    result = CliRunner().invoke(app, ["import", str(path), "--batch-size", str(BULK // 4)])
     assert result.exit_code == 0, result.output
     assert "records/s" in result.stderr  # the progress bar
-    assert "created 10000, already present 0" in result.stdout
+    assert f"created {BULK}, already present 0" in result.stdout
 
     again = _run("import", str(path), "--json")
-    assert again["records"] == 10_000
-    assert (again["created"], again["already_present"]) == (0, 10_000)
+    assert again["records"] == BULK
+    assert (again["created"], again["already_present"]) == (0, BULK)
 
     stats = _run("stats", "--tenant", "bulk", "--json")
-    assert stats["records"]["total"] == 10_000
-    assert stats["records"]["by_status"]["SUPERSEDED"] == 1000
-    assert stats["records"]["by_status"]["ACTIVE"] == 9000
+    assert stats["records"]["total"] == BULK
+    assert stats["records"]["by_status"]["SUPERSEDED"] == BULK // 10  # every tenth supersedes
+    assert stats["records"]["by_status"]["ACTIVE"] == BULK - BULK // 10
     kinds = {row["kind"]: 0 for row in stats["records"]["rows"]}
     for row in stats["records"]["rows"]:
         kinds[row["kind"]] += row["n"]
-    assert kinds == {"episodic": 3334, "semantic": 6666}
+    episodic = (BULK + 2) // 3  # i % 3 == 0
+    assert kinds == {"episodic": episodic, "semantic": BULK - episodic}
 
 
 @pytest.mark.parametrize("bad", [

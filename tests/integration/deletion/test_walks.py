@@ -25,6 +25,7 @@ from graphmem.errors import (
 from graphmem.models import Principal, Sensitivity, Status
 from tests.support.database import wipe
 from tests.support.northwind import lines, load
+from tests.support.sizes import size
 
 NOW = datetime(2026, 9, 15, 12, tzinfo=UTC)
 SUBJECT = {"tenant": "acme", "user": "u-17"}
@@ -521,7 +522,7 @@ def oracle(case: dict[str, Any]) -> tuple[dict[str, Disposition], set[tuple[str,
     return out, cites
 
 
-@settings(max_examples=40, deadline=None,
+@settings(max_examples=size(20, 40), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(case=dags())
 def test_plans_match_an_independent_walk_on_random_dags(memory: Memory, case: dict[str, Any]

@@ -15,9 +15,10 @@ from graphmem.models import Principal
 from tests.support.database import wipe
 from tests.support.oracle import Stored, eligible, status
 from tests.support.record_sets import queries, record_sets
+from tests.support.sizes import size
 
 
-@settings(max_examples=60, deadline=None,
+@settings(max_examples=size(30, 60), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(stored=record_sets(), qs=st.lists(queries, min_size=1, max_size=4))
 def test_cypher_matches_the_oracle(memory: Memory, stored: list[Stored],

@@ -11,6 +11,7 @@ from neo4j import Driver
 
 from graphmem.db.eligibility import CandidateList, Eligibility, _Answer, with_conflicts
 from graphmem.models import MemoryKind, MemoryRecord
+from tests.support.sizes import size
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -25,7 +26,7 @@ def rec(i: int, version: int, key: int | None, value: int) -> MemoryRecord:
 fact = st.tuples(st.one_of(st.none(), st.integers(0, 2)), st.integers(0, 2))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=size(100, 200), deadline=None)
 @given(st.dictionaries(st.integers(0, 15), fact, max_size=16),
        st.dictionaries(st.integers(0, 15), st.one_of(st.none(), fact), max_size=6))
 def test_an_answer_updated_by_a_delta_equals_a_full_computation(

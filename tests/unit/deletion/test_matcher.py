@@ -1,11 +1,11 @@
 """The deletion term matcher (docs/spec/deletion.md): every way a name is written is found, nothing
 else is touched. Pure: no database.
 
-The property tests generate 10,000 cases in all (4 tests x 250 examples x 10): random
-surrounding text and
-random variants of a term (case, compatibility forms, decomposed accents, ignorables inside
-words, any run of whitespace or invisible characters between words), words that merely
-contain a term or start with it, and the digest form of the matcher against the clear one.
+The property tests generate 4,000 cases in all (4 tests x 100 examples x 10; 10,000 with
+``pytest --heavy``, tests/support/sizes.py): random surrounding text and random variants of
+a term (case, compatibility forms, decomposed accents, ignorables inside words, any run of
+whitespace or invisible characters between words), words that merely contain a term or start
+with it, and the digest form of the matcher against the clear one.
 """
 
 from __future__ import annotations
@@ -27,9 +27,10 @@ from graphmem.deletion.matcher import (
     normalise,
     term_spec,
 )
+from tests.support.sizes import size
 
-CASES = 250
-PER_EXAMPLE = 10  # 4 tests x 250 examples x 10 cases: 10,000 generated cases
+CASES = size(100, 250)
+PER_EXAMPLE = 10  # 4 tests x CASES examples x 10 cases: 4,000 generated cases (10,000 heavy)
 _SETTINGS = settings(max_examples=CASES, deadline=None,
                      suppress_health_check=[HealthCheck.too_slow])
 

@@ -4,18 +4,29 @@ box's border."""
 
 from __future__ import annotations
 
-import networkx as nx
+from functools import cache
+
 import pytest
 
 pytest.importorskip("matplotlib")
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 from matplotlib.transforms import Bbox
 
 from graphmem.lineage.picture import picture, render, row_cap
 from graphmem.lineage.styles import LABELLED_EDGES
 from tests.support.lineage_graphs import every_status, layered, summary_of_episodes
+
+GRAPHS = {"statuses": every_status(), "34": summary_of_episodes(34), "500": layered(500)}
+
+
+@cache
+def _picture(name: str) -> Figure:
+    """The picture of ``GRAPHS[name]``, drawn once for the tests that only read it (the
+    500-record one takes seconds)."""
+    return picture(GRAPHS[name])
 
 
 def _overlaps(boxes: list[Bbox]) -> list[tuple[int, int]]:
@@ -31,11 +42,10 @@ def _overlaps(boxes: list[Bbox]) -> list[tuple[int, int]]:
     return found
 
 
-@pytest.mark.parametrize("graph", [every_status(), summary_of_episodes(34), layered(500)],
-                         ids=["statuses", "34", "500"])
-def test_no_two_labels_overlap(graph: nx.DiGraph) -> None:
+@pytest.mark.parametrize("name", list(GRAPHS))
+def test_no_two_labels_overlap(name: str) -> None:
     """Every text drawn (node ids, statuses, edge labels) has a box of its own."""
-    fig = picture(graph)
+    graph, fig = GRAPHS[name], _picture(name)
     renderer = FigureCanvasAgg(fig).get_renderer()  # type: ignore[no-untyped-call]
     texts = [t for t in fig.axes[0].texts if t.get_text()]
     assert len(texts) >= 2 * graph.number_of_nodes()
@@ -56,12 +66,11 @@ def test_a_wide_generation_wraps_into_rows() -> None:
     assert row_cap(34, 2.4) < 33
 
 
-@pytest.mark.parametrize("graph", [every_status(), summary_of_episodes(34), layered(500)],
-                         ids=["statuses", "34", "500"])
-def test_every_edge_has_an_arrowhead_above_the_boxes(graph: nx.DiGraph) -> None:
+@pytest.mark.parametrize("name", list(GRAPHS))
+def test_every_edge_has_an_arrowhead_above_the_boxes(name: str) -> None:
     """One line and one head per edge: the lines behind the boxes, the heads above them all,
     each head ending on the border of a box (not inside one)."""
-    ax = picture(graph).axes[0]
+    graph, ax = GRAPHS[name], _picture(name).axes[0]
     arrows = [p for p in ax.patches if isinstance(p, FancyArrowPatch)]
     heads = [a for a in arrows if type(a.get_arrowstyle()).__name__ == "CurveFilledB"]
     lines = [a for a in arrows if a not in heads]

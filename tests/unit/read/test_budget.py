@@ -17,6 +17,7 @@ from graphmem.read.steps import (
     preserve_conflict_partners,
     render_memories,
 )
+from tests.support.sizes import size
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -36,7 +37,7 @@ def candidate_sets(draw: st.DrawFn) -> list[MemoryRecord]:
     return out
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=size(120, 300), deadline=None)
 @given(records=candidate_sets(), data=st.data(), budget=st.integers(0, 2500))
 def test_budget_never_splits_never_exceeds_keeps_partners(
     records: list[MemoryRecord], data: st.DataObject, budget: int

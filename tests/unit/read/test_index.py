@@ -20,6 +20,7 @@ from graphmem.read.rankers import BM25_DEFAULTS, BM25Ranker, order_by_score
 from graphmem.read.steps import Ranking, RetrievalTrace
 from graphmem.read.threads import neighbours
 from graphmem.read.tokens import entity_terms, tokenize, tokenize_many
+from tests.support.sizes import size
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 VOCAB = [f"w{i}" for i in range(12)]
@@ -37,7 +38,7 @@ def fresh_bm25s(corpus: list[list[str]], query: list[str], k1: float = 1.5,
     return np.asarray(retriever.get_scores(known), dtype=float)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=size(60, 150), deadline=None)
 @given(st.lists(st.tuples(st.booleans(), st.integers(0, 14), docs), min_size=1, max_size=40),
        st.lists(st.sampled_from([*VOCAB, "unknown"]), min_size=1, max_size=6),
        st.floats(0.5, 2.0), st.floats(0.0, 1.0))
@@ -66,7 +67,7 @@ def test_incremental_scores_equal_a_fresh_bm25s_build(
     assert again.scores(query, again.positions(keys)).tolist() == got.tolist()  # no history
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=size(60, 150), deadline=None)
 @given(st.lists(st.lists(st.integers(0, 20), unique=True, max_size=15), min_size=1,
                 max_size=6),
        st.lists(st.sampled_from(VOCAB), min_size=1, max_size=4))
@@ -107,7 +108,7 @@ pool = st.lists(st.tuples(words, st.one_of(st.none(), st.integers(0, 2))), min_s
                 max_size=30)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=size(30, 60), deadline=None)
 @given(pool, st.lists(st.sets(st.integers(0, 29), min_size=1), min_size=1, max_size=6),
        st.sampled_from(["refund deploy", "token", "cache cache build", "queue refund token",
                         "What did Ada deploy?", "Refund token Cache", "Grace queue"]))
@@ -157,7 +158,7 @@ def reference(query: str, records: list[MemoryRecord]) -> Any:
     return scores
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=size(50, 100), deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 4),
                           st.sampled_from([Authority.MODEL_INFERRED, Authority.VERIFIED_OUTCOME])),
                 min_size=1, max_size=40),
@@ -191,7 +192,7 @@ def test_tie_order_of_a_set_one_write_apart_is_bisected_exactly() -> None:
     assert tie_order(changed).tolist() == want  # reused
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=size(50, 100), deadline=None)
 @given(pool, st.integers(0, 3))
 def test_thread_neighbours_are_those_of_threads_module(
         items: list[tuple[list[str], int | None]], window: int) -> None:
@@ -200,7 +201,7 @@ def test_thread_neighbours_are_those_of_threads_module(
     assert {i: sorted(n) for i, n in thread_neighbours(records, window).items()} == want
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=size(50, 100), deadline=None)
 @given(st.lists(st.floats(0, 10, allow_nan=False), max_size=30), st.randoms(),
        st.integers(-35, 35), st.integers(-35, 35))
 def test_a_ranking_is_the_tuple_of_its_pairs(scores: list[float], rnd: Any, a: int,

@@ -21,6 +21,7 @@ from graphmem.read.steps import (
     preserve_conflict_partners,
     render_memory,
 )
+from tests.support.sizes import size
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -101,7 +102,7 @@ def candidate_sets(draw: st.DrawFn) -> list[MemoryRecord]:
     return out
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=size(150, 400), deadline=None)
 @given(records=candidate_sets(), data=st.data(), budget=st.integers(0, 3000))
 def test_the_text_never_exceeds_the_budget_and_names_every_conflict(
         records: list[MemoryRecord], data: st.DataObject, budget: int) -> None:

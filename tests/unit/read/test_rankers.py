@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from graphmem.read.rankers import BM25_DEFAULTS, BM25Ranker, HybridRanker, order_by_score
 from graphmem.read.tokens import entity_terms
 from tests.support.ranking import T0, rec
+from tests.support.sizes import size
 
 
 def test_ties_break_by_authority_then_newer_then_id() -> None:
@@ -26,7 +27,7 @@ def test_ties_break_by_authority_then_newer_then_id() -> None:
     assert [r.id for r, _ in ordered] == ["e", "d", "c", "a", "b"]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=size(100, 200), deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["untrusted", "model_inferred", "verified_outcome"]),
                           st.integers(0, 3), st.sampled_from([0.0, 0.5, 1.0, 2.5])),
                 min_size=0, max_size=30),

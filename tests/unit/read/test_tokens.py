@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from graphmem.read.rankers import BM25Ranker
 from graphmem.read.tokens import tokenize
 from tests.support.scripts import rec
+from tests.support.sizes import size
 
 
 def test_tokens_keep_english_stemming_and_split_no_space_runs() -> None:
@@ -35,7 +36,7 @@ CJK = st.text(alphabet=st.characters(min_codepoint=0x4E00, max_codepoint=0x4FFF)
               min_size=2, max_size=40)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=size(100, 200), deadline=None)
 @given(text=CJK, others=st.lists(CJK, min_size=0, max_size=5), data=st.data())
 def test_a_shared_substring_always_scores(text: str, others: list[str],
                                           data: st.DataObject) -> None:
@@ -70,7 +71,7 @@ def script_letters(script: str) -> list[str]:
     return list(regex.findall(rf"\p{{Script={script}}}", stable_letters()))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=size(120, 300), deadline=None)
 @given(script=st.sampled_from(NO_SPACE_SCRIPTS), data=st.data())
 def test_no_script_written_without_spaces_scores_zero(script: str, data: st.DataObject) -> None:
     """In every script written without spaces, a query sharing any run of characters with a

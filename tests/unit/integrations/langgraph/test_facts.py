@@ -59,7 +59,7 @@ def reference(value: dict[str, Any], filter_: dict[str, Any]) -> bool | None:
 
 
 #: Random values and filters compared; the full run searches wider (tests/support/sizes.py).
-EXAMPLES = size(1000, 3000)
+EXAMPLES = size(500, 3000)
 
 
 @settings(max_examples=EXAMPLES, deadline=None)

@@ -16,6 +16,7 @@ from langgraph.store.memory import InMemoryStore
 
 from graphmem.errors import GraphmemError, ValidationError
 from graphmem.integrations.langgraph.vectors import EmbeddingError, VectorIndex, texts_to_embed
+from tests.support.sizes import size
 
 KEYS = st.sampled_from(["a", "b", "text", "tags"])
 SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-2, 2), st.sampled_from(["", "x y"]))
@@ -37,7 +38,7 @@ def _reference(value: dict[str, Any], fields: list[str], index: Any) -> set[tupl
     return {(path, text) for text, where in found.items() for _, _, path in where}
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=size(100, 300), deadline=None)
 @given(value=st.dictionaries(KEYS, VALUES, max_size=4),
        fields=st.lists(PATHS, min_size=1, max_size=3, unique=True),
        index=st.one_of(st.none(), st.just(False), st.lists(PATHS, max_size=2, unique=True)))

@@ -113,15 +113,18 @@ import asyncio, json, sys, time
 from graphmem.db.settings import ConnectionSettings
 from graphmem.errors import DatabaseUnavailableError
 from graphmem.integrations.mcp.state import open_memory
-settings = ConnectionSettings(uri=sys.argv[1], password="unused-password")
-started = time.monotonic()
-try:
-    asyncio.run(open_memory(0.5, settings))
-    print(json.dumps({"error": None}))
-except DatabaseUnavailableError as exc:
-    print(json.dumps({"error": str(exc), "took": time.monotonic() - started,
-                      "driver": "neo4j" in sys.modules}))
+for uri in sys.argv[1:]:
+    settings = ConnectionSettings(uri=uri, password="unused-password")
+    started = time.monotonic()
+    try:
+        asyncio.run(open_memory(0.5, settings))
+        print(json.dumps({"error": None}))
+    except DatabaseUnavailableError as exc:
+        print(json.dumps({"error": str(exc), "took": time.monotonic() - started,
+                          "driver": "neo4j" in sys.modules}))
 """
+"""Opens the MCP server's memory on each address given (one interpreter for all: the driver
+must stay unimported through every one); one JSON line per address."""
 
 
 def test_a_refused_database_errs_within_the_budget_before_the_driver_loads() -> None:
@@ -130,10 +133,13 @@ def test_a_refused_database_errs_within_the_budget_before_the_driver_loads() -> 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    for uri in (f"bolt://127.0.0.1:{port}", f"neo4j+s://127.0.0.1:{port}"):
-        done = subprocess.run([sys.executable, "-c", REFUSED_FIRST_CONNECTION, uri],
-                              capture_output=True, text=True, timeout=120, check=True)
-        seen = json.loads(done.stdout)
+    uris = [f"bolt://127.0.0.1:{port}", f"neo4j+s://127.0.0.1:{port}"]
+    done = subprocess.run([sys.executable, "-c", REFUSED_FIRST_CONNECTION, *uris],
+                          capture_output=True, text=True, timeout=120, check=True)
+    lines = done.stdout.splitlines()
+    assert len(lines) == len(uris), done.stdout
+    for uri, line in zip(uris, lines, strict=True):
+        seen = json.loads(line)
         assert seen["error"] and "unreachable" in seen["error"] and uri in seen["error"]
         assert seen["driver"] is False
         assert 0.5 <= seen["took"] < 2.0  # retried for the budget (a restart gets it), no more
