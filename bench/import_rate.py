@@ -44,7 +44,7 @@ def child(mode: str, path: Path, batch: int, heap: str, pagecache_mb: int) -> di
     from graphmem.db.server import EphemeralServer
 
     load_before = os.getloadavg()[0]
-    with EphemeralServer(heap=heap, pagecache_mb=pagecache_mb) as server:
+    with EphemeralServer(heap=heap, pagecache_mb=pagecache_mb, timeout_s=900) as server:
         memory = Memory.connect(server.settings, start_if_needed=False)
         try:
             started = time.perf_counter()
