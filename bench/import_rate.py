@@ -9,7 +9,9 @@ process of its own (``PYTHONPATH`` set to that code's root), in each ``--modes``
   whole file read and validated, checked against the store, then written in batches of
   ``--batch``; the rate counts all of it;
 * ``stream``: :meth:`graphmem.Memory.put_stream` of the file's lines as dicts (validated batch
-  by batch while the previous one is written).
+  by batch while the previous one is written);
+* ``prepare``: the client's share of ``stream`` alone, without a server (validation, checks,
+  fingerprints and rows of each batch).
 
 This machine's speed drifts by 2-3x within minutes (two cores shared with other work), so the
 figure to quote is the ratio within a round; the load average is printed beside each run. A
@@ -44,6 +46,9 @@ def child(mode: str, path: Path, batch: int, heap: str, pagecache_mb: int) -> di
     from graphmem.db.server import EphemeralServer
 
     load_before = os.getloadavg()[0]
+    if mode == "prepare":
+        return {**prepare_only(path, batch), "load_before": round(load_before, 2),
+                "load_after": round(os.getloadavg()[0], 2)}
     with EphemeralServer(heap=heap, pagecache_mb=pagecache_mb, timeout_s=900) as server:
         memory = Memory.connect(server.settings, start_if_needed=False)
         try:
@@ -63,6 +68,24 @@ def child(mode: str, path: Path, batch: int, heap: str, pagecache_mb: int) -> di
     return {"mode": mode, "created": created, "seconds": round(seconds, 2),
             "records_per_s": round(created / seconds, 1),
             "load_before": round(load_before, 2), "load_after": round(os.getloadavg()[0], 2)}
+
+
+def prepare_only(path: Path, batch: int) -> dict[str, Any]:
+    """The client's share alone, no server: what ``put_stream`` does to each batch before
+    sending it (validation, checks, fingerprints, rows), over the file's lines as dicts."""
+    from graphmem.db.records import RecordWrites
+    from graphmem.limits import DEFAULT_LIMITS
+
+    writes = RecordWrites.__new__(RecordWrites)  # no driver: only the pure preparation runs
+    writes.limits = DEFAULT_LIMITS
+    writes.max_content_bytes = 64 * 1024
+    lines = path.read_text(encoding="utf-8").splitlines()
+    started = time.perf_counter()
+    for i in range(0, len(lines), batch):
+        writes.prepare_batch([json.loads(line) for line in lines[i:i + batch]])
+    seconds = time.perf_counter() - started
+    return {"mode": "prepare", "created": len(lines), "seconds": round(seconds, 2),
+            "records_per_s": round(len(lines) / seconds, 1)}
 
 
 def write_file(size: int, seed: int, folder: Path) -> Path:
@@ -93,7 +116,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.import_rate", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="100000", help="comma-separated record counts")
-    parser.add_argument("--modes", default="jsonl,stream", help="jsonl and/or stream")
+    parser.add_argument("--modes", default="jsonl,stream", help="jsonl, stream and/or prepare")
     parser.add_argument("--rounds", type=int, default=1, help="alternating rounds per size")
     parser.add_argument("--before", type=Path, default=Path("/work/main"),
                         help="root of the code to compare with (default: %(default)s)")
