@@ -13,7 +13,6 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
-from functools import lru_cache
 from typing import Annotated, Any
 
 import regex
@@ -128,8 +127,6 @@ def id_problem(value: str) -> str | None:
     shown = repr(value) if len(value) <= 80 else repr(value[:77]) + "..."
     if len(value) > MAX_ID_CHARS:
         return f"id {shown} has {len(value)} characters; at most {MAX_ID_CHARS} are allowed"
-    if value.isascii() and value.isprintable() and " " not in value:
-        return None  # ASCII holds no format or default-ignorable character: only controls
     for i, ch in enumerate(value):
         category = unicodedata.category(ch)
         if category in _ID_FORBIDDEN_CATEGORIES or _INVISIBLE.match(ch):
@@ -275,25 +272,6 @@ def scope_problem(scope: object, *, what: str = "the scope", tenant: bool = True
     setting holding ``max_bytes`` (``"InputLimits.scope_bytes"``)."""
     if not isinstance(scope, Mapping):
         return f"{what} must be a scope (a mapping of strings)"
-    if type(scope) is dict:  # the usual case: judged once per distinct scope
-        items = tuple(scope.items())
-        try:
-            return _items_problem(items, what, tenant, max_bytes, bound)
-        except TypeError:  # an unhashable key or value: judged below
-            pass
-    return _scope_problem(scope, what, tenant, max_bytes, bound)
-
-
-@lru_cache(maxsize=4096)
-def _items_problem(items: tuple[tuple[Any, Any], ...], what: str, tenant: bool,
-                   max_bytes: int | None, bound: str | None) -> str | None:
-    """:func:`scope_problem` of a dict given as its items (cached: a store sees few scopes)."""
-    return _scope_problem(dict(items), what, tenant, max_bytes, bound)
-
-
-def _scope_problem(scope: Mapping[Any, Any], what: str, tenant: bool, max_bytes: int | None,
-                   bound: str | None) -> str | None:
-    """:func:`scope_problem` of a mapping."""
     for key, value in scope.items():
         if not isinstance(key, str) or not key or not isinstance(value, str) or not value:
             return f"{what} keys and values must be non-empty strings"
