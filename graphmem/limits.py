@@ -138,11 +138,13 @@ class InputLimits(BaseModel):
         if record.asserted_value is not None:
             self._size("asserted_value", record.asserted_value, self.value_bytes,
                        "value_bytes", ids)
-        self._size("provenance", _compact(record.provenance), self.provenance_bytes,
-                   "provenance_bytes", ids)
-        self._size("metadata", _compact(record.metadata), self.metadata_bytes,
-                   "metadata_bytes", ids)
-        self.check_json_value("metadata", record.metadata, ids)
+        if record.provenance:  # "{}" is within every bound (both are at least 2 bytes)
+            self._size("provenance", _compact(record.provenance), self.provenance_bytes,
+                       "provenance_bytes", ids)
+        if record.metadata:
+            self._size("metadata", _compact(record.metadata), self.metadata_bytes,
+                       "metadata_bytes", ids)
+            self.check_json_value("metadata", record.metadata, ids)
 
     def check_intention(self, intention: _Intention) -> None:
         """Bound an intention's ``action`` and its cue (kind and value).

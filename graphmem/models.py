@@ -339,9 +339,14 @@ class MemoryRecord(BaseModel):
 
     @model_validator(mode="after")
     def _cross_field(self) -> MemoryRecord:
-        for name in ("id", "content", "scope", "provenance", "asserts", "asserted_value",
-                     "supersedes", "evidence_ids", "derived_from", "metadata", "thread"):
-            reject_lone_surrogates(name, getattr(self, name))
+        # scope and metadata were checked for lone surrogates by their own validators;
+        # text that is all ASCII has none (one test over the joined fields, the usual case)
+        if not "".join((self.id, self.content, *self.provenance, *self.provenance.values(),
+                        self.asserts or "", self.asserted_value or "", *self.supersedes,
+                        *self.evidence_ids, *self.derived_from, self.thread or "")).isascii():
+            for name in ("id", "content", "provenance", "asserts", "asserted_value",
+                         "supersedes", "evidence_ids", "derived_from", "thread"):
+                reject_lone_surrogates(name, getattr(self, name))
         if self.asserted_value is not None and self.asserts is None:
             raise ValueError("asserted_value requires asserts")
         if (self.thread is None) != (self.position is None):

@@ -206,8 +206,8 @@ def record_props(record: MemoryRecord, *, quarantined: bool = False,
         "content": record.content,
         "created_at": record.created_at,
         "tenant": record.tenant,
-        "scope_json": json.dumps(record.scope, sort_keys=True, ensure_ascii=False),
-        "provenance_json": json.dumps(record.provenance, sort_keys=True, ensure_ascii=False),
+        "scope_json": _text_map_json(tuple(record.scope.items())),
+        "provenance_json": _text_map_json(tuple(record.provenance.items())),
         "source": record.provenance.get("source"),
         "authority": record.authority.value,
         "authority_rank": record.authority.rank,
@@ -221,7 +221,8 @@ def record_props(record: MemoryRecord, *, quarantined: bool = False,
         "derived_from": list(record.derived_from),
         "evidence_ids": list(record.evidence_ids),
         "retracted": record.retracted,
-        "metadata_json": json.dumps(record.metadata, sort_keys=True, ensure_ascii=False),
+        "metadata_json": (json.dumps(record.metadata, sort_keys=True, ensure_ascii=False)
+                          if record.metadata else "{}"),
         "thread": record.thread,
         "thread_key": thread_key(record.tenant, record.thread),
         "position": record.position,
@@ -232,6 +233,13 @@ def record_props(record: MemoryRecord, *, quarantined: bool = False,
         "erased": False,
         "rev": 0,
     }
+
+
+@lru_cache(maxsize=65_536)
+def _text_map_json(items: tuple[tuple[str, str], ...]) -> str:
+    """The sorted JSON of a map of strings to strings (a scope, a provenance) given as its
+    items: a bulk import repeats a few of them over and over."""
+    return json.dumps(dict(items), sort_keys=True, ensure_ascii=False)
 
 
 def record_from_props(props: dict[str, Any]) -> MemoryRecord:

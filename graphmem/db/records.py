@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from neo4j import ManagedTransaction
@@ -15,6 +16,7 @@ from graphmem.db.codec import (
     END_OF_STREAM,
     assertion_group,
     coerce_record,
+    paused_gc,
     record_fingerprint,
     record_row,
     scope_key,
@@ -107,9 +109,10 @@ class RecordWrites(WriteSlots):
             DanglingReferenceError: a referenced id is neither stored nor in the batch, or
                 names an erased record (only its tombstone remains).
         """
-        if fingerprints is None:
-            fingerprints = {r.id: record_fingerprint(r) for r in records}
-        existing = self._existing(tx, set(fingerprints) | batch_refs(records))
+        existing = self._existing(tx, {r.id for r in records} | batch_refs(records))
+        if fingerprints is None:  # only a stored id's is compared (an import's first check)
+            fingerprints = {r.id: record_fingerprint(r) if r.id in existing else ""
+                            for r in records}
         todo = self.check_existing(records, fingerprints, existing)
         self.check_thread_slots(tx, todo)
         return todo
@@ -221,13 +224,24 @@ class RecordWrites(WriteSlots):
             ValidationError (and subclasses): a record breaks docs/spec/records.md, a content is
                 too large, or the batch repeats an id or has a lineage cycle.
         """
-        batch = [coerce_record(r) for r in records]
-        for r in batch:
-            self.check_new_record(r)
-        self.check_batch_lineage(batch)
-        fingerprints = {r.id: record_fingerprint(r) for r in batch}
-        rows = {r.id: record_row(r, quarantined, fingerprints[r.id]) for r in batch}
-        return PreparedBatch(batch, fingerprints, rows, quarantined)
+        with paused_gc():  # many small acyclic objects; a bulk import holds many more
+            batch = [coerce_record(r) for r in records]
+            for r in batch:
+                self.check_new_record(r)
+            self.check_batch_lineage(batch)
+            return self.prepare_checked(batch, quarantined=quarantined)
+
+    @staticmethod
+    def prepare_checked(records: Sequence[MemoryRecord], *, quarantined: bool = False
+                        ) -> PreparedBatch:
+        """The fingerprints and rows of records that passed :meth:`prepare_batch`'s checks
+        already (an import validates its whole file first: :mod:`graphmem.write.imports`),
+        without touching the database."""
+        with paused_gc():
+            batch = list(records)
+            fingerprints = {r.id: record_fingerprint(r) for r in batch}
+            rows = {r.id: record_row(r, quarantined, fingerprints[r.id]) for r in batch}
+            return PreparedBatch(batch, fingerprints, rows, quarantined)
 
     def write_prepared(self, prepared: PreparedBatch) -> list[str]:
         """Write a prepared batch in one transaction: everything or nothing.
@@ -273,16 +287,20 @@ class RecordWrites(WriteSlots):
 
     def put_stream(
         self, batches: Iterable[Sequence[MemoryRecord | dict[str, Any]]], *,
-        quarantined: bool = False,
+        quarantined: bool = False, checked: bool = False,
     ) -> Iterator[list[str]]:
         """Write batches in order, one transaction each, preparing the next batch (validation,
         fingerprints, rows) in a worker thread while the server writes the current one.
 
         Yields the ids created by each batch once it is committed. A batch that fails
         raises when its turn comes; the batches before it stay written (as with a loop of
-        :meth:`put_many`), nothing of it or after it is.
+        :meth:`put_many`), nothing of it or after it is. ``checked``: the batches hold
+        :class:`MemoryRecord` instances that passed :meth:`prepare_batch`'s checks already,
+        together (:func:`graphmem.write.imports.read_records`), and are not checked again.
         """
         it = iter(batches)
+        prepare = partial(self.prepare_checked if checked else self.prepare_batch,
+                          quarantined=quarantined)
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmem-prepare") as pool:
             def submit() -> Future[PreparedBatch] | None:
                 batch = next(it, END_OF_STREAM)
@@ -290,7 +308,7 @@ class RecordWrites(WriteSlots):
                     return None
                 if batch is None:
                     raise ValidationError("put_stream: a batch is None, not a sequence")
-                return pool.submit(self.prepare_batch, batch, quarantined=quarantined)
+                return pool.submit(prepare, batch)
 
             pending = submit()
             while pending is not None:

@@ -29,7 +29,7 @@ from graphmem.db.ops.admission import Neo4jWrites
 from graphmem.errors import GraphmemError
 from graphmem.models import MemoryRecord
 from graphmem.terminal import checked_output, console, emit_json, err_console, fail
-from graphmem.write.imports import IMPORT_BATCH, read_records
+from graphmem.write.imports import IMPORT_BATCH, load_records, read_records
 
 __all__ = ["import_command"]
 
@@ -50,10 +50,11 @@ def import_command(
     load it in batches; prints how many records were created and how many were present."""
     try:
         with Memory.connect() as memory:
+            writes = Neo4jWrites(store_of(memory))
             with err_console.status(f"Validating {file.name} ..."):
-                records = read_records(Neo4jWrites(store_of(memory)), file)
+                records = read_records(writes, file)
             started = time.perf_counter()
-            created = _load(memory, records, batch_size)
+            created = _load(writes, records, batch_size)
             seconds = time.perf_counter() - started
     except GraphmemError as exc:
         raise fail(exc) from None
@@ -69,7 +70,7 @@ def import_command(
                       f"present {len(records) - created} ({seconds:.1f} s)", highlight=False)
 
 
-def _load(memory: Memory, records: Sequence[MemoryRecord], batch_size: int) -> int:
+def _load(writes: Neo4jWrites, records: Sequence[MemoryRecord], batch_size: int) -> int:
     """Write validated records in batches under a progress bar; how many were created."""
     columns = (TextColumn("importing"), BarColumn(), MofNCompleteColumn(),
                TextColumn("records"), TextColumn("{task.fields[rate]} records/s"),
@@ -78,8 +79,7 @@ def _load(memory: Memory, records: Sequence[MemoryRecord], batch_size: int) -> i
     with Progress(*columns, console=err_console) as bar:
         task = bar.add_task("import", total=len(records), rate="-")
         started, done = time.perf_counter(), 0
-        batches = (records[i:i + batch_size] for i in range(0, len(records), batch_size))
-        for ids in memory.put_stream(batches):
+        for ids in load_records(writes, records, batch_size=batch_size):
             created += len(ids)
             done = min(done + batch_size, len(records))
             elapsed = time.perf_counter() - started

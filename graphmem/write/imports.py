@@ -4,17 +4,17 @@ and validated whole before anything is written, then loaded in ``UNWIND`` batche
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from graphmem.db.codec import coerce_record
+from graphmem.db.codec import coerce_record, paused_gc
 from graphmem.db.ops.admission import WriteOps
 from graphmem.errors import ValidationError
 from graphmem.limits import DEFAULT_LIMITS, InputLimits, loads_bounded
 from graphmem.models import MemoryRecord
 
-__all__ = ["IMPORT_BATCH", "import_jsonl", "iter_jsonl", "read_records"]
+__all__ = ["IMPORT_BATCH", "import_jsonl", "iter_jsonl", "load_records", "read_records"]
 
 IMPORT_BATCH = 1000
 
@@ -73,16 +73,31 @@ def read_records(store: WriteOps, path: Path) -> list[MemoryRecord]:
         DanglingReferenceError, LineageCycleError.
     """
     records: list[MemoryRecord] = []
-    for number, obj in iter_jsonl(path, store.limits):
-        try:
-            record = coerce_record(obj)
-            store.check_new_record(record)
-        except ValidationError as exc:
-            raise type(exc)(f"{path.name}:{number}: {exc}", record_ids=exc.record_ids) from None
-        records.append(record)
-    store.check_batch_lineage(records)
+    with paused_gc():  # a million records: no collection passes over those read so far
+        for number, obj in iter_jsonl(path, store.limits):
+            try:
+                record = coerce_record(obj)
+                store.check_new_record(record)
+            except ValidationError as exc:
+                raise type(exc)(f"{path.name}:{number}: {exc}",
+                                record_ids=exc.record_ids) from None
+            records.append(record)
+        store.check_batch_lineage(records)
     store.check_import(records)
     return records
+
+
+def load_records(store: WriteOps, records: Sequence[MemoryRecord], *,
+                 batch_size: int = IMPORT_BATCH) -> Iterator[list[str]]:
+    """Write records :func:`read_records` returned, in batches of ``batch_size`` (>= 1), one
+    transaction each, without checking them again; yields the ids each batch created.
+
+    Raises:
+        RecordConflictError, DanglingReferenceError: a batch met a record written since the
+            records were read (the batches before it stay written).
+    """
+    return store.put_stream((records[start:start + batch_size]
+                             for start in range(0, len(records), batch_size)), checked=True)
 
 
 def import_jsonl(store: WriteOps, path: str | Path, *, batch_size: int = IMPORT_BATCH
@@ -106,7 +121,6 @@ def import_jsonl(store: WriteOps, path: str | Path, *, batch_size: int = IMPORT_
         raise ValidationError("batch_size must be >= 1")
     records = read_records(store, Path(path))
     created: list[str] = []
-    for ids in store.put_stream(records[start:start + batch_size]
-                                for start in range(0, len(records), batch_size)):
+    for ids in load_records(store, records, batch_size=batch_size):
         created += ids
     return created

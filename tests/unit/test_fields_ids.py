@@ -87,3 +87,15 @@ def test_visible_ids_of_any_script_are_accepted(rid: str) -> None:
     assert id_problem(rid) is None
 
 
+
+
+def test_every_ascii_character_is_judged_by_its_unicode_category() -> None:
+    # ASCII ids take a shortcut: it must refuse exactly the characters the full rule refuses
+    for code in range(128):
+        ch = chr(code)
+        refused = unicodedata.category(ch) in {"Zs", "Zl", "Zp", "Cc", "Cf", "Cs"}
+        for rid in (ch, f"a{ch}", f"{ch}b", f"a{ch}b"):
+            problem = id_problem(rid)
+            assert (problem is not None) == refused, (code, problem)
+            if refused:
+                assert problem is not None and f"U+{code:04X}" in problem

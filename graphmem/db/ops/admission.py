@@ -89,8 +89,11 @@ class WriteOps(Protocol):
         """Check a batch to import against what is stored (conflicting ids, dangling
         references), writing nothing."""
 
-    def put_stream(self, batches: Iterable[Sequence[MemoryRecord]]) -> Iterator[list[str]]:
-        """Write batches without policy, one transaction each; the ids each created."""
+    def put_stream(self, batches: Iterable[Sequence[MemoryRecord]], *, checked: bool = False
+                   ) -> Iterator[list[str]]:
+        """Write batches without policy, one transaction each; the ids each created.
+        ``checked``: every record passed :meth:`check_new_record` and the batches together
+        :meth:`check_batch_lineage` already (they are not checked again)."""
 
     def get(self, record_id: str) -> MemoryRecord:
         """The record (RecordNotFoundError when missing or erased)."""
@@ -163,9 +166,10 @@ class Neo4jWrites:
 
         store.transaction("import_precheck", work)
 
-    def put_stream(self, batches: Iterable[Sequence[MemoryRecord]]) -> Iterator[list[str]]:
+    def put_stream(self, batches: Iterable[Sequence[MemoryRecord]], *, checked: bool = False
+                   ) -> Iterator[list[str]]:
         """See :meth:`WriteOps.put_stream`."""
-        return self._store.put_stream(batches)
+        return self._store.put_stream(batches, checked=checked)
 
     def get(self, record_id: str) -> MemoryRecord:
         """See :meth:`WriteOps.get`."""
