@@ -57,11 +57,17 @@ NO_SPACE_SCRIPTS = ["Han", "Hiragana", "Katakana", "Hangul", "Bopomofo", "Yi", "
                     "Buginese", "Makasar", "Batak"]
 
 
+IGNORABLE = regex.compile(r"\p{Default_Ignorable_Code_Point}")
+
+
 @cache
 def stable_letters() -> str:
-    """Every letter (category L) that NFKC leaves alone, in code point order."""
+    """Every visible letter (category L) that NFKC leaves alone, in code point order: not
+    the default-ignorable ones (the Hangul fillers), which render as nothing and which the
+    tokenizer drops by design (:func:`graphmem.fields.fold_case`)."""
     return "".join(c for c in map(chr, range(sys.maxunicode + 1))
-                   if unicodedata.category(c)[0] == "L" and unicodedata.normalize("NFKC", c) == c)
+                   if unicodedata.category(c)[0] == "L" and unicodedata.normalize("NFKC", c) == c
+                   and not IGNORABLE.match(c))
 
 
 @cache
@@ -84,3 +90,10 @@ def test_no_script_written_without_spaces_scores_zero(script: str, data: st.Data
     assume(unicodedata.normalize("NFKC", query) == query)
     assert tokenize(query) and set(tokenize(query)) <= set(tokenize(text)), (script, query)
     assert BM25Ranker().score(query, [rec("hit", text), rec("other", "unrelated words")])[0] > 0
+
+
+def test_invisible_letters_alone_make_no_term() -> None:
+    """Hangul fillers are letters (Lo) that render as nothing: alone they give no term, and
+    beside a syllable they do not change its term (the same text to a reader)."""
+    assert tokenize("\u115f\u1160") == []
+    assert tokenize("\u1160\uac00\u115f") == tokenize("\uac00")
