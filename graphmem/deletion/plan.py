@@ -375,17 +375,6 @@ def _citations(walked: Walk, deleted: set[str]) -> list[Citation]:
     return [Citation(record_id=c, cites=tuple(sorted(ids))) for c, ids in sorted(cites.items())]
 
 
-def _entry_of(**fields: Any) -> PlanEntry:
-    """A lineage entry from the walk's values, put together without validating each field
-    (``model_construct``: 10^6 entries are a plan of 10^6 descendants) when they are of the
-    types the model holds: a non-empty id, a depth >= 0, tuples of ids and term numbers, as
-    the walk and :func:`_lineage_entry` make them; anything else is validated."""
-    if (isinstance(fields["id"], str) and fields["id"] and isinstance(fields["depth"], int)
-            and fields["depth"] >= 0 and isinstance(fields["kind"], str | None)):
-        return PlanEntry.model_construct(**fields)
-    return PlanEntry(**fields)
-
-
 def _lineage_entry(row: WalkRow, deleted: set[str], affected: set[str],
                    cyclic: set[str], erased_parents: set[str]) -> PlanEntry:
     rid, parents = row["id"], list(row["parents"])
@@ -395,11 +384,11 @@ def _lineage_entry(row: WalkRow, deleted: set[str], affected: set[str],
         "parents": tuple(parents),
         "erased_parents": tuple(p for p in parents if p in erased_parents)}
     if row["erased"]:
-        return _entry_of(**common, disposition=Disposition.DELETE, already_erased=True,
+        return PlanEntry(**common, disposition=Disposition.DELETE, already_erased=True,
                          reason="already erased by an earlier request; stays a tombstone")
     if rid in deleted:
         already = " or already erased" if common["erased_parents"] else ""
-        return _entry_of(**common, disposition=Disposition.DELETE,
+        return PlanEntry(**common, disposition=Disposition.DELETE,
                          reason=f"every parent is being deleted{already} ({id_list(parents)})")
     gone = [p for p in parents if p in deleted]
     kept = [p for p in parents if p not in affected and p not in deleted]
@@ -415,9 +404,9 @@ def _lineage_entry(row: WalkRow, deleted: set[str], affected: set[str],
         touched = [p for p in parents if p in affected]
         base = f"derived from records the deletion recomputes or redacts ({id_list(touched)})"
     if row["kind"] == MemoryKind.PROCEDURAL.value:
-        return _entry_of(**common, disposition=Disposition.QUARANTINE, terms=found,
+        return PlanEntry(**common, disposition=Disposition.QUARANTINE, terms=found,
                          reason=f"a procedure touched by deleted content: {base}")
     if found:
-        return _entry_of(**common, disposition=Disposition.REDACT, terms=found,
+        return PlanEntry(**common, disposition=Disposition.REDACT, terms=found,
                          reason=f"holds a redaction term, redacted instead of recomputed: {base}")
-    return _entry_of(**common, disposition=Disposition.RECOMPUTE, reason=base)
+    return PlanEntry(**common, disposition=Disposition.RECOMPUTE, reason=base)

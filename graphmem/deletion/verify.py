@@ -192,34 +192,15 @@ def report(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = 
 def _report_entries(ids: list[str], nodes: list[str], kinds: list[str], dispositions: list[str],
                     ats: list[str], changed: list[bool], roots: list[bool]
                     ) -> tuple[ReportEntry, ...]:
-    """The report's entries from the columns of ``deletion/request/entries``.
-
-    A request's edges share a few times, labels and dispositions: each distinct one is
-    validated once, by building an entry the checked way, and the entries are then put
-    together from checked values (``model_construct``), which makes the same models without
-    validating 10^5 of them one field at a time.
-    """
-    checked: dict[tuple[str, str, str], ReportEntry] = {}
-    out: list[ReportEntry] = []
-    for rid, node, kind, disposition, at, was_changed, root in zip(
-            ids, nodes, kinds, dispositions, ats, changed, roots, strict=True):
-        key = (node, disposition, at)
-        model = checked.get(key)
-        if model is None:
-            model = ReportEntry(id=rid, node=NodeType(node), kind=kind or None,
-                                disposition=Disposition(disposition), at=_iso(at),
-                                changed=was_changed, root=root)
-            checked[key] = model
-        if not isinstance(rid, str) or not isinstance(was_changed, bool) or not isinstance(
-                root, bool) or not isinstance(kind, str):
-            out.append(ReportEntry(id=rid, node=model.node, kind=kind or None,
-                                   disposition=model.disposition, at=model.at,
-                                   changed=was_changed, root=root))
-            continue
-        out.append(ReportEntry.model_construct(
-            id=rid, node=model.node, kind=kind or None, disposition=model.disposition,
-            at=model.at, changed=was_changed, root=root))
-    return tuple(out)
+    """The report's entries from the columns of ``deletion/request/entries``: a request's
+    edges share a few times, so each distinct one is parsed once."""
+    times = {at: _iso(at) for at in set(ats)}
+    return tuple(
+        ReportEntry(id=rid, node=NodeType(node), kind=kind or None,
+                    disposition=Disposition(disposition), at=times[at], changed=was_changed,
+                    root=root)
+        for rid, node, kind, disposition, at, was_changed, root in zip(
+            ids, nodes, kinds, dispositions, ats, changed, roots, strict=True))
 
 
 verify_deletion = report

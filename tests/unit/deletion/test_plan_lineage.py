@@ -1,6 +1,6 @@
 """The lineage dispositions of a deletion plan against a plain reading of the rule, on random
 DAGs (with erased nodes, roots below roots, erased and surviving parents outside the walk, and
-cycles), and the lineage entries made without per-field validation against validated ones."""
+cycles)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,7 @@ from collections import deque
 
 import pytest
 
-from graphmem.deletion.models import Disposition, PlanEntry
-from graphmem.deletion.plan import WalkRow, _entry_of, _lineage_dispositions, _lineage_entry
+from graphmem.deletion.plan import WalkRow, _lineage_dispositions
 
 
 def _by_the_rule(roots: set[str], walk: dict[str, WalkRow], erased_parents: set[str]
@@ -95,27 +94,3 @@ def test_deque_order_is_not_what_decides() -> None:
                          terms=())}
     assert _lineage_dispositions({"r"}, walk, set()) == ({"r", "b", "c"}, set())
     assert deque(walk) == deque(["c", "b"])
-
-
-@pytest.mark.parametrize("seed", range(40))
-def test_lineage_entries_equal_validated_ones(seed: int) -> None:
-    rng = random.Random(seed)
-    roots, walk, erased_parents = _random_walk(rng)
-    deleted, cyclic = _lineage_dispositions(roots, walk, erased_parents)
-    affected = roots | set(walk)
-    for d, row in walk.items():
-        if d in roots:
-            continue
-        entry = _lineage_entry(row, deleted, affected, cyclic, erased_parents)
-        again = PlanEntry(**{k: getattr(entry, k) for k in entry.model_fields_set})
-        assert entry == again and entry.model_dump_json() == again.model_dump_json()
-        assert entry.model_fields_set == again.model_fields_set
-
-
-def test_an_entry_that_breaks_the_model_is_still_refused() -> None:
-    with pytest.raises(ValueError):
-        _entry_of(id="", kind=None, via="lineage", depth=1, parents=(), erased_parents=(),
-                  disposition=Disposition.DELETE, reason="x")
-    with pytest.raises(ValueError):
-        _entry_of(id="x", kind=None, via="lineage", depth=-1, parents=(), erased_parents=(),
-                  disposition=Disposition.DELETE, reason="x")
