@@ -50,6 +50,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 from rich.table import Table
 
+import graphmem
 from graphmem.client import Memory, store_of
 from graphmem.db import catalogue as cypher
 from graphmem.db.codec import coerce_record, record_row, scope_key, scope_pairs
@@ -199,6 +200,10 @@ def main() -> None:
                         help="plan with this redaction term (repeatable)")
     parser.add_argument("--diamonds", type=int, default=60, help="lattice size (default 60)")
     parser.add_argument("--heap", default="2g", help="JVM heap of the throwaway server")
+    parser.add_argument("--tag", default="",
+                        help="name of the code measured, put in the file name and the JSON "
+                             "(a side-by-side run of another checkout: PYTHONPATH=<it> python "
+                             "bench/deletion_walk.py --tag main)")
     parser.add_argument("--pagecache-mb", type=int, default=1024)
     args = parser.parse_args()
     sizes = args.sizes or [10 ** k for k in range(3, 7) if 10 ** k <= args.max]
@@ -248,12 +253,13 @@ def main() -> None:
 
     RESULTS.mkdir(exist_ok=True)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    out = RESULTS / f"deletion_walk-{stamp}.json"
+    out = RESULTS / f"deletion_walk-{stamp}{'-' + args.tag if args.tag else ''}.json"
     out.write_text(json.dumps({
         "benchmark": "deletion_walk", "at": stamp, "neo4j": server, "database": origin,
         "machine": {"platform": platform.platform(), "python": platform.python_version(),
                     "cpus": os.cpu_count(), "processor": platform.processor(),
                     "load_average_before": load_before, "load_average_after": os.getloadavg()},
+        "code": {"tag": args.tag, "graphmem": str(Path(graphmem.__file__).parent)},
         "walk_operators": operators, "redact_terms": args.redact, "results": results,
     }, indent=2) + "\n", encoding="utf-8")
     console.print(f"written to {out}", highlight=False)

@@ -6,6 +6,11 @@
 // superseding its predecessors (docs/spec/status.md#superseded: erasure never reactivates). Records
 // this request already disposed of are skipped, and a record erased by an earlier request keeps its
 // first tombstone (changed = false): re-applying changes nothing. $rows: {id, root}.
+// The batch is worked on as a whole: the records it erases are collected once, and each of
+// their Scopes is bumped once (the part, for the first of them) with every other record of the
+// Scope stamped with the same rev, as one write of many records is: a reader that knew an
+// older rev sees them all changed, and the hot ScopeVersion is written once per batch, not
+// once per record.
 MATCH (req:DeletionRequest {id: $request_id})
 USING INDEX SEEK req:DeletionRequest(id)
 UNWIND $rows AS row
@@ -13,8 +18,12 @@ MATCH (r:Record {id: row.id})
 USING INDEX SEEK r:Record(id)
 WHERE NOT EXISTS { (req)-[:DISPOSED]->(r) }
 WITH req, r, row.root AS root, coalesce(r.erased, false) AS was_erased
-CALL (r, was_erased) {
-  WITH r WHERE NOT was_erased
+CREATE (req)-[:DISPOSED {disposition: 'DELETE', at: $at, changed: NOT was_erased,
+                         root: root}]->(r)
+WITH r, was_erased
+WITH count(r) AS disposed, collect(CASE WHEN was_erased THEN null ELSE r END) AS fresh
+CALL (fresh) {
+  UNWIND fresh AS r
   SET r = {id: r.id, kind: r.kind, tenant: r.tenant, scope_json: r.scope_json,
            sensitivity: r.sensitivity, sensitivity_rank: r.sensitivity_rank,
            created_at: r.created_at, valid_from: r.valid_from, expires_at: r.expires_at,
@@ -24,20 +33,25 @@ CALL (r, was_erased) {
            erased_by_request: $request_id, erasure_reason: $reason,
            rev: coalesce(r.rev, 0) + 1}
 }
-CALL (r, was_erased) {
-  WITH r WHERE NOT was_erased
+CALL (fresh) {
+  UNWIND fresh AS r
   MATCH (r)-[c:CONFLICTS_WITH|ASSERTS]-()
   DELETE c
 }
-CALL (r, was_erased) {
-  WITH r WHERE NOT was_erased
+CALL (fresh) {
+  UNWIND fresh AS r
   MATCH (v:LgVector)-[:EMBEDS]->(r)
   DETACH DELETE v
 }
-CALL (r, was_erased) {
-  WITH r WHERE NOT was_erased
-  {{scope_bump}}
+CALL (fresh) {
+  UNWIND fresh AS x
+  MATCH (x)-[:IN_SCOPE]->(scope:Scope)
+  WITH scope, collect(x) AS members
+  WITH members[0] AS r, members
+  CALL (r) {
+    {{scope_bump}}
+  }
+  UNWIND members AS m
+  SET m.stamp = r.stamp
 }
-CREATE (req)-[:DISPOSED {disposition: 'DELETE', at: $at, changed: NOT was_erased,
-                         root: root}]->(r)
-RETURN count(r) AS disposed, sum(CASE WHEN was_erased THEN 0 ELSE 1 END) AS changed
+RETURN disposed, size(fresh) AS changed

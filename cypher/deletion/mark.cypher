@@ -2,7 +2,9 @@
 // each to the request with its disposition: RECOMPUTE makes a record ineligible until it is
 // recomputed, QUARANTINE holds it for review, REDACT was done by deletion/redact/*.
 // $rows: {id, disposition}. Nodes this request already disposed of are skipped; tombstones
-// of earlier requests get the edge but no flag.
+// of earlier requests get the edge but no flag. The Scopes of the changed nodes are bumped
+// once per batch (the part, for the first node of each), every other changed node of the
+// Scope stamped with the same rev (as in erase_records.cypher).
 MATCH (req:DeletionRequest {id: $request_id})
 USING INDEX SEEK req:DeletionRequest(id)
 UNWIND $rows AS row
@@ -25,10 +27,17 @@ SET n.pending_recompute = CASE WHEN row.disposition = 'RECOMPUTE' AND NOT tombst
     n.quarantined = CASE WHEN row.disposition = 'QUARANTINE' AND NOT tombstone THEN true
                          ELSE n.quarantined END,
     n.rev = CASE WHEN changed THEN coalesce(n.rev, 0) + 1 ELSE n.rev END
-WITH req, n, row, changed
-CALL (n, changed) {
-  WITH n AS r, changed WHERE changed
-  {{scope_bump}}
-}
 CREATE (req)-[:DISPOSED {disposition: row.disposition, at: $at, changed: changed}]->(n)
-RETURN count(n) AS disposed, sum(CASE WHEN changed THEN 1 ELSE 0 END) AS changed
+WITH count(n) AS disposed, collect(CASE WHEN changed THEN n END) AS touched
+CALL (touched) {
+  UNWIND touched AS x
+  MATCH (x)-[:IN_SCOPE]->(scope:Scope)
+  WITH scope, collect(x) AS members
+  WITH members[0] AS r, members
+  CALL (r) {
+    {{scope_bump}}
+  }
+  UNWIND members AS m
+  SET m.stamp = r.stamp
+}
+RETURN disposed, size(touched) AS changed

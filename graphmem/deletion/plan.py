@@ -156,28 +156,50 @@ def _lineage_dispositions(
     """(deleted ids, ids left in a lineage cycle) by Kahn order over the walked descendants.
 
     A parent or descendant an earlier request erased counts as deleted: nothing of it
-    survives.
+    survives. The descendants are numbered and their parents inside the walk kept as numbers,
+    so each node costs a few list operations (10^6 descendants in a few seconds).
     """
-    todo = {d: row for d, row in walk.items() if d not in roots}
-    pending = {d: sum(1 for p in row["parents"] if p in todo) for d, row in todo.items()}
-    children: dict[str, list[str]] = defaultdict(list)
-    for d, row in todo.items():
+    ids = [d for d in walk if d not in roots]
+    index = {d: i for i, d in enumerate(ids)}
+    gone_outside = set(roots) | erased_parents
+    n = len(ids)
+    pending = [0] * n
+    # alive[i]: parents of i not (yet) known deleted; i is deleted when it reaches 0
+    alive = [0] * n
+    children: list[list[int]] = [[] for _ in range(n)]
+    deleted_flags = [False] * n
+    for i, d in enumerate(ids):
+        row = walk[d]
+        inside = 0
+        outside_alive = 0
         for p in row["parents"]:
-            if p in todo:
-                children[p].append(d)
-    deleted = set(roots) | erased_parents | {d for d, row in todo.items() if row["erased"]}
-    queue = deque(d for d, n in pending.items() if n == 0)
+            j = index.get(p)
+            if j is None:
+                if p not in gone_outside:
+                    outside_alive += 1
+            else:
+                children[j].append(i)
+                inside += 1
+        pending[i] = inside
+        alive[i] = inside + outside_alive
+        deleted_flags[i] = bool(row["erased"])
+    queue = deque(i for i in range(n) if pending[i] == 0)
     done = 0
     while queue:
-        d = queue.popleft()
+        i = queue.popleft()
         done += 1
-        if all(p in deleted for p in todo[d]["parents"]):
-            deleted.add(d)
-        for c in children.get(d, ()):
+        if alive[i] == 0:
+            deleted_flags[i] = True
+        is_deleted = deleted_flags[i]
+        for c in children[i]:
+            if is_deleted:
+                alive[c] -= 1
             pending[c] -= 1
             if pending[c] == 0:
                 queue.append(c)
-    cyclic = {d for d, n in pending.items() if n > 0} if done < len(todo) else set()
+    deleted = gone_outside | {d for d, flag in zip(ids, deleted_flags, strict=True) if flag}
+    cyclic = ({d for d, left in zip(ids, pending, strict=True) if left > 0}
+              if done < n else set())
     return deleted, cyclic
 
 

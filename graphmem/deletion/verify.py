@@ -165,14 +165,8 @@ def report(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = 
     """
     req, verification = verify(store, request_id, redact_terms=redact_terms)
     row = DeletionOps(store).entries(request_id)
-    entries = tuple(
-        ReportEntry(id=rid, node=NodeType(node), kind=kind or None,
-                    disposition=Disposition(disposition), at=_iso(at), changed=changed,
-                    root=root)
-        for rid, node, kind, disposition, at, changed, root in zip(
-            row.ids, row.nodes, row.kinds, row.dispositions, row.ats, row.changed, row.roots,
-            strict=True)
-    )
+    entries = _report_entries(row.ids, row.nodes, row.kinds, row.dispositions, row.ats,
+                              row.changed, row.roots)
     subject = json.loads(req["subject_json"]) if req.get("subject_json") else None
     info = DeletionRequestInfo(
         id=request_id, state=str(req.get("state")), requested_by=req.get("requested_by", ""),
@@ -193,6 +187,20 @@ def report(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = 
         disk=(DiskResidue.model_validate_json(req["disk_json"]) if req.get("disk_json")
               else None),
     )
+
+
+def _report_entries(ids: list[str], nodes: list[str], kinds: list[str], dispositions: list[str],
+                    ats: list[str], changed: list[bool], roots: list[bool]
+                    ) -> tuple[ReportEntry, ...]:
+    """The report's entries from the columns of ``deletion/request/entries``: a request's
+    edges share a few times, so each distinct one is parsed once."""
+    times = {at: _iso(at) for at in set(ats)}
+    return tuple(
+        ReportEntry(id=rid, node=NodeType(node), kind=kind or None,
+                    disposition=Disposition(disposition), at=times[at], changed=was_changed,
+                    root=root)
+        for rid, node, kind, disposition, at, was_changed, root in zip(
+            ids, nodes, kinds, dispositions, ats, changed, roots, strict=True))
 
 
 verify_deletion = report
