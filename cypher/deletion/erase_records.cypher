@@ -7,10 +7,8 @@
 // this request already disposed of are skipped, and a record erased by an earlier request keeps its
 // first tombstone (changed = false): re-applying changes nothing. $rows: {id, root}.
 // The batch is worked on as a whole: the records it erases are collected once, and each of
-// their Scopes is bumped once (the part, for the first of them) with every other record of the
-// Scope stamped with the same rev, as one write of many records is: a reader that knew an
-// older rev sees them all changed, and the hot ScopeVersion is written once per batch, not
-// once per record.
+// their Scopes is bumped once (parts/scope_bump_batch: one write of the hot ScopeVersion per
+// batch, not per record), each record stamped with a rev of its own.
 MATCH (req:DeletionRequest {id: $request_id})
 USING INDEX SEEK req:DeletionRequest(id)
 UNWIND $rows AS row
@@ -45,13 +43,10 @@ CALL (fresh) {
 }
 CALL (fresh) {
   UNWIND fresh AS x
-  MATCH (x)-[:IN_SCOPE]->(scope:Scope)
-  WITH scope, collect(x) AS members
-  WITH members[0] AS r, members
-  CALL (r) {
-    {{scope_bump}}
+  MATCH (x)-[:IN_SCOPE]->(s:Scope)
+  WITH s, collect(x) AS members
+  CALL (s, members) {
+    {{scope_bump_batch}}
   }
-  UNWIND members AS m
-  SET m.stamp = r.stamp
 }
 RETURN disposed, size(fresh) AS changed

@@ -3,8 +3,7 @@
 // recomputed, QUARANTINE holds it for review, REDACT was done by deletion/redact/*.
 // $rows: {id, disposition}. Nodes this request already disposed of are skipped; tombstones
 // of earlier requests get the edge but no flag. The Scopes of the changed nodes are bumped
-// once per batch (the part, for the first node of each), every other changed node of the
-// Scope stamped with the same rev (as in erase_records.cypher).
+// once per batch, each node stamped with a rev of its own (parts/scope_bump_batch).
 MATCH (req:DeletionRequest {id: $request_id})
 USING INDEX SEEK req:DeletionRequest(id)
 UNWIND $rows AS row
@@ -31,13 +30,10 @@ CREATE (req)-[:DISPOSED {disposition: row.disposition, at: $at, changed: changed
 WITH count(n) AS disposed, collect(CASE WHEN changed THEN n END) AS touched
 CALL (touched) {
   UNWIND touched AS x
-  MATCH (x)-[:IN_SCOPE]->(scope:Scope)
-  WITH scope, collect(x) AS members
-  WITH members[0] AS r, members
-  CALL (r) {
-    {{scope_bump}}
+  MATCH (x)-[:IN_SCOPE]->(s:Scope)
+  WITH s, collect(x) AS members
+  CALL (s, members) {
+    {{scope_bump_batch}}
   }
-  UNWIND members AS m
-  SET m.stamp = r.stamp
 }
 RETURN disposed, size(touched) AS changed
