@@ -116,7 +116,7 @@ def _inserted(part_text: str) -> str:
 
 
 #: A part that starts with one of these is clauses, put in as it is; any other is a condition.
-_CLAUSES = ("CALL", "MATCH", "OPTIONAL", "WITH", "UNWIND")
+_CLAUSES = ("CALL", "MATCH", "MERGE", "OPTIONAL", "WITH", "UNWIND")
 
 
 @cache

@@ -9,7 +9,7 @@ from graphmem.db import catalogue
 
 #: A part that starts with one of these is clauses, pasted as it is; any other is a condition,
 #: pasted in parentheses.
-CLAUSES = ("CALL", "MATCH", "OPTIONAL", "WITH", "UNWIND")
+CLAUSES = ("CALL", "MATCH", "MERGE", "OPTIONAL", "WITH", "UNWIND")
 
 
 def _without_comments(path: Path) -> str:
