@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import threading
+from bisect import bisect_left
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import islice
@@ -186,17 +187,12 @@ def _positions(keys: _Keys, after: ListingCursor | None) -> range:
     """The positions in ``keys`` strictly after the cursor (newest-first order)."""
     if after is None:
         return range(len(keys.ids))
-    # the keys run newest first: find the first one strictly before the cursor (binary search,
-    # no copy of the keys)
+    # the keys run newest first, so "strictly before the cursor" is False and then True along
+    # them: the first True by binary search, with no copy of the keys
     cursor = (after.created_at, after.record_id)
-    lo, hi = 0, len(keys.ids)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if (keys.created[mid], keys.ids[mid]) < cursor:
-            hi = mid
-        else:
-            lo = mid + 1
-    return range(lo, len(keys.ids))
+    first = bisect_left(range(len(keys.ids)), True,
+                        key=lambda i: (keys.created[i], keys.ids[i]) < cursor)
+    return range(first, len(keys.ids))
 
 
 def _kept(keys: _Keys, i: int, where: ListingFilter) -> bool:
