@@ -18,6 +18,7 @@ import pytest
 
 from graphmem.db import launcher, launcher_classes
 from graphmem.db.launcher_classes import MAIN_CLASS, SOURCE_PROPERTY, launcher_entry
+from tests.support.database import unavailable
 
 SOURCE = """public class Launcher {
   public static void main(String[] args) {
@@ -31,7 +32,7 @@ SOURCE = """public class Launcher {
 def java() -> str:
     for tool in ("java", "javac"):
         if shutil.which(tool) is None:
-            pytest.skip(f"{tool} is not on PATH (the launcher needs a Java 17+ JDK)")
+            unavailable(f"{tool} is not on PATH (the launcher needs a Java 17+ JDK)")
     return launcher._java()
 
 
