@@ -14,14 +14,18 @@ SCANS = ("NodeIndexScan", "NodeByLabelScan", "AllNodesScan", "NodeIndexContainsS
          "UndirectedRelationshipTypeScan")
 
 
-def profile(memory: Memory, name: str, params: dict[str, Any]) -> tuple[int, list[str]]:
+def profile(memory: Memory, name: str, params: dict[str, Any],
+            *, keep_plan: bool = False) -> tuple[int, list[str]]:
     """Database hits of statement ``name`` with ``params``, and the scans in its plan; what it
-    writes is rolled back."""
+    writes is rolled back. ``keep_plan``: run the plan the server cached for it (made by an
+    earlier profile, on the statistics of then), however much they have changed since."""
+    statement = catalogue.statement(name)
+    if keep_plan and not statement.startswith("CYPHER replan=skip"):
+        statement = "CYPHER replan=skip " + statement
     with store_of(memory).driver.session(database=store_of(memory).database) as session:
         tx = session.begin_transaction()
         try:
-            result = tx.run("PROFILE " + catalogue.statement(name),
-                            catalogue.arguments(name, params))
+            result = tx.run("PROFILE " + statement, catalogue.arguments(name, params))
             list(result)  # the server has profiler stats once every row is read
             summary = result.consume()
         finally:
