@@ -6,9 +6,10 @@ them), starts the inspector (``graphmem ui`` of this checkout, in a subprocess, 
 127.0.0.1 for that user (tenant ``t000`` confined to ``project=atlas, user=u000``, clearance
 confidential) and times, over real HTTP, after
 ``--warmup`` unmeasured requests, ``--reps`` requests of each page: the records list (first
-page, a later page, a kind filter, a status filter), a record page, the lineage page and its
-graph data, a retrieval, a deletion preview and the reports page. Target (docs/ui.md):
-p50 <= 300 ms.
+page, its third page, and each filter: tenant, scope pair, kind, status (retracted, expired,
+every status), authority, creation time), a record page, the lineage page and its graph
+data, a retrieval, a deletion preview and the reports page (the funnel and fault charts of
+``docs/evaluation/report.json``). Target (docs/ui.md): p50 <= 300 ms.
 
 ``--home DIR`` keeps the store in DIR (Neo4j home) and, when DIR already holds one loaded by
 an earlier run of the same size, reuses it instead of loading again. ``--before DIR`` also
@@ -38,10 +39,11 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator, Sequence
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from bench.generate import StoreSpec, generate
+from bench.generate import NOW, StoreSpec, generate
 from graphmem.client import Memory
 from graphmem.db.server import EphemeralServer
 
@@ -49,6 +51,8 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results" / "ui_pages.json"
 TARGET_MS = 300.0
 PROBE = {"tenant": "t000", "project": "atlas", "user": "u000"}
+REPORT = ROOT / "docs" / "evaluation" / "report.json"
+"""The evaluation report the reports page charts (its funnel and fault suite)."""
 LOADED = "graphmem-bench-ui.json"
 """The file, in a kept ``--home``, that names what an earlier run loaded there."""
 
@@ -118,7 +122,8 @@ def start_inspector(checkout: Path, server: EphemeralServer) -> tuple[subprocess
     proc = subprocess.Popen(
         [sys.executable, "-c", "from graphmem.cli import main; main()", "ui", "--tenant",
          "t000", "--clearance", "confidential", "--scope", "project=atlas", "--scope", "user=u000",
-         "--port", str(port)], env=env, cwd=checkout, stdin=subprocess.DEVNULL)
+         "--report", str(REPORT), "--port", str(port)],
+        env=env, cwd=checkout, stdin=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 120
     while True:
@@ -194,10 +199,19 @@ def main(argv: Sequence[str] | None = None) -> None:
             if args.before is not None:
                 other, bases["before"] = start_inspector(args.before, server)
             ours, bases["after"] = start_inspector(args.after, server)
+            # a window of the generated creation times (1 to 700 days before NOW)
+            since, until = ((NOW - timedelta(days=d)).strftime("%Y-%m-%dT%H:%M")
+                            for d in (400, 200))
             pages = {
                 "records": "/records",
+                "records_tenant": "/records?tenant=t000",
+                "records_scope": "/records?scope=project%3Datlas",
                 "records_kind": "/records?kind=episodic",
                 "records_status": "/records?status=RETRACTED",
+                "records_expired": "/records?status=EXPIRED",
+                "records_any_status": "/records?status=any",
+                "records_authority": "/records?authority=human_instruction",
+                "records_time": f"/records?after={since}&before={until}",
                 "record": f"/records/{plain}", "record_derived": f"/records/{derived}",
                 "lineage_page": f"/lineage/{derived}",
                 "lineage_data": f"/api/lineage/{derived}?direction=both&depth=2",

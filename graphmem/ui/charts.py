@@ -13,6 +13,7 @@ from html import escape
 from typing import Any
 
 from graphmem.errors import ValidationError
+from graphmem.evaluation.funnel import MemoryStage
 
 __all__ = ["Bar", "bar_chart", "fault_bars", "funnel_bars"]
 
@@ -59,7 +60,9 @@ def _count(value: Any, what: str) -> float:
 
 
 def funnel_bars(funnel: Mapping[str, Any]) -> list[Bar]:
-    """The funnel's stage counts (written -> ... -> helped) as bars.
+    """The funnel's stage counts as bars, in the funnel's order (written -> eligible ->
+    retrieved -> exposed -> used -> helped, as :class:`MemoryStage` lists them; a report's
+    JSON may hold them in any order), other stages after them.
 
     Raises:
         ValidationError: ``funnel`` has no ``counts`` mapping of counts.
@@ -67,8 +70,10 @@ def funnel_bars(funnel: Mapping[str, Any]) -> list[Bar]:
     counts = funnel.get("counts")
     if not isinstance(counts, Mapping):
         raise ValidationError("the report's funnel has no counts")
+    order = {stage.value: i for i, stage in enumerate(MemoryStage)}
+    ordered = sorted(counts.items(), key=lambda kv: order.get(str(kv[0]), len(order)))
     return [(str(stage), _count(n, f"funnel count of {stage}"), "#2a9d8f")
-            for stage, n in counts.items()]
+            for stage, n in ordered]
 
 
 def fault_bars(faults: Mapping[str, Any]) -> list[Bar]:

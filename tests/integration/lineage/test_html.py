@@ -23,7 +23,8 @@ from tests.support.northwind import load
 
 SUBJECT = {"tenant": "acme", "user": "u-17"}
 
-# Bokeh's own view tree: the node renderer's view, its screen coordinates and canvas box.
+# Bokeh's own view tree: the node renderer's view, its screen coordinates, canvas box and
+# plot frame.
 NODES_JS = f"""(() => {{
   const view = [...Bokeh.index.all_views()].find(v => v.model.name === '{NODES_NAME}');
   if (!view || !view.has_finished()) return null;
@@ -34,6 +35,8 @@ NODES_JS = f"""(() => {{
           sx: [...view.glyph.sx].map(x => x + box.left),
           sy: [...view.glyph.sy].map(y => y + box.top),
           left: box.left, top: box.top, width: box.width, height: box.height,
+          frame: (b => [b.x0 + box.left, b.y0 + box.top, b.x1 + box.left, b.y1 + box.top])(
+            view.parent.frame.bbox),
           range: [view.parent.model.x_range.start, view.parent.model.x_range.end]}};
 }})()"""
 EDGES_JS = """(() => {
@@ -186,7 +189,7 @@ def test_html_page_renders_offline_in_chromium(erased: Memory, chromium: str,
             assert end == pytest.approx((nx_, ny_))
 
         # zoom (mouse wheel) narrows the visible range
-        corner = (moved["left"] + 30, moved["top"] + moved["height"] - 30)
+        corner = (moved["frame"][0] + 30, moved["frame"][3] - 30)  # the plot's, not a legend's
         browser.call("Input.dispatchMouseEvent", type="mouseWheel", x=corner[0] + 300,
                      y=corner[1] - 200, deltaX=0, deltaY=-400)
         zoomed = browser.wait_for(f"(() => {{ const d = {NODES_JS}; return d && "

@@ -1,14 +1,16 @@
 """The HTML lineage page at 500 records, in headless Chromium (name resolution off): every node
 is drawn with its label, no two label boxes overlap each other or another node (each box
-measured with the browser's own text metrics in the font BokehJS draws with), every edge has
-its arrowhead, zooming out hides the labels rather than piling them up, and the page logs no
-error and asks for nothing outside the file. No database: the graph is built as
-:func:`graphmem.lineage.graph.build_lineage` shapes it."""
+measured with the browser's own text metrics in the font BokehJS draws with), no edge runs
+through a node or a label, every edge has its arrowhead, zooming out hides the labels rather
+than piling them up, and the page logs no error and asks for nothing outside the file. No
+database: the graph is built as :func:`graphmem.lineage.graph.build_lineage` shapes it."""
 
 from __future__ import annotations
 
+import itertools
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import networkx as nx
 import pytest
@@ -32,7 +34,7 @@ BOXES_JS = f"""(() => {{
   const ctx = document.createElement('canvas').getContext('2d');
   ctx.font = `${{val(m.text_font_style)}} ${{val(m.text_font_size)}} ${{val(m.text_font)}}`;
   const size = parseFloat(val(m.text_font_size));
-  const lineH = size * val(m.text_line_height), below = -val(m.y_offset);
+  const lineH = size * val(m.text_line_height), dx = val(m.x_offset), dy = val(m.y_offset);
   const data = nodes.model.data_source.data;
   const out = {{labels: [], discs: [], visible: m.visible, arrows: 0,
                range: [nodes.parent.model.x_range.start, nodes.parent.model.x_range.end],
@@ -41,8 +43,8 @@ BOXES_JS = f"""(() => {{
     const x = nodes.glyph.sx[i], y = nodes.glyph.sy[i];
     const lines = String(data.label[i]).split('\\n');
     const w = Math.max(...lines.map(t => ctx.measureText(t).width));
-    const top = y + below;
-    out.labels.push({{id: data.id[i], x1: x - w / 2, x2: x + w / 2, y1: top,
+    const top = y - dy, left = val(m.text_align) === 'left' ? x + dx : x + dx - w / 2;
+    out.labels.push({{id: data.id[i], x1: left, x2: left + w, y1: top,
                       y2: top + lines.length * lineH}});
     out.discs.push({{id: data.id[i], x1: x - 15, x2: x + 15, y1: y - 15, y2: y + 15}});
   }}
@@ -61,6 +63,19 @@ BOXES_JS = f"""(() => {{
       out.edges.push({{id: d.src[i] + '>' + d.dst[i], x1: x,
                        x2: x + ctx.measureText(d.types[i]).width, y1: y - h, y2: y}});
     }}
+  }}
+  out.paths = [];
+  const drawnPaths = new Set();
+  for (const v of views) {{  // the edges' lines, in the same screen coordinates
+    const ds = v.model.data_source;
+    if (!ds || !ds.data.xs || !String(ds.name).startsWith('lineage-') || drawnPaths.has(ds.id))
+      continue;
+    drawnPaths.add(ds.id);
+    const d = ds.data;
+    for (let i = 0; i < d.xs.length; i++)
+      out.paths.push({{id: d.src[i] + '>' + d.dst[i], src: d.src[i], dst: d.dst[i],
+                       xs: [...d.xs[i]].map(x => frame.x_scale.compute(x)),
+                       ys: [...d.ys[i]].map(y => frame.y_scale.compute(y))}});
   }}
   for (const v of views)
     if (v.model.type === 'Arrow' || v.model.constructor.name === 'Arrow')
@@ -99,6 +114,23 @@ def _overlaps(boxes: list[dict[str, float]], others: list[dict[str, float]]) -> 
     return found
 
 
+def _crossings(paths: list[dict[str, Any]], boxes: list[dict[str, float]]) -> list[str]:
+    """Edges one of whose straight stretches runs through a box (a node or a label) that is
+    not of the edge's own child (where the edge starts)."""
+    found = []
+    for path in paths:
+        points = list(zip(path["xs"], path["ys"], strict=True))
+        for (xa, ya), (xb, yb) in itertools.pairwise(points):
+            lo_x, hi_x, lo_y, hi_y = min(xa, xb), max(xa, xb), min(ya, yb), max(ya, yb)
+            for b in boxes:
+                if b["id"] == path["src"]:
+                    continue
+                if lo_x < b["x2"] - 1 and b["x1"] + 1 < hi_x + (lo_x == hi_x) \
+                        and lo_y < b["y2"] - 1 and b["y1"] + 1 < hi_y + (lo_y == hi_y):
+                    found.append(f"{path['id']} through {b['id']}")
+    return found
+
+
 def test_500_records_keep_their_labels_apart(chromium: str, tmp_path: Path) -> None:
     graph = _tree(500)
     page = tmp_path / "lineage.html"
@@ -111,6 +143,10 @@ def test_500_records_keep_their_labels_apart(chromium: str, tmp_path: Path) -> N
         assert _overlaps(drawn["labels"], drawn["labels"]) == []
         assert _overlaps(drawn["labels"], drawn["discs"]) == []
         assert drawn["arrows"] == graph.number_of_edges()
+        # every edge is drawn, and none runs through a node or a label
+        assert sorted(p["id"] for p in drawn["paths"]) == sorted(
+            f"{u}>{v}" for u, v in graph.edges)
+        assert _crossings(drawn["paths"], drawn["labels"] + drawn["discs"]) == []
         left, top, right, bottom = drawn["frame"]
         assert right - left <= MAX_FRAME_PX and bottom - top <= MAX_FRAME_PX
         for disc in drawn["discs"]:  # every node inside the frame
@@ -150,4 +186,5 @@ def test_small_lineages_keep_their_labels_apart(chromium: str, tmp_path: Path,
             assert len(drawn["edges"]) >= edges * 0.75, (len(drawn["edges"]), edges)
         assert _overlaps(drawn["edges"], drawn["edges"]) == []
         assert _overlaps(drawn["edges"], drawn["labels"] + drawn["discs"]) == []
+        assert _crossings(drawn["paths"], drawn["labels"] + drawn["discs"]) == []
         assert browser.errors == []
