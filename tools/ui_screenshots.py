@@ -36,11 +36,11 @@ sys.path.insert(0, str(ROOT))
 from graphmem.db.server import EphemeralServer  # noqa: E402
 from tests.support.headless import Chromium, find_chromium  # noqa: E402
 
-#: page name -> path; the record, its lineage and its deletion are the summary of u-17's call
+#: page name -> path; the record, its lineage and its deletion preview are of u-17's call
 PAGES = {
     "home": "/",
     "records": "/records",
-    "record": "/records/sum-u17-profile",
+    "record": "/records/ep-u17-call",
     "lineage": "/lineage/ep-u17-call?direction=both&depth=3",
     "retrieval": "/retrieval?goal=how+should+we+contact+the+customer+about+the+"
                  "duplicate+charge&budget=2000",
