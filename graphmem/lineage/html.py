@@ -105,10 +105,13 @@ for (const edges of sources) {
     if (a === undefined || b === undefined) continue;
     const dx = a[0] - e.x0[i], bx = b[0] - e.x1[i];
     e.x0[i] = a[0]; e.y0[i] = a[1]; e.x1[i] = b[0]; e.y1[i] = b[1];
-    const xs = e.xs[i], turn = xs[1] + dx, port = xs[3] + bx;
-    e.xs[i] = [xs[0] + dx, turn, turn, port]; e.ys[i] = [a[1], a[1], b[1], b[1]];
-    e.xa[i] = turn; e.ya[i] = b[1]; e.xe[i] = port;
-    if (Number.isFinite(e.xl[i])) { e.xl[i] = turn; e.yl[i] = a[1]; }
+    // the first three points turn with the child, the others with the parent
+    const xs = [...e.xs[i]].map((x, j) => x + (j <= 2 ? dx : bx)), n = xs.length;
+    const ys = [...e.ys[i]];
+    ys[0] = ys[1] = a[1]; ys[n - 2] = ys[n - 1] = b[1];
+    e.xs[i] = xs; e.ys[i] = ys;
+    e.xa[i] = xs[n - 2]; e.ya[i] = b[1]; e.xe[i] = xs[n - 1];
+    if (Number.isFinite(e.xl[i])) { e.xl[i] = xs[1]; e.yl[i] = a[1]; }
   }
   edges.change.emit();
 }
@@ -224,9 +227,9 @@ def _edge_columns(graph: nx.DiGraph, lay: Layout, kind: str,
             cols[key].append(value)
         cols["xs"].append(xs)
         cols["ys"].append(ys)
-        cols["xa"].append(xs[2])  # the arrow: from the turn to the parent's port
-        cols["ya"].append(ys[2])
-        cols["xe"].append(xs[3])
+        cols["xa"].append(xs[-2])  # the arrow: from the last turn to the parent's port
+        cols["ya"].append(ys[-1])
+        cols["xe"].append(xs[-1])
         shown = (str(u), str(v)) in placed  # else no label, drawn nowhere
         cols["xl"].append(xs[1] if shown else _NOWHERE)
         cols["yl"].append(ys[0] if shown else _NOWHERE)

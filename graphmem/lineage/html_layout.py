@@ -2,20 +2,20 @@
 
 A tidy layered layout, left to right, in pixels of the page's first view: one column per
 generation (parents left of their children), a node's label on its right, and every
-record in a row of its own. Each record's children take consecutive rows and it sits at the
-middle of them, so in a tree no two edges cross and an edge never runs through a label. An
+record in a whole row of its own. Each record's children take consecutive rows and it sits at
+the middle one, so in a tree no two edges cross and an edge never runs through a label. An
 edge is drawn as an elbow: from the child's node left to the column gap before it, along the
 gap to the parent's row, then left to the end of the parent's label, where its arrowhead
-points at the parent. A lineage that is not a tree (a record with several parents, an edge
-that skips a generation) is laid out along each record's nearest parent; its other edges
-take the same elbows and may cross.
+points at the parent; an edge that skips generations crosses them between two rows. A
+lineage that is not a tree (a record with several parents, an edge that skips a generation)
+is laid out along each record's nearest parent; its other edges take the same elbows.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import networkx as nx
 
@@ -45,12 +45,17 @@ EDGE_LINE_PX = 12
 class Layout:
     """Positions in pixels (y upwards, as the plot's data): ``nodes`` centre of each node;
     ``ports`` x where edges into a node end (the end of its label); ``trunks`` x of the gap
-    left of each node's column, where its edges to its parents turn; ``rows`` the pitch."""
+    left of each node's column, where its edges to its parents turn; ``row`` the pitch (every
+    record sits on a whole row, so half a row between two is free of nodes and labels)."""
 
     nodes: Mapping[str, tuple[float, float]]
     ports: Mapping[str, float]
     trunks: Mapping[str, float]
     row: float
+    columns: Mapping[str, int] = field(default_factory=dict)
+    """Each node's column (generation)."""
+    turns: tuple[float, ...] = ()
+    """x of each column's gap (where edges into that column's records turn)."""
 
 
 def label_width(text: str) -> float:
@@ -109,8 +114,8 @@ def layout(graph: nx.DiGraph, labels: Mapping[str, str], edge_label_px: float = 
             if not kids:
                 ys[n] = float(next_row)
                 next_row += 1
-            elif done:
-                ys[n] = (ys[kids[0]] + ys[kids[-1]]) / 2
+            elif done:  # the middle row of its children's (a whole row)
+                ys[n] = float(math.floor((ys[kids[0]] + ys[kids[-1]]) / 2))
             else:
                 stack.append((n, True))
                 stack.extend((k, False) for k in reversed(kids))
@@ -120,16 +125,24 @@ def layout(graph: nx.DiGraph, labels: Mapping[str, str], edge_label_px: float = 
     nodes = {n: (xs[column[n]] + NODE_PX / 2, -ys[n] * row) for n in column}
     ports = {n: nodes[n][0] + NODE_PX / 2 + LABEL_DX + label_width(labels[n]) + PORT_DX
              for n in column}
-    trunks = {n: nodes[n][0] - NODE_PX / 2 - child_side for n in column}
-    return Layout(nodes, ports, trunks, row)
+    turns = tuple(x - child_side for x in xs)
+    trunks = {n: turns[column[n]] for n in column}
+    return Layout(nodes, ports, trunks, row, column, turns)
 
 
 def elbow(lay: Layout, child: str, parent: str) -> tuple[list[float], list[float]]:
     """The path of the edge ``child -> parent``: from the child's node to its column gap,
-    along it to the parent's row, then to the parent's port."""
+    along it to the parent's row, then to the parent's port. An edge that skips columns
+    crosses them half a row below the parent's row (between two rows: no node or label
+    there), then turns up in the gap after the parent's column."""
     (xc, yc), (_, yp) = lay.nodes[child], lay.nodes[parent]
     xt = lay.trunks[child]
-    return [xc - NODE_PX / 2, xt, xt, lay.ports[parent]], [yc, yc, yp, yp]
+    start, port = xc - NODE_PX / 2, lay.ports[parent]
+    skip = lay.columns.get(child, 0) - lay.columns.get(parent, 0) > 1
+    if not skip:
+        return [start, xt, xt, port], [yc, yc, yp, yp]
+    lane, turn = yp - lay.row / 2, lay.turns[lay.columns[parent] + 1]
+    return [start, xt, xt, turn, turn, port], [yc, yc, lane, lane, yp, yp]
 
 
 def spans(lay: Layout) -> tuple[float, float, float, float]:

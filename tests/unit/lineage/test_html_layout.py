@@ -3,6 +3,8 @@ at the middle of its children, edges as elbows along the column gaps."""
 
 from __future__ import annotations
 
+import itertools
+
 import networkx as nx
 import pytest
 
@@ -29,8 +31,10 @@ def test_a_tree_takes_a_row_per_record_and_centres_each_parent(size: int) -> Non
     assert len(rows & {float(r) for r in range(len(leaves))}) == len(leaves)
     for parent in graph.nodes:
         kids = sorted(lay.nodes[str(c)][1] for c in graph.predecessors(parent))
-        if kids:  # at the middle of its children, one column to their left
-            assert lay.nodes[parent][1] == pytest.approx((kids[0] + kids[-1]) / 2)
+        if kids:  # at the middle row of its children, one column to their left
+            middle = (kids[0] + kids[-1]) / 2
+            assert abs(lay.nodes[parent][1] - middle) < lay.row
+            assert (lay.nodes[parent][1] / lay.row).is_integer()
             assert all(lay.nodes[str(c)][0] > lay.ports[parent]
                        for c in graph.predecessors(parent))
     by_column: dict[float, list[float]] = {}
@@ -38,7 +42,7 @@ def test_a_tree_takes_a_row_per_record_and_centres_each_parent(size: int) -> Non
         by_column.setdefault(x, []).append(y)
     for ys in by_column.values():  # no two records of a column closer than a row
         ys.sort()
-        assert all(b - a >= lay.row - 1e-9 for a, b in zip(ys, ys[1:], strict=False))
+        assert all(b - a >= lay.row - 1e-9 for a, b in itertools.pairwise(ys))
 
 
 def test_an_edge_is_an_elbow_from_the_child_to_the_end_of_the_parents_label() -> None:
@@ -49,6 +53,16 @@ def test_an_edge_is_an_elbow_from_the_child_to_the_end_of_the_parents_label() ->
     (xc, yc), (xp, yp) = lay.nodes["n002"], lay.nodes["n000"]
     assert xs[0] == xc - NODE_PX / 2 and ys[:2] == [yc, yc] and ys[2:] == [yp, yp]
     assert xs[1] == xs[2] and xp + NODE_PX / 2 + label_width(labels["n000"]) < xs[3] < xs[2]
+
+
+def test_an_edge_that_skips_a_generation_crosses_it_between_two_rows() -> None:
+    graph = nx.DiGraph([("c", "b"), ("b", "a"), ("c", "a"), ("d", "b")])
+    lay = layout(graph, {n: f"{n}\nactive" for n in graph.nodes})
+    xs, ys = elbow(lay, "c", "a")
+    assert len(xs) == 6 and ys[2] == ys[3] == lay.nodes["a"][1] - lay.row / 2
+    rows = {y for _, y in lay.nodes.values()}
+    assert all(abs(ys[2] - y) >= lay.row / 2 for y in rows)  # no record on the lane's row
+    assert lay.ports["a"] < xs[3] < lay.nodes["b"][0] - NODE_PX / 2  # up after a's column
 
 
 def test_edge_labels_widen_the_gaps_and_a_huge_tree_does_not_fit() -> None:
