@@ -32,11 +32,13 @@ from graphmem.client import store_of as _store_of
 from graphmem.db.access import OPERATOR, Access
 from graphmem.db.async_driver import BlockingAsyncDriver, LoopCall
 from graphmem.db.codec import DEFAULT_MAX_CONTENT_BYTES, Clock
+from graphmem.db.ops.attribution import Neo4jAttribution
 from graphmem.db.resilience import connect_driver
 from graphmem.db.settings import ConnectionSettings
 from graphmem.fields import utc_now
 from graphmem.limits import DEFAULT_LIMITS, InputLimits
 from graphmem.models import Authority, Explanation, MemoryRecord, Principal
+from graphmem.read.attribution import AttributionLog
 from graphmem.read.pipeline import Retrieval
 from graphmem.read.rankers import Ranker
 from graphmem.read.resolution import ConflictResolution
@@ -128,8 +130,12 @@ class AsyncMemory(AsyncAttributionCalls, AsyncProspective, AsyncDeletionCalls):
                                         max_content_bytes=max_content_bytes,
                                         ensure_schema=ensure_schema, limits=limits,
                                         driver_for=driver_for)
-            return Memory(store, policy=policy, owns_driver=False, on_close=release,
-                          access=access)
+            memory = Memory(store, policy=policy, owns_driver=False, on_close=release,
+                            access=access)
+            # every round trip of this client's calls is carried by the one event loop thread:
+            # retrievals are logged together, in one statement (graphmem.read.log_group)
+            memory._log = AttributionLog(Neo4jAttribution(store), grouped=True)
+            return memory
 
         try:
             memory = await off_loop(threads, open_memory)
