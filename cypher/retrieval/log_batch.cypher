@@ -1,4 +1,4 @@
-// Many retrievals' logs in one statement (retrievals logged together, graphmem.read.log_group):
+// Many retrievals' logs in one statement (retrievals logged together, graphmem.db.batches):
 // $entries, one map per retrieval, each retrieval/log.cypher's parameters with what it selected
 // (retrieval/selected.cypher's $selected_ids, $conflict_keys and $selected) and its position
 // `pos` in the batch, sorted by candidate digest (sets are merged in one order). Each entry is

@@ -133,8 +133,9 @@ class AsyncMemory(AsyncAttributionCalls, AsyncProspective, AsyncDeletionCalls):
             memory = Memory(store, policy=policy, owns_driver=False, on_close=release,
                             access=access)
             # every round trip of this client's calls is carried by the one event loop thread:
-            # retrievals are logged together, in one statement (graphmem.read.log_group)
+            # retrievals are logged together, in one statement (graphmem.db.batches)
             memory._log = AttributionLog(Neo4jAttribution(store), grouped=True)
+            store.share_checks()  # and concurrent reads of one scope share their version check
             return memory
 
         try:

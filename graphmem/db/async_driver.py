@@ -126,7 +126,7 @@ _admitted = threading.local()  # .admission: the Admission this thread runs a ca
 @contextmanager
 def released() -> Iterator[None]:
     """Around a wait of this thread for another thread's work (a retrieval logged with
-    others: :mod:`graphmem.read.log_group`): the slot of the :class:`Admission` it runs a
+    others: :mod:`graphmem.db.batches`): the slot of the :class:`Admission` it runs a
     call under goes back meanwhile, as while it waits for the event loop, so the thread doing
     that work runs; nothing when the thread runs under none (``Memory``'s own threads)."""
     admission: Admission | None = getattr(_admitted, "admission", None)

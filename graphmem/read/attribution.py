@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 from neo4j.exceptions import IncompleteCommit
 
+from graphmem.db.batches import Batches
 from graphmem.db.ops.attribution import (
     AttributionOps,
     CandidateSetWrite,
@@ -41,7 +42,6 @@ from graphmem.errors import (
     ValidationError,
 )
 from graphmem.models import Principal
-from graphmem.read.log_group import LogGroup
 from graphmem.read.steps import DecisionState, MemoryConflict, RetrievalTrace, RetrievedMemory
 
 __all__ = ["MAX_CHAIN", "AttributionLog", "PendingRetrievalLog", "candidate_ids"]
@@ -156,14 +156,14 @@ class AttributionLog:
         ops: the store's attribution operations (:class:`~graphmem.db.ops.attribution.
             Neo4jAttribution` on Neo4j).
         grouped: log each triggered retrieval whole once ranked, with those of other threads
-            that wait beside it (:mod:`graphmem.read.log_group`), instead of beginning its
+            that wait beside it (:mod:`graphmem.db.batches`), instead of beginning its
             transaction while it ranks (:meth:`open_retrieval`).
     """
 
     def __init__(self, ops: AttributionOps, *, grouped: bool = False) -> None:
         self.ops = ops
-        self.group: LogGroup[tuple[CandidateSetWrite, Selection]] | None = (
-            LogGroup(ops.log_retrievals) if grouped else None)
+        self.group: Batches[tuple[CandidateSetWrite, Selection], int] | None = (
+            Batches(ops.log_retrievals) if grouped else None)
         self._candidate_sets: set[str] = set()
         # per caller and scope: the last set logged, a delta base
         self._last: dict[_SetKey, _LastSet] = {}
@@ -416,11 +416,13 @@ class PendingRetrievalLog:
     def _wait(self) -> tuple[RetrievalLogTransaction, int]:
         """The begun transaction, once begun; interrupted while waiting (KeyboardInterrupt),
         it is rolled back when it arrives, so no transaction is left open."""
+        begun = self._begun
+        assert begun is not None  # not grouped
         try:
-            return self._begun.result()
+            return begun.result()
         except BaseException as exc:
             if not isinstance(exc, Exception):
-                self._begun.add_done_callback(_roll_back)
+                begun.add_done_callback(_roll_back)
             raise
 
 
