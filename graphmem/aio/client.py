@@ -104,12 +104,15 @@ class AsyncMemory(AsyncAttributionCalls, AsyncProspective, AsyncDeletionCalls):
 
         The client opens an async driver of its own (an ``AsyncDriver`` belongs to one
         event loop: this one) and closes it with :meth:`close`; a local server started for
-        it is leased as for ``Memory``.
+        it is leased as for ``Memory``. The schema is set up by the first client of the
+        settings while any is open in this process (the next ones find it done, as clients
+        of ``Memory``'s shared driver do).
 
         Raises:
             DatabaseUnavailableError, DatabaseAuthError, StoreError: as ``Memory.connect``.
             ValidationError: ``principal`` is not a Principal, or a bad ``max_authority``.
         """
+        from graphmem.db.drivers import schema_owner
         from graphmem.db.server import open_store
 
         access = OPERATOR if principal is None else _access(principal, max_authority)
@@ -129,7 +132,7 @@ class AsyncMemory(AsyncAttributionCalls, AsyncProspective, AsyncDeletionCalls):
             store, release = open_store(settings, start_if_needed=start_if_needed, clock=clock,
                                         max_content_bytes=max_content_bytes,
                                         ensure_schema=ensure_schema, limits=limits,
-                                        driver_for=driver_for)
+                                        driver_for=driver_for, schema_owner=schema_owner)
             memory = Memory(store, policy=policy, owns_driver=False, on_close=release,
                             access=access)
             # every round trip of this client's calls is carried by the one event loop thread:
