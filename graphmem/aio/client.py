@@ -112,7 +112,7 @@ class AsyncMemory(AsyncAttributionCalls, AsyncProspective, AsyncDeletionCalls):
             DatabaseUnavailableError, DatabaseAuthError, StoreError: as ``Memory.connect``.
             ValidationError: ``principal`` is not a Principal, or a bad ``max_authority``.
         """
-        from graphmem.db.drivers import schema_owner
+        from graphmem.db.drivers import schema_once, schema_owner
         from graphmem.db.server import open_store
 
         access = OPERATOR if principal is None else _access(principal, max_authority)
@@ -123,16 +123,31 @@ class AsyncMemory(AsyncAttributionCalls, AsyncProspective, AsyncDeletionCalls):
             # the calls the store makes of a driver (graphmem.db.async_driver), over this loop's
             return cast(Driver, BlockingAsyncDriver.open(found, call, threads.transactions))
 
+        owners: list[object] = []
+
         def driver_for(found: ConnectionSettings, *, deadline_s: float
                        ) -> tuple[Driver, Callable[[], None]]:
             driver = connect_driver(found, deadline_s=deadline_s, open_with=open_blocking)
-            return driver, driver.close
+            owner, release_owner = schema_owner(found)  # the schema, once per open settings
+            owners.append(owner)
+
+            def release() -> None:
+                release_owner()
+                driver.close()
+
+            return driver, release
 
         def open_memory() -> Memory:
             store, release = open_store(settings, start_if_needed=start_if_needed, clock=clock,
                                         max_content_bytes=max_content_bytes,
-                                        ensure_schema=ensure_schema, limits=limits,
-                                        driver_for=driver_for, schema_owner=schema_owner)
+                                        ensure_schema=False, limits=limits,
+                                        driver_for=driver_for)
+            try:
+                if ensure_schema:
+                    schema_once(owners[-1], store.database, store.ensure_schema)
+            except BaseException:
+                release()
+                raise
             memory = Memory(store, policy=policy, owns_driver=False, on_close=release,
                             access=access)
             # every round trip of this client's calls is carried by the one event loop thread:

@@ -400,8 +400,6 @@ def open_store(settings: ConnectionSettings | None, *, start_if_needed: bool, cl
                max_content_bytes: int, ensure_schema: bool,
                limits: InputLimits = DEFAULT_LIMITS,
                driver_for: Callable[..., tuple[Any, Callable[[], None]]] = shared_driver,
-               schema_owner: Callable[[ConnectionSettings], tuple[object, Callable[[], None]]]
-               | None = None,
                ) -> tuple[Neo4jStore, Callable[[], None]]:
     """The store behind :meth:`graphmem.Memory.connect`, and the release of what it holds: its
     use of the driver shared by the clients of the same settings in this process
@@ -409,9 +407,7 @@ def open_store(settings: ConnectionSettings | None, *, start_if_needed: bool, cl
 
     Settings: ``settings``; else ``NEO4J_*``; else :func:`lease` (the running local server,
     or one started now while a client uses it). On any failure both are released before the
-    error propagates. ``driver_for``: the driver's source (AsyncMemory's differs);
-    ``schema_owner``: what the schema set-up is remembered by, and its release
-    (:func:`graphmem.db.drivers.schema_owner`; default: the driver).
+    error propagates. ``driver_for``: the driver's source (AsyncMemory's differs).
 
     Raises:
         DatabaseUnavailableError, DatabaseAuthError, StoreError: as ``Memory.connect``.
@@ -435,12 +431,8 @@ def open_store(settings: ConnectionSettings | None, *, start_if_needed: bool, cl
         release_lease()
         raise
 
-    owner, release_owner = (driver, None) if schema_owner is None else schema_owner(settings)
-
     def release() -> None:
         try:
-            if release_owner is not None:
-                release_owner()
             release_driver()
         finally:
             release_lease()
@@ -449,8 +441,8 @@ def open_store(settings: ConnectionSettings | None, *, start_if_needed: bool, cl
         store = Neo4jStore(driver, database=settings.database, clock=clock,
                            max_content_bytes=max_content_bytes,
                            retry_time_s=settings.retry_time_s, limits=limits)
-        if ensure_schema:  # once per shared driver (or owner) and database
-            schema_once(owner, settings.database, store.ensure_schema)
+        if ensure_schema:  # once per shared driver and database
+            schema_once(driver, settings.database, store.ensure_schema)
     except BaseException:
         release()
         raise
