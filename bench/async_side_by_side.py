@@ -60,9 +60,11 @@ def _tree_path(before: Path, scratch: Path) -> Path:
 def _run(module: str, path: Path, out: Path, env: dict[str, str], extra: list[str]
          ) -> dict[str, Any]:
     out.mkdir(parents=True)
+    # run from the tree's root: ``python -c`` puts the working directory first on sys.path,
+    # ahead of PYTHONPATH, so run from this tree a "before" run imported this tree's graphmem
     done = subprocess.run([sys.executable, "-c", RUN, module, str(out), *extra],
-                          env={**env, "PYTHONPATH": str(path)}, capture_output=True,
-                          text=True, timeout=1800, check=False)
+                          env={**env, "PYTHONPATH": str(path)}, cwd=path,
+                          capture_output=True, text=True, timeout=1800, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"{module} failed: {done.stderr[-2000:]}")
     found = sorted(out.glob("*.json"))
