@@ -60,9 +60,11 @@ def _tree_path(before: Path, scratch: Path) -> Path:
 def _run(module: str, path: Path, out: Path, env: dict[str, str], extra: list[str]
          ) -> dict[str, Any]:
     out.mkdir(parents=True)
+    # run from the tree's root: ``python -c`` puts the working directory first on sys.path,
+    # ahead of PYTHONPATH, so run from this tree a "before" run imported this tree's graphmem
     done = subprocess.run([sys.executable, "-c", RUN, module, str(out), *extra],
-                          env={**env, "PYTHONPATH": str(path)}, capture_output=True,
-                          text=True, timeout=1800, check=False)
+                          env={**env, "PYTHONPATH": str(path)}, cwd=path,
+                          capture_output=True, text=True, timeout=1800, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"{module} failed: {done.stderr[-2000:]}")
     found = sorted(out.glob("*.json"))
@@ -78,6 +80,8 @@ def _retrieve_row(tree: str, data: dict[str, Any]) -> dict[str, Any]:
             "async_max_gap_ms": max(r["max_gap_ms"] for r in mine),
             "async_gaps_ms": [r["max_gap_ms"] for r in mine],
             "threads_max_gap_ms": max(r["max_gap_ms"] for r in threads),
+            "async_p99_gap_ms": max(r["p99_gap_ms"] for r in mine),
+            "threads_p99_gap_ms": max(r["p99_gap_ms"] for r in threads),
             "async_per_s": statistics.median(r["throughput_per_s"] for r in mine),
             "threads_per_s": statistics.median(r["throughput_per_s"] for r in threads),
             "throughput_ratio": data["targets"]["throughput_ratio"],
@@ -100,14 +104,16 @@ def table(rows: list[dict[str, Any]], before: str, at: str) -> str:
     lines = [f"Async paths, before ({before}) and after (this tree), alternating, one Neo4j "
              f"({at})", "", "20 concurrent retrieve (bench.async_client):", "",
              "| round | tree | AsyncMemory largest gap ms (per rep) | Memory 20 threads largest "
-             "gap ms | AsyncMemory / threads throughput | retrievals/s async, threads | "
-             "ticker alone ms | load after |", "|--:|---|--:|--:|--:|--:|--:|---|"]
+             "gap ms | p99 gap ms async, threads | AsyncMemory / threads throughput | "
+             "retrievals/s async, threads | ticker alone ms | load after |",
+             "|--:|---|--:|--:|--:|--:|--:|--:|---|"]
     for r in rows:
         if r["bench"] == "retrieve":
             lines.append(
                 f"| {r['round']} | {r['tree']} | {r['async_max_gap_ms']:.1f} "
                 f"({', '.join(f'{g:.0f}' for g in r['async_gaps_ms'])}) | "
-                f"{r['threads_max_gap_ms']:.1f} | {r['throughput_ratio']:.2f} | "
+                f"{r['threads_max_gap_ms']:.1f} | {r.get('async_p99_gap_ms', 0):.0f}, "
+                f"{r.get('threads_p99_gap_ms', 0):.0f} | {r['throughput_ratio']:.2f} | "
                 f"{r['async_per_s']:.0f}, {r['threads_per_s']:.0f} | "
                 f"{r['idle_max_gap_ms']:.1f} | {r['load'][0]:.1f} |")
     lines += ["", "20 concurrent asearch (bench.langgraph_async_paths, 10 rounds each):", "",

@@ -32,11 +32,13 @@ from graphmem.client import store_of as _store_of
 from graphmem.db.access import OPERATOR, Access
 from graphmem.db.async_driver import BlockingAsyncDriver, LoopCall
 from graphmem.db.codec import DEFAULT_MAX_CONTENT_BYTES, Clock
+from graphmem.db.ops.attribution import Neo4jAttribution
 from graphmem.db.resilience import connect_driver
 from graphmem.db.settings import ConnectionSettings
 from graphmem.fields import utc_now
 from graphmem.limits import DEFAULT_LIMITS, InputLimits
 from graphmem.models import Authority, Explanation, MemoryRecord, Principal
+from graphmem.read.attribution import AttributionLog
 from graphmem.read.pipeline import Retrieval
 from graphmem.read.rankers import Ranker
 from graphmem.read.resolution import ConflictResolution
@@ -102,12 +104,15 @@ class AsyncMemory(AsyncAttributionCalls, AsyncProspective, AsyncDeletionCalls):
 
         The client opens an async driver of its own (an ``AsyncDriver`` belongs to one
         event loop: this one) and closes it with :meth:`close`; a local server started for
-        it is leased as for ``Memory``.
+        it is leased as for ``Memory``. The schema is set up by the first client of the
+        settings while any is open in this process (the next ones find it done, as clients
+        of ``Memory``'s shared driver do).
 
         Raises:
             DatabaseUnavailableError, DatabaseAuthError, StoreError: as ``Memory.connect``.
             ValidationError: ``principal`` is not a Principal, or a bad ``max_authority``.
         """
+        from graphmem.db.drivers import schema_once, schema_owner
         from graphmem.db.server import open_store
 
         access = OPERATOR if principal is None else _access(principal, max_authority)
@@ -118,18 +123,38 @@ class AsyncMemory(AsyncAttributionCalls, AsyncProspective, AsyncDeletionCalls):
             # the calls the store makes of a driver (graphmem.db.async_driver), over this loop's
             return cast(Driver, BlockingAsyncDriver.open(found, call, threads.transactions))
 
+        owners: list[object] = []
+
         def driver_for(found: ConnectionSettings, *, deadline_s: float
                        ) -> tuple[Driver, Callable[[], None]]:
             driver = connect_driver(found, deadline_s=deadline_s, open_with=open_blocking)
-            return driver, driver.close
+            owner, release_owner = schema_owner(found)  # the schema, once per open settings
+            owners.append(owner)
+
+            def release() -> None:
+                release_owner()
+                driver.close()
+
+            return driver, release
 
         def open_memory() -> Memory:
             store, release = open_store(settings, start_if_needed=start_if_needed, clock=clock,
                                         max_content_bytes=max_content_bytes,
-                                        ensure_schema=ensure_schema, limits=limits,
+                                        ensure_schema=False, limits=limits,
                                         driver_for=driver_for)
-            return Memory(store, policy=policy, owns_driver=False, on_close=release,
-                          access=access)
+            try:
+                if ensure_schema:
+                    schema_once(owners[-1], store.database, store.ensure_schema)
+            except BaseException:
+                release()
+                raise
+            memory = Memory(store, policy=policy, owns_driver=False, on_close=release,
+                            access=access)
+            # every round trip of this client's calls is carried by the one event loop thread:
+            # retrievals are logged together, in one statement (graphmem.db.batches)
+            memory._log = AttributionLog(Neo4jAttribution(store), grouped=True)
+            store.share_checks()  # and concurrent reads of one scope share their version check
+            return memory
 
         try:
             memory = await off_loop(threads, open_memory)

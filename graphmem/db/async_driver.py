@@ -49,7 +49,7 @@ from graphmem.db import retries
 from graphmem.db.settings import ConnectionSettings, driver_options
 from graphmem.errors import ClientClosedError
 
-__all__ = ["Admission", "BlockingAsyncDriver", "LoopCall", "Rows"]
+__all__ = ["Admission", "BlockingAsyncDriver", "LoopCall", "Rows", "released"]
 
 T = TypeVar("T")
 
@@ -84,11 +84,13 @@ class Admission:
         """This thread runs calls of the client: take a slot (waits at most
         :data:`ADMIT_WAIT_S`)."""
         self._local.member = True
+        _admitted.admission = self
         self._local.held = self._slots.acquire(timeout=ADMIT_WAIT_S)
 
     def leave(self) -> None:
         """This thread is done with the client's call: give its slot back, if it has one."""
         self._local.member = False
+        _admitted.admission = None
         self._give_back()
 
     def _give_back(self) -> None:
@@ -116,6 +118,23 @@ class Admission:
             return call(*args)
         finally:
             self.leave()
+
+
+_admitted = threading.local()  # .admission: the Admission this thread runs a call under
+
+
+@contextmanager
+def released() -> Iterator[None]:
+    """Around a wait of this thread for another thread's work (a retrieval logged with
+    others: :mod:`graphmem.db.batches`): the slot of the :class:`Admission` it runs a
+    call under goes back meanwhile, as while it waits for the event loop, so the thread doing
+    that work runs; nothing when the thread runs under none (``Memory``'s own threads)."""
+    admission: Admission | None = getattr(_admitted, "admission", None)
+    if admission is None:
+        yield
+        return
+    with admission.waiting():
+        yield
 
 
 class LoopCall:

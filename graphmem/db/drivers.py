@@ -22,7 +22,7 @@ from neo4j import Driver
 from graphmem.db.resilience import connect_driver, with_retry
 from graphmem.db.settings import ConnectionSettings
 
-__all__ = ["schema_once", "shared_driver"]
+__all__ = ["schema_once", "schema_owner", "shared_driver"]
 
 
 @dataclass(eq=False)
@@ -106,15 +106,51 @@ class _Schemas:
     ready: set[str] = field(default_factory=set)
 
 
-_schemas: weakref.WeakKeyDictionary[Driver, _Schemas] = weakref.WeakKeyDictionary()
+_schemas: weakref.WeakKeyDictionary[object, _Schemas] = weakref.WeakKeyDictionary()
 
 
-def schema_once(driver: Driver, database: str, ensure: Callable[[], None]) -> None:
+class _Owner:
+    """What the schema set-up is remembered by for clients that each open a driver of their
+    own (:func:`schema_owner`), as the shared driver is for ``Memory``'s."""
+
+    users = 0
+
+
+_owners: dict[tuple[int, ConnectionSettings], _Owner] = {}
+
+
+def schema_owner(settings: ConnectionSettings) -> tuple[object, Callable[[], None]]:
+    """What :func:`schema_once` remembers the schema of ``settings``' databases by, for the
+    clients that open a driver each (:class:`graphmem.AsyncMemory`: an async driver belongs
+    to one event loop), and the release of this client's use of it (idempotent). While one
+    such client of ``settings`` is open in this process, the next finds the schema set up, as
+    a ``Memory`` finds it through the driver it shares; once the last is released, the next
+    client sets it up again."""
+    key = (os.getpid(), settings)
+    with _lock:
+        owner = _owners.setdefault(key, _Owner())
+        owner.users += 1
+    done = threading.Event()
+
+    def release() -> None:
+        with _lock:
+            if done.is_set():
+                return
+            done.set()
+            owner.users -= 1
+            if owner.users == 0 and _owners.get(key) is owner:
+                del _owners[key]
+
+    return owner, release
+
+
+def schema_once(driver: object, database: str, ensure: Callable[[], None]) -> None:
     """Run ``ensure`` (the schema set-up of ``database``: 18 statements, about 70 ms on one
-    machine) the first time a client of ``driver`` connects to ``database``; a later client
-    of the shared driver (:func:`shared_driver`) finds it done. A client that connects while
-    the first one sets up waits for it; if that failed, it runs ``ensure`` itself. A driver
-    opened again (its last client closed) sets the schema up again.
+    machine) the first time a client of ``driver`` (or of a :func:`schema_owner`) connects to
+    ``database``; a later client of the shared driver (:func:`shared_driver`) finds it done.
+    A client that connects while the first one sets up waits for it; if that failed, it runs
+    ``ensure`` itself. A driver opened again (its last client closed) sets the schema up
+    again.
 
     Raises:
         whatever ``ensure`` raises (nothing is then marked done).

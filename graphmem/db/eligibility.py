@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -16,6 +16,7 @@ from neo4j import Driver
 
 from graphmem.db.access import ScopeQuery, decode_pairs
 from graphmem.db.base import StoreBase
+from graphmem.db.batches import Batches
 from graphmem.db.candidates import (  # the answers' types, where the store's users find them
     Candidate,
     CandidateIds,
@@ -76,6 +77,18 @@ class Eligibility(StoreBase):
         self._answers_lock = threading.Lock()
         #: how many candidates answers were reused and computed (tests and benchmarks)
         self.answer_stats: Counter[str] = Counter()
+        #: per key, the version checks shared by reads waiting together (None: each read
+        #: checks alone; :meth:`share_checks`)
+        self._checks: dict[tuple[str, tuple[str, ...], int], Batches[_Check, _Checked]] | None
+        self._checks = None
+
+    def share_checks(self) -> None:
+        """From now on, reads of one tenant, scope and clearance that check their reused
+        answers at the same time share one ``candidates_delta`` read (:mod:`graphmem.db.batches`,
+        for the async client, whose round trips one event loop thread carries): one sent after
+        each of them arrived, so it sees every write committed before each began. A read whose
+        answer it shows unchanged reuses it; any other reads again on its own."""
+        self._checks = {}
 
     def candidates(
         self, principal: Principal, scope: dict[str, str], now: datetime
@@ -203,8 +216,11 @@ class Eligibility(StoreBase):
         one round trip either way).
         """
         known = [[k, e, r, [list(w) for w in ws]] for k, e, r, ws in answer.versions]
+        shared = self._shared_check(key, answer, known, params)
         for wait in (*GAP_WAITS_S, None):
-            row = self.read_once("candidates_delta", known=known, slots=SLOTS, **params)[0]
+            row = shared or self.read_once("candidates_delta", known=known, slots=SLOTS,
+                                           **params)[0]
+            shared = None
             versions = _versions(row["versions"])
             if versions == answer.versions:
                 self.answer_stats["reused"] += 1
@@ -236,6 +252,34 @@ class Eligibility(StoreBase):
         with self._answers_lock:
             self._answers[key] = _Answer(versions=versions, lo=lo, hi=hi, candidates=found)
         return found
+
+    def _shared_check(self, key: tuple[str, tuple[str, ...], int], answer: _Answer,
+                      known: list[Any], params: dict[str, Any]) -> dict[str, Any] | None:
+        """The ``candidates_delta`` row of a read shared with the reads of ``key`` waiting
+        beside this one, when this read may use it: it was read with this read's own
+        parameters, or it shows ``answer`` unchanged (then only its versions are used). None:
+        not shared, or not usable here (the caller reads on its own)."""
+        if self._checks is None:
+            return None
+        with self._answers_lock:
+            if len(self._checks) >= self.MAX_CACHED_ANSWERS and key not in self._checks:
+                self._checks.clear()
+            group = self._checks.setdefault(key, Batches(self._check_together))
+        mine: _Check = (known, params)
+        got = group.submit(mine)
+        if got is None:  # the shared read failed: this read meets its own error alone
+            return None
+        row, sent = got
+        if sent is mine or _versions(row["versions"]) == answer.versions:
+            return row
+        return None
+
+    def _check_together(self, batch: Sequence[_Check]) -> list[_Checked]:
+        """One ``candidates_delta`` read for a batch of waiting reads, with the first one's
+        parameters; the row, and whose parameters it was read with, for each."""
+        known, params = batch[0]
+        row = self.read_once("candidates_delta", known=known, slots=SLOTS, **params)[0]
+        return [(row, batch[0])] * len(batch)
 
     def forget_answers(self) -> None:
         """Drop every reused candidates answer (the next call of each computes it again, as
@@ -282,6 +326,11 @@ class _Answer:
     def holds_at(self, now: datetime) -> bool:
         return (self.lo is None or self.lo <= now) and (self.hi is None or now < self.hi)
 
+
+#: A version check waiting to be sent: the versions its answer knows and its parameters;
+#: and what it gets back: the row read, and the check whose parameters it was read with.
+_Check = tuple[list[Any], dict[str, Any]]
+_Checked = tuple[dict[str, Any], _Check]
 
 #: A visible Scope's version: (key, epoch, rev, write slots as (index, epoch, seq) in index
 #: order), from candidates.cypher (see its header).

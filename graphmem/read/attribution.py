@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 from neo4j.exceptions import IncompleteCommit
 
+from graphmem.db.batches import Batches
 from graphmem.db.ops.attribution import (
     AttributionOps,
     CandidateSetWrite,
@@ -154,10 +155,15 @@ class AttributionLog:
     Args:
         ops: the store's attribution operations (:class:`~graphmem.db.ops.attribution.
             Neo4jAttribution` on Neo4j).
+        grouped: log each triggered retrieval whole once ranked, with those of other threads
+            that wait beside it (:mod:`graphmem.db.batches`), instead of beginning its
+            transaction while it ranks (:meth:`open_retrieval`).
     """
 
-    def __init__(self, ops: AttributionOps) -> None:
+    def __init__(self, ops: AttributionOps, *, grouped: bool = False) -> None:
         self.ops = ops
+        self.group: Batches[tuple[CandidateSetWrite, Selection], int] | None = (
+            Batches(ops.log_retrievals) if grouped else None)
         self._candidate_sets: set[str] = set()
         # per caller and scope: the last set logged, a delta base
         self._last: dict[_SetKey, _LastSet] = {}
@@ -193,6 +199,8 @@ class AttributionLog:
         with self._state:
             if self._closed:
                 raise ClientClosedError("this graphmem client is closed")
+            if self.group is not None:  # logged whole once ranked (finish)
+                return PendingRetrievalLog(self, set_log, None)
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(max_workers=8,
                                                 thread_name_prefix="graphmem-log")
@@ -333,7 +341,7 @@ class PendingRetrievalLog:
     :meth:`finish` and :meth:`cancel` ends it."""
 
     def __init__(self, log: AttributionLog, set_log: _SetLog,
-                 begun: Future[tuple[RetrievalLogTransaction, int]]) -> None:
+                 begun: Future[tuple[RetrievalLogTransaction, int]] | None) -> None:
         self._log = log
         self._set_log = set_log
         self._begun = begun
@@ -353,6 +361,9 @@ class PendingRetrievalLog:
                 is unknown (a connection lost while committing).
         """
         selection = _selection(self._set_log.entry.params["id"], memories, conflicts)
+        if self._begun is None:  # grouped: logged whole now, with others waiting beside it
+            self._grouped(selection)
+            return
         try:
             tx, depth = self._wait()
         except GraphmemError:
@@ -376,6 +387,17 @@ class PendingRetrievalLog:
             tx.close()
         self._log._logged(self._set_log, depth)
 
+    def _grouped(self, selection: Selection) -> None:
+        """Log the whole retrieval with those waiting beside it; alone if their batch failed."""
+        group = self._log.group
+        assert group is not None
+        with self._log._committing_now():
+            depth = group.submit((self._set_log.entry, selection))
+        if depth is None:
+            self._again(selection)
+        else:
+            self._log._logged(self._set_log, depth)
+
     def _again(self, selection: Selection) -> None:
         """Log the whole retrieval in one retried transaction function (unless closed)."""
         with self._log._committing_now():
@@ -383,6 +405,8 @@ class PendingRetrievalLog:
 
     def cancel(self) -> None:
         """Roll back: the retrieval failed before it selected anything (nothing is logged)."""
+        if self._begun is None:  # grouped: nothing was begun
+            return
         try:
             tx, _ = self._wait()
         except Exception:  # the transaction never began, or was rolled back: nothing to end
@@ -392,11 +416,13 @@ class PendingRetrievalLog:
     def _wait(self) -> tuple[RetrievalLogTransaction, int]:
         """The begun transaction, once begun; interrupted while waiting (KeyboardInterrupt),
         it is rolled back when it arrives, so no transaction is left open."""
+        begun = self._begun
+        assert begun is not None  # not grouped
         try:
-            return self._begun.result()
+            return begun.result()
         except BaseException as exc:
             if not isinstance(exc, Exception):
-                self._begun.add_done_callback(_roll_back)
+                begun.add_done_callback(_roll_back)
             raise
 
 

@@ -121,6 +121,15 @@ class AttributionOps(Protocol):
             GraphmemError: the store refused or could not be reached (nothing was logged).
         """
 
+    def log_retrievals(self, batch: Sequence[tuple[CandidateSetWrite, Selection]]
+                       ) -> list[int]:
+        """Log several retrievals whole, each with what it selected, in one statement and one
+        transaction function (retried by the driver); their chains' depths, in order.
+
+        Raises:
+            GraphmemError: the store refused or could not be reached (nothing was logged).
+        """
+
     def begin_retrieval(self, entry: CandidateSetWrite
                         ) -> tuple[RetrievalLogTransaction, int]:
         """Begin a retrieval's log transaction and write its Retrieval node and candidate
@@ -191,6 +200,28 @@ class Neo4jAttribution:
 
         depth: int = store.transaction("retrieval_log", work)
         return depth
+
+    def log_retrievals(self, batch: Sequence[tuple[CandidateSetWrite, Selection]]
+                       ) -> list[int]:
+        """See :meth:`AttributionOps.log_retrievals` (``cypher/retrieval/log_batch.cypher``,
+        the entries sorted by candidate digest so that sets are merged in one order)."""
+        store = self._store
+        order = sorted(range(len(batch)), key=lambda i: batch[i][0].digest)
+        entries = [{**batch[i][0].params, **batch[i][1], "pos": i} for i in order]
+
+        def work(tx: ManagedTransaction) -> list[int]:
+            depths = [0] * len(batch)
+            for row in store.run(tx, "retrieval/log_batch", entries=entries):
+                entry = batch[row["pos"]][0]
+                if row["incomplete"]:
+                    store.run(tx, "candidate_set_fill", digest=entry.digest,
+                              ids=list(entry.candidate_ids))
+                else:
+                    depths[row["pos"]] = int(row["depth"])
+            return depths
+
+        depths: list[int] = store.transaction("retrieval_log_batch", work)
+        return depths
 
     def begin_retrieval(self, entry: CandidateSetWrite
                         ) -> tuple[RetrievalLogTransaction, int]:

@@ -152,6 +152,22 @@ def batch_of(calls: list[Call]) -> Call:
                                "slots": sorted({k for row in rows for k in row["slots"]})}
 
 
+def log_batch_of(calls: list[Call]) -> Call:
+    """A two-retrieval ``retrieval/log_batch`` made of two recorded ``retrieval/log`` calls and
+    what ``retrieval/selected`` linked each to (the async client logs retrievals so)."""
+    selected = {params["id"]: params for name, params in calls if name == "retrieval/selected"}
+    logs = [params for name, params in calls if name == "retrieval/log"][:2]
+    assert len(logs) == 2, "the loop logs at least two retrievals"
+    nothing: dict[str, Any] = {"selected_ids": [], "conflict_keys": [], "selected": []}
+    entries = []
+    for pos, log in enumerate(logs):
+        chosen = selected.get(log["id"], nothing)
+        entries.append({**log, "pos": pos, "selected_ids": chosen["selected_ids"],
+                        "conflict_keys": chosen["conflict_keys"],
+                        "selected": chosen["selected"]})
+    return "retrieval/log_batch", {"entries": entries}
+
+
 def grow(memory: Memory, scope: dict[str, str], tag: str) -> None:
     """Store OTHERS records in ``scope`` (each asserting the loop's key, with its own value)."""
     for start in range(0, OTHERS, 500):
@@ -194,7 +210,7 @@ def test_no_statement_of_a_scope_costs_more_in_a_larger_store(
     ids = stored_ids(memory)
     with recorded(monkeypatch) as recorded_calls:
         agent_loop(memory)
-    recorded_calls.append(batch_of(recorded_calls))
+    recorded_calls += [batch_of(recorded_calls), log_batch_of(recorded_calls)]
     created = stored_ids(memory) - ids
     calls = [(name, renamed(params, created)) for name, params in recorded_calls]
     names = {name for name, _ in calls}
@@ -238,7 +254,7 @@ def test_no_statement_of_a_scope_scans_while_the_statistics_are_of_an_empty_stor
     seed(memory)
     with recorded(monkeypatch) as calls:
         agent_loop(memory)
-    calls.append(batch_of(calls))
+    calls += [batch_of(calls), log_batch_of(calls)]
     # the loop's statements keep their first plan (catalogue, "Plans"): exactly these
     loop = {name for name, _ in calls}
     assert {"candidates", "candidates_delta", "retrieval/log", "write/new"} <= loop
