@@ -53,6 +53,8 @@ class _Entry(Generic[E, R]):
     done: bool = False
     #: its result once sent; None: its batch failed (the caller sends it alone)
     result: R | None = None
+    #: the batch's error when it is one of the ``final`` kinds (raised in every caller)
+    error: BaseException | None = None
 
 
 class Batches(Generic[E, R]):
@@ -60,11 +62,17 @@ class Batches(Generic[E, R]):
 
     Args:
         send: sends a batch of calls' values; their results, in order. Whatever it raises
-            makes each call of the batch get None (its caller then sends it alone).
+            makes each call of the batch get None (its caller then sends it alone), except
+            an error of a ``final`` kind.
+        final: errors after which sending again alone would be wrong (a commit whose
+            outcome is unknown may have written the batch): :meth:`submit` raises them in
+            every caller of the batch.
     """
 
-    def __init__(self, send: Callable[[Sequence[E]], Sequence[R]]) -> None:
+    def __init__(self, send: Callable[[Sequence[E]], Sequence[R]],
+                 final: tuple[type[BaseException], ...] = ()) -> None:
         self._send = send
+        self._final = final
         self._lock = threading.Lock()
         self._waiting: list[_Entry[E, R]] = []
         self._in_flight = 0
@@ -74,8 +82,11 @@ class Batches(Generic[E, R]):
 
     def submit(self, value: E) -> R | None:
         """Send ``value`` alone or with the calls that wait beside it; its result, or None
-        when its batch failed as a whole (then send it alone). Never raises the batch's
-        errors."""
+        when its batch failed as a whole (then send it alone).
+
+        Raises:
+            the batch's error, only when it is of a ``final`` kind.
+        """
         own: _Entry[E, R] = _Entry(value)
         try:
             with self._lock:
@@ -87,12 +98,13 @@ class Batches(Generic[E, R]):
             if own.lead is None:
                 with released():  # another thread sends it: let that thread run
                     own.wake.wait()
-                if own.done:
-                    return own.result
-            assert own.lead is not None
-            self._run(own.lead)
+            if not own.done:  # handed a batch to send
+                assert own.lead is not None
+                self._run(own.lead)
         finally:
             self._settle(own)
+        if own.error is not None:
+            raise own.error
         return own.result
 
     def _take(self, n: int) -> list[_Entry[E, R]]:
@@ -103,6 +115,10 @@ class Batches(Generic[E, R]):
     def _run(self, batch: list[_Entry[E, R]]) -> None:
         try:
             results = self._send([e.value for e in batch])
+        except self._final as exc:  # sending again could write twice: each caller raises it
+            for entry in batch:
+                entry.error = exc
+            return
         except Exception:  # each is sent alone by its own caller, and meets its own error
             return
         for entry, result in zip(batch, results, strict=True):

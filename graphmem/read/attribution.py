@@ -163,7 +163,7 @@ class AttributionLog:
     def __init__(self, ops: AttributionOps, *, grouped: bool = False) -> None:
         self.ops = ops
         self.group: Batches[tuple[CandidateSetWrite, Selection], int] | None = (
-            Batches(ops.log_retrievals) if grouped else None)
+            Batches(ops.log_retrievals, final=(IncompleteCommit,)) if grouped else None)
         self._candidate_sets: set[str] = set()
         # per caller and scope: the last set logged, a delta base
         self._last: dict[_SetKey, _LastSet] = {}
@@ -391,8 +391,11 @@ class PendingRetrievalLog:
         """Log the whole retrieval with those waiting beside it; alone if their batch failed."""
         group = self._log.group
         assert group is not None
-        with self._log._committing_now():
-            depth = group.submit((self._set_log.entry, selection))
+        try:
+            with self._log._committing_now():
+                depth = group.submit((self._set_log.entry, selection))
+        except IncompleteCommit as exc:  # the batch may or may not have been written: say so
+            raise translate(exc, "logging a retrieval") from exc
         if depth is None:
             self._again(selection)
         else:

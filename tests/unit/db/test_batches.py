@@ -18,11 +18,12 @@ from graphmem.db.batches import Batches
 class Gate:
     """A send that records its batches and, for the first, waits until released."""
 
-    def __init__(self, fail: bool = False) -> None:
+    def __init__(self, fail: bool = False, error: type[Exception] = RuntimeError) -> None:
         self.sent: list[list[int]] = []
         self.first_started = threading.Event()
         self.release_first = threading.Event()
         self.fail = fail
+        self.error = error
 
     def __call__(self, values: Sequence[int]) -> list[int]:
         self.sent.append(list(values))
@@ -30,7 +31,7 @@ class Gate:
             self.first_started.set()
             assert self.release_first.wait(10)
         if self.fail and len(values) > 1:
-            raise RuntimeError("the batch failed")
+            raise self.error("the batch failed")
         return [v * 10 for v in values]
 
 
@@ -55,7 +56,10 @@ def _while_first_is_sent(gate: Gate, group: Batches[int, int], values: list[int]
     results: dict[int, int | None] = {}
 
     def call(v: int) -> None:
-        results[v] = group.submit(v)
+        try:
+            results[v] = group.submit(v)
+        except LookupError:  # a final kind of error (see the test of final errors)
+            results[v] = -1
 
     first = threading.Thread(target=call, args=(0,))
     first.start()
@@ -88,6 +92,16 @@ def test_a_failed_batch_gives_each_of_its_calls_none_and_raises_nothing() -> Non
     group: Batches[int, int] = Batches(gate)
     results = _while_first_is_sent(gate, group, [1, 2])
     assert results == {0: 0, 1: None, 2: None}
+
+
+def test_a_final_error_is_raised_in_every_caller_of_its_batch_none_sent_again() -> None:
+    """A batch whose commit outcome is unknown may have been written: its callers must not
+    send it again alone (a unique id would then fail, or a row be written twice)."""
+    gate = Gate(fail=True, error=KeyError)
+    group: Batches[int, int] = Batches(gate, final=(LookupError,))
+    results = _while_first_is_sent(gate, group, [1, 2])
+    assert results == {0: 0, 1: -1, 2: -1}
+    assert len(gate.sent) == 2  # the first alone, then the failed batch: nothing sent again
 
 
 def test_batches_are_at_most_max_batch(monkeypatch: pytest.MonkeyPatch) -> None:
