@@ -34,6 +34,7 @@ from graphmem.client import Memory
 from graphmem.db import credentials, server
 from graphmem.db.settings import ConnectionSettings, open_driver
 from graphmem.errors import DatabaseUnavailableError
+from tests.support import parallel
 from tests.support.database import (
     Neo4jUnderTest,
     require_toolchain,
@@ -65,9 +66,21 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ["GRAPHMEM_HEAVY_TESTS"] = "1"
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """``-n auto``: workers for a run of folders, none for named files
+    (tests/support/parallel.py)."""
+    return parallel.auto_workers(config.args, len(os.sched_getaffinity(0)))
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark every test under tests/integration/ ``neo4j``; refuse a test under tests/unit/ that
-    requests a fixture reaching Neo4j (it belongs in tests/integration/)."""
+    requests a fixture reaching Neo4j (it belongs in tests/integration/). In a pytest-xdist
+    worker, also give each test its group and put the slow modules first (before xdist reads
+    the groups: hence ``tryfirst``)."""
+    if hasattr(config, "workerinput"):
+        _group_for_workers(items)
     misplaced = []
     for item in items:
         path = item.path
@@ -80,6 +93,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if misplaced:
         raise pytest.UsageError("tests under tests/unit/ need no database; move these to "
                                 "tests/integration/: " + "; ".join(misplaced))
+
+
+def _group_for_workers(items: list[pytest.Item]) -> None:
+    """Mark each test ``xdist_group`` and order the tests as tests/support/parallel.py says
+    (the same in every worker: the order depends only on the collected tests)."""
+    env_database = ConnectionSettings.from_env() is not None
+    modules = {}
+    for item in items:
+        path = item.path
+        module = path.relative_to(TESTS).as_posix() if path.is_relative_to(TESTS) else str(path)
+        modules[item.nodeid] = module
+        group = parallel.group_of(module, getattr(item, "fixturenames", ()), env_database)
+        item.add_marker(pytest.mark.xdist_group(group))
+    items.sort(key=lambda item: parallel.rank(modules[item.nodeid]))
 
 
 def _docker_answers() -> bool:
