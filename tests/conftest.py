@@ -16,6 +16,10 @@ about a minute with nothing started. Every test under ``tests/integration/`` is 
 ``neo4j`` (``-m neo4j`` / ``-m "not neo4j"`` select by it). Helpers shared by test modules
 live in ``tests/support/``; no test module imports another (tests/unit/test_suite_layout.py).
 
+A run of folders is spread over pytest-xdist workers (``-n auto`` in pyproject.toml; each worker
+starts its own server as above, except that a ``NEO4J_URI`` database is used by one worker only):
+tests/support/parallel.py says how. ``-n 0`` runs in one process.
+
 ``--heavy`` (or ``GRAPHMEM_HEAVY_TESTS=1``) runs the crash, soak, fuzz and concurrency tests at
 their full sizes instead of the smaller defaults (tests/support/sizes.py).
 """
