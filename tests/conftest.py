@@ -176,7 +176,8 @@ def neo4j_db() -> Iterator[Neo4jUnderTest]:
     from graphmem.db.server import EphemeralServer
 
     try:
-        server = EphemeralServer(heap="1g").start()
+        # generous: parallel workers start their servers at the same time on a shared machine
+        server = EphemeralServer(heap="1g", timeout_s=900).start()
     except DatabaseUnavailableError as exc:
         unavailable(str(exc))
         raise
