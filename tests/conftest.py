@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from hypothesis import settings
 
 from graphmem.client import Memory
 from graphmem.db import credentials, server
@@ -48,6 +49,11 @@ from tests.support.database import (
 
 if TYPE_CHECKING:
     from tests.support.crash import CrashableServer
+
+# No per-example deadline for the property tests (most set deadline=None already): with
+# parallel workers on a shared machine it measures the load, not graphmem.
+settings.register_profile("graphmem-suite", deadline=None)
+settings.load_profile("graphmem-suite")
 
 NEO4J_IMAGE = "neo4j:5.26.30-community"
 TESTS = Path(__file__).resolve().parent
