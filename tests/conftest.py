@@ -16,9 +16,10 @@ about a minute with nothing started. Every test under ``tests/integration/`` is 
 ``neo4j`` (``-m neo4j`` / ``-m "not neo4j"`` select by it). Helpers shared by test modules
 live in ``tests/support/``; no test module imports another (tests/unit/test_suite_layout.py).
 
-A run of folders is spread over pytest-xdist workers (``-n auto`` in pyproject.toml; each worker
-starts its own server as above, except that a ``NEO4J_URI`` database is used by one worker only):
-tests/support/parallel.py says how. ``-n 0`` runs in one process.
+A run of folders is spread over pytest-xdist workers (``-n auto`` in pyproject.toml), each
+starting its own server as above; with ``NEO4J_URI`` set the run stays in one process (one
+database is never shared between processes): tests/support/parallel.py says how. ``-n 0``
+runs in one process.
 
 ``--heavy`` (or ``GRAPHMEM_HEAVY_TESTS=1``) runs the crash, soak, fuzz and concurrency tests at
 their full sizes instead of the smaller defaults (tests/support/sizes.py).
@@ -30,7 +31,7 @@ import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import settings
@@ -83,14 +84,25 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     return parallel.auto_workers(config.args, len(os.sched_getaffinity(0)))
 
 
-@pytest.hookimpl(tryfirst=True)
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Hand out whole modules, the crash-server modules as one unit (tests/support/parallel.py)."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModuleUnits(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            return parallel.unit_of(nodeid)
+
+    return ModuleUnits(config, log)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark every test under tests/integration/ ``neo4j``; refuse a test under tests/unit/ that
     requests a fixture reaching Neo4j (it belongs in tests/integration/). In a pytest-xdist
-    worker, also give each test its group and put the slow modules first (before xdist reads
-    the groups: hence ``tryfirst``)."""
+    worker, put the slow modules first (the same order in every worker: it depends only on
+    the collected tests)."""
     if hasattr(config, "workerinput"):
-        _group_for_workers(items)
+        items.sort(key=lambda item: parallel.rank(_module_of(item)))
     misplaced = []
     for item in items:
         path = item.path
@@ -105,18 +117,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                                 "tests/integration/: " + "; ".join(misplaced))
 
 
-def _group_for_workers(items: list[pytest.Item]) -> None:
-    """Mark each test ``xdist_group`` and order the tests as tests/support/parallel.py says
-    (the same in every worker: the order depends only on the collected tests)."""
-    env_database = ConnectionSettings.from_env() is not None
-    modules = {}
-    for item in items:
-        path = item.path
-        module = path.relative_to(TESTS).as_posix() if path.is_relative_to(TESTS) else str(path)
-        modules[item.nodeid] = module
-        group = parallel.group_of(module, getattr(item, "fixturenames", ()), env_database)
-        item.add_marker(pytest.mark.xdist_group(group))
-    items.sort(key=lambda item: parallel.rank(modules[item.nodeid]))
+def _module_of(item: pytest.Item) -> str:
+    path = item.path
+    return path.relative_to(TESTS).as_posix() if path.is_relative_to(TESTS) else str(path)
 
 
 def _docker_answers() -> bool:
@@ -153,6 +156,10 @@ def neo4j_db() -> Iterator[Neo4jUnderTest]:
     """A real Neo4j for the session (see the module docstring for where it comes from)."""
     env = ConnectionSettings.from_env()
     if env is not None:
+        if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1:
+            pytest.fail(f"NEO4J_URI={env.uri} names one database, which parallel workers would "
+                        "share: run with -n 0 (or unset NEO4J_URI to let each worker start "
+                        "its own).", pytrace=False)
         try:
             count = _node_count(env)
         except Exception as exc:

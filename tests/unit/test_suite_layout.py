@@ -112,6 +112,7 @@ def test_heavy_sizes_follow_the_option(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_run_of_folders_is_spread_over_workers_a_run_of_files_is_not(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("PYTEST_XDIST_AUTO_NUM_WORKERS", raising=False)
+    monkeypatch.delenv("NEO4J_URI", raising=False)
     unit, one = str(TESTS / "unit"), str(TESTS / "unit" / "test_suite_layout.py")
     assert parallel.auto_workers([unit], 2) == 2
     assert parallel.auto_workers([unit, one], 64) == parallel.MAX_WORKERS
@@ -119,17 +120,19 @@ def test_a_run_of_folders_is_spread_over_workers_a_run_of_files_is_not(
     assert parallel.auto_workers([one, f"{one}::test_x"], 2) == 0
     monkeypatch.setenv("PYTEST_XDIST_AUTO_NUM_WORKERS", "3")
     assert parallel.auto_workers([one], 2) is None  # pytest-xdist reads the variable
+    monkeypatch.setenv("NEO4J_URI", "bolt://127.0.0.1:1")
+    assert parallel.auto_workers([unit], 2) == 0  # one database: one process
 
 
-def test_workers_keep_a_module_together_and_share_the_servers_they_must() -> None:
-    module = "integration/read/test_threads.py"
-    assert parallel.group_of(module, ["memory", "neo4j_db"], env_database=False) == module
-    assert parallel.group_of(module, ["memory", "neo4j_db"], env_database=True) \
-        == parallel.ENV_DATABASE_GROUP
-    assert parallel.group_of(module, ["crash_server", "tmp_path"], env_database=True) \
-        == parallel.CRASH_GROUP
-    assert parallel.group_of("unit/test_cli.py", ["tmp_path"], env_database=True) \
-        == "unit/test_cli.py"
+def test_workers_take_whole_modules_and_the_crash_server_modules_together() -> None:
+    module = "tests/integration/read/test_threads.py"
+    assert parallel.unit_of(f"{module}::test_a[1]") == parallel.unit_of(f"{module}::test_b") \
+        == module
+    crash = {parallel.unit_of(f"tests/{m}::test_x") for m in parallel.CRASH_MODULES}
+    assert crash == {parallel.CRASH_UNIT}
+    using = sorted(p.relative_to(TESTS).as_posix() for p in (TESTS / "integration").rglob(
+        "test_*.py") if "crash_server" in p.read_text(encoding="utf-8"))
+    assert using == sorted(parallel.CRASH_MODULES), "update CRASH_MODULES"
 
 
 def test_slow_modules_go_out_first_and_unit_ones_last() -> None:
