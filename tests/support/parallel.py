@@ -4,9 +4,9 @@
 - Worker count: a run of folders (``pytest``, ``pytest tests/unit``) is spread over one
   worker per core, at most :data:`MAX_WORKERS`; a run of named files or tests only runs in
   the pytest process itself (starting workers, each with a Neo4j of its own, would cost more
-  than it saves), and so does a run against the one database ``NEO4J_URI`` names, which the
-  suite must not share between processes. ``-n N`` or ``PYTEST_XDIST_AUTO_NUM_WORKERS``
-  choose otherwise; ``-n 0`` runs everything in one process.
+  than it saves), and so does a run that may reach the one database ``NEO4J_URI`` names
+  (anything beyond tests/unit), which the suite must not share between processes. ``-n N``
+  or ``PYTEST_XDIST_AUTO_NUM_WORKERS`` choose otherwise; ``-n 0`` runs in one process.
 - Work units (:func:`unit_of`): a worker runs a test module whole (module fixtures such as a
   seeded store are set up once, as in one process). The modules of the crash server
   (``crash_server``, a session fixture that starts a Neo4j of its own) share one unit, so it
@@ -26,6 +26,8 @@ from pathlib import Path
 #: The most workers ``-n auto`` starts: each starts a Neo4j (1 GB heap) for the integration
 #: tests, and the crash, lease and restart tests start more of their own.
 MAX_WORKERS = 4
+#: tests/unit/: its tests reach no database, so NEO4J_URI does not keep them in one process.
+UNIT = Path(__file__).resolve().parents[1] / "unit"
 #: The work unit of the modules using the crash server (one server start for all of them).
 CRASH_UNIT = "crash-server"
 #: The test modules (relative to tests/) that use ``crash_server``
@@ -56,16 +58,17 @@ def auto_workers(args: Sequence[str], cpus: int | None) -> int | None:
     on the command line, after pytest filled in ``testpaths``).
 
     Returns 0 (no worker: run in this process) when every argument names a file or a test,
-    or when ``NEO4J_URI`` is set; otherwise ``min(cpus, MAX_WORKERS)`` (``cpus`` None or
+    or when ``NEO4J_URI`` is set and the run is not all under tests/unit; otherwise ``min(cpus, MAX_WORKERS)`` (``cpus`` None or
     below 1 counts as 1), or None when ``PYTEST_XDIST_AUTO_NUM_WORKERS`` is set, to let
     pytest-xdist read it.
     """
-    if os.environ.get("NEO4J_URI"):
-        return 0
+    paths = [Path(arg.split("::", 1)[0]).resolve() for arg in args]
+    if os.environ.get("NEO4J_URI") and not (
+            paths and all(p.is_relative_to(UNIT) for p in paths)):
+        return 0  # the run may reach that one database
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None
-    paths = [arg.split("::", 1)[0] for arg in args]
-    if paths and not any(Path(p).is_dir() for p in paths):
+    if paths and not any(p.is_dir() for p in paths):
         return 0
     return max(1, min(cpus or 1, MAX_WORKERS))
 

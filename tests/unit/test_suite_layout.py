@@ -120,8 +120,11 @@ def test_a_run_of_folders_is_spread_over_workers_a_run_of_files_is_not(
     assert parallel.auto_workers([one, f"{one}::test_x"], 2) == 0
     monkeypatch.setenv("PYTEST_XDIST_AUTO_NUM_WORKERS", "3")
     assert parallel.auto_workers([one], 2) is None  # pytest-xdist reads the variable
+    monkeypatch.delenv("PYTEST_XDIST_AUTO_NUM_WORKERS")
     monkeypatch.setenv("NEO4J_URI", "bolt://127.0.0.1:1")
-    assert parallel.auto_workers([unit], 2) == 0  # one database: one process
+    assert parallel.auto_workers([str(TESTS)], 2) == 0  # one database: one process
+    assert parallel.auto_workers([str(TESTS / "integration")], 2) == 0
+    assert parallel.auto_workers([unit], 2) == 2  # no database reached
 
 
 def test_workers_take_whole_modules_and_the_crash_server_modules_together() -> None:
