@@ -58,9 +58,9 @@ def auto_workers(args: Sequence[str], cpus: int | None) -> int | None:
     on the command line, after pytest filled in ``testpaths``).
 
     Returns 0 (no worker: run in this process) when every argument names a file or a test,
-    or when ``NEO4J_URI`` is set and the run is not all under tests/unit; otherwise ``min(cpus, MAX_WORKERS)`` (``cpus`` None or
-    below 1 counts as 1), or None when ``PYTEST_XDIST_AUTO_NUM_WORKERS`` is set, to let
-    pytest-xdist read it.
+    or when ``NEO4J_URI`` is set and the run is not all under tests/unit; otherwise
+    ``min(cpus, MAX_WORKERS)`` (``cpus`` None or below 1 counts as 1), or None when
+    ``PYTEST_XDIST_AUTO_NUM_WORKERS`` is set, to let pytest-xdist read it.
     """
     paths = [Path(arg.split("::", 1)[0]).resolve() for arg in args]
     if os.environ.get("NEO4J_URI") and not (
