@@ -16,6 +16,11 @@ about a minute with nothing started. Every test under ``tests/integration/`` is 
 ``neo4j`` (``-m neo4j`` / ``-m "not neo4j"`` select by it). Helpers shared by test modules
 live in ``tests/support/``; no test module imports another (tests/unit/test_suite_layout.py).
 
+A run of folders is spread over pytest-xdist workers (``-n auto`` in pyproject.toml), each
+starting its own server as above; with ``NEO4J_URI`` set the run stays in one process (one
+database is never shared between processes): tests/support/parallel.py says how. ``-n 0``
+runs in one process.
+
 ``--heavy`` (or ``GRAPHMEM_HEAVY_TESTS=1``) runs the crash, soak, fuzz and concurrency tests at
 their full sizes instead of the smaller defaults (tests/support/sizes.py).
 """
@@ -26,14 +31,16 @@ import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
+from hypothesis import settings
 
 from graphmem.client import Memory
 from graphmem.db import credentials, server
 from graphmem.db.settings import ConnectionSettings, open_driver
 from graphmem.errors import DatabaseUnavailableError
+from tests.support import parallel
 from tests.support.database import (
     Neo4jUnderTest,
     require_toolchain,
@@ -43,6 +50,11 @@ from tests.support.database import (
 
 if TYPE_CHECKING:
     from tests.support.crash import CrashableServer
+
+# No per-example deadline for the property tests (most set deadline=None already): with
+# parallel workers on a shared machine it measures the load, not graphmem.
+settings.register_profile("graphmem-suite", deadline=None)
+settings.load_profile("graphmem-suite")
 
 NEO4J_IMAGE = "neo4j:5.26.30-community"
 TESTS = Path(__file__).resolve().parent
@@ -65,9 +77,32 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ["GRAPHMEM_HEAVY_TESTS"] = "1"
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """``-n auto``: workers for a run of folders, none for named files
+    (tests/support/parallel.py)."""
+    return parallel.auto_workers(config.args, len(os.sched_getaffinity(0)))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Hand out whole modules, the crash-server modules as one unit (tests/support/parallel.py)."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModuleUnits(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            return parallel.unit_of(nodeid)
+
+    return ModuleUnits(config, log)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark every test under tests/integration/ ``neo4j``; refuse a test under tests/unit/ that
-    requests a fixture reaching Neo4j (it belongs in tests/integration/)."""
+    requests a fixture reaching Neo4j (it belongs in tests/integration/). In a pytest-xdist
+    worker, put the slow modules first (the same order in every worker: it depends only on
+    the collected tests)."""
+    if hasattr(config, "workerinput"):
+        items.sort(key=lambda item: parallel.rank(_module_of(item)))
     misplaced = []
     for item in items:
         path = item.path
@@ -80,6 +115,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if misplaced:
         raise pytest.UsageError("tests under tests/unit/ need no database; move these to "
                                 "tests/integration/: " + "; ".join(misplaced))
+
+
+def _module_of(item: pytest.Item) -> str:
+    path = item.path
+    return path.relative_to(TESTS).as_posix() if path.is_relative_to(TESTS) else str(path)
 
 
 def _docker_answers() -> bool:
@@ -116,6 +156,10 @@ def neo4j_db() -> Iterator[Neo4jUnderTest]:
     """A real Neo4j for the session (see the module docstring for where it comes from)."""
     env = ConnectionSettings.from_env()
     if env is not None:
+        if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1:
+            pytest.fail(f"NEO4J_URI={env.uri} names one database, which parallel workers would "
+                        "share: run with -n 0 (or unset NEO4J_URI to let each worker start "
+                        "its own).", pytrace=False)
         try:
             count = _node_count(env)
         except Exception as exc:
@@ -145,7 +189,8 @@ def neo4j_db() -> Iterator[Neo4jUnderTest]:
     from graphmem.db.server import EphemeralServer
 
     try:
-        server = EphemeralServer(heap="1g").start()
+        # generous: parallel workers start their servers at the same time on a shared machine
+        server = EphemeralServer(heap="1g", timeout_s=900).start()
     except DatabaseUnavailableError as exc:
         unavailable(str(exc))
         raise

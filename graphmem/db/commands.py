@@ -93,7 +93,8 @@ def db_fetch() -> None:
             lib_dir = server.ensure_jars()
     except GraphmemError as exc:
         raise fail(exc, code=EXIT_UNAVAILABLE) from None
-    console.print(str(lib_dir), highlight=False)
+    # the folder alone on stdout, for scripts: never wrapped, however long the path
+    console.print(str(lib_dir), highlight=False, soft_wrap=True)
 
 
 def stats_command(

@@ -1,7 +1,8 @@
 """The test suite's own layout: ``tests/unit/`` mirrors the package and needs no database,
 ``tests/integration/`` holds the tests against the real server, grouped by concern; helpers live
 in ``tests/support/``, and no test module imports another (what two test modules share is
-support, not a test file); the heavy sizes follow ``--heavy``."""
+support, not a test file); the heavy sizes follow ``--heavy``; how a run is spread over
+pytest-xdist workers (tests/support/parallel.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import parallel
 from tests.support.sizes import HEAVY_ENV, heavy, size
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -105,3 +107,40 @@ def test_heavy_sizes_follow_the_option(monkeypatch: pytest.MonkeyPatch) -> None:
     assert size(10, 20, env="GRAPHMEM_TEST_SIZE") == 7
     monkeypatch.setenv(HEAVY_ENV, "0")
     assert not heavy() and size(0.5, 2.0, env="GRAPHMEM_NOT_SET_HERE") == 0.5
+
+
+def test_a_run_of_folders_is_spread_over_workers_a_run_of_files_is_not(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PYTEST_XDIST_AUTO_NUM_WORKERS", raising=False)
+    monkeypatch.delenv("NEO4J_URI", raising=False)
+    unit, one = str(TESTS / "unit"), str(TESTS / "unit" / "test_suite_layout.py")
+    assert parallel.auto_workers([unit], 2) == 2
+    assert parallel.auto_workers([unit, one], 64) == parallel.MAX_WORKERS
+    assert parallel.auto_workers([unit], None) == 1
+    assert parallel.auto_workers([one, f"{one}::test_x"], 2) == 0
+    monkeypatch.setenv("PYTEST_XDIST_AUTO_NUM_WORKERS", "3")
+    assert parallel.auto_workers([one], 2) is None  # pytest-xdist reads the variable
+    monkeypatch.delenv("PYTEST_XDIST_AUTO_NUM_WORKERS")
+    monkeypatch.setenv("NEO4J_URI", "bolt://127.0.0.1:1")
+    assert parallel.auto_workers([str(TESTS)], 2) == 0  # one database: one process
+    assert parallel.auto_workers([str(TESTS / "integration")], 2) == 0
+    assert parallel.auto_workers([unit], 2) == 2  # no database reached
+
+
+def test_workers_take_whole_modules_and_the_crash_server_modules_together() -> None:
+    module = "tests/integration/read/test_threads.py"
+    assert parallel.unit_of(f"{module}::test_a[1]") == parallel.unit_of(f"{module}::test_b") \
+        == module
+    crash = {parallel.unit_of(f"tests/{m}::test_x") for m in parallel.CRASH_MODULES}
+    assert crash == {parallel.CRASH_UNIT}
+    using = sorted(p.relative_to(TESTS).as_posix() for p in (TESTS / "integration").rglob(
+        "test_*.py") if "crash_server" in p.read_text(encoding="utf-8"))
+    assert using == sorted(parallel.CRASH_MODULES), "update CRASH_MODULES"
+
+
+def test_slow_modules_go_out_first_and_unit_ones_last() -> None:
+    missing = [m for m in parallel.SLOW_FIRST if not (TESTS / m).is_file()]
+    assert not missing, f"tests/support/parallel.py names modules that are gone: {missing}"
+    ranks = [parallel.rank(m) for m in (*parallel.SLOW_FIRST, "integration/read/test_threads.py",
+                                        "unit/test_cli.py")]
+    assert ranks == sorted(ranks) and len(set(ranks)) == len(ranks)

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 from typer.testing import CliRunner
 
 from graphmem.cli import app
@@ -71,6 +72,8 @@ def test_db_fetch_shows_progress_on_stderr_only(data_dir: Path, tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     bin_dir = _fake_mvn(tmp_path, FAKE_MVN)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    # a console narrower than the path: the folder is still printed on one line
+    monkeypatch.setattr("graphmem.db.commands.console", Console(width=40))
     result = CliRunner().invoke(app, ["db", "fetch"])
     assert result.exit_code == 0, result.output
     assert "Fetching the Neo4j" in result.stderr
