@@ -176,23 +176,21 @@ class DeletionPlan(BaseModel):
 
     @model_validator(mode="after")
     def _consistent(self) -> DeletionPlan:
+        terms = len(self.term_checks)
         for e in self.entries:
-            if any(n >= len(self.term_checks) for n in e.terms):
+            if e.terms and max(e.terms) >= terms:
                 raise ValueError(f"{e.id!r} names a term the plan does not have")
-        ids = [e.id for e in self.entries]
-        if len(set(ids)) != len(ids):
+        ids = {e.id for e in self.entries}
+        if len(ids) != len(self.entries):
             raise ValueError("a plan names the same id twice")
-        by_id = {e.id: e for e in self.entries}
+        deleted = {e.id for e in self.entries if e.disposition is Disposition.DELETE}
         for root in self.roots:
-            entry = by_id.get(root)
-            if entry is None or entry.disposition is not Disposition.DELETE:
+            if root not in deleted:
                 raise ValueError(f"root {root!r} is not planned as DELETE")
         for e in self.entries:
             if e.via == "lineage" and e.disposition is Disposition.DELETE and not (
-                e.already_erased) and not all(
-                (p in by_id and by_id[p].disposition is Disposition.DELETE)
-                or p in e.erased_parents for p in e.parents
-            ):
+                e.already_erased) and not deleted.issuperset(e.parents) and not all(
+                    p in deleted or p in e.erased_parents for p in e.parents):
                 raise ValueError(f"{e.id!r} is DELETE although a parent survives")
         return self
 

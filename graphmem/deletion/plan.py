@@ -377,19 +377,25 @@ def _citations(walked: Walk, deleted: set[str]) -> list[Citation]:
 
 def _lineage_entry(row: WalkRow, deleted: set[str], affected: set[str],
                    cyclic: set[str], erased_parents: set[str]) -> PlanEntry:
-    rid, parents = row["id"], list(row["parents"])
+    rid = row["id"]
+    parents = tuple(row["parents"])
+    # most walks meet no parent an earlier request erased: skip the per-parent test then
+    erased = tuple(p for p in parents if p in erased_parents) if erased_parents else ()
+    if row["erased"]:
+        return PlanEntry(id=rid, kind=row["kind"], via="lineage", depth=row["depth"],
+                         parents=parents, erased_parents=erased,
+                         disposition=Disposition.DELETE, already_erased=True,
+                         reason="already erased by an earlier request; stays a tombstone")
+    if rid in deleted:
+        already = " or already erased" if erased else ""
+        return PlanEntry(id=rid, kind=row["kind"], via="lineage", depth=row["depth"],
+                         parents=parents, erased_parents=erased,
+                         disposition=Disposition.DELETE,
+                         reason=f"every parent is being deleted{already} ({id_list(parents)})")
     found = tuple(row["terms"])
     common: dict[str, Any] = {
         "id": rid, "kind": row["kind"], "via": "lineage", "depth": row["depth"],
-        "parents": tuple(parents),
-        "erased_parents": tuple(p for p in parents if p in erased_parents)}
-    if row["erased"]:
-        return PlanEntry(**common, disposition=Disposition.DELETE, already_erased=True,
-                         reason="already erased by an earlier request; stays a tombstone")
-    if rid in deleted:
-        already = " or already erased" if common["erased_parents"] else ""
-        return PlanEntry(**common, disposition=Disposition.DELETE,
-                         reason=f"every parent is being deleted{already} ({id_list(parents)})")
+        "parents": parents, "erased_parents": erased}
     gone = [p for p in parents if p in deleted]
     kept = [p for p in parents if p not in affected and p not in deleted]
     if rid in cyclic:
