@@ -22,7 +22,7 @@ import typer
 from typer.core import TyperOption
 
 from graphmem.db.progress import reporting
-from graphmem.terminal import stderr_reporter
+from graphmem.terminal import fit_consoles, stderr_reporter
 
 __all__ = ["COMMANDS", "SUBCOMMANDS", "app", "build_app", "main"]
 
@@ -64,6 +64,7 @@ def _options(
         help="Print graphmem's version and exit.")] = False,
 ) -> None:
     """Memory for LLM agents, stored in Neo4j."""
+    fit_consoles()  # this command's COLUMNS, not the importing process's
     # long first-run steps (the jar fetch, the server start) report on stderr
     ctx.with_resource(reporting(stderr_reporter()))
 

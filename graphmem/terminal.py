@@ -27,8 +27,9 @@ from graphmem.errors import DatabaseUnavailableError, GraphmemError, ValidationE
 from graphmem.fields import parse_pairs
 
 __all__ = ["EXIT_CHECK_FAILED", "EXIT_INPUT", "EXIT_OK", "EXIT_UNAVAILABLE", "checked_output",
-           "console", "emit_json", "err_console", "fail", "output_callback", "output_problem",
-           "parse_pairs", "parse_time", "stderr_reporter", "usage_error", "writing"]
+           "console", "emit_json", "err_console", "fail", "fit_consoles", "output_callback",
+           "output_problem", "parse_pairs", "parse_time", "stderr_reporter", "usage_error",
+           "writing"]
 
 EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
@@ -40,16 +41,25 @@ EXIT_UNAVAILABLE = 3
 PIPED_WIDTH = 160
 
 
-def _report_console() -> Console:
-    if os.environ.get("COLUMNS") or sys.stdout.isatty():
-        return Console()
-    return Console(width=PIPED_WIDTH)
+def _report_width() -> int | None:
+    """Columns of a report: COLUMNS when set, the terminal's (None: rich asks it) on a
+    terminal, else :data:`PIPED_WIDTH`."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    return None if sys.stdout.isatty() else PIPED_WIDTH
 
 
-console = _report_console()
+console = Console(width=_report_width())
 err_console = Console(stderr=True)
 
 
+def fit_consoles() -> None:
+    """Size the report console for the command being run, from the environment it runs in
+    now rather than the one the module was imported in (docs/cli.md): a process that runs
+    several commands, such as a test run through ``CliRunner`` or a program embedding the
+    app, gets each one's COLUMNS."""
+    console.width = _report_width()  # type: ignore[assignment]  # None: ask the terminal
 def fail(exc: GraphmemError, code: int | None = None) -> typer.Exit:
     """Print a typed error (and the ids it names) on stderr; the exit to raise.
 

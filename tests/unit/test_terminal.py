@@ -165,3 +165,27 @@ def test_the_evaluation_writers_raise_typed_errors(tmp_path: Path, name: str) ->
     (tmp_path / "missing").write_text("a file where a folder is needed", encoding="utf-8")
     with pytest.raises(ValidationError, match="cannot write"):
         write_json(tmp_path / name, {"a": 1})
+
+
+def test_each_command_is_sized_by_the_columns_it_runs_with(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The report console was sized once, when graphmem.terminal was imported: a process
+    that ran several commands (CliRunner, a parallel test worker whose COLUMNS=80 came from
+    its start-up) cut every later command's tables to that width. Each command now takes the
+    COLUMNS of its own run; piped with none, PIPED_WIDTH."""
+    from graphmem import terminal
+
+    before = terminal.console.width
+    try:
+        monkeypatch.setenv("COLUMNS", "40")
+        CliRunner().invoke(app, ["cypher", "list"])
+        assert terminal.console.width == 40
+        monkeypatch.setenv("COLUMNS", "133")
+        terminal.fit_consoles()
+        assert terminal.console.width == 133
+        monkeypatch.delenv("COLUMNS")
+        monkeypatch.setattr(sys.stdout, "isatty", lambda: False, raising=False)
+        terminal.fit_consoles()
+        assert terminal.console.width == terminal.PIPED_WIDTH
+    finally:
+        terminal.console.width = before
