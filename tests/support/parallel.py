@@ -2,7 +2,10 @@
 ``addopts``; tests/conftest.py applies what is decided here).
 
 - Worker count: a run of folders (``pytest``, ``pytest tests/unit``) is spread over one
-  worker per core, at most :data:`MAX_WORKERS`; a run of named files or tests only runs in
+  worker per core, at most :data:`MAX_WORKERS`, except that a run reaching
+  tests/integration stays in one process below :data:`SERVER_CPUS` cores (on 2 cores, two
+  workers each with its own Neo4j took 29 min 44 s against 23-25 min in one process:
+  bench/results/test-suite-20261203-b.md); a run of named files or tests only runs in
   the pytest process itself (starting workers, each with a Neo4j of its own, would cost more
   than it saves), and so does a run that may reach the one database ``NEO4J_URI`` names
   (anything beyond tests/unit), which the suite must not share between processes. ``-n N``
@@ -26,6 +29,9 @@ from pathlib import Path
 #: The most workers ``-n auto`` starts: each starts a Neo4j (1 GB heap) for the integration
 #: tests, and the crash, lease and restart tests start more of their own.
 MAX_WORKERS = 4
+#: Fewest cores for which ``-n auto`` spreads integration tests over workers: below it the
+#: workers' Neo4j servers compete with the tests for the cores, and one process is faster.
+SERVER_CPUS = 4
 #: tests/unit/: its tests reach no database, so NEO4J_URI does not keep them in one process.
 UNIT = Path(__file__).resolve().parents[1] / "unit"
 #: The work unit of the modules using the crash server (one server start for all of them).
@@ -58,7 +64,8 @@ def auto_workers(args: Sequence[str], cpus: int | None) -> int | None:
     on the command line, after pytest filled in ``testpaths``).
 
     Returns 0 (no worker: run in this process) when every argument names a file or a test,
-    or when ``NEO4J_URI`` is set and the run is not all under tests/unit; otherwise
+    or when the run is not all under tests/unit and either ``NEO4J_URI`` is set or ``cpus``
+    is below :data:`SERVER_CPUS`; otherwise
     ``min(cpus, MAX_WORKERS)`` (``cpus`` None or below 1 counts as 1), or None when
     ``PYTEST_XDIST_AUTO_NUM_WORKERS`` is set, to let pytest-xdist read it.
     """
@@ -70,6 +77,8 @@ def auto_workers(args: Sequence[str], cpus: int | None) -> int | None:
         return None
     if paths and not any(p.is_dir() for p in paths):
         return 0
+    if (cpus or 1) < SERVER_CPUS and not (paths and all(p.is_relative_to(UNIT) for p in paths)):
+        return 0  # the workers' servers would compete with the tests for too few cores
     return max(1, min(cpus or 1, MAX_WORKERS))
 
 
