@@ -4,8 +4,8 @@
 - Worker count: a run of folders (``pytest``, ``pytest tests/unit``) is spread over one
   worker per core, at most :data:`MAX_WORKERS`, except that a run reaching
   tests/integration stays in one process below :data:`SERVER_CPUS` cores (on 2 cores, two
-  workers each with its own Neo4j took 29 min 44 s against 23-25 min in one process:
-  bench/results/test-suite-20261203-b.md); a run of named files or tests only runs in
+  workers each with its own Neo4j took 29 min 44 s and one process 30 min 41 s for the same
+  suite: bench/results/test-suite-20261203-b.md); a run of named files or tests only runs in
   the pytest process itself (starting workers, each with a Neo4j of its own, would cost more
   than it saves), and so does a run that may reach the one database ``NEO4J_URI`` names
   (anything beyond tests/unit), which the suite must not share between processes. ``-n N``
