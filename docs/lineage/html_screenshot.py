@@ -5,6 +5,8 @@ Chromium.
 
     python docs/lineage/html_screenshot.py [SCENARIO_DIR]
 
+SCENARIO_DIR defaults to the copy of northwind the package ships.
+
 Needs the html extra (``pip install -e '.[html]'``) and Debian's ``chromium``.
 """
 
@@ -18,10 +20,10 @@ from pathlib import Path
 
 from graphmem.client import Memory
 from graphmem.db.server import EphemeralServer
+from graphmem.demo.scenario import packaged_northwind
 from graphmem.lineage import export
 
 HERE = Path(__file__).resolve().parent
-SCENARIO = HERE.parents[2] / "shared" / "scenarios" / "northwind"
 PICTURE = HERE / "northwind-lineage-html.png"
 
 
@@ -52,4 +54,4 @@ def main(scenario: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else SCENARIO)
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else packaged_northwind())
