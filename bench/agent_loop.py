@@ -179,9 +179,9 @@ def writers_figure(clients: Sequence[Memory], scopes: Sequence[dict[str, str]], 
         return (time.perf_counter() - t0, _own_cpu_s() - cpu0, _cpu_s(server_pid) - srv0)
 
     once(-1)  # warm-up
-    batches0, batched0 = (group.batches, group.batched_writes) if group else (0, 0)
+    batches0, batched0 = (group.batches, group.batched) if group else (0, 0)
     measured = sorted((once(r) for r in range(rounds)), key=lambda m: m[0])
-    batches, batched = ((group.batches - batches0, group.batched_writes - batched0) if group
+    batches, batched = ((group.batches - batches0, group.batched - batched0) if group
                         else (0, 0))
     wall, client, server = measured[len(measured) // 2]
     n = len(clients) * per

@@ -28,24 +28,26 @@ lock), so each statement is sent in one round trip, as an auto-commit statement
 with its two datetimes as ISO-8601 text (the driver packs a ``datetime`` in Python, at about
 28 us each; the statement converts them back). A waiting write's thread sleeps on an event of
 its own, woken once: when its batch is done, or when it is handed the next batch to send.
+The waiting, the hand-off and the failure isolation are :class:`graphmem.db.batches.Batches`,
+which AsyncMemory's shared round trips use too.
 """
 
 from __future__ import annotations
 
 import threading
 import weakref
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from neo4j import Driver
+
+from graphmem.db.batches import MAX_BATCH, Batches
 
 if TYPE_CHECKING:
     from graphmem.db.base import StoreBase
 
 __all__ = ["MAX_BATCH", "GroupCommit", "batchable", "group_for", "write_new"]
 
-#: The most writes stored in one batch.
-MAX_BATCH = 64
 #: The most batches in flight at once through one driver and database; the writes that
 #: arrive while they are form the next batch. Two: the next batch goes while one is on the
 #: server (smaller batches, about 3 writes at 8 writers, against 4 with one). Chosen by
@@ -54,128 +56,45 @@ MAX_BATCH = 64
 #: the runs are in bench/results/group_commit.json and bench/results/HISTORY.md).
 MAX_IN_FLIGHT = 2
 
-
-@dataclass(eq=False)
-class _Write:
-    params: dict[str, Any]
-    #: set when the write is done, or when its thread is handed a batch to send
-    wake: threading.Event = field(default_factory=threading.Event)
-    #: the batch this write's thread is to send (it leads it)
-    lead: list[_Write] | None = None
-    done: bool = False
-    #: True: stored; False: turned away (decide alone); None: the batch failed (run alone)
-    stored: bool | None = None
+#: One write: the store of the client that makes it, and ``write/new.cypher``'s ``$write``.
+Write = tuple["StoreBase", dict[str, Any]]
 
 
-@dataclass(eq=False)
-class GroupCommit:
-    """The writes waiting for one driver and database, and the batches in flight."""
+class GroupCommit(Batches[Write, bool]):
+    """The writes waiting for one driver and database, and the batches in flight.
 
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    waiting: list[_Write] = field(default_factory=list)
-    in_flight: int = 0
-    #: the most batches in flight at once (:data:`MAX_IN_FLIGHT`; ``bench.group_commit``
-    #: compares settings side by side in one process)
-    max_in_flight: int = MAX_IN_FLIGHT
-    #: batches of more than one write stored so far, and the writes in them (for tests and
-    #: benchmarks)
-    batches: int = 0
-    batched_writes: int = 0
+    :meth:`submit` takes ``(store, params)`` (``write/new.cypher``'s parameters) and returns
+    True if the write was stored, False if the statement turned it away (nothing written for
+    it), None if it was in a batch that failed as a whole (nothing written for it: run it
+    alone). A batch goes through the store of the thread that sends it; a write alone raises
+    what :meth:`StoreBase.write_once` raises for it (GraphmemError)."""
 
-    def submit(self, store: StoreBase, params: dict[str, Any]) -> bool | None:
-        """Store one write (``write/new.cypher``'s parameters) alone or with the writes that
-        wait beside it.
-
-        Returns:
-            True if it was stored, False if the statement turned it away (nothing written for
-            it), None if it was in a batch that failed as a whole (nothing written for it: run
-            it alone).
-
-        Raises:
-            GraphmemError: as :meth:`StoreBase.write_once`, for this write sent alone.
-        """
-        own = _Write(params)
-        try:
-            with self.lock:
-                if self.in_flight < self.max_in_flight:
-                    self.in_flight += 1
-                    own.lead = [own, *self._take(MAX_BATCH - 1)]
-                else:
-                    self.waiting.append(own)
-            if own.lead is None:
-                own.wake.wait()
-                if own.done:
-                    return own.stored
-            assert own.lead is not None
-            _run(store, own.lead, own)
-        finally:
-            # Whatever ends this thread's part, normally or by any exception (a
-            # KeyboardInterrupt while it waits, a failed statement), its batch ends with it.
-            self._settle(own)
-        return own.stored
-
-    def _take(self, n: int) -> list[_Write]:
-        taken = self.waiting[:n]
-        del self.waiting[:n]
-        return taken
-
-    def _settle(self, own: _Write) -> None:
-        """``own``'s thread leaves :meth:`submit`: if it leads a batch (its own, or one it
-        was handed), mark that batch done and wake its writers (those not stored run alone),
-        and hand the next batch of waiting writes, if any, to its first write's thread.
-
-        A write still waiting is withdrawn, unsent: its thread was interrupted while it
-        waited (KeyboardInterrupt, any exception raised in ``wake.wait``). Left waiting, it
-        could be handed the next batch, which no thread would then send: every write behind
-        it, and every later write through the driver, would wait forever. A write in
-        another thread's batch is that thread's to finish."""
-        with self.lock:
-            if own in self.waiting:
-                self.waiting.remove(own)
-                return
-            batch = own.lead
-            if batch is None or own.done:
-                return
-            if len(batch) > 1:
-                self.batches += 1
-                self.batched_writes += len(batch)
-            for write in batch:
-                write.done = True
-                write.wake.set()
-            self._hand_off()
-
-    def _hand_off(self) -> None:
-        """With the lock held, one batch in flight ends: the next batch of waiting writes, if
-        any, goes to its first write's thread to send (it stays in flight)."""
-        if not self.waiting:
-            self.in_flight -= 1
-            return
-        nxt = self._take(MAX_BATCH)
-        nxt[0].lead = nxt
-        nxt[0].wake.set()
+    def __init__(self) -> None:
+        super().__init__(_send_batch, alone=_alone, max_in_flight=MAX_IN_FLIGHT)
 
 
-def _run(store: StoreBase, batch: list[_Write], own: _Write | None = None) -> None:
-    """Store ``batch`` and set each write's outcome. Only ``own``'s error, sent alone,
-    is raised: any other failure sets the outcome None (run alone) for every write."""
-    if len(batch) == 1 and batch[0] is own:
-        own.stored = _store_one(store, own.params)
-        return
-    ordered = sorted(batch, key=lambda w: (w.params["scope_key"], w.params["slots"]))
-    try:
-        rows = store.write_once(
-            "write/new_batch", writes=[w.params for w in ordered],
-            slots=sorted({key for w in ordered for key in w.params["slots"]}))
-    except Exception:
-        # Nothing of the batch was stored (the server refused it, or the driver could not
-        # even pack one write's parameters): each write runs alone and meets its own error.
-        # Whatever failed is not the leader's to raise: it may be a follower's write. (If the
-        # connection dropped after the commit, all of it was stored: each write's repeat
-        # then knows its own record by its token, graphmem.write.admission.)
-        return
-    stored = {row["pos"] for row in rows}
-    for i, write in enumerate(ordered):
-        write.stored = i in stored
+def _send_batch(batch: Sequence[Write]) -> list[bool]:
+    """Store ``batch`` in one statement (``write/new_batch.cypher``) through the store of its
+    first write (the thread that sends it); whether each write was stored, in order.
+
+    Raises:
+        GraphmemError (or the driver's error when it cannot pack a write's parameters):
+            nothing of the batch was stored. (If the connection dropped after the commit, all
+            of it was: each write's repeat then knows its own record by its token,
+            :mod:`graphmem.write.admission`.)
+    """
+    store = batch[0][0]
+    order = sorted(range(len(batch)),
+                   key=lambda i: (batch[i][1]["scope_key"], batch[i][1]["slots"]))
+    rows = store.write_once(
+        "write/new_batch", writes=[batch[i][1] for i in order],
+        slots=sorted({key for _, params in batch for key in params["slots"]}))
+    stored = {order[row["pos"]] for row in rows}
+    return [i in stored for i in range(len(batch))]
+
+
+def _alone(write: Write) -> bool:
+    return _store_one(*write)
 
 
 _groups: weakref.WeakKeyDictionary[Driver, dict[str, GroupCommit]] = (
@@ -214,7 +133,7 @@ def write_new(store: StoreBase, params: dict[str, Any]) -> bool:
     row = {**params, "now": params["now"].isoformat(),
            "decision": {**params["decision"], "at": params["decision"]["at"].isoformat()}}
     if batchable(row):
-        stored = group_for(store).submit(store, row)
+        stored = group_for(store).submit((store, row))
         if stored is not None:
             return stored
     return _store_one(store, row)

@@ -13,7 +13,6 @@ in time and in storage. :func:`candidate_ids` reads either form back.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import threading
 from collections.abc import Iterator, Sequence
@@ -42,6 +41,7 @@ from graphmem.errors import (
     ValidationError,
 )
 from graphmem.models import Principal
+from graphmem.read.digests import SetDigests
 from graphmem.read.steps import DecisionState, MemoryConflict, RetrievalTrace, RetrievedMemory
 
 __all__ = ["MAX_CHAIN", "AttributionLog", "PendingRetrievalLog", "candidate_ids"]
@@ -56,22 +56,6 @@ its size (else whole)."""
 _SetKey = tuple[str, tuple[str, ...], str]  # (query scope json, principal tenants, clearance)
 #: the last set logged per key: (digest, ids, chain length, the ids' token or None)
 _LastSet = tuple[str, tuple[str, ...], int, "int | None"]
-
-#: the bytes ``json.dumps`` writes as themselves: printable ASCII but quote and backslash
-_AS_ITSELF = bytes(b for b in range(0x20, 0x7F) if b not in b'"\\')
-
-
-def candidate_set_digest(tenant: str, ids: Sequence[str]) -> str:
-    """The digest a candidate set is stored under: hex SHA-256 of ``json.dumps([tenant,
-    *ids])``. Ids that JSON writes as themselves (the usual case) are joined directly, which
-    gives the same text without encoding each id: a read after a write digests a new set."""
-    raw = ('["' + tenant + '", "' + '", "'.join(ids) + '"]' if ids
-           else '["' + tenant + '"]').encode("utf-8", "surrogatepass")
-    # the same text iff all that is not written as itself is the quotes around each string
-    if raw.translate(None, _AS_ITSELF) != b'"' * (2 + 2 * len(ids)):
-        raw = json.dumps([tenant, *ids]).encode()
-    return hashlib.sha256(raw).hexdigest()
-
 
 def _change(base: _LastSet, ids: Sequence[str]) -> tuple[list[str], list[str]]:
     """(added, removed): the ids ``ids`` has and ``base`` lacks, and the reverse, sorted. From
@@ -167,8 +151,8 @@ class AttributionLog:
         self._candidate_sets: set[str] = set()
         # per caller and scope: the last set logged, a delta base
         self._last: dict[_SetKey, _LastSet] = {}
-        # token of a candidates answer's ids -> (tenant, digest): a reused answer is digested once
-        self._digests: dict[int, tuple[str, str]] = {}
+        # a reused answer is digested once, an answer made by a change from the one before
+        self._digests = SetDigests()
         self._pool: ThreadPoolExecutor | None = None
         # guards _pool, _closed and _committing; close() waits on it for commits under way
         self._state = threading.Condition()
@@ -242,7 +226,7 @@ class AttributionLog:
         tenant = state.memory_scope["tenant"]
         scope_json = json.dumps(state.memory_scope, sort_keys=True)
         key: _SetKey = (scope_json, tuple(sorted(principal.tenants)), principal.clearance.value)
-        digest = self._digest(tenant, t.candidate_ids)
+        digest = self._digests.digest(tenant, t.candidate_ids)
         last = self._last.get(key)
         current = last is not None and last[0] == digest  # the usual reused read: no set work
         ids = t.candidate_ids
@@ -285,19 +269,6 @@ class AttributionLog:
             self._last[set_log.key] = (set_log.digest, set_log.ids, depth,
                                        getattr(set_log.ids, "token", None))
 
-    def _digest(self, tenant: str, ids: Sequence[str]) -> str:
-        """:func:`candidate_set_digest`, computed once per candidates answer (by its ids'
-        token, when they have one)."""
-        token = getattr(ids, "token", None)
-        known = None if token is None else self._digests.get(token)
-        if known is not None and known[0] == tenant:
-            return known[1]
-        digest = candidate_set_digest(tenant, ids)
-        if token is not None:
-            if len(self._digests) >= 64:
-                self._digests.clear()
-            self._digests[token] = (tenant, digest)
-        return digest
 
     def log_attribution(self, kind: Literal["exposure", "use"], retrieval_id: str,
                         action_id: str, memory_ids: Sequence[str], at: datetime, *,

@@ -228,6 +228,12 @@ def thread_neighbours(records: Sequence[MemoryRecord], window: int) -> dict[int,
     return found
 
 
+def _held(records: Sequence[MemoryRecord]) -> Sequence[MemoryRecord]:
+    """``records`` to keep: a tuple as it is (a candidates answer's records: no copy of every
+    reference, and none to free when it is replaced), anything else copied."""
+    return records if isinstance(records, tuple) else list(records)
+
+
 #: the indexes kept for one candidate set: own terms, with neighbours', provenance terms
 Indexes = tuple[IncrementalBM25, IncrementalBM25, IncrementalBM25]
 
@@ -303,7 +309,7 @@ class CandidateIndexes:
         owners = np.fromiter(chain.from_iterable(repeat(i, len(n)) for i, n in near.items()),
                              dtype=np.intp)
         members = np.fromiter(chain.from_iterable(near.values()), dtype=np.intp)
-        self._last = Prepared(list(records), window, expand, sources is not None,
+        self._last = Prepared(_held(records), window, expand, sources is not None,
                               own.positions(keys), wide_at, about_at, (owners, members), own,
                               wide, about, (own.version, wide.version, about.version),
                               getattr(records, "token", None))
@@ -344,7 +350,7 @@ class CandidateIndexes:
         about_at = (None if sources is None else
                     np.insert(np.delete(last.about_at, gone), before, about.positions(added)))
         self._last = Prepared(
-            list(records), window, last.asked, last.sourced, own_at, None, about_at,
+            _held(records), window, last.asked, last.sourced, own_at, None, about_at,
             last.pairs, own, last.wide, about,
             (own.version, last.wide.version, about.version), getattr(records, "token", None))
         return self._last
@@ -377,7 +383,7 @@ class Prepared:
     provenance, None when not held), each record's neighbours (as index pairs), and the
     indexes with the versions they had (the slots hold while the versions do)."""
 
-    records: list[MemoryRecord]
+    records: Sequence[MemoryRecord]  # a tuple, or a list of its own
     window: int
     asked: bool  # whether the expanded index was asked for
     sourced: bool  # whether the provenance index is held

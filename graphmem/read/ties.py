@@ -21,7 +21,7 @@ __all__ = ["tie_order"]
 _TIE_LOCK = threading.Lock()
 # (records, their identities in tie order, the order as indices, the records' token or None)
 # for the last few sets
-_TIE_ORDERS: list[tuple[list[MemoryRecord], Any, Any, int | None]] = []  # most recent last
+_TIE_ORDERS: list[tuple[Sequence[MemoryRecord], Any, Any, int | None]] = []  # most recent last
 
 
 def _tie_key(r: MemoryRecord) -> tuple[int, float, str]:
@@ -76,7 +76,9 @@ def tie_order(records: Sequence[MemoryRecord]) -> Any:
 def _keep_ties(records: Sequence[MemoryRecord], identities: Any, ties: Any,
                token: int | None) -> None:
     with _TIE_LOCK:
-        _TIE_ORDERS.append((list(records), identities, ties, token))
+        # a tuple (a candidates answer's records) is kept as it is: no copy of every reference
+        _TIE_ORDERS.append((records if isinstance(records, tuple) else list(records),
+                            identities, ties, token))
         if len(_TIE_ORDERS) > 8:
             _TIE_ORDERS.pop(0)
 

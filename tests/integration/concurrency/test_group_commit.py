@@ -10,9 +10,10 @@ import pytest
 
 from graphmem.client import Memory, store_of
 from graphmem.db import catalogue
+from graphmem.db.batches import _Entry
 from graphmem.db.group_commit import (
-    _run,
-    _Write,
+    GroupCommit,
+    Write,
     group_for,
 )
 from graphmem.db.store import Neo4jStore
@@ -90,16 +91,16 @@ def test_a_batch_that_fails_stores_nothing_and_each_write_runs_alone(memory: Mem
     bad = {**captured[0], "ids": ["bad"], "dedup_key": "bad", "row": {
         **row, "props": {**row["props"], "id": "bad"},
         "times": {**row["times"], "created_at": "not a time"}}}
-    batch = [_Write(p) for p in (*captured, bad)]
-    _run(store, batch)
-    assert all(w.stored is None for w in batch)
+    batch: list[_Entry[Write, bool]] = [_Entry((store, p)) for p in (*captured, bad)]
+    GroupCommit()._run(batch)
+    assert all(w.result is None for w in batch)
     rows, _, _ = store.driver.execute_query(
         "MATCH (r:Record) WHERE r.id STARTS WITH 'late-' OR r.id = 'bad' RETURN count(r) AS n",
         database_=store.database)
     assert rows[0]["n"] == 0
-    good = [_Write(p) for p in captured[:2]]  # without the bad one
-    _run(store, good)
-    assert [w.stored for w in good] == [True, True]
+    good: list[_Entry[Write, bool]] = [_Entry((store, p)) for p in captured[:2]]  # not the bad
+    GroupCommit()._run(good)
+    assert [w.result for w in good] == [True, True]
     visible = {r.id for r in memory.candidates(principal=ACME, scope=SCOPE, now=T0)}
     assert {"late-0", "late-1"} <= visible and "late-2" not in visible
 

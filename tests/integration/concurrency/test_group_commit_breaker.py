@@ -14,7 +14,8 @@ import pytest
 from graphmem.client import Memory, store_of
 from graphmem.db import retries
 from graphmem.db.base import StoreBase
-from graphmem.db.group_commit import _Write, group_for
+from graphmem.db.batches import _Entry
+from graphmem.db.group_commit import Write, group_for
 from graphmem.db.store import Neo4jStore
 from graphmem.errors import (
     DatabaseUnavailableError,
@@ -165,14 +166,15 @@ def test_a_bad_follower_never_fails_the_leaders_write(memory: Memory) -> None:
     each of its writes run alone."""
     memory.write(rec("seed", "acme", "the scope's nodes exist"), now=T0)
     params = captured_params(memory, rec("bad", "acme", "a follower's write"))
-    bad = _Write({**params, "decision": {**params["decision"], "by": object()}})
+    bad: _Entry[Write, bool] = _Entry(
+        (store_of(memory), {**params, "decision": {**params["decision"], "by": object()}}))
     group = group_for(store_of(memory))
     with group.lock:
         assert group.in_flight == 0
         group.waiting.append(bad)  # waits beside the next write, which leads the batch
     decision = memory.write(rec("good", "acme", "the leader's own write"), now=T0)
     assert decision.disposition is WriteDisposition.PERSIST
-    assert bad.done and bad.stored is None  # the follower runs alone (and fails alone)
+    assert bad.done and bad.result is None  # the follower runs alone (and fails alone)
     acme = Principal(tenants=frozenset({"acme"}))
     fresh = Neo4jStore(store_of(memory).driver, database=store_of(memory).database)
     ids = {c.record.id for c in fresh.candidates(acme, {"tenant": "acme", "project": "p"}, T0)}

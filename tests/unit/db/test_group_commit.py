@@ -7,12 +7,17 @@ from __future__ import annotations
 import re
 import socket
 import time
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 from graphmem.db import catalogue
+from graphmem.db.base import StoreBase
 from graphmem.db.group_commit import (
+    MAX_IN_FLIGHT,
+    GroupCommit,
+    Write,
+    _send_batch,
     batchable,
 )
 from graphmem.db.settings import ConnectionSettings, open_driver
@@ -62,3 +67,40 @@ def test_an_auto_commit_write_gives_up_within_the_settings_retry_time() -> None:
         assert time.monotonic() - started < 4
     finally:
         driver.close()
+
+
+class _Recording:
+    """A store whose ``write_once`` records its statement and stores the writes whose
+    ``keep`` is set, answering with their positions in the statement's order."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+
+    def write_once(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        self.calls.append((name, params))
+        return [{"pos": i} for i, w in enumerate(params["writes"]) if w["keep"]]
+
+
+def test_a_batch_is_sent_in_slot_order_by_its_first_writes_store_and_answered_in_order(
+) -> None:
+    """Writes lock their slots in one sorted order (two batches in one scope never wait on
+    each other crosswise); each write's outcome comes back to its own caller, whatever its
+    place in that order."""
+    leader, other = _Recording(), _Recording()
+    writes: list[Write] = [
+        (cast("StoreBase", leader), {"scope_key": "b", "slots": ["b/1"], "keep": True}),
+        (cast("StoreBase", other), {"scope_key": "a", "slots": ["a/2"], "keep": False}),
+        (cast("StoreBase", other), {"scope_key": "a", "slots": ["a/1"], "keep": True}),
+        (cast("StoreBase", other), {"scope_key": "b", "slots": ["b/1"], "keep": False}),
+    ]
+    assert _send_batch(writes) == [True, False, True, False]
+    assert other.calls == []
+    [(name, params)] = leader.calls
+    assert name == "write/new_batch"
+    assert [(w["scope_key"], w["slots"]) for w in params["writes"]] == [
+        ("a", ["a/1"]), ("a", ["a/2"]), ("b", ["b/1"]), ("b", ["b/1"])]
+    assert params["slots"] == ["a/1", "a/2", "b/1"]
+
+
+def test_group_commit_waits_for_its_own_number_of_batches_in_flight() -> None:
+    assert GroupCommit().max_in_flight == MAX_IN_FLIGHT == 2

@@ -3,15 +3,10 @@ follows its own base, and deltas apply from the whole set forwards."""
 
 from __future__ import annotations
 
-import hashlib
-import json
-
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from graphmem.errors import StoreError
-from graphmem.read.attribution import candidate_ids, candidate_set_digest
+from graphmem.read.attribution import candidate_ids
 
 
 def test_candidate_ids_follows_each_delta_from_its_own_base() -> None:
@@ -35,12 +30,3 @@ def test_candidate_ids_applies_deltas_from_the_whole_set_forwards() -> None:
     assert candidate_ids({}, one, [root]) == ["b", "c", "d"]
     assert candidate_ids({"candidate_ids": ["z"]}, two, []) == ["z"]  # logged before sets
     assert candidate_ids({}, None, []) == []
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.text(max_size=6), st.lists(st.one_of(
-    st.text(max_size=8), st.text(st.characters(min_codepoint=32, max_codepoint=126)))))
-def test_a_candidate_set_digest_is_that_of_its_json(tenant: str, ids: list[str]) -> None:
-    """The joined text is the one json.dumps writes, whatever characters the ids hold."""
-    want = hashlib.sha256(json.dumps([tenant, *ids]).encode()).hexdigest()
-    assert candidate_set_digest(tenant, ids) == want
