@@ -275,19 +275,20 @@ def write_load_files(records: Iterable[MemoryRecord], folder: Path, *, at: datet
 
 
 def run_import_tool(home: Path, files: LoadFiles, *, overwrite: bool, database: str = "neo4j",
-                    heap: str = "1g", off_heap: str = "1g", timeout_s: float = 3600
-                    ) -> None:
+                    heap: str = "1g", off_heap: str = "1g", timeout_s: float = 3600,
+                    lib_dir: Path | None = None) -> None:
     """Run ``neo4j-admin database import full`` (the launcher's jars) on ``home``'s database.
 
     The server of ``home`` must be stopped (the tool refuses a store in use). ``overwrite``:
-    replace an existing database's files (the caller has made sure it was empty).
+    replace an existing database's files (the caller has made sure it was empty). ``heap``,
+    ``off_heap``: the tool's memory (``"1g"``). ``lib_dir``: the jars (:func:`ensure_jars`).
 
     Raises:
         DatabaseUnavailableError: no Java, or the jars cannot be fetched.
         StoreError: the tool failed (the tail of its output in the message, all of it in
             ``home/logs/import.log``).
     """
-    lib_dir = ensure_jars()
+    lib_dir = ensure_jars(lib_dir)
     (home / "conf").mkdir(parents=True, exist_ok=True)
     (home / "logs").mkdir(parents=True, exist_ok=True)
     options: list[str] = []

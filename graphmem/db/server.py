@@ -59,6 +59,7 @@ __all__ = [
     "NEO4J_VERSION",
     "EphemeralServer",
     "ServerInfo",
+    "default_home",
     "ensure_jars",
     "launcher_dir",
     "lease",
@@ -71,6 +72,12 @@ __all__ = [
 
 def _server_dir() -> Path:
     return data_dir() / "server"
+
+
+def default_home() -> Path:
+    """The Neo4j home of ``graphmem db start`` when none is given: ``data_dir()/server/home``
+    (docs/operations.md#where-neo4j-comes-from)."""
+    return _server_dir() / "home"
 
 
 def _state_file() -> Path:
@@ -209,7 +216,7 @@ def _start_locked(home: Path | None, port: int | None, *, pagecache_mb: int = 25
     lib_dir = ensure_jars()
     secret = resolve_password_file(password_file)
     read_password(secret)  # fail here, clearly, rather than in Java
-    home = (home if home is not None else _server_dir() / "home").absolute()
+    home = (home if home is not None else default_home()).absolute()
     home.mkdir(mode=0o700, parents=True, exist_ok=True)
     if port is None:
         port = DEFAULT_PORT if port_free(DEFAULT_PORT) else free_port()

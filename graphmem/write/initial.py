@@ -75,7 +75,8 @@ def check_empty(store: StoreBase) -> None:
 
 
 def load_initial(records: list[MemoryRecord], home: Path, *, overwrite: bool = False,
-                 heap: str = "1g", off_heap: str = "1g") -> InitialLoad:
+                 heap: str = "1g", off_heap: str = "1g", lib_dir: Path | None = None
+                 ) -> InitialLoad:
     """Load ``records`` (from :func:`read_initial`) into ``home``'s database, whose server is
     stopped, with Neo4j's import tool; the CSVs go to a folder in ``home``, deleted after.
 
@@ -83,7 +84,8 @@ def load_initial(records: list[MemoryRecord], home: Path, *, overwrite: bool = F
         records: checked records, in file order. home: the Neo4j home (the launcher's).
         overwrite: replace the files of an existing database, which the caller has found
             empty (:func:`check_empty`); without it a home holding a database is refused.
-        heap, off_heap: the tool's JVM heap and off-heap memory (``"1g"``).
+        heap, off_heap: the tool's JVM heap and off-heap memory (``"1g"``). lib_dir: the
+            Neo4j jars (default: the launcher's).
 
     Raises:
         StoreNotEmptyError: ``home`` holds a database and ``overwrite`` is False (nothing is
@@ -100,7 +102,8 @@ def load_initial(records: list[MemoryRecord], home: Path, *, overwrite: bool = F
         started = time.perf_counter()
         files = write_load_files(records, folder, at=utc_now())
         written = time.perf_counter()
-        run_import_tool(home, files, overwrite=overwrite, heap=heap, off_heap=off_heap)
+        run_import_tool(home, files, overwrite=overwrite, heap=heap, off_heap=off_heap,
+                        lib_dir=lib_dir)
         done = time.perf_counter()
     finally:
         shutil.rmtree(folder, ignore_errors=True)

@@ -32,7 +32,7 @@ def mixed_rows(n: int = 60) -> list[dict[str, Any]]:
               {"tenant": "zeta", "user": "ü-2", "team": "東京"}, {"tenant": "zeta"}]
     for i in range(n):
         scope = scopes[i % len(scopes)]
-        text = HOSTILE[i % len(HOSTILE)] if i % 3 == 0 else f"note {i} about refund policy"
+        text = HOSTILE[i // 3 % len(HOSTILE)] if i % 3 == 0 else f"note {i} about refund policy"
         row: dict[str, Any] = {
             "id": f"r-{i:03d}", "kind": ("episodic", "semantic", "procedural")[i % 3],
             "content": f"{text} #{i}", "scope": scope,

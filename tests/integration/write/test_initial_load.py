@@ -1,0 +1,68 @@
+"""The offline initial load (graphmem.write.initial) makes the graph the online import makes of
+the same file, and answers reads alike; it refuses a store that holds data."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from graphmem.client import Memory, store_of
+from graphmem.db.ephemeral import EphemeralServer
+from graphmem.errors import StoreNotEmptyError
+from graphmem.models import Principal, Sensitivity
+from graphmem.write.initial import check_empty, finish_initial, load_initial, read_initial
+from tests.support.initial_load import canonical_dump, mixed_rows, write_jsonl
+from tests.support.record_sets import T0
+
+AT = T0 + timedelta(days=2)
+READERS = (Principal(tenants=frozenset({"acme"}), clearance=Sensitivity.RESTRICTED),
+           Principal(tenants=frozenset({"zeta"})),
+           Principal(tenants=frozenset({"acme"}), scope={"user": "u1"}))
+
+
+def _answers(memory: Memory, ids: list[str]) -> list[Any]:
+    """What reads say of the store: retrieve, explain and history, for several principals."""
+    out: list[Any] = []
+    for reader in READERS:
+        tenant = sorted(reader.tenants)[0]
+        scope = {"tenant": tenant, **reader.scope}
+        found = memory.retrieve({"memory_scope": scope, "goal": "refund policy limit Köln",
+                                 "needs_prior_context": True}, principal=reader, now=AT)
+        out.append((found.ids, found.rendered, list(found.conflicts)))
+        out += [memory.explain(rid, principal=reader, scope=scope, now=AT) for rid in ids]
+    out += [memory.history(rid) for rid in ids]
+    return out
+
+
+def test_offline_load_is_the_online_import(memory: Memory, tmp_path: Path,
+                                           shared_lib_dir: Path) -> None:
+    rows = mixed_rows(60)
+    path = write_jsonl(tmp_path / "records.jsonl", rows)
+    memory.import_jsonl(path)
+    home = tmp_path / "home"
+    load = load_initial(read_initial(path), home, lib_dir=shared_lib_dir)
+    assert (load.records, load.scopes) == (60, 4)
+    ids = [r["id"] for r in rows[::7]]
+    with EphemeralServer(home=home, lib_dir=shared_lib_dir, pagecache_mb=64) as server:
+        loaded = Memory.connect(server.settings, start_if_needed=False)
+        try:
+            finish_initial(store_of(loaded), load)
+            assert canonical_dump(loaded) == canonical_dump(memory)
+            assert [loaded.get(r["id"]) for r in rows] == [memory.get(r["id"]) for r in rows]
+            assert _answers(loaded, ids) == _answers(memory, ids)
+            with pytest.raises(StoreNotEmptyError):
+                check_empty(store_of(loaded))
+        finally:
+            loaded.close()
+    with pytest.raises(StoreNotEmptyError):  # the home holds a database now
+        load_initial(read_initial(path), home, lib_dir=shared_lib_dir)
+
+
+def test_an_opened_empty_store_is_empty(memory: Memory) -> None:
+    check_empty(store_of(memory))
+    memory.put_many(mixed_rows(12)[:1])
+    with pytest.raises(StoreNotEmptyError):
+        check_empty(store_of(memory))
