@@ -194,7 +194,7 @@ def write_load_files(records: Iterable[MemoryRecord], folder: Path, *, at: datet
     def table(name: str, kind: str, label: str, header: list[str]) -> _Table:
         return _Table(folder, name, kind, label, header)
 
-    rec = table("records", "nodes", "Record", [])
+    rec = table("nodes", "nodes", "Record", [])
     edges = {name: table(name.lower(), "relationships", name,
                          [":START_ID(Record)", f":END_ID({end})", *extra])
              for name, end, extra in (("IN_SCOPE", "Scope", []), ("SUPERSEDES", "Record", []),

@@ -50,7 +50,7 @@ from graphmem.db.launcher import (
     terminate,
     wait_ready,
 )
-from graphmem.db.settings import ConnectionSettings, data_dir
+from graphmem.db.settings import ConnectionSettings, data_dir, server_home
 from graphmem.db.store import Neo4jStore
 from graphmem.errors import DatabaseUnavailableError
 from graphmem.limits import DEFAULT_LIMITS, InputLimits
@@ -59,7 +59,6 @@ __all__ = [
     "NEO4J_VERSION",
     "EphemeralServer",
     "ServerInfo",
-    "default_home",
     "ensure_jars",
     "launcher_dir",
     "lease",
@@ -72,12 +71,6 @@ __all__ = [
 
 def _server_dir() -> Path:
     return data_dir() / "server"
-
-
-def default_home() -> Path:
-    """The Neo4j home of ``graphmem db start`` when none is given: ``data_dir()/server/home``
-    (docs/operations.md#where-neo4j-comes-from)."""
-    return _server_dir() / "home"
 
 
 def _state_file() -> Path:
@@ -216,7 +209,7 @@ def _start_locked(home: Path | None, port: int | None, *, pagecache_mb: int = 25
     lib_dir = ensure_jars()
     secret = resolve_password_file(password_file)
     read_password(secret)  # fail here, clearly, rather than in Java
-    home = (home if home is not None else default_home()).absolute()
+    home = (home if home is not None else server_home()).absolute()
     home.mkdir(mode=0o700, parents=True, exist_ok=True)
     if port is None:
         port = DEFAULT_PORT if port_free(DEFAULT_PORT) else free_port()

@@ -35,7 +35,7 @@ from rich.progress import (
 from graphmem.client import Memory, store_of
 from graphmem.db import server
 from graphmem.db.ops.admission import Neo4jWrites
-from graphmem.db.settings import ConnectionSettings
+from graphmem.db.settings import ConnectionSettings, server_home
 from graphmem.errors import GraphmemError, StoreNotEmptyError
 from graphmem.models import MemoryRecord
 from graphmem.terminal import checked_output, console, emit_json, err_console, fail
@@ -145,7 +145,7 @@ def initial_load(file: Path) -> dict[str, Any]:
     with err_console.status(f"Validating {file.name} ..."):
         records = read_initial(file)
     running = server.status()
-    home = running.home if running is not None else server.default_home()
+    home = running.home if running is not None else server_home()
     port = running.port if running is not None else None
     overwrite = running is not None or has_database(home)
     if overwrite:

@@ -3,6 +3,7 @@ the same file, and answers reads alike; it refuses a store that holds data."""
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,7 @@ import pytest
 
 from graphmem.client import Memory, store_of
 from graphmem.db.ephemeral import EphemeralServer
-from graphmem.errors import StoreNotEmptyError
+from graphmem.errors import GraphmemError, StoreNotEmptyError
 from graphmem.models import Principal, Sensitivity
 from graphmem.write.initial import check_empty, finish_initial, load_initial, read_initial
 from tests.support.initial_load import canonical_dump, mixed_rows, write_jsonl
@@ -39,26 +40,55 @@ def _answers(memory: Memory, ids: list[str]) -> list[Any]:
 
 def test_offline_load_is_the_online_import(memory: Memory, tmp_path: Path,
                                            shared_lib_dir: Path) -> None:
+    """One file, imported online into a new store and loaded offline into another: the same
+    graph (every node and relationship, what a new store records when opened included) and
+    the same reads. ``memory``: the file's refusals are the online import's."""
     rows = mixed_rows(60)
     path = write_jsonl(tmp_path / "records.jsonl", rows)
-    memory.import_jsonl(path)
     home = tmp_path / "home"
     load = load_initial(read_initial(path), home, lib_dir=shared_lib_dir)
     assert (load.records, load.scopes) == (60, 4)
     ids = [r["id"] for r in rows[::7]]
-    with EphemeralServer(home=home, lib_dir=shared_lib_dir, pagecache_mb=64) as server:
-        loaded = Memory.connect(server.settings, start_if_needed=False)
+    with EphemeralServer(home=home, lib_dir=shared_lib_dir, pagecache_mb=64) as offline, \
+            EphemeralServer(lib_dir=shared_lib_dir, pagecache_mb=64) as online:
+        loaded = Memory.connect(offline.settings, start_if_needed=False)
+        imported = Memory.connect(online.settings, start_if_needed=False)
         try:
             finish_initial(store_of(loaded), load)
-            assert canonical_dump(loaded) == canonical_dump(memory)
-            assert [loaded.get(r["id"]) for r in rows] == [memory.get(r["id"]) for r in rows]
-            assert _answers(loaded, ids) == _answers(memory, ids)
+            imported.import_jsonl(path)
+            assert canonical_dump(loaded) == canonical_dump(imported)
+            assert [loaded.get(r["id"]) for r in rows] == [imported.get(r["id"]) for r in rows]
+            assert _answers(loaded, ids) == _answers(imported, ids)
             with pytest.raises(StoreNotEmptyError):
                 check_empty(store_of(loaded))
         finally:
             loaded.close()
+            imported.close()
     with pytest.raises(StoreNotEmptyError):  # the home holds a database now
         load_initial(read_initial(path), home, lib_dir=shared_lib_dir)
+
+
+@pytest.mark.parametrize("bad", ["duplicate", "json", "dangling", "naive"])
+def test_a_bad_file_is_refused_as_online(memory: Memory, tmp_path: Path, bad: str) -> None:
+    rows = mixed_rows(12)
+    lines = [json.dumps(r, ensure_ascii=False) for r in rows]
+    if bad == "duplicate":
+        lines.append(lines[3])
+    elif bad == "json":
+        lines.insert(5, '{"id": "x", "content": "unterminated')
+    elif bad == "dangling":
+        lines.append(json.dumps({**rows[1], "id": "late", "supersedes": ["nowhere"]}))
+    else:
+        lines.append(json.dumps({**rows[1], "id": "late", "created_at": "2026-01-01T00:00:00"}))
+    path = tmp_path / "bad.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(GraphmemError) as online:
+        memory.import_jsonl(path)
+    with pytest.raises(GraphmemError) as offline:
+        read_initial(path)
+    assert type(offline.value) is type(online.value)
+    assert str(offline.value) == str(online.value)
+    assert not memory.candidates(scope={"tenant": "acme"})  # nothing written online either
 
 
 def test_an_opened_empty_store_is_empty(memory: Memory) -> None:

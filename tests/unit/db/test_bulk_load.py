@@ -39,13 +39,13 @@ def _records() -> list[MemoryRecord]:
 def test_record_columns_are_the_online_rows(tmp_path: Path) -> None:
     records = _records()
     files = write_load_files(records, tmp_path, at=AT)
-    header = (tmp_path / "records.header.csv").read_text(encoding="utf-8").strip().split(",")
+    header = (tmp_path / "nodes.header.csv").read_text(encoding="utf-8").strip().split(",")
     row = record_row(records[0], False, record_fingerprint(records[0]))
     expected = {k for k in row["props"] if k not in TIME_PROPS} | set(TIME_PROPS)
     assert {h.split(":")[0] for h in header} == expected | {"stamp", "sepoch"}
     assert "id:ID(Record)" in header and "created_at:datetime" in header
     assert "derived_from:string[]" in header and "position:long" in header
-    parsed = {r["id"]: r for r in _read(tmp_path, "records")}
+    parsed = {r["id"]: r for r in _read(tmp_path, "nodes")}
     assert files.records == len(parsed) == len(records)
     for record in records:
         props = record_row(record, False, record_fingerprint(record))["props"]
@@ -56,9 +56,9 @@ def test_record_columns_are_the_online_rows(tmp_path: Path) -> None:
                                                                   or [""])
         assert cells["asserts"] == (record.asserts or "")
     assert {r.content.split(" #")[0] for r in records} >= set(HOSTILE)
-    with (tmp_path / "records.body.csv").open(encoding="utf-8", newline="") as fh:
+    with (tmp_path / "nodes.body.csv").open(encoding="utf-8", newline="") as fh:
         single = list(csv.reader(fh))
-    with (tmp_path / "records.multi.csv").open(encoding="utf-8", newline="") as fh:
+    with (tmp_path / "nodes.multi.csv").open(encoding="utf-8", newline="") as fh:
         multi = list(csv.reader(fh))
     # the tool parses only the second file as multi-line: every line break is in it
     assert single and multi and len(single) + len(multi) == len(records)
@@ -80,7 +80,7 @@ def test_cells_tell_none_from_empty_text() -> None:
 def test_scopes_versions_stamps_and_threads_as_the_online_path(tmp_path: Path) -> None:
     records = _records()
     files = write_load_files(records, tmp_path, at=AT)
-    parsed = {r["id"]: r for r in _read(tmp_path, "records")}
+    parsed = {r["id"]: r for r in _read(tmp_path, "nodes")}
     versions = {v["key"]: v for v in _read(tmp_path, "versions")}
     scopes = {s["key"]: s for s in _read(tmp_path, "scopes")}
     assert files.scopes == len(versions) == len(scopes) == 4
