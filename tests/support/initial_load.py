@@ -21,7 +21,8 @@ VOLATILE = {"Scope": {"epoch"}, "ScopeVersion": {"epoch"}, "Record": {"sepoch"},
 #: Text a CSV writer must get exactly right: its delimiter, quote, line breaks, the list
 #: delimiter U+001F, other control characters, non-ASCII scripts and emoji.
 HOSTILE = ('a "quoted", comma; semi\nsecond line\r\nthird\ttab \x1f unit \x01 ctrl',
-           'Grüße aus Köln — 東京で会いましょう 🎉 ""', '"', ",", "line\r", "  spaced  ")
+           'Grüße aus Köln — 東京で会いましょう 🎉 ""', '"', ",", "line\r", "  spaced  ",
+           'back\\slash \\" \\n not a break', "\u2028 line separator \x00 nul")
 
 
 def mixed_rows(n: int = 60) -> list[dict[str, Any]]:

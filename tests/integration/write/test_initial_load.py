@@ -88,7 +88,7 @@ def test_a_bad_file_is_refused_as_online(memory: Memory, tmp_path: Path, bad: st
         read_initial(path)
     assert type(offline.value) is type(online.value)
     assert str(offline.value) == str(online.value)
-    assert not memory.candidates(scope={"tenant": "acme"})  # nothing written online either
+    check_empty(store_of(memory))  # nothing written online either
 
 
 def test_an_opened_empty_store_is_empty(memory: Memory) -> None:
