@@ -64,9 +64,10 @@ def import_command(
         help="Write the summary (JSON) to this file.")] = None,
     initial: Annotated[bool, typer.Option(
         "--initial", help="First load of an EMPTY local store (`graphmem db start`'s), "
-        "offline with Neo4j's import tool, about 10x faster at a million records: the "
-        "file is checked as without it, a store holding data is refused, and the local "
-        "server is stopped for the load and started again after it.")] = False,
+        "offline with Neo4j's import tool (docs/operations.md#initial-load): the file is "
+        "checked as without it, a store holding data or a NEO4J_URI server is refused, and "
+        "a running local server is stopped for the load and started again after it.")
+    ] = False,
 ) -> None:
     """Import records without policy (imports, restores): validate the whole file, then
     load it in batches; prints how many records were created and how many were present."""
