@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
+from graphmem.cli import app
 from graphmem.client import Memory, store_of
 from graphmem.db.ephemeral import EphemeralServer
 from graphmem.errors import GraphmemError, StoreNotEmptyError
@@ -96,3 +98,13 @@ def test_an_opened_empty_store_is_empty(memory: Memory) -> None:
     memory.put_many(mixed_rows(12)[:1])
     with pytest.raises(StoreNotEmptyError):
         check_empty(store_of(memory))
+
+
+def test_the_command_refuses_a_server_graphmem_does_not_run(cli: Memory, tmp_path: Path) -> None:
+    """``graphmem import --initial`` with NEO4J_URI set (the ``cli`` fixture's store): exit 2,
+    the reason on stderr, nothing written."""
+    path = write_jsonl(tmp_path / "records.jsonl", mixed_rows(12))
+    result = CliRunner().invoke(app, ["import", str(path), "--initial"])
+    assert result.exit_code == 2
+    assert "NEO4J_URI" in result.output
+    check_empty(store_of(cli))
