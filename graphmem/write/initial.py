@@ -8,6 +8,7 @@ import makes of the same file (``tests/integration/write/test_initial_load.py`` 
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 import time
@@ -78,7 +79,8 @@ def load_initial(records: list[MemoryRecord], home: Path, *, overwrite: bool = F
                  heap: str = "1g", off_heap: str = "1g", lib_dir: Path | None = None
                  ) -> InitialLoad:
     """Load ``records`` (from :func:`read_initial`) into ``home``'s database, whose server is
-    stopped, with Neo4j's import tool; the CSVs go to a folder in ``home``, deleted after.
+    stopped, with Neo4j's import tool; the CSVs go to a folder in ``home`` (in the system's
+    temporary folder when ``home``'s path holds a comma or the like), deleted after.
 
     Args:
         records: checked records, in file order. home: the Neo4j home (the launcher's).
@@ -97,7 +99,10 @@ def load_initial(records: list[MemoryRecord], home: Path, *, overwrite: bool = F
         raise StoreNotEmptyError(
             f"{home} holds a database already: an initial load fills a new store only")
     home.mkdir(parents=True, exist_ok=True)
-    folder = Path(tempfile.mkdtemp(prefix=".initial-load-", dir=home))
+    # the tool reads comma-separated file lists and file patterns: a home whose path holds
+    # other characters than these gets its CSVs in the system's temporary folder
+    plain = re.fullmatch(r"[\w./-]+", str(home.absolute()), flags=re.ASCII) is not None
+    folder = Path(tempfile.mkdtemp(prefix=".initial-load-", dir=home if plain else None))
     try:
         started = time.perf_counter()
         files = write_load_files(records, folder, at=utc_now())
