@@ -11,7 +11,12 @@ process of its own (``PYTHONPATH`` set to that code's root), in each ``--modes``
 * ``stream``: :meth:`graphmem.Memory.put_stream` of the file's lines as dicts (validated batch
   by batch while the previous one is written);
 * ``prepare``: the client's share of ``stream`` alone, without a server (validation, checks,
-  fingerprints and rows of each batch).
+  fingerprints and rows of each batch);
+* ``initial``: ``graphmem import --initial``'s offline load into a new home
+  (:mod:`graphmem.write.initial`), end to end: the file read and checked, the CSVs written, the
+  import tool, the server's start on the loaded store, the client's connection (schema) and the
+  load's finish; only this tree's code has it, so its row compares it with this tree's
+  ``jsonl`` import of the same round (``--modes jsonl,initial``).
 
 This machine's speed drifts by 2-3x within minutes (two cores shared with other work), so the
 figure to quote is the ratio within a round; the load average is printed beside each run. A
@@ -46,6 +51,9 @@ def child(mode: str, path: Path, batch: int, heap: str, pagecache_mb: int) -> di
     from graphmem.db.server import EphemeralServer
 
     load_before = os.getloadavg()[0]
+    if mode == "initial":
+        return {**initial_load(path, heap, pagecache_mb), "load_before": round(load_before, 2),
+                "load_after": round(os.getloadavg()[0], 2)}
     if mode == "prepare":
         return {**prepare_only(path, batch), "load_before": round(load_before, 2),
                 "load_after": round(os.getloadavg()[0], 2)}
@@ -68,6 +76,38 @@ def child(mode: str, path: Path, batch: int, heap: str, pagecache_mb: int) -> di
     return {"mode": mode, "created": created, "seconds": round(seconds, 2),
             "records_per_s": round(created / seconds, 1),
             "load_before": round(load_before, 2), "load_after": round(os.getloadavg()[0], 2)}
+
+
+def initial_load(path: Path, heap: str, pagecache_mb: int) -> dict[str, Any]:
+    """The offline initial load of ``path`` into a new home, timed step by step."""
+    from graphmem import Memory
+    from graphmem.client import store_of
+    from graphmem.db.server import EphemeralServer
+    from graphmem.write.initial import finish_initial, load_initial, read_initial
+
+    with tempfile.TemporaryDirectory(prefix="initial-load-") as tmp:
+        home = Path(tmp) / "home"
+        started = time.perf_counter()
+        records = read_initial(path)
+        read = time.perf_counter()
+        load = load_initial(records, home, heap=heap, off_heap=heap)
+        loaded = time.perf_counter()
+        with EphemeralServer(home=home, heap=heap, pagecache_mb=pagecache_mb,
+                             timeout_s=900) as server:
+            up = time.perf_counter()
+            memory = Memory.connect(server.settings, start_if_needed=False)
+            try:
+                schema = time.perf_counter()
+                finish_initial(store_of(memory), load)
+                seconds = time.perf_counter() - started
+                finish = time.perf_counter() - schema
+            finally:
+                memory.close()
+    return {"mode": "initial", "created": load.records, "seconds": round(seconds, 2),
+            "records_per_s": round(load.records / seconds, 1),
+            "read_s": round(read - started, 2), "csv_s": round(load.csv_s, 2),
+            "tool_s": round(load.tool_s, 2), "start_s": round(up - loaded, 2),
+            "schema_s": round(schema - up, 2), "finish_s": round(finish, 2)}
 
 
 def prepare_only(path: Path, batch: int) -> dict[str, Any]:
@@ -151,7 +191,19 @@ def main(argv: Sequence[str] | None = None) -> None:
                 order = list(codes) if rnd % 2 == 0 else list(reversed(codes))
                 for mode in [m for m in args.modes.split(",") if m]:
                     pair: dict[str, dict[str, Any]] = {}
-                    for name in order:
+                    if mode == "initial":  # this tree only: against its own online import
+                        online = next((r["now"] for r in rows if r["size"] == size
+                                       and r["round"] == rnd + 1 and r["mode"] == "jsonl"),
+                                      None)
+                        if online is None:
+                            online = run_one(codes["now"], "jsonl", path, args)
+                        order = ["before", "now"]
+                        pair = {"before": online, "now": run_one(codes["now"], mode, path, args)}
+                        console.print(f"{size:,} initial round {rnd + 1}: "
+                                      f"{pair['now']['records_per_s']:,.0f} rec/s against the "
+                                      f"online import's {online['records_per_s']:,.0f} "
+                                      f"({json.dumps(pair['now'])})")
+                    for name in order if mode != "initial" else []:
                         pair[name] = run_one(codes[name], mode, path, args)
                         console.print(f"{size:,} {mode} round {rnd + 1} {name}: "
                                       f"{pair[name]['records_per_s']:,.0f} rec/s (load "

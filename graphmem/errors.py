@@ -50,6 +50,7 @@ __all__ = [
     "RecordConflictError",
     "RecordNotFoundError",
     "StoreError",
+    "StoreNotEmptyError",
     "UnknownQueryError",
     "ValidationError",
 ]
@@ -168,6 +169,11 @@ class DatabaseAuthError(DatabaseUnavailableError):
 class ClientClosedError(GraphmemError):
     """The client was closed (:meth:`graphmem.Memory.close`): it sends nothing more, even
     while other clients of the same settings keep the shared driver open."""
+
+
+class StoreNotEmptyError(GraphmemError):
+    """An initial load (``graphmem import --initial``) met a database that holds data, or a
+    store graphmem does not run itself; nothing was written."""
 
 
 class StoreError(GraphmemError):

@@ -33,7 +33,29 @@ from graphmem.errors import (
     RecordConflictError,
     ValidationError,
 )
+from graphmem.limits import InputLimits
 from graphmem.models import MemoryRecord
+
+
+def check_record_bounds(record: MemoryRecord, max_content_bytes: int, limits: InputLimits
+                        ) -> None:
+    """:meth:`RecordWrites.check_record` without a store (an offline initial load checks
+    each record as an online import does: :mod:`graphmem.db.bulk_load`).
+
+    Args:
+        record: a validated record. max_content_bytes: the content bound, in UTF-8 bytes.
+        limits: the bounds of provenance and metadata (:mod:`graphmem.limits`).
+
+    Raises:
+        ContentTooLargeError, ValidationError: the record breaks a bound.
+    """
+    size = len(record.content.encode("utf-8"))
+    if size > max_content_bytes:
+        raise ContentTooLargeError(
+            f"content of {record.id!r} is {size} bytes; the maximum is "
+            f"{max_content_bytes}", record_ids=[record.id],
+        )
+    limits.check_record(record)
 
 
 class RecordWrites(WriteSlots):
@@ -46,13 +68,7 @@ class RecordWrites(WriteSlots):
         Raises:
             ContentTooLargeError, ValidationError: nothing is written.
         """
-        size = len(record.content.encode("utf-8"))
-        if size > self.max_content_bytes:
-            raise ContentTooLargeError(
-                f"content of {record.id!r} is {size} bytes; the maximum is "
-                f"{self.max_content_bytes}", record_ids=[record.id],
-            )
-        self.limits.check_record(record)
+        check_record_bounds(record, self.max_content_bytes, self.limits)
 
     def check_new_record(self, record: MemoryRecord, *, adapter: str | None = None) -> None:
         """:meth:`check_record`, for a record about to be created by ``adapter`` (None: the

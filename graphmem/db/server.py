@@ -50,7 +50,7 @@ from graphmem.db.launcher import (
     terminate,
     wait_ready,
 )
-from graphmem.db.settings import ConnectionSettings, data_dir
+from graphmem.db.settings import ConnectionSettings, data_dir, server_home
 from graphmem.db.store import Neo4jStore
 from graphmem.errors import DatabaseUnavailableError
 from graphmem.limits import DEFAULT_LIMITS, InputLimits
@@ -209,7 +209,7 @@ def _start_locked(home: Path | None, port: int | None, *, pagecache_mb: int = 25
     lib_dir = ensure_jars()
     secret = resolve_password_file(password_file)
     read_password(secret)  # fail here, clearly, rather than in Java
-    home = (home if home is not None else _server_dir() / "home").absolute()
+    home = (home if home is not None else server_home()).absolute()
     home.mkdir(mode=0o700, parents=True, exist_ok=True)
     if port is None:
         port = DEFAULT_PORT if port_free(DEFAULT_PORT) else free_port()

@@ -21,7 +21,7 @@ from graphmem.db import retries
 if TYPE_CHECKING:
     from neo4j import Driver
 
-__all__ = ["ConnectionSettings", "data_dir", "open_driver"]
+__all__ = ["ConnectionSettings", "data_dir", "open_driver", "server_home"]
 
 DEFAULT_DATABASE = "neo4j"
 
@@ -35,6 +35,12 @@ def data_dir() -> Path:
     if override:
         return Path(override)
     return Path(platformdirs.user_data_dir("graphmem", appauthor=False))
+
+
+def server_home() -> Path:
+    """The Neo4j home of ``graphmem db start`` when none is given (and of ``graphmem import
+    --initial``): ``data_dir()/server/home``."""
+    return data_dir() / "server" / "home"
 
 
 DEFAULT_RETRY_TIME_S = 15.0

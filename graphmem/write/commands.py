@@ -6,6 +6,14 @@ the records load in ``UNWIND`` batches, one transaction each, with a progress ba
 and records/s) on stderr, and a summary: records created and already present (identical
 records are skipped, so re-running an import is safe). Exit codes (:mod:`graphmem.terminal`):
 2 bad input, 3 no database.
+
+``--initial``: an empty local store's first load, offline, through Neo4j's import tool
+(:mod:`graphmem.write.initial`; docs/operations.md#initial-load). Only a store graphmem runs itself
+(``graphmem db start``'s home): with ``NEO4J_URI`` set the command refuses. The file is checked
+whole first, as without ``--initial``; then, if the local server runs or its home holds a
+database, the store must be empty (nothing but what opening it made): the server is stopped for
+the load (its clients lose their connections; they had nothing to read) and started again after
+it, with the schema applied. A store holding data is refused and left as it was (exit 2).
 """
 
 from __future__ import annotations
@@ -25,13 +33,22 @@ from rich.progress import (
 )
 
 from graphmem.client import Memory, store_of
+from graphmem.db import server
 from graphmem.db.ops.admission import Neo4jWrites
-from graphmem.errors import GraphmemError
+from graphmem.db.settings import ConnectionSettings, server_home
+from graphmem.errors import GraphmemError, StoreNotEmptyError
 from graphmem.models import MemoryRecord
 from graphmem.terminal import checked_output, console, emit_json, err_console, fail
 from graphmem.write.imports import IMPORT_BATCH, load_records, read_records
+from graphmem.write.initial import (
+    check_empty,
+    finish_initial,
+    has_database,
+    load_initial,
+    read_initial,
+)
 
-__all__ = ["import_command"]
+__all__ = ["import_command", "initial_load"]
 
 
 def import_command(
@@ -45,9 +62,18 @@ def import_command(
     output: Annotated[Path | None, typer.Option(
         "-o", "--output", callback=checked_output,
         help="Write the summary (JSON) to this file.")] = None,
+    initial: Annotated[bool, typer.Option(
+        "--initial", help="First load of an EMPTY local store (`graphmem db start`'s), "
+        "offline with Neo4j's import tool (docs/operations.md#initial-load): the file is "
+        "checked as without it, a store holding data or a NEO4J_URI server is refused, and "
+        "a running local server is stopped for the load and started again after it.")
+    ] = False,
 ) -> None:
     """Import records without policy (imports, restores): validate the whole file, then
     load it in batches; prints how many records were created and how many were present."""
+    if initial:
+        _initial(file, as_json, output)
+        return
     try:
         with Memory.connect() as memory:
             writes = Neo4jWrites(store_of(memory))
@@ -70,6 +96,19 @@ def import_command(
                       f"present {len(records) - created} ({seconds:.1f} s)", highlight=False)
 
 
+def _initial(file: Path, as_json: bool, output: Path | None) -> None:
+    """``--initial`` (see the module docstring)."""
+    try:
+        summary = initial_load(file)
+    except GraphmemError as exc:
+        raise fail(exc) from None
+    emit_json(summary, as_json, output)
+    if not as_json:
+        console.print(f"{file.name}: {summary['records']} records loaded into an empty store "
+                      f"({summary['seconds']:.1f} s, {summary['records_per_s']} records/s)",
+                      highlight=False)
+
+
 def _load(writes: Neo4jWrites, records: Sequence[MemoryRecord], batch_size: int) -> int:
     """Write validated records in batches under a progress bar; how many were created."""
     columns = (TextColumn("importing"), BarColumn(), MofNCompleteColumn(),
@@ -86,3 +125,44 @@ def _load(writes: Neo4jWrites, records: Sequence[MemoryRecord], batch_size: int)
             bar.update(task, completed=done,
                        rate=f"{done / elapsed:,.0f}" if elapsed > 0 else "-")
     return created
+
+
+def initial_load(file: Path) -> dict[str, Any]:
+    """``--initial``: load ``file`` into the empty local store, as the module docstring says;
+    the summary the command prints.
+
+    Raises:
+        StoreNotEmptyError: ``NEO4J_URI`` names another server, or the store holds data
+            (nothing is written).
+        ValidationError (and subclasses): a line breaks docs/spec/records.md (nothing is
+            written). StoreError: the import tool failed. DatabaseUnavailableError: no Java,
+            or the server did not start.
+    """
+    if ConnectionSettings.from_env() is not None:
+        raise StoreNotEmptyError(
+            "--initial loads only the store graphmem runs itself (`graphmem db start`); "
+            "NEO4J_URI names another server: import into it without --initial")
+    started = time.perf_counter()
+    with err_console.status(f"Validating {file.name} ..."):
+        records = read_initial(file)
+    running = server.status()
+    home = running.home if running is not None else server_home()
+    port = running.port if running is not None else None
+    overwrite = running is not None or has_database(home)
+    if overwrite:
+        with err_console.status("Checking that the store is empty ..."):
+            info = running or server.start(home)
+            with Memory.connect(info.settings, start_if_needed=False) as memory:
+                check_empty(store_of(memory))
+            server.stop()
+    with err_console.status(f"Loading {len(records)} records with the Neo4j import tool ..."):
+        load = load_initial(records, home, overwrite=overwrite)
+    with err_console.status("Starting Neo4j and applying the schema ..."):
+        info = server.start(home, port)
+        with Memory.connect(info.settings, start_if_needed=False) as memory:
+            finish_initial(store_of(memory), load)
+    seconds = time.perf_counter() - started
+    return {"file": str(file), "records": load.records, "created": load.records,
+            "already_present": 0, "scopes": load.scopes, "relationships": load.relationships,
+            "initial": True, "home": str(home), "seconds": round(seconds, 3),
+            "records_per_s": round(load.records / seconds) if seconds > 0 else None}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from graphmem.db.codec import coerce_record, paused_gc
 from graphmem.db.ops.admission import WriteOps
@@ -14,7 +14,8 @@ from graphmem.errors import ValidationError
 from graphmem.limits import DEFAULT_LIMITS, InputLimits, loads_bounded
 from graphmem.models import MemoryRecord
 
-__all__ = ["IMPORT_BATCH", "import_jsonl", "iter_jsonl", "load_records", "read_records"]
+__all__ = ["IMPORT_BATCH", "ImportChecks", "import_jsonl", "iter_jsonl", "load_records",
+           "read_records"]
 
 IMPORT_BATCH = 1000
 
@@ -64,7 +65,26 @@ def iter_jsonl(path: Path, limits: InputLimits = DEFAULT_LIMITS
             yield number, obj
 
 
-def read_records(store: WriteOps, path: Path) -> list[MemoryRecord]:
+class ImportChecks(Protocol):
+    """What :func:`read_records` checks a file with: the store's write operations
+    (:class:`~graphmem.db.ops.admission.WriteOps`), or an empty store's rules for an offline
+    initial load (:class:`graphmem.db.bulk_load.EmptyStoreChecks`)."""
+
+    @property
+    def limits(self) -> InputLimits:
+        """The bounds of user-supplied values."""
+
+    def check_new_record(self, record: MemoryRecord) -> None:
+        """Validate a record about to be created (sizes, reserved scope keys)."""
+
+    def check_batch_lineage(self, records: Sequence[MemoryRecord]) -> None:
+        """Reject duplicate ids and cycles inside the file."""
+
+    def check_import(self, records: Sequence[MemoryRecord]) -> None:
+        """Check the file's records against what is stored, writing nothing."""
+
+
+def read_records(store: ImportChecks, path: Path) -> list[MemoryRecord]:
     """Every record of a JSON Lines file, validated (fields, sizes, in-file lineage) and
     checked against the store (conflicting ids, dangling references) without writing.
 
