@@ -70,7 +70,7 @@ def main() -> None:
                            "tag": args.tag, "graphmem": str(Path(graphmem.__file__).parent),
                            "load_before": os.getloadavg()}
     root = f"s{args.size}-root"
-    with EphemeralServer(heap=args.heap, pagecache_mb=args.pagecache_mb) as server, \
+    with EphemeralServer(heap=args.heap, pagecache_mb=args.pagecache_mb, timeout_s=900) as server, \
             Memory.connect(server.settings, start_if_needed=False) as memory:
         store = store_of(memory)
         out["load_s"] = load(memory, layered(args.size))
