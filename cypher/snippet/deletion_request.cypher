@@ -1,20 +1,12 @@
 // Neo4j Browser / Bloom snippet: the state of a deletion request.
 // Set the parameter first, e.g.   :param request_id => 'del-...'
 // One row per disposition with how many nodes got it and how many the apply changed, beside
-// the request's state, who asked, why, and when it started and finished. The records the
-// request erased itself are listed on its ErasureBatch nodes (DELETE, changed); the other
-// dispositions are DISPOSED edges.
+// the request's state, who asked, why, and when it started and finished.
 MATCH (req:DeletionRequest {id: $request_id})
 USING INDEX SEEK req:DeletionRequest(id)
-OPTIONAL CALL (req) {
-  MATCH (req)-[x:DISPOSED]->()
-  RETURN x.disposition AS disposition, 1 AS nodes,
-    CASE WHEN x.changed THEN 1 ELSE 0 END AS changed
-  UNION ALL
-  MATCH (req)-[:ERASED]->(b:ErasureBatch)
-  RETURN 'DELETE' AS disposition, size(b.ids) AS nodes, size(b.ids) AS changed
-}
-WITH req, disposition, sum(nodes) AS nodes, sum(changed) AS changed
+OPTIONAL MATCH (req)-[x:DISPOSED]->(n)
+WITH req, x.disposition AS disposition, count(n) AS nodes,
+  sum(CASE WHEN x.changed THEN 1 ELSE 0 END) AS changed
 RETURN req.id AS request, req.state AS state, req.requested_by AS requested_by,
   req.reason AS reason, req.started_at AS started_at, req.finished_at AS finished_at,
   req.planned_count AS planned, disposition, nodes, changed

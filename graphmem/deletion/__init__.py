@@ -21,11 +21,6 @@ request in the graph::
 
     (:DeletionRequest {id, state, digest, requested_by, reason, ...})
         -[:DISPOSED {disposition, at, changed, root}]->(:Record | :Intention)
-    (:DeletionRequest)-[:ERASED]->(:ErasureBatch {at, ids, roots})
-
-The records a request erases itself are listed by id on one ``ErasureBatch`` node per batch
-(their tombstones name the request: an edge per erased record cost about a quarter of the
-erasure); every other disposition is a ``DISPOSED`` edge.
 
 When the request names terms, the last step redacts them from every other text of the
 tenants' graph too (:mod:`~graphmem.deletion.redaction`: reasons, queries, action ids,
@@ -33,8 +28,7 @@ provenance and metadata keys, any property added later), and the verification sc
 string property of every node and relationship of those tenants for them.
 
 A plan that fits one batch is applied in one transaction. A larger one is applied in batches,
-each its own transaction; every change is guarded by the absence of its ``DISPOSED`` edge (or,
-for a record, of a tombstone naming the request), so
+each its own transaction; every change is guarded by the absence of its ``DISPOSED`` edge, so
 an apply that crashed between batches resumes when the same plan is applied again, and an
 applied plan applied again changes nothing.
 
