@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from graphmem.db.ops.deletion import DeletionOps
+from graphmem.db.ops.deletion import DeletionOps, VerifyRow
 from graphmem.db.store import Neo4jStore
 from graphmem.deletion.disk import DiskResidue
 from graphmem.deletion.matcher import TermDigest, TermMatcher, digest_terms
@@ -109,6 +109,13 @@ def verify(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = 
         ValidationError: an empty term, or one without a letter or digit; a request id or
             terms over their bounds (:class:`graphmem.limits.InputLimits`).
     """
+    req, verification, _ = _verified(store, request_id, redact_terms)
+    return req, verification
+
+
+def _verified(store: Neo4jStore, request_id: str, redact_terms: Iterable[str]
+              ) -> tuple[dict[str, Any], Verification, VerifyRow]:
+    """:func:`verify`, and the row it read (the report's entries are in it too)."""
     store.limits.check_id("the deletion request id", request_id)
     redact_terms = store.limits.check_terms(redact_terms)
     row = DeletionOps(store).verify(request_id)
@@ -148,7 +155,7 @@ def verify(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = 
         terms_requested=requested, terms_checked=checked,
         identifiers_with_terms=found.get("identifiers_with_terms", ()),
         problems=tuple(problems), **result,
-    )
+    ), row
 
 
 def report(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = ()
@@ -163,8 +170,7 @@ def report(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = 
     Raises:
         DeletionError: no deletion request with this id.
     """
-    req, verification = verify(store, request_id, redact_terms=redact_terms)
-    row = DeletionOps(store).entries(request_id)
+    req, verification, row = _verified(store, request_id, redact_terms)
     entries = _report_entries(row.ids, row.nodes, row.kinds, row.dispositions, row.ats,
                               row.changed, row.roots)
     subject = json.loads(req["subject_json"]) if req.get("subject_json") else None
@@ -192,7 +198,7 @@ def report(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = 
 def _report_entries(ids: list[str], nodes: list[str], kinds: list[str], dispositions: list[str],
                     ats: list[str], changed: list[bool], roots: list[bool]
                     ) -> tuple[ReportEntry, ...]:
-    """The report's entries from the columns of ``deletion/request/entries``: a request's
+    """The report's entries from the columns of ``deletion/verify``: a request's
     edges share a few times, so each distinct one is parsed once."""
     times = {at: _iso(at) for at in set(ats)}
     return tuple(

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from graphmem.db.ops.erasure import ErasureTx
     from graphmem.db.store import Neo4jStore
 
-__all__ = ["DeletionOps", "LoggedQuery", "LoggedRetrieval", "ReachSource", "RequestEntries",
+__all__ = ["DeletionOps", "LoggedQuery", "LoggedRetrieval", "ReachSource",
            "RootNode", "TermScanRow", "TextRow", "TextSource", "VerifyRow", "WalkColumns",
            "WalkSource", "text_row"]
 
@@ -126,11 +126,15 @@ def text_row(row: Mapping[str, Any]) -> TextRow:
 
 
 class VerifyRow(NamedTuple):
-    """What the verification reads of a request (``cypher/deletion/verify.cypher``).
+    """What the verification and the report read of a request, in one pass over what it
+    disposed of (``cypher/deletion/verify.cypher``).
 
     Attributes:
         request: the request node's properties (as the driver returns them).
-        disposed: nodes it disposed of. The rest: ids that fail each structural check.
+        disposed: nodes it disposed of. Then the ids that fail each structural check.
+        ids ... roots: the disposed nodes as parallel lists ordered by id: id,
+            ``record``/``intention``, kind (``''`` for none), disposition, when (ISO text),
+            changed, root.
     """
 
     request: dict[str, Any]
@@ -139,13 +143,6 @@ class VerifyRow(NamedTuple):
     intentions_not_cancelled: list[str]
     recompute_not_pending: list[str]
     quarantine_released: list[str]
-
-
-class RequestEntries(NamedTuple):
-    """A request's disposed nodes as parallel lists (``cypher/deletion/request/entries``):
-    id, ``record``/``intention``, kind (``''`` for none), disposition, when (ISO text),
-    changed, root."""
-
     ids: list[str]
     nodes: list[str]
     kinds: list[str]
@@ -261,13 +258,8 @@ class DeletionOps:
 
     def verify(self, request_id: str) -> VerifyRow | None:
         """What the verification reads of the request (None: no such request)."""
-        rows = self.store.read("deletion/verify", id=request_id)
+        rows = self.store.read_values("deletion/verify", id=request_id)
         return VerifyRow(**rows[0]) if rows else None
-
-    def entries(self, request_id: str) -> RequestEntries:
-        """The nodes the request disposed of."""
-        row = self.store.read_values("deletion/request/entries", id=request_id)[0]
-        return RequestEntries(**row)
 
     def store_plan(self, *, request_id: str, version: int, digest: str, requested_by: str,
                    reason: str, tenants: Sequence[str], redact_term_count: int,
