@@ -23,6 +23,10 @@ runs in one process.
 
 ``--heavy`` (or ``GRAPHMEM_HEAVY_TESTS=1``) runs the crash, soak, fuzz and concurrency tests at
 their full sizes instead of the smaller defaults (tests/support/sizes.py).
+
+Every Neo4j the launcher starts for the suite (the session's, the crash server, the servers the
+CLI, lease, MCP and erasure tests start, in this process or a child) runs with
+:data:`TEST_JVM_OPTIONS` unless ``GRAPHMEM_JVM_OPTIONS`` is set already.
 """
 
 from __future__ import annotations
@@ -37,11 +41,12 @@ import pytest
 from hypothesis import settings
 
 from graphmem.client import Memory
-from graphmem.db import credentials, server
+from graphmem.db import credentials, launcher, server
 from graphmem.db.settings import ConnectionSettings, open_driver
 from graphmem.errors import DatabaseUnavailableError
 from tests.support import parallel
 from tests.support.database import (
+    KeptDriver,
     Neo4jUnderTest,
     require_toolchain,
     unavailable,
@@ -62,7 +67,12 @@ INTEGRATION = TESTS / "integration"
 UNIT = TESTS / "unit"
 #: The fixtures that reach a database, or start a server, or fetch its jars.
 SERVER_FIXTURES = frozenset({"neo4j_db", "memory", "cli", "crash_server", "shared_lib_dir",
-                             "data_dir_with_jars"})
+                             "data_dir_with_jars", "kept_driver"})
+#: JVM options of the suite's servers (``GRAPHMEM_JVM_OPTIONS``): the client compiler only.
+#: A test server lives seconds to minutes; the optimizing compiler's work at start-up and
+#: in the first queries costs more CPU than its faster code saves in that time (a start
+#: about 45% less CPU, a short workload about 40% less: bench/results/test-suite-20261203-c.md).
+TEST_JVM_OPTIONS = "-XX:TieredStopAtLevel=1"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -75,6 +85,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # before any test module is imported: their sizes are read at import (tests/support/sizes.py)
     if config.getoption("--heavy"):
         os.environ["GRAPHMEM_HEAVY_TESTS"] = "1"
+    os.environ.setdefault(launcher.JVM_OPTIONS_ENV, TEST_JVM_OPTIONS)
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -200,9 +211,20 @@ def neo4j_db() -> Iterator[Neo4jUnderTest]:
         server.close()
 
 
+@pytest.fixture(scope="session")
+def kept_driver(neo4j_db: Neo4jUnderTest) -> Iterator[KeptDriver]:
+    """The session's :class:`KeptDriver` (held by ``memory``)."""
+    kept = KeptDriver(neo4j_db.settings)
+    try:
+        yield kept
+    finally:
+        kept.release()
+
+
 @pytest.fixture()
-def memory(neo4j_db: Neo4jUnderTest) -> Iterator[Memory]:
+def memory(neo4j_db: Neo4jUnderTest, kept_driver: KeptDriver) -> Iterator[Memory]:
     """A connected client on an empty store; emptied again afterwards."""
+    kept_driver.hold()
     mem = Memory.connect(neo4j_db.settings, start_if_needed=False)
     wipe(mem)
     try:

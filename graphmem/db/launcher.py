@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shlex
 import shutil
 import signal
 import socket
@@ -58,6 +59,11 @@ JVM_FLAGS: tuple[str, ...] = (
     "-Djdk.nio.maxCachedBufferSize=1024",
     "-Dlog4j2.disable.jmx=true",
 )
+#: The environment variable of extra JVM options for every server the launcher starts, split
+#: as a shell splits words and passed after :data:`JVM_FLAGS` (a later flag wins), e.g.
+#: ``-XX:TieredStopAtLevel=1`` (faster start, slower peak; the test suite sets it:
+#: docs/operations.md#running-the-tests).
+JVM_OPTIONS_ENV = "GRAPHMEM_JVM_OPTIONS"
 
 _INSTALL_HINT = (
     "graphmem runs Neo4j locally with a Java 17 or 21 JDK and Maven "
@@ -223,12 +229,27 @@ def heap_flags(heap: str) -> list[str]:
     return [f"-Xms{initial}", f"-Xmx{heap}"]
 
 
+def extra_jvm_options() -> list[str]:
+    """The JVM options of :data:`JVM_OPTIONS_ENV` (none when unset or blank).
+
+    Raises:
+        DatabaseUnavailableError: the variable does not split (an unclosed quote).
+    """
+    raw = os.environ.get(JVM_OPTIONS_ENV, "")
+    try:
+        return shlex.split(raw)
+    except ValueError as exc:
+        raise DatabaseUnavailableError(f"{JVM_OPTIONS_ENV}={raw!r} does not split into JVM "
+                                       f"options: {exc}") from None
+
+
 def launcher_command(
     lib_dir: Path, home: Path, port: int, *, pagecache_mb: int, heap: str, detached: bool,
     password_file: Path | None = None,
 ) -> list[str]:
     """The ``java`` command line running ``Launcher.java`` (compiled once:
-    :mod:`graphmem.db.launcher_classes`) on ``HOST:port``.
+    :mod:`graphmem.db.launcher_classes`) on ``HOST:port``, with the JVM options of
+    :data:`JVM_OPTIONS_ENV` after the built-in ones.
 
     With ``password_file`` the server requires authentication as ``neo4j`` with the password
     in that file (set before Bolt opens on a new store; see ``Launcher.java``); without it
@@ -239,6 +260,7 @@ def launcher_command(
         java,
         *heap_flags(heap),
         *JVM_FLAGS,
+        *extra_jvm_options(),
         *launcher_entry(java, lib_dir, launcher_dir() / "Launcher.java"),
         "--home",
         str(home),

@@ -22,6 +22,34 @@ class Neo4jUnderTest:
     origin: str  # "env", "testcontainers" or "launcher"
 
 
+class KeptDriver:
+    """A client of the session database's settings held open between tests, so that the
+    driver the clients of those settings share (graphmem.db.drivers.shared_driver), and the
+    schema it set up, outlive each test's client. Without it each test's client was the
+    driver's last: the next opened a new driver and ran the schema set-up and the migration
+    checks again (about 30 round trips). The store each test sees is the same: empty, with
+    its constraints and indexes (the wipe deletes nodes only)."""
+
+    def __init__(self, settings: ConnectionSettings) -> None:
+        self.settings = settings
+        self.client: Memory | None = None
+
+    def hold(self) -> None:
+        """Hold a client (again, when a test closed the shared driver itself)."""
+        if self.client is not None and not getattr(store_of(self.client).driver, "_closed",
+                                                   False):
+            return
+        self.release()
+        self.client = Memory.connect(self.settings, start_if_needed=False)
+
+    def release(self) -> None:
+        """Close the held client: the next client of the settings may open a new driver (for a
+        test of what a driver's first client does)."""
+        client, self.client = self.client, None
+        if client is not None:
+            client.close()
+
+
 def unavailable(message: str) -> None:
     """Fail under ``CI=true``, else skip: what a test does when a real part it needs is missing."""
     if os.environ.get("CI", "").lower() == "true":

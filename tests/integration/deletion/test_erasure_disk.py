@@ -22,6 +22,7 @@ from graphmem.deletion import DeletionPlan, apply_deletion
 from graphmem.deletion.disk import outside_reach, purge
 from graphmem.errors import DatabaseUnavailableError
 from tests.support.database import Neo4jUnderTest, unavailable
+from tests.support.sizes import size
 
 
 def _started(home: Path) -> EphemeralServer:
@@ -51,7 +52,12 @@ def _plan(memory: Memory, term: str, user: str) -> DeletionPlan:
                                 requested_by="dpo", reason="erasure on disk")
 
 
-@pytest.mark.parametrize("seed", [1, 2])
+#: Random terms and users of the apply test: one by default (each is a load, two applies and
+#: two scans of the home's 512 MiB of transaction logs), two under ``--heavy``.
+SEEDS = range(1, size(1, 2) + 1)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
 def test_apply_leaves_no_copy_of_the_term_in_the_servers_files(
         server: EphemeralServer, home: Path, seed: int) -> None:
     rng = random.Random(seed)

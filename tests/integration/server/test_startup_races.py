@@ -29,7 +29,7 @@ from graphmem.db.server import EphemeralServer
 from graphmem.db.settings import ConnectionSettings, open_driver
 from graphmem.db.store import Neo4jStore
 from graphmem.errors import DatabaseUnavailableError, StoreError
-from tests.support.database import Neo4jUnderTest, unavailable
+from tests.support.database import KeptDriver, Neo4jUnderTest, unavailable
 
 CLIENTS = 4
 ROUNDS = 3
@@ -149,10 +149,12 @@ def test_connecting_to_a_set_up_database_warns_nothing_under_dev_mode(
 
 
 def test_the_schema_is_set_up_once_per_shared_driver(
-        neo4j_db: Neo4jUnderTest, monkeypatch: pytest.MonkeyPatch) -> None:
+        neo4j_db: Neo4jUnderTest, kept_driver: KeptDriver,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """Clients of the same settings share a driver: the first sets the schema up, the others,
     connecting at once from eight threads or later, find it done; a set-up that failed is run
     again by the next client; a driver opened again sets it up again."""
+    kept_driver.release()  # the first client below opens the shared driver
     runs: list[str] = []
     fail = threading.Event()
     original = Neo4jStore.ensure_schema
