@@ -152,8 +152,13 @@ def initial_load(file: Path) -> dict[str, Any]:
     if overwrite:
         with err_console.status("Checking that the store is empty ..."):
             info = running or server.start(home)
-            with Memory.connect(info.settings, start_if_needed=False) as memory:
-                check_empty(store_of(memory))
+            try:
+                with Memory.connect(info.settings, start_if_needed=False) as memory:
+                    check_empty(store_of(memory))
+            except GraphmemError:
+                if running is None:  # started only to look: not left running
+                    server.stop()
+                raise
             server.stop()
     with err_console.status(f"Loading {len(records)} records with the Neo4j import tool ..."):
         load = load_initial(records, home, overwrite=overwrite)
