@@ -4,26 +4,17 @@
 // value, provenance, metadata, action or cue value); a RECOMPUTE record must stay ineligible
 // until it is recomputed; an erased intention must be cancelled. QUARANTINE records promoted
 // since are reported, not failed (an explicit review may do that).
-// A node is disposed of by a DISPOSED edge, or, a record the request erased itself (changed), by
-// its id on one of the request's ErasureBatch nodes, when the record under that id is still the
-// tombstone that names the request (one deleted, or written again under the id after, counts for
-// nothing, as a DISPOSED edge goes with its node). The entries are parallel lists ordered by id (a row per node decodes slowly for
-// large requests): id, label, kind ('' for intentions), disposition, when (an ISO string: the
-// driver's DateTime hydration is slow in bulk), whether the apply changed it (false when an
-// earlier request or run had already done so) and whether it was a root of the request.
+// A node is disposed of by the request's DISPOSED edge to it. The entries are parallel lists
+// ordered by id (a row per node decodes slowly for large requests): id, label, kind ('' for
+// intentions), disposition, when (an ISO string: the driver's DateTime hydration is slow in
+// bulk), whether the apply changed it (false when an earlier request or run had already done
+// so) and whether it was a root of the request.
 MATCH (req:DeletionRequest {id: $id})
 USING INDEX SEEK req:DeletionRequest(id)
 OPTIONAL CALL (req) {
   MATCH (req)-[x:DISPOSED]->(n)
   RETURN n, x.disposition AS disposition, x.at AS at, coalesce(x.changed, false) AS changed,
     coalesce(x.root, false) AS root
-  UNION ALL
-  MATCH (req)-[:ERASED]->(b:ErasureBatch)
-  UNWIND b.ids AS rid
-  MATCH (n:Record {id: rid})
-  USING INDEX SEEK n:Record(id)
-  WHERE n.erased_by_request = req.id
-  RETURN n, 'DELETE' AS disposition, b.at AS at, true AS changed, rid IN b.roots AS root
 }
 WITH req, n, disposition, at, changed, root
 ORDER BY n.id

@@ -19,7 +19,7 @@ from graphmem.db.group_commit import (
 from graphmem.db.store import Neo4jStore
 from graphmem.errors import ClientClosedError
 from graphmem.write.policy import WriteDisposition
-from tests.support.database import Neo4jUnderTest
+from tests.support.database import KeptDriver, Neo4jUnderTest
 from tests.support.group_commit import Threads, held
 from tests.support.writers import ACME, SCOPE, T0, rec
 
@@ -106,7 +106,8 @@ def test_a_batch_that_fails_stores_nothing_and_each_write_runs_alone(memory: Mem
 
 
 def test_clients_of_one_settings_share_a_driver_until_the_last_closes(
-        neo4j_db: Neo4jUnderTest) -> None:
+        neo4j_db: Neo4jUnderTest, kept_driver: KeptDriver) -> None:
+    kept_driver.release()  # the suite's held client would be the last to close otherwise
     first = Memory.connect(neo4j_db.settings, start_if_needed=False, ensure_schema=False)
     second = Memory.connect(neo4j_db.settings, start_if_needed=False, ensure_schema=False)
     assert store_of(first).driver is store_of(second).driver
