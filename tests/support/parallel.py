@@ -3,9 +3,10 @@
 
 - Worker count: a run of folders (``pytest``, ``pytest tests/unit``) is spread over one
   worker per core, at most :data:`MAX_WORKERS`, except that a run reaching
-  tests/integration stays in one process below :data:`SERVER_CPUS` cores (on 2 cores, two
-  workers each with its own Neo4j took 29 min 44 s and one process 30 min 41 s for the same
-  suite: bench/results/test-suite-20261203-b.md); a run of named files or tests only runs in
+  tests/integration stays in one process below :data:`SERVER_CPUS` cores (on 2 idle cores two
+  workers, each with its own Neo4j, ran the suite in 14 min 6 s and one process in 21 min 13 s:
+  one process keeps about one core busy, a test and its server mostly waiting on each other;
+  bench/results/test-suite-20261203-d.md); a run of named files or tests only runs in
   the pytest process itself (starting workers, each with a Neo4j of its own, would cost more
   than it saves), and so does a run that may reach the one database ``NEO4J_URI`` names
   (anything beyond tests/unit), which the suite must not share between processes. ``-n N``
@@ -29,9 +30,9 @@ from pathlib import Path
 #: The most workers ``-n auto`` starts: each starts a Neo4j (1 GB heap) for the integration
 #: tests, and the crash, lease and restart tests start more of their own.
 MAX_WORKERS = 4
-#: Fewest cores for which ``-n auto`` spreads integration tests over workers: below it the
-#: workers' Neo4j servers compete with the tests for the cores, and one process is faster.
-SERVER_CPUS = 4
+#: Fewest cores for which ``-n auto`` spreads integration tests over workers: on one core
+#: the workers' Neo4j servers would only compete with the tests for it.
+SERVER_CPUS = 2
 #: tests/unit/: its tests reach no database, so NEO4J_URI does not keep them in one process.
 UNIT = Path(__file__).resolve().parents[1] / "unit"
 #: The work unit of the modules using the crash server (one server start for all of them).
