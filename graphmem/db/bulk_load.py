@@ -38,7 +38,7 @@ from graphmem.db.codec import (
     scope_pairs,
 )
 from graphmem.db.index_key import index_key
-from graphmem.db.launcher import JVM_FLAGS, _java, ensure_jars, heap_flags
+from graphmem.db.launcher import JVM_FLAGS, ensure_jars, heap_flags, java_executable
 from graphmem.db.migrations import MIGRATIONS
 from graphmem.db.records import RecordWrites, check_record_bounds
 from graphmem.db.reserved import check_reserved_scope
@@ -300,7 +300,7 @@ def run_import_tool(home: Path, files: LoadFiles, *, overwrite: bool, database: 
     if multi:
         options += ["--multiline-fields-format=v2",
                     "--multiline-fields=" + ",".join(str(p) for p in multi)]
-    cmd = [_java(), *heap_flags(heap), *JVM_FLAGS, "-cp", str(lib_dir / "*"), ADMIN_TOOL,
+    cmd = [java_executable(), *heap_flags(heap), *JVM_FLAGS, "-cp", str(lib_dir / "*"), ADMIN_TOOL,
            "database", "import", "full", *options, "--array-delimiter=U+001F",
            "--bad-tolerance=0", f"--overwrite-destination={str(overwrite).lower()}",
            f"--max-off-heap-memory={off_heap}",

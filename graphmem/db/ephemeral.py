@@ -9,6 +9,7 @@ import contextlib
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 
@@ -60,6 +61,8 @@ class EphemeralServer:
             temporary directory, deleted on close.
         port: Bolt port to use; default a free one (a port taken by another process is then
             retried on a new port, a given one is not).
+        jvm_options: JVM options for this server, after all others (e.g.
+            :mod:`graphmem.db.class_data` records its class-data archive with one).
 
     Raises (from ``__enter__``/:meth:`start`):
         DatabaseUnavailableError: Java or Maven missing, or the server died or timed out (the
@@ -75,8 +78,10 @@ class EphemeralServer:
         lib_dir: Path | None = None,
         home: Path | None = None,
         port: int | None = None,
+        jvm_options: Sequence[str] = (),
     ) -> None:
         heap_flags(heap)  # validate early
+        self._jvm_options = tuple(jvm_options)
         self._given_home = home.absolute() if home is not None else None
         self._given_port = port
         self._pagecache_mb = pagecache_mb
@@ -178,6 +183,7 @@ class EphemeralServer:
             heap=self._heap,
             detached=False,
             password_file=self._password_file,
+            jvm_options=self._jvm_options,
         )
         log = self._home / "launcher.log"
         with log.open("wb") as out:

@@ -19,7 +19,7 @@ import signal
 import socket
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -210,7 +210,12 @@ def ensure_jars(lib_dir: Path | None = None) -> Path:
 # --------------------------------------------------------------------------- process helpers
 
 
-def _java() -> str:
+def java_executable() -> str:
+    """The ``java`` every server runs: ``$JAVA_HOME/bin/java``, else the one on PATH.
+
+    Raises:
+        DatabaseUnavailableError: neither is there.
+    """
     java_home = os.environ.get("JAVA_HOME")
     if java_home and (Path(java_home) / "bin" / "java").is_file():
         return str(Path(java_home) / "bin" / "java")
@@ -245,22 +250,23 @@ def extra_jvm_options() -> list[str]:
 
 def launcher_command(
     lib_dir: Path, home: Path, port: int, *, pagecache_mb: int, heap: str, detached: bool,
-    password_file: Path | None = None,
+    password_file: Path | None = None, jvm_options: Sequence[str] = (),
 ) -> list[str]:
     """The ``java`` command line running ``Launcher.java`` (compiled once:
     :mod:`graphmem.db.launcher_classes`) on ``HOST:port``, with the JVM options of
-    :data:`JVM_OPTIONS_ENV` after the built-in ones.
+    :data:`JVM_OPTIONS_ENV` after the built-in ones, then ``jvm_options``.
 
     With ``password_file`` the server requires authentication as ``neo4j`` with the password
     in that file (set before Bolt opens on a new store; see ``Launcher.java``); without it
     authentication is off.
     """
-    java = _java()
+    java = java_executable()
     cmd = [
         java,
         *heap_flags(heap),
         *JVM_FLAGS,
         *extra_jvm_options(),
+        *jvm_options,
         *launcher_entry(java, lib_dir, launcher_dir() / "Launcher.java"),
         "--home",
         str(home),

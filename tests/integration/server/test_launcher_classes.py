@@ -1,7 +1,9 @@
 """The launcher compiled once (graphmem.db.launcher_classes): a start runs the compiled class,
-compiled again only for a changed source; without javac, or when the source does not
-compile, the start runs the source as before; racing compilations leave one folder; the
-command line still names Launcher.java (how a launcher process is recognised).
+packed in a jar, compiled again only for a changed source; without javac, or when the source
+does not compile, the start runs the source as before; racing compilations leave one folder;
+the command line still names Launcher.java (how a launcher process is recognised), and names
+the class-data archive once there is one (graphmem.db.class_data), which a start that cannot
+use it ignores.
 
 A small stand-in source with an empty jar folder keeps these quick; every server start in
 the suite runs the real launcher through the same path."""
@@ -33,7 +35,7 @@ def java() -> str:
     for tool in ("java", "javac"):
         if shutil.which(tool) is None:
             unavailable(f"{tool} is not on PATH (the launcher needs a Java 17+ JDK)")
-    return launcher._java()
+    return launcher.java_executable()
 
 
 def _source(folder: Path, greeting: str = "hello") -> Path:
@@ -79,14 +81,42 @@ def test_compiled_once_and_again_when_the_source_changes(
     assert _says(java, first) == "hello 2"
     assert launcher_entry(java, lib, source) == first
     assert len(runs) == 1, "compiled again although the source did not change"
-    classes = Path(first[2].split(":")[0])
-    assert classes.parent == tmp_path / "neo4j" / "launcher-classes"
+    jar = Path(first[2].split(":")[0])
+    assert jar.name == launcher_classes.JAR_NAME and jar.is_file()
+    assert jar.parent.parent == tmp_path / "neo4j" / "launcher-classes"
 
     _source(tmp_path / "src", "changed")
     second = launcher_entry(java, lib, source)
     assert len(runs) == 2 and second != first
     assert _says(java, second) == "changed 2"
     assert _says(java, first) == "hello 2"  # the first folder is left as it was
+
+
+def test_classes_compiled_before_they_came_in_a_jar_get_one(
+        java: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    lib, source = _lib(tmp_path), _source(tmp_path / "src")
+    entry = launcher_entry(java, lib, source)
+    jar = Path(entry[2].split(":")[0])
+    jar.unlink()  # as an earlier graphmem left the folder: the class files only
+    runs = _compilations(monkeypatch)
+    assert launcher_entry(java, lib, source) == entry
+    assert jar.is_file() and runs == []  # packed, not compiled again
+    assert _says(java, entry) == "hello 2"
+
+
+def test_the_class_data_archive_is_named_once_there_and_a_bad_one_is_ignored(
+        java: str, tmp_path: Path) -> None:
+    lib, source = _lib(tmp_path), _source(tmp_path / "src")
+    without = launcher_entry(java, lib, source)
+    assert not any(arg.startswith("-XX:SharedArchiveFile") for arg in without)
+    classes = launcher_classes.compiled_classes(java, lib, source)
+    assert classes is not None
+    archive = launcher_classes.class_data_file(java, classes)
+    assert archive is not None and archive.parent == classes
+    archive.write_bytes(b"not an archive of this JVM" * 100)
+    entry = launcher_entry(java, lib, source)
+    assert entry == [f"-XX:SharedArchiveFile={archive}", *without]
+    assert _says(java, entry) == "hello 2"  # the JVM starts without what it cannot use
 
 
 def test_without_javac_the_source_runs_as_before(
