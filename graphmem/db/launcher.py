@@ -211,11 +211,7 @@ def ensure_jars(lib_dir: Path | None = None) -> Path:
 
 
 def java_executable() -> str:
-    """The ``java`` every server runs: ``$JAVA_HOME/bin/java``, else the one on PATH.
-
-    Raises:
-        DatabaseUnavailableError: neither is there.
-    """
+    """``$JAVA_HOME/bin/java``, else ``java`` on PATH. Raises DatabaseUnavailableError."""
     java_home = os.environ.get("JAVA_HOME")
     if java_home and (Path(java_home) / "bin" / "java").is_file():
         return str(Path(java_home) / "bin" / "java")
@@ -252,9 +248,8 @@ def launcher_command(
     lib_dir: Path, home: Path, port: int, *, pagecache_mb: int, heap: str, detached: bool,
     password_file: Path | None = None, jvm_options: Sequence[str] = (),
 ) -> list[str]:
-    """The ``java`` command line running ``Launcher.java`` (compiled once:
-    :mod:`graphmem.db.launcher_classes`) on ``HOST:port``, with the JVM options of
-    :data:`JVM_OPTIONS_ENV` after the built-in ones, then ``jvm_options``.
+    """The ``java`` command line running ``Launcher.java`` (:mod:`graphmem.db.launcher_classes`)
+    on ``HOST:port``, with the JVM options of :data:`JVM_OPTIONS_ENV`, then ``jvm_options``.
 
     With ``password_file`` the server requires authentication as ``neo4j`` with the password
     in that file (set before Bolt opens on a new store; see ``Launcher.java``); without it
