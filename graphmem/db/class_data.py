@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import uuid
 from pathlib import Path
 
 from graphmem.db.ephemeral import EphemeralServer
@@ -57,7 +58,7 @@ def record_class_data(lib_dir: Path | None = None) -> Path | None:
     archive = None if classes is None else class_data_file(java, classes)
     if archive is None or archive.is_file():
         return archive
-    part = archive.with_name(f".{archive.name}.{os.getpid()}")
+    part = archive.with_name(f".{archive.name}.{uuid.uuid4().hex}")
     try:
         recording = ["-XX:TieredStopAtLevel=1", f"-XX:ArchiveClassesAtExit={part}",
                      "-Xlog:cds=off", "-Xlog:cds+dynamic=off"]

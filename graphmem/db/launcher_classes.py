@@ -128,11 +128,15 @@ def compiled_classes(java: str, lib_dir: Path, source: Path) -> Path | None:
 def _pack(folder: Path) -> None:
     """Pack the classes of ``folder`` into its :data:`JAR_NAME` (written aside, then renamed
     into place, so a start never reads half a jar). Raises OSError."""
-    part = folder / f".{JAR_NAME}.{os.getpid()}"
-    with zipfile.ZipFile(part, "w") as jar:
-        for compiled in sorted(folder.glob("*.class")):
-            jar.write(compiled, compiled.name)
-    os.replace(part, folder / JAR_NAME)
+    handle, name = tempfile.mkstemp(prefix=f".{JAR_NAME}.", dir=folder)
+    part = Path(name)
+    try:
+        with os.fdopen(handle, "wb") as raw, zipfile.ZipFile(raw, "w") as jar:
+            for compiled in sorted(folder.glob("*.class")):
+                jar.write(compiled, compiled.name)
+        os.replace(part, folder / JAR_NAME)
+    finally:
+        part.unlink(missing_ok=True)
 
 
 def _javac(java: str) -> str | None:

@@ -99,8 +99,18 @@ def test_classes_compiled_before_they_came_in_a_jar_get_one(
     jar = Path(entry[2].split(":")[0])
     jar.unlink()  # as an earlier graphmem left the folder: the class files only
     runs = _compilations(monkeypatch)
+    found: list[Path | None] = []
+    threads = [threading.Thread(  # several starts at once pack it
+        target=lambda: found.append(launcher_classes.compiled_classes(java, lib, source)))
+        for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert found == [jar.parent] * 3
     assert launcher_entry(java, lib, source) == entry
     assert jar.is_file() and runs == []  # packed, not compiled again
+    assert sorted(p.name for p in jar.parent.iterdir() if p.name.startswith(".")) == []
     assert _says(java, entry) == "hello 2"
 
 
