@@ -17,6 +17,7 @@ from rich.table import Table
 from graphmem.client import Memory, store_of
 from graphmem.db import server
 from graphmem.db.class_data import record_class_data
+from graphmem.db.progress import reporting
 from graphmem.db.stats import store_stats
 from graphmem.errors import GraphmemError
 from graphmem.fields import utc_now
@@ -93,8 +94,10 @@ def db_fetch() -> None:
     try:
         with err_console.status(f"Fetching Neo4j {server.NEO4J_VERSION} jars with Maven ..."):
             lib_dir = server.ensure_jars()
-        with err_console.status("Recording the classes a Neo4j start loads (once) ..."):
-            archive = record_class_data(lib_dir)
+        recording = "Recording the classes a Neo4j start loads (once)"
+        with err_console.status(f"{recording} ...") as status, reporting(
+                lambda phase, detail: status.update(f"{recording}: {detail}")):
+            archive = record_class_data(lib_dir)  # its server's start shows in the status line
     except GraphmemError as exc:
         raise fail(exc, code=EXIT_UNAVAILABLE) from None
     if archive is None:
