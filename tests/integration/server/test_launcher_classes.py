@@ -57,6 +57,19 @@ def _says(java: str, entry: list[str]) -> str:
     return done.stdout.strip()
 
 
+def _racing(java: str, lib: Path, source: Path) -> list[Path | None]:
+    """What three threads calling ``compiled_classes`` at once get."""
+    found: list[Path | None] = []
+    threads = [threading.Thread(
+        target=lambda: found.append(launcher_classes.compiled_classes(java, lib, source)))
+        for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return found
+
+
 def _compilations(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     """The javac command lines run from now on."""
     runs: list[list[str]] = []
@@ -99,15 +112,7 @@ def test_classes_compiled_before_they_came_in_a_jar_get_one(
     jar = Path(entry[2].split(":")[0])
     jar.unlink()  # as an earlier graphmem left the folder: the class files only
     runs = _compilations(monkeypatch)
-    found: list[Path | None] = []
-    threads = [threading.Thread(  # several starts at once pack it
-        target=lambda: found.append(launcher_classes.compiled_classes(java, lib, source)))
-        for _ in range(3)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert found == [jar.parent] * 3
+    assert _racing(java, lib, source) == [jar.parent] * 3  # several starts at once pack it
     assert launcher_entry(java, lib, source) == entry
     assert jar.is_file() and runs == []  # packed, not compiled again
     assert sorted(p.name for p in jar.parent.iterdir() if p.name.startswith(".")) == []
@@ -155,14 +160,7 @@ def test_a_folder_that_cannot_be_written_runs_the_source(java: str, tmp_path: Pa
 
 def test_racing_compilations_leave_one_folder(java: str, tmp_path: Path) -> None:
     lib, source = _lib(tmp_path), _source(tmp_path / "src")
-    found: list[Path | None] = []
-    threads = [threading.Thread(
-        target=lambda: found.append(launcher_classes.compiled_classes(java, lib, source)))
-        for _ in range(3)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    found = _racing(java, lib, source)
     assert len(found) == 3 and len(set(found)) == 1 and found[0] is not None
     assert list((tmp_path / "neo4j" / "launcher-classes").iterdir()) == [found[0]]
     assert _says(java, launcher_entry(java, lib, source)) == "hello 2"
