@@ -119,7 +119,7 @@ def compiled_classes(java: str, lib_dir: Path, source: Path) -> Path | None:
         with contextlib.suppress(OSError):  # another process renamed its classes in first
             scratch.rename(target)
         return target if (target / JAR_NAME).is_file() else None
-    except (OSError, subprocess.SubprocessError, zipfile.BadZipFile):
+    except (OSError, subprocess.SubprocessError):
         return None
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
