@@ -26,7 +26,8 @@ their full sizes instead of the smaller defaults (tests/support/sizes.py).
 
 Every Neo4j the launcher starts for the suite (the session's, the crash server, the servers the
 CLI, lease, MCP and erasure tests start, in this process or a child) runs with
-:data:`TEST_JVM_OPTIONS` unless ``GRAPHMEM_JVM_OPTIONS`` is set already.
+:data:`TEST_JVM_OPTIONS` unless ``GRAPHMEM_JVM_OPTIONS`` is set already; the session's
+server then adds :data:`SESSION_JVM_OPTIONS`.
 """
 
 from __future__ import annotations
@@ -68,11 +69,20 @@ UNIT = TESTS / "unit"
 #: The fixtures that reach a database, or start a server, or fetch its jars.
 SERVER_FIXTURES = frozenset({"neo4j_db", "memory", "cli", "crash_server", "shared_lib_dir",
                              "data_dir_with_jars", "kept_driver"})
-#: JVM options of the suite's servers (``GRAPHMEM_JVM_OPTIONS``): the client compiler only.
-#: A test server lives seconds to minutes; the optimizing compiler's work at start-up and
-#: in the first queries costs more CPU than its faster code saves in that time (a start
-#: about 45% less CPU, a short workload about 40% less: bench/results/test-suite-20261203-c.md).
-TEST_JVM_OPTIONS = "-XX:TieredStopAtLevel=1"
+#: JVM options of the suite's servers (``GRAPHMEM_JVM_OPTIONS``): the client compiler only,
+#: and the serial garbage collector. A test server lives seconds to minutes; the optimizing
+#: compiler's work at start-up and in the first queries costs more CPU than its faster code
+#: saves in that time (a start about 45% less CPU, a short workload about 40% less:
+#: bench/results/test-suite-20261203-c.md), and a small heap collected serially costs a
+#: start and a short workload about 15% less CPU than G1's concurrent threads do
+#: (bench/results/test-suite-20261204.md).
+TEST_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+#: JVM options of each worker's session server when the suite set :data:`TEST_JVM_OPTIONS`
+#: (after them, so they win): the optimizing compiler again. That server runs for the whole
+#: session, most of the suite's queries and every plan; there the optimizing compiler saves
+#: more than it costs (the whole suite 13% less CPU and wall time:
+#: bench/results/test-suite-20261204.md).
+SESSION_JVM_OPTIONS = ("-XX:TieredStopAtLevel=4",)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -201,7 +211,9 @@ def neo4j_db() -> Iterator[Neo4jUnderTest]:
 
     try:
         # generous: parallel workers start their servers at the same time on a shared machine
-        server = EphemeralServer(heap="1g", timeout_s=900).start()
+        suites_own = os.environ.get(launcher.JVM_OPTIONS_ENV) == TEST_JVM_OPTIONS
+        server = EphemeralServer(heap="1g", timeout_s=900,
+                                 jvm_options=SESSION_JVM_OPTIONS if suites_own else ()).start()
     except DatabaseUnavailableError as exc:
         unavailable(str(exc))
         raise
