@@ -80,7 +80,7 @@ TEST_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 #: JVM options of each worker's session server when the suite set :data:`TEST_JVM_OPTIONS`
 #: (after them, so they win): the optimizing compiler again. That server runs for the whole
 #: session, most of the suite's queries and every plan; there the optimizing compiler saves
-#: more than it costs (the whole suite 13% less CPU and wall time:
+#: more than it costs (the whole suite 12-19% less wall time, 13-18% less CPU:
 #: bench/results/test-suite-20261204.md).
 SESSION_JVM_OPTIONS = ("-XX:TieredStopAtLevel=4",)
 
