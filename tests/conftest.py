@@ -26,8 +26,8 @@ their full sizes instead of the smaller defaults (tests/support/sizes.py).
 
 Every Neo4j the launcher starts for the suite (the session's, the crash server, the servers the
 CLI, lease, MCP and erasure tests start, in this process or a child) runs with
-:data:`TEST_JVM_OPTIONS` unless ``GRAPHMEM_JVM_OPTIONS`` is set already; the session's
-server then adds :data:`SESSION_JVM_OPTIONS`.
+:data:`TEST_JVM_OPTIONS` unless ``GRAPHMEM_JVM_OPTIONS`` is set already. When the suite
+set it, each worker's session server also gets :data:`SESSION_JVM_OPTIONS`.
 """
 
 from __future__ import annotations
