@@ -32,7 +32,7 @@ from graphmem.db.codec import (
     to_native,
 )
 from graphmem.db.migrations import migrate
-from graphmem.db.resilience import translated, with_retry
+from graphmem.db.resilience import DriverFailure, translated, with_retry
 from graphmem.db.settings import DEFAULT_RETRY_TIME_S
 from graphmem.errors import ClientClosedError, RecordNotFoundError
 from graphmem.fields import utc_now
@@ -219,29 +219,47 @@ class StoreBase:
         return [r.data() for r in result]
 
     def ensure_schema(self) -> None:
-        """Create constraints and indexes if missing (idempotent; one auto-commit transaction each),
-        safe to run from many clients at once: each statement is retried on transient errors such as
-        DeadlockDetected, and after a retry ``IF NOT EXISTS`` finds what the other client created.
-        Then run the data migrations this database has not had (:mod:`graphmem.db.migrations`).
+        """Create constraints and indexes if missing (idempotent), then run the data migrations
+        this database has not had (:mod:`graphmem.db.migrations`).
+
+        The statements of ``cypher/schema.cypher`` run in one transaction (a new store's
+        first client, and a set-up store's, need one commit, not one for each). If that
+        transaction fails for any reason (another client setting up the same store at once:
+        an equivalent rule it just created, a deadlock), each statement runs again in an
+        auto-commit transaction of its own, retried on transient errors, as many clients at
+        once can: after a retry ``IF NOT EXISTS`` finds what the other client created.
 
         Raises:
             DatabaseUnavailableError: the server is unreachable, or stayed busy past the retries.
             StoreError: Neo4j refused a statement.
         """
-        statements: list[Any] = [*cypher.statements("schema"), cypher.query("schema_await")]
-        for statement in statements:
-            with_retry(partial(self._auto_commit, statement), "creating the schema")
+        statements: list[Any] = list(cypher.statements("schema"))
+        try:
+            self._in_one_transaction(statements)
+        except DriverFailure:
+            for statement in statements:
+                with_retry(partial(self._auto_commit, statement), "creating the schema")
+        with_retry(partial(self._auto_commit, cypher.query("schema_await")),
+                   "waiting for the indexes")
         migrate(self)
 
-    def _auto_commit(self, statement: Any) -> None:
+    def _schema_session(self) -> neo4j.Session:
         # A schema statement whose rule exists already "has no effect": Neo4j says so with a
         # SCHEMA notification, which the driver turns into a Neo4jWarning under `python -X
         # dev` (18 of them for every client that connects to a set-up database). That is
         # what IF NOT EXISTS is for; the category is silenced for these statements only.
-        with self._open_driver().session(
-                database=self.database,
-                notifications_disabled_classifications=[
-                    NotificationDisabledClassification.SCHEMA]) as session:
+        return self._open_driver().session(
+            database=self.database,
+            notifications_disabled_classifications=[NotificationDisabledClassification.SCHEMA])
+
+    def _in_one_transaction(self, statements: Sequence[Any]) -> None:
+        with self._schema_session() as session, session.begin_transaction() as tx:
+            for statement in statements:
+                tx.run(statement).consume()
+            tx.commit()
+
+    def _auto_commit(self, statement: Any) -> None:
+        with self._schema_session() as session:
             try:
                 session.run(statement).consume()
             except neo4j.exceptions.ClientError as exc:

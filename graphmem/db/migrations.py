@@ -76,28 +76,38 @@ STAMP_EPOCHS_VERSION = 1
 def migrate(store: StoreBase) -> int:
     """Run the migrations this database has not reached yet.
 
+    A database that holds nothing besides the versions (a new one) has nothing to migrate: it
+    records every version at once and runs none of them (it gets its index key, as the cue
+    migration gives a store that has none: :func:`graphmem.db.index_key.index_key`).
+
     Returns:
         The number of records and intentions changed (dedup keys recomputed, tombstones
         completed, cue digests given).
     """
-    return sum(_once(store, name, version, run) for name, version, run in MIGRATIONS)
-
-
-def _once(store: StoreBase, migration: str, version: int,
-          run: Callable[[StoreBase], int]) -> int:
-    """Run ``run`` unless the database has reached ``version`` of ``migration``, then record
-    that it has (an interrupted run records nothing, and runs again next time)."""
-    if _reached(store, migration, version):
+    state = store.read("migration/versions")[0]
+    reached: dict[str, int] = {}
+    for row in state["reached"]:
+        reached[row["name"]] = max(reached.get(row["name"], 0), row["version"] or 0)
+    due = [(name, version, run) for name, version, run in MIGRATIONS
+           if reached.get(name, 0) < version]
+    if not due:
         return 0
-    changed = run(store)
-    store.write("migration/version_set", migration=migration, version=version,
-                at=store.clock())
+    if state["empty"]:
+        index_key(store)
+        _record(store, [(name, version) for name, version, _ in due])
+        return 0
+    changed = 0
+    for name, version, run in due:  # an interrupted run records nothing, and runs again
+        changed += run(store)
+        _record(store, [(name, version)])
     return changed
 
 
-def _reached(store: StoreBase, migration: str, version: int) -> bool:
-    rows = store.read("migration/version_get", migration=migration)
-    return bool(rows) and (rows[0]["version"] or 0) >= version
+def _record(store: StoreBase, versions: list[tuple[str, int]]) -> None:
+    """Record that each migration of ``versions`` (``[(name, version)]``) reached its version."""
+    store.write("migration/versions_set",
+                versions=[{"name": name, "version": version} for name, version in versions],
+                at=store.clock())
 
 
 def _tombstones(store: StoreBase) -> int:
