@@ -1,4 +1,5 @@
-// Constraints and indexes, each run in its own transaction, idempotently.
+// Constraints and indexes, idempotently: all in one transaction, or each in one of its own
+// when that fails (graphmem.db.base.StoreBase.ensure_schema).
 CREATE CONSTRAINT record_id IF NOT EXISTS FOR (r:Record) REQUIRE r.id IS UNIQUE;
 CREATE CONSTRAINT scope_key IF NOT EXISTS FOR (s:Scope) REQUIRE s.key IS UNIQUE;
 CREATE CONSTRAINT scope_version_key IF NOT EXISTS FOR (v:ScopeVersion) REQUIRE v.key IS UNIQUE;

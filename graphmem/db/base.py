@@ -253,10 +253,12 @@ class StoreBase:
             notifications_disabled_classifications=[NotificationDisabledClassification.SCHEMA])
 
     def _in_one_transaction(self, statements: Sequence[Any]) -> None:
-        with self._schema_session() as session, session.begin_transaction() as tx:
+        def work(tx: ManagedTransaction) -> None:
             for statement in statements:
                 tx.run(statement).consume()
-            tx.commit()
+
+        with self._schema_session() as session:
+            session.execute_write(work)
 
     def _auto_commit(self, statement: Any) -> None:
         with self._schema_session() as session:
