@@ -32,7 +32,7 @@ from graphmem.db.codec import (
     to_native,
 )
 from graphmem.db.migrations import migrate
-from graphmem.db.resilience import DriverFailure, translated, with_retry
+from graphmem.db.resilience import DriverFailure, translate, translated, with_retry
 from graphmem.db.settings import DEFAULT_RETRY_TIME_S
 from graphmem.errors import ClientClosedError, RecordNotFoundError
 from graphmem.fields import utc_now
@@ -223,11 +223,12 @@ class StoreBase:
         this database has not had (:mod:`graphmem.db.migrations`).
 
         The statements of ``cypher/schema.cypher`` run in one transaction (a new store's
-        first client, and a set-up store's, need one commit, not one for each). If that
-        transaction fails for any reason (another client setting up the same store at once:
-        an equivalent rule it just created, a deadlock), each statement runs again in an
-        auto-commit transaction of its own, retried on transient errors, as many clients at
-        once can: after a retry ``IF NOT EXISTS`` finds what the other client created.
+        first client, and a set-up store's, need one commit, not one for each), which the
+        driver retries on transient errors (a deadlock with another client setting up the
+        same store). If Neo4j refuses it (an equivalent rule another client created
+        meanwhile), each statement runs again in an auto-commit transaction of its own,
+        retried, as many clients at once can: ``IF NOT EXISTS`` then finds what the other
+        client created.
 
         Raises:
             DatabaseUnavailableError: the server is unreachable, or stayed busy past the retries.
@@ -236,9 +237,11 @@ class StoreBase:
         statements: list[Any] = list(cypher.statements("schema"))
         try:
             self._in_one_transaction(statements)
-        except DriverFailure:
+        except neo4j.exceptions.ClientError:
             for statement in statements:
                 with_retry(partial(self._auto_commit, statement), "creating the schema")
+        except DriverFailure as exc:  # unreachable, or busy past the driver's retries
+            raise translate(exc, "creating the schema") from exc
         with_retry(partial(self._auto_commit, cypher.query("schema_await")),
                    "waiting for the indexes")
         migrate(self)
@@ -246,7 +249,7 @@ class StoreBase:
     def _schema_session(self) -> neo4j.Session:
         # A schema statement whose rule exists already "has no effect": Neo4j says so with a
         # SCHEMA notification, which the driver turns into a Neo4jWarning under `python -X
-        # dev` (18 of them for every client that connects to a set-up database). That is
+        # dev` (one for each rule, for every client that connects to a set-up database). That is
         # what IF NOT EXISTS is for; the category is silenced for these statements only.
         return self._open_driver().session(
             database=self.database,

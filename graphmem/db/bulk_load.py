@@ -321,7 +321,7 @@ def run_import_tool(home: Path, files: LoadFiles, *, overwrite: bool, database: 
 
 def census(store: StoreBase) -> int:
     """How many nodes the store's database holds besides its ``GraphmemMigration`` versions
-    (``load/census``): 0 for a store an initial load may fill."""
+    and its ``GraphmemKey`` (``load/census``): 0 for a store an initial load may fill."""
     rows = store.read("load/census")
     return int(rows[0]["nodes"]) if rows else 0
 

@@ -145,9 +145,10 @@ def schema_owner(settings: ConnectionSettings) -> tuple[object, Callable[[], Non
 
 
 def schema_once(driver: object, database: str, ensure: Callable[[], None]) -> None:
-    """Run ``ensure`` (the schema set-up of ``database``: 18 statements, about 70 ms on one
-    machine) the first time a client of ``driver`` (or of a :func:`schema_owner`) connects to
-    ``database``; a later client of the shared driver (:func:`shared_driver`) finds it done.
+    """Run ``ensure`` (the schema set-up of ``database``: ``cypher/schema.cypher`` and the
+    migrations' versions) the first time a client of ``driver`` (or of a
+    :func:`schema_owner`) connects to ``database``; a later client of the shared driver
+    (:func:`shared_driver`) finds it done.
     A client that connects while the first one sets up waits for it; if that failed, it runs
     ``ensure`` itself. A driver opened again (its last client closed) sets the schema up
     again.

@@ -76,9 +76,10 @@ STAMP_EPOCHS_VERSION = 1
 def migrate(store: StoreBase) -> int:
     """Run the migrations this database has not reached yet.
 
-    A database that holds nothing besides the versions (a new one) has nothing to migrate: it
-    records every version at once and runs none of them (it gets its index key, as the cue
-    migration gives a store that has none: :func:`graphmem.db.index_key.index_key`).
+    A database that holds nothing besides the versions and its index key (a new one) has
+    nothing to migrate: it records every version at once, if it still holds nothing when the
+    write checks again, and runs none of them (it gets its index key, as the cue migration
+    gives a store that has none: :func:`graphmem.db.index_key.index_key`).
 
     Returns:
         The number of records and intentions changed (dedup keys recomputed, tombstones
@@ -92,9 +93,9 @@ def migrate(store: StoreBase) -> int:
            if reached.get(name, 0) < version]
     if not due:
         return 0
-    if state["empty"]:
+    if state["empty"] and _record(store, [(name, version) for name, version, _ in due],
+                                  if_empty=True):
         index_key(store)
-        _record(store, [(name, version) for name, version, _ in due])
         return 0
     changed = 0
     for name, version, run in due:  # an interrupted run records nothing, and runs again
@@ -103,11 +104,15 @@ def migrate(store: StoreBase) -> int:
     return changed
 
 
-def _record(store: StoreBase, versions: list[tuple[str, int]]) -> None:
-    """Record that each migration of ``versions`` (``[(name, version)]``) reached its version."""
-    store.write("migration/versions_set",
-                versions=[{"name": name, "version": version} for name, version in versions],
-                at=store.clock())
+def _record(store: StoreBase, versions: list[tuple[str, int]], *,
+            if_empty: bool = False) -> bool:
+    """Record that each migration of ``versions`` (``[(name, version)]``) reached its
+    version; with ``if_empty``, only in a store holding nothing else (checked by the write).
+    Whether it recorded them."""
+    rows = store.write("migration/versions_set", if_empty=if_empty,
+                       versions=[{"name": name, "version": version} for name, version in versions],
+                       at=store.clock())
+    return bool(rows[0]["recorded"])
 
 
 def _tombstones(store: StoreBase) -> int:

@@ -67,7 +67,8 @@ def has_database(home: Path, database: str = "neo4j") -> bool:
 
 def check_empty(store: StoreBase) -> None:
     """Raise StoreNotEmptyError unless the store's database holds nothing but the migration
-    versions every opened store records (``store``: ``graphmem.client.store_of(memory)``)."""
+    versions and the index key every opened store records (``store``:
+    ``graphmem.client.store_of(memory)``)."""
     nodes = census(store)
     if nodes:
         raise StoreNotEmptyError(
