@@ -1,5 +1,5 @@
 // Whether a database is empty for an initial load (graphmem.db.bulk_load): how many nodes it
 // holds besides the GraphmemMigration versions and the GraphmemKey every opened store records.
 MATCH (n)
-WHERE NOT n:GraphmemMigration AND NOT n:GraphmemKey
+WHERE NOT {{store_bookkeeping}}
 RETURN count(n) AS nodes

@@ -7,5 +7,5 @@ RETURN COLLECT {
        } AS reached,
        NOT EXISTS {
          MATCH (n)
-         WHERE NOT n:GraphmemMigration AND NOT n:GraphmemKey
+         WHERE NOT {{store_bookkeeping}}
        } AS empty

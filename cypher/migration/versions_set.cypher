@@ -6,7 +6,7 @@ WITH $versions AS versions
 WHERE NOT $if_empty
    OR NOT EXISTS {
         MATCH (n)
-        WHERE NOT n:GraphmemMigration AND NOT n:GraphmemKey
+        WHERE NOT {{store_bookkeeping}}
       }
 UNWIND versions AS reached
 MERGE (m:GraphmemMigration {name: reached.name})
