@@ -1,9 +1,9 @@
 """What a client's connect sets up in a store: the schema and the data migrations.
 
-A new store (nothing in it but the migrations' versions) records every migration's version
-without running one, and gets its index key; a store holding data runs each migration it has
-not reached, once. The schema's statements run in one transaction, and one statement at a
-time when that transaction fails (graphmem.db.base.StoreBase.ensure_schema).
+A new store (nothing in it but the migrations' versions and its index key) records every
+migration's version without running one, and gets its index key; a store holding data runs
+each migration it has not reached, once. The schema's statements run in one transaction, and
+one statement at a time when Neo4j refuses it (graphmem.db.base.StoreBase.ensure_schema).
 """
 
 from __future__ import annotations
