@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from itertools import count
 
+from graphmem.db.chunked import RUN, Chunked
 from graphmem.models import MemoryRecord
 
 __all__ = ["Candidate", "CandidateIds", "CandidateList", "CandidateRecords", "RecordsEdit",
@@ -52,37 +53,53 @@ _TOKENS = count(1)  # next() on a count is atomic under the GIL
 RecordsEdit = tuple[int, tuple[int, ...], tuple[int, ...]]
 
 
-class CandidateRecords(tuple[MemoryRecord, ...]):
-    """The records of a candidates answer, by id: a tuple that also says which answer it is
-    (:attr:`token`, never reused in a process) and, made by :meth:`CandidateList.changed`, how
-    it differs from the earlier answer's records (:attr:`edit`), so that whoever prepared
+class CandidateRecords(Chunked[MemoryRecord]):
+    """The records of a candidates answer, by id: a read-only sequence (its runs shared with the
+    answers made from it: :class:`~graphmem.db.chunked.Chunked`) that also says which answer
+    it is (:attr:`token`, never reused in a process) and, made by :meth:`CandidateList.changed`,
+    how it differs from the earlier answer's records (:attr:`edit`), so that whoever prepared
     something for those (a ranker's index, a tie order) can bring it up to date by the change
-    instead of a pass over every record. Holds no reference to the earlier records."""
+    instead of a pass over every record. Holds no reference to the earlier records.
+
+    Args:
+        records: the records, in order; a :class:`~graphmem.db.chunked.Chunked` is held as it
+            is (its runs shared, no copy).
+        edit: how they were made from an earlier answer's records, or None.
+        run: records per run when they are copied.
+    """
+
+    __slots__ = ("edit", "token")
 
     token: int
     edit: RecordsEdit | None
 
-    def __new__(cls, records: Iterable[MemoryRecord], edit: RecordsEdit | None = None
-                ) -> CandidateRecords:
-        made = super().__new__(cls, records)
-        made.token = next(_TOKENS)
-        made.edit = edit
-        return made
+    def __init__(self, records: Iterable[MemoryRecord] = (), edit: RecordsEdit | None = None,
+                 *, run: int = RUN) -> None:
+        if isinstance(records, Chunked):
+            self._share(records)
+        else:
+            super().__init__(records, run=run)
+        self.token = next(_TOKENS)
+        self.edit = edit
 
 
-class CandidateIds(tuple[str, ...]):
+class CandidateIds(Chunked[str]):
     """The ids of a candidates answer, sorted, with its records' :attr:`~CandidateRecords.token`
-    and :attr:`~CandidateRecords.edit` (positions are the same in both)."""
+    and :attr:`~CandidateRecords.edit` (positions are the same in both). ``ids``: a
+    :class:`~graphmem.db.chunked.Chunked` is held as it is (no copy)."""
+
+    __slots__ = ("edit", "token")
 
     token: int
     edit: RecordsEdit | None
 
-    def __new__(cls, ids: Iterable[str], token: int, edit: RecordsEdit | None
-                ) -> CandidateIds:
-        made = super().__new__(cls, ids)
-        made.token = token
-        made.edit = edit
-        return made
+    def __init__(self, ids: Iterable[str], token: int, edit: RecordsEdit | None) -> None:
+        if isinstance(ids, Chunked):
+            self._share(ids)
+        else:
+            super().__init__(ids)
+        self.token = token
+        self.edit = edit
 
 
 @dataclass(frozen=True)
@@ -90,84 +107,97 @@ class CandidateList:
     """A candidates answer: candidates sorted by id, their ids (for bisection) and records, aligned;
     per (tenant, ``asserts`` key), the ids of the candidates asserting it; and the candidates that
     assert a key (:attr:`claims`, by id, with their ids in :attr:`claim_ids`:
-    docs/spec/read-path.md, steps 4 and 6 involve only these). Never mutated: the lists are shared
-    by every read that reuses the answer, and :meth:`changed` keeps them all up to date by the
-    change (a read after a write costs the change, not the candidate set)."""
+    docs/spec/read-path.md, steps 4 and 6 involve only these). Never mutated: the sequences are
+    shared by every read that reuses the answer, and :meth:`changed` makes the next answer from
+    the change, sharing every run of them the change leaves alone (a read after a write costs
+    the change, not the candidate set: :mod:`graphmem.db.chunked`)."""
 
-    candidates: list[Candidate]
-    ids: list[str]
+    candidates: Chunked[Candidate]
+    ids: Chunked[str]
     groups: dict[tuple[str, str], frozenset[str]]
-    records: CandidateRecords  # handed to rankers: a tuple, which none can change
-    claims: list[Candidate]
-    claim_ids: list[str]
+    records: CandidateRecords  # handed to rankers: read-only
+    claims: Chunked[Candidate]
+    claim_ids: Chunked[str]
 
     @cached_property
     def id_tuple(self) -> CandidateIds:
-        """:attr:`ids` as a tuple that says which answer it is and how it was made from the
-        one before (the attribution log digests and diffs candidate sets by it)."""
+        """:attr:`ids` that also say which answer they are and how they were made from the one
+        before (the attribution log digests and diffs candidate sets by them). No copy."""
         return CandidateIds(self.ids, self.records.token, self.records.edit)
 
     @classmethod
-    def of(cls, records: Sequence[MemoryRecord]) -> CandidateList:
-        """The answer for these candidate records (any order)."""
-        found = list(with_conflicts(sorted(records, key=lambda r: r.id)))
+    def of(cls, records: Sequence[MemoryRecord], *, run: int = RUN) -> CandidateList:
+        """The answer for these candidate records (any order); ``run``: items per run of its
+        sequences (:class:`~graphmem.db.chunked.Chunked`)."""
+        found = with_conflicts(sorted(records, key=lambda r: r.id))
         groups: dict[tuple[str, str], set[str]] = defaultdict(set)
         for r in records:
             if r.asserts is not None:
                 groups[(r.tenant, r.asserts)].add(r.id)
         claims = [c for c in found if c.record.asserts is not None]
-        return cls(found, [c.record.id for c in found],
+        return cls(Chunked(found, run=run), Chunked([c.record.id for c in found], run=run),
                    {k: frozenset(v) for k, v in groups.items()},
-                   CandidateRecords(c.record for c in found), claims,
-                   [c.record.id for c in claims])
+                   CandidateRecords([c.record for c in found], run=run),
+                   Chunked(claims, run=run), Chunked([c.record.id for c in claims], run=run))
 
     def changed(self, touched: set[str], records: Sequence[MemoryRecord]) -> CandidateList:
         """This answer after the records ``touched`` changed: those among them that are
         candidates now are ``records``. Only the ``asserts`` groups a touched record was or
         is in get their conflicts computed again; the result equals :meth:`of` the new
-        records, and its :attr:`records` say how they differ from these (``edit``)."""
-        removed = tuple(sorted(at for rid in touched
-                               if (at := bisect_left(self.ids, rid)) < len(self.ids)
-                               and self.ids[at] == rid))
+        records, and its :attr:`records` say how they differ from these (``edit``). Costs the
+        change and the runs it touches (:meth:`~graphmem.db.chunked.Chunked.edited`), not a
+        copy of every candidate."""
+        ids, claim_ids = self.ids, self.claim_ids
+        removed = sorted(at for rid in touched
+                         if (at := ids.bisect_left(rid)) < len(ids) and ids[at] == rid)
         if not removed and not records:
             return self  # none of the touched records was or is a candidate
-        candidates, ids, groups = list(self.candidates), list(self.ids), dict(self.groups)
-        kept, claims, claim_ids = list(self.records), list(self.claims), list(self.claim_ids)
+        groups = dict(self.groups)
         keys: set[tuple[str, str]] = set()
-        for rid in touched:
-            at = bisect_left(ids, rid)
-            if at < len(ids) and ids[at] == rid:
-                old = candidates.pop(at).record
-                del ids[at]
-                del kept[at]
-                if old.asserts is not None:
-                    keys.add((old.tenant, old.asserts))
-                    groups[(old.tenant, old.asserts)] -= {rid}
-                    at = bisect_left(claim_ids, rid)
-                    del claims[at]
-                    del claim_ids[at]
-        for r in records:
-            at = bisect_left(ids, r.id)
-            ids.insert(at, r.id)
-            kept.insert(at, r)
-            candidates.insert(at, Candidate(record=r, conflict_ids=()))
+        claims_out: list[int] = []
+        for at in removed:
+            old = self.records[at]
+            if old.asserts is not None:
+                key = (old.tenant, old.asserts)
+                keys.add(key)
+                groups[key] = groups[key] - {old.id}
+                claims_out.append(claim_ids.bisect_left(old.id))
+        claims_out.sort()
+        new = sorted(records, key=lambda r: r.id)
+        joining = [Candidate(record=r, conflict_ids=()) for r in new]
+        inserted = tuple(_place(ids, removed, r.id, j) for j, r in enumerate(new))
+        new_claims = [c for c in joining if c.record.asserts is not None]
+        claim_places = [_place(claim_ids, claims_out, c.record.id, j)
+                        for j, c in enumerate(new_claims)]
+        for r in new:
             if r.asserts is not None:
-                keys.add((r.tenant, r.asserts))
-                groups[(r.tenant, r.asserts)] = groups.get((r.tenant, r.asserts),
-                                                           frozenset()) | {r.id}
-                at = bisect_left(claim_ids, r.id)
-                claim_ids.insert(at, r.id)
-                claims.insert(at, candidates[bisect_left(ids, r.id)])
+                key = (r.tenant, r.asserts)
+                keys.add(key)
+                groups[key] = groups.get(key, frozenset()) | {r.id}
+        ids = ids.edited(removed, list(zip(inserted, (r.id for r in new), strict=True)))
+        kept = self.records.edited(removed, list(zip(inserted, new, strict=True)))
+        candidates = self.candidates.edited(removed, list(zip(inserted, joining, strict=True)))
+        claims = self.claims.edited(claims_out, list(zip(claim_places, new_claims, strict=True)))
+        claim_ids = claim_ids.edited(claims_out, [(q, c.record.id) for q, c
+                                                  in zip(claim_places, new_claims, strict=True)])
+        again: dict[int, Candidate] = {}
+        again_claims: dict[int, Candidate] = {}
         for key in keys:
             members = sorted(groups.get(key, ()))
-            where = [bisect_left(ids, rid) for rid in members]
+            where = [ids.bisect_left(rid) for rid in members]
             for at, c in zip(where, with_conflicts([candidates[i].record for i in where]),
                              strict=True):
-                candidates[at] = c
-                claims[bisect_left(claim_ids, c.record.id)] = c
+                again[at] = c
+                again_claims[claim_ids.bisect_left(c.record.id)] = c
             if not members:
                 groups.pop(key, None)
-        inserted = tuple(sorted(bisect_left(ids, r.id) for r in records))
-        return CandidateList(candidates, ids, groups,
-                             CandidateRecords(kept, (self.records.token, removed, inserted)),
-                             claims, claim_ids)
+        return CandidateList(candidates.replaced(again), ids, groups,
+                             CandidateRecords(kept, (self.records.token, tuple(removed), inserted)),
+                             claims.replaced(again_claims), claim_ids)
+
+
+def _place(ids: Chunked[str], removed: Sequence[int], rid: str, j: int) -> int:
+    """The position of ``rid``, the ``j``-th of the ids inserted (in order), in ``ids`` edited:
+    those at ``removed`` (sorted) taken out, the inserted ones placed."""
+    at = ids.bisect_left(rid)
+    return at - bisect_left(removed, at) + j

@@ -55,7 +55,7 @@ its size (else whole)."""
 
 _SetKey = tuple[str, tuple[str, ...], str]  # (query scope json, principal tenants, clearance)
 #: the last set logged per key: (digest, ids, chain length, the ids' token or None)
-_LastSet = tuple[str, tuple[str, ...], int, "int | None"]
+_LastSet = tuple[str, Sequence[str], int, "int | None"]
 
 def _change(base: _LastSet, ids: Sequence[str]) -> tuple[list[str], list[str]]:
     """(added, removed): the ids ``ids`` has and ``base`` lacks, and the reverse, sorted. From
@@ -120,7 +120,7 @@ class _SetLog:
 
     entry: CandidateSetWrite
     key: _SetKey
-    ids: tuple[str, ...]
+    ids: Sequence[str]
     current: bool
     triggered: bool
 

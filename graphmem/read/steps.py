@@ -175,6 +175,8 @@ class Ranking(Sequence[tuple[str, float]]):
 class RetrievalTrace:
     """What the read path did and why (attribution, docs/spec/read-path.md#attribution).
 
+    ``candidate_ids``: the candidates' ids, sorted (a read-only sequence that shares its runs
+    with the answers made from it when the read path made it: equal to the tuple of the ids).
     ``ranked``: every candidate's ``(id, score)``, best first (a :class:`Ranking` when the
     read path made it; any sequence of pairs compares equal to it).
     """
@@ -185,7 +187,7 @@ class RetrievalTrace:
     triggers: tuple[str, ...]
     query: str
     ranker: str
-    candidate_ids: tuple[str, ...] = ()
+    candidate_ids: Sequence[str] = ()
     ranked: Sequence[tuple[str, float]] = ()
     partner_ids: tuple[str, ...] = ()
     over_budget_ids: tuple[str, ...] = ()

@@ -28,12 +28,15 @@ fact = st.tuples(st.one_of(st.none(), st.integers(0, 2)), st.integers(0, 2))
 
 @settings(max_examples=size(100, 200), deadline=None)
 @given(st.dictionaries(st.integers(0, 15), fact, max_size=16),
-       st.dictionaries(st.integers(0, 15), st.one_of(st.none(), fact), max_size=6))
+       st.dictionaries(st.integers(0, 15), st.one_of(st.none(), fact), max_size=6),
+       st.integers(1, 4))
 def test_an_answer_updated_by_a_delta_equals_a_full_computation(
         before: dict[int, tuple[int | None, int]],
-        change: dict[int, tuple[int | None, int] | None]) -> None:
+        change: dict[int, tuple[int | None, int] | None], run: int) -> None:
+    """Also when the answer's sequences are held as many short runs (``run``), each edit
+    touching some and sharing the rest."""
     old = {i: rec(i, 0, k, v) for i, (k, v) in before.items()}
-    previous = CandidateList.of([old[i] for i in sorted(old)])
+    previous = CandidateList.of([old[i] for i in sorted(old)], run=run)
     new = dict(old)
     for i, what in change.items():  # None: the record left the candidates
         if what is None:
@@ -50,15 +53,15 @@ def test_an_answer_updated_by_a_delta_equals_a_full_computation(
 @settings(max_examples=200, deadline=None)
 @given(st.dictionaries(st.integers(0, 15), fact, max_size=16),
        st.lists(st.dictionaries(st.integers(0, 15), st.one_of(st.none(), fact), max_size=6),
-                min_size=1, max_size=4))
+                min_size=1, max_size=4), st.integers(1, 4))
 def test_a_changed_answer_says_how_its_records_differ(
         before: dict[int, tuple[int | None, int]],
-        changes: list[dict[int, tuple[int | None, int] | None]]) -> None:
+        changes: list[dict[int, tuple[int | None, int] | None]], run: int) -> None:
     """Each answer made by a delta names the answer it was made from (its records' token) and
     the positions removed from those records and inserted in its own: the kept records, in
     order, are the earlier ones without the removed positions; its ids carry the same edit."""
     current = {i: rec(i, 0, k, v) for i, (k, v) in before.items()}
-    answer = CandidateList.of([current[i] for i in sorted(current)])
+    answer = CandidateList.of([current[i] for i in sorted(current)], run=run)
     assert answer.records.edit is None
     for version, change in enumerate(changes, start=1):
         for i, what in change.items():
@@ -78,6 +81,7 @@ def test_a_changed_answer_says_how_its_records_differ(
         assert [r for at, r in enumerate(made.records) if at not in inserted] == kept
         assert all(made.records[at] is current[int(made.records[at].id[1:])] for at in inserted)
         assert made.id_tuple == tuple(made.ids) and made.id_tuple.edit == made.records.edit
+        assert made == CandidateList.of(list(current.values()))
         answer = made
 
 
