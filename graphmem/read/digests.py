@@ -10,6 +10,7 @@ import hashlib
 import json
 import threading
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -47,47 +48,61 @@ def _text(tenant: str, ids: Sequence[str]) -> tuple[bytes, bool]:
     return json.dumps([tenant, *ids]).encode(), False
 
 
-def _spliced(raw: bytes, removed: Sequence[int], inserted: Sequence[int],
-             ids: Sequence[str]) -> bytes | None:
-    """The text of ``ids`` made from ``raw``, the text of the set they were made from (every
-    string written as itself), by their edit: the positions ``removed`` from that set and the
-    positions in ``ids`` of those ``inserted`` (both sorted). None when an inserted id is not
-    written as itself or the sizes do not agree. Copies the kept runs of ``raw`` as bytes:
-    no pass over the ids."""
-    added = [ids[p].encode("utf-8", "surrogatepass") for p in inserted]
-    if any(a.translate(None, _AS_ITSELF) for a in added):
-        return None
-    # every quote is one around a string: each string's piece (', "id"') starts after the
-    # closing quote of the one before it; the last start is the closing bracket's
+def _starts(raw: bytes) -> Any:
+    """Where each string's piece (``, "id"``) of ``raw`` (a :func:`_joined` text, every string
+    written as itself) starts, after the tenant's, and last where the closing bracket is: every
+    quote is one around a string, so each piece starts after the closing quote before it."""
     quotes = np.flatnonzero(np.frombuffer(raw, dtype=np.uint8) == _QUOTE)
-    starts = (quotes[1::2] + 1).tolist()
+    return quotes[1::2] + 1
+
+
+def _spliced(raw: bytes, starts: Any, removed: Sequence[int], inserted: Sequence[int],
+             ids: Sequence[str]) -> tuple[bytes, Any] | None:
+    """The text of ``ids``, and its :func:`_starts`, made from ``raw``, the text of the set
+    they were made from (every string written as itself), and its ``starts``, by their edit:
+    the positions ``removed`` from that set and the positions in ``ids`` of those ``inserted``
+    (both sorted). None when an inserted id is not written as itself or the sizes do not
+    agree. Copies the kept runs of ``raw`` once, as bytes; the starts are edited in numpy: no
+    pass over the ids in Python."""
+    added = [b', "' + ids[p].encode("utf-8", "surrogatepass") + b'"' for p in inserted]
+    if any(a[3:-1].translate(None, _AS_ITSELF) for a in added):
+        return None
     n_old = len(starts) - 1
     if n_old - len(removed) + len(inserted) != len(ids):
         return None
-    pieces = [raw[:starts[0]]]
-    at = 0  # the next position of the earlier set to copy
-    r = 0  # removed[:r] are behind ``at``
-    kept = 0  # kept pieces copied so far
-
-    def copy(count: int) -> None:
-        nonlocal at, r, kept
-        while count > 0:
-            while r < len(removed) and removed[r] == at:
-                r += 1
-                at += 1
-            end = removed[r] if r < len(removed) else n_old
-            take = min(count, end - at)
-            pieces.append(raw[starts[at]:starts[at + take]])
-            at += take
-            count -= take
-            kept += take
-
-    for j, (p, text) in enumerate(zip(inserted, added, strict=True)):
-        copy(p - j - kept)
-        pieces.append(b', "' + text + b'"')
-    copy(n_old - len(removed) - kept)
+    view = memoryview(raw)
+    head = int(starts[0])
+    pieces: list[bytes | memoryview] = [view[:head]]
+    # the kept pieces, as runs of consecutive old positions, with the inserted ones between
+    gone = np.asarray(removed, dtype=np.intp)
+    lengths = np.delete(np.diff(starts), gone)
+    before = np.asarray(inserted, dtype=np.intp) - np.arange(len(inserted), dtype=np.intp)
+    kept_at = np.delete(np.arange(n_old, dtype=np.intp), gone)  # old position of each kept
+    at = 0  # kept pieces copied so far
+    for b, text in zip(before.tolist(), added, strict=True):
+        if b > at:
+            pieces.extend(_runs(view, starts, kept_at[at:b]))
+            at = b
+        pieces.append(text)
+    if at < len(kept_at):
+        pieces.extend(_runs(view, starts, kept_at[at:]))
     pieces.append(b"]")
-    return b"".join(pieces)
+    lengths = np.insert(lengths, before, [len(a) for a in added]) if added else lengths
+    edited = np.empty(len(lengths) + 1, dtype=np.int64)
+    edited[0] = head
+    np.cumsum(lengths, out=edited[1:])
+    edited[1:] += head
+    return b"".join(pieces), edited
+
+
+def _runs(view: memoryview, starts: Any, positions: Any) -> list[memoryview]:
+    """The pieces at ``positions`` (old positions, ascending) of the text ``view`` whose
+    :func:`_starts` are ``starts``, as one slice per run of consecutive positions."""
+    breaks = (np.flatnonzero(np.diff(positions) != 1) + 1).tolist()
+    firsts = positions[[0, *breaks]].tolist()
+    lasts = positions[[b - 1 for b in breaks] + [len(positions) - 1]].tolist()
+    return [view[int(starts[f]):int(starts[last + 1])]
+            for f, last in zip(firsts, lasts, strict=True)]
 
 
 class SetDigests:
@@ -105,7 +120,8 @@ class SetDigests:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._digests: dict[int, tuple[str, str]] = {}  # token -> (tenant, digest)
-        self._texts: dict[int, tuple[str, bytes]] = {}  # token -> (tenant, text as itself)
+        # token -> (tenant, text as itself, its starts)
+        self._texts: dict[int, tuple[str, bytes, Any]] = {}
 
     def digest(self, tenant: str, ids: Sequence[str]) -> str:
         """:func:`candidate_set_digest` of ``tenant`` and ``ids`` (sorted ids of a candidates
@@ -117,13 +133,15 @@ class SetDigests:
             base = None if edit is None else self._texts.get(edit[0])
         if known is not None and known[0] == tenant:
             return known[1]
-        raw = None
+        made = None
         if base is not None and base[0] == tenant:
             assert edit is not None
-            raw = _spliced(base[1], edit[1], edit[2], ids)
-        as_itself = raw is not None
-        if raw is None:
+            made = _spliced(base[1], base[2], edit[1], edit[2], ids)
+        if made is not None:
+            raw, starts, as_itself = made[0], made[1], True
+        else:
             raw, as_itself = _text(tenant, ids)
+            starts = None
         digest = hashlib.sha256(raw).hexdigest()
         if token is not None:
             with self._lock:
@@ -133,5 +151,6 @@ class SetDigests:
                 if as_itself:
                     while len(self._texts) >= self.KEEP_TEXT:
                         self._texts.pop(next(iter(self._texts)))
-                    self._texts[token] = (tenant, raw)
+                    self._texts[token] = (tenant, raw,
+                                          _starts(raw) if starts is None else starts)
         return digest
