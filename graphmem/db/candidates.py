@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import count
+from typing import Any
 
 from graphmem.db.chunked import RUN, Chunked
 from graphmem.models import MemoryRecord
@@ -82,6 +83,11 @@ class CandidateRecords(Chunked[MemoryRecord]):
         self.token = next(_TOKENS)
         self.edit = edit
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # a token means something in this process only: a copy (or an unpickled one) is
+        # another answer, made from none
+        return (CandidateRecords, (tuple(self),))
+
 
 class CandidateIds(Chunked[str]):
     """The ids of a candidates answer, sorted, with its records' :attr:`~CandidateRecords.token`
@@ -100,6 +106,10 @@ class CandidateIds(Chunked[str]):
             super().__init__(ids)
         self.token = token
         self.edit = edit
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # as CandidateRecords: a copy gets a token of its own and no edit
+        return (CandidateIds, (tuple(self), next(_TOKENS), None))
 
 
 @dataclass(frozen=True)

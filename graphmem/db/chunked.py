@@ -31,8 +31,9 @@ class Chunked(Sequence[T], Generic[T]):
 
     Indexing is by bisection over the runs' starts (O(log runs)); iteration and ``len`` are as
     a tuple's. Equal to any sequence of equal items in the same order (a tuple or list
-    included); unhashable, like a list. Made by :meth:`of` (every item) or by an edit of
-    another (:meth:`edited`, :meth:`replaced`), which copies only the runs it changes.
+    included), and hashable like the tuple of its items (when they are). Made from every item,
+    or by an edit of another (:meth:`edited`, :meth:`replaced`), which copies only the runs it
+    changes. A copy (or a pickled one) is a plain :class:`Chunked` of the same items.
     """
 
     __slots__ = ("_firsts", "_run", "_runs", "_starts")
@@ -104,7 +105,11 @@ class Chunked(Sequence[T], Generic[T]):
         return len(other) == len(self) and all(a is b or a == b
                                                for a, b in zip(self, other, strict=True))
 
-    __hash__ = None  # type: ignore[assignment]
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Chunked, (tuple(self),))
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({list(self)!r})"

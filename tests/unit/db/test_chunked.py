@@ -3,13 +3,18 @@ shares the runs it leaves alone (docs/performance.md#what-makes-the-loop-cheap).
 
 from __future__ import annotations
 
+import copy
+import pickle
 from bisect import bisect_left
+from datetime import UTC, datetime
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from graphmem.db.candidates import CandidateList
 from graphmem.db.chunked import Chunked
+from graphmem.models import MemoryKind, MemoryRecord
 from tests.support.sizes import size
 
 
@@ -24,6 +29,12 @@ def an_edit(draw: st.DrawFn, n: int) -> tuple[list[int], list[tuple[int, int]]]:
                     if k else set())
     items = draw(st.lists(st.integers(-50, 50), min_size=len(places), max_size=len(places)))
     return removed, list(zip(places, items, strict=True))
+
+
+def _record(i: int) -> MemoryRecord:
+    return MemoryRecord(id=f"r{i}", kind=MemoryKind.EPISODIC, content=f"c{i}",
+                        created_at=datetime(2026, 1, 1, tzinfo=UTC), scope={"tenant": "t"},
+                        provenance={"source": "test"})
 
 
 def applied(model: list[int], removed: list[int], inserted: list[tuple[int, int]]
@@ -93,6 +104,20 @@ def test_slices_equality_and_bad_positions() -> None:
         seq.edited([], [(11, 0)])
     with pytest.raises(IndexError):
         seq.replaced({-1: 0})
-    with pytest.raises(TypeError):
-        hash(seq)
-    assert Chunked([], run=4).edited([], [(0, 1), (1, 2)]) == [1, 2]
+    assert hash(seq) == hash(tuple(range(10)))  # a trace holding it stays hashable
+    empty: Chunked[int] = Chunked([], run=4)
+    assert empty.edited([], [(0, 1), (1, 2)]) == [1, 2]
+
+
+def test_a_copy_of_an_answer_is_another_answer() -> None:
+    """A token means something in one process only: a pickled (or copied) answer's records and
+    ids get a token of their own and no edit, so no cache keyed by token takes them for the
+    answer they were copied from (in another process, that token may name another set)."""
+    answer = CandidateList.of([_record(i) for i in range(5)])
+    made = answer.changed({"r1"}, [])
+    for seq in (made.records, made.id_tuple):
+        for copy_ in (pickle.loads(pickle.dumps(seq)), copy.copy(seq), copy.deepcopy(seq)):
+            assert copy_ == seq and type(copy_) is type(seq)
+            assert copy_.token != seq.token and copy_.edit is None
+    chunked = pickle.loads(pickle.dumps(Chunked(range(7), run=2)))
+    assert chunked == list(range(7)) and type(chunked) is Chunked
