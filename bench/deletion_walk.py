@@ -178,7 +178,7 @@ def measure(memory: Memory, root: str, expected: int, *, apply: bool, runs: int 
 def plan_operators(memory: Memory) -> list[str]:
     _, summary, _ = store_of(memory).driver.execute_query(
         "EXPLAIN " + cypher.statement("deletion/walk"),
-        cypher.arguments("deletion/walk", {"roots": ["t0"], "terms": []}),
+        cypher.arguments("deletion/walk", {"roots": ["t0"], "pattern": None}),
         database_=store_of(memory).database)
 
     def walk(node: dict[str, Any]) -> Iterator[str]:
