@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import accumulate, chain, islice
 from typing import Any, Generic, TypeVar, overload
 
-__all__ = ["RUN", "Chunked"]
+__all__ = ["RUN", "Chunked", "held"]
 
 T = TypeVar("T")
 
@@ -206,3 +206,10 @@ class Chunked(Sequence[T], Generic[T]):
             runs.extend(self._split(items))
         else:
             runs.append(tuple(items))
+
+
+def held(items: Sequence[T]) -> Sequence[T]:
+    """``items`` to keep past the call that got them: a tuple or a :class:`Chunked` as it is
+    (read-only: no copy of every reference, and none to free when it is replaced), anything
+    else copied into a list."""
+    return items if isinstance(items, tuple | Chunked) else list(items)

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from graphmem.db.chunked import Chunked
+from graphmem.db.chunked import held
 from graphmem.models import MemoryRecord
 from graphmem.read.bm25 import IncrementalBM25
 from graphmem.read.ties import tie_order  # kept here too, where the rankers find it
@@ -60,13 +60,6 @@ def thread_neighbours(records: Sequence[MemoryRecord], window: int) -> dict[int,
                 found[i] = members[max(0, at - window):at] + members[at + 1:at + 1 + window]
         start = end
     return found
-
-
-def _held(records: Sequence[MemoryRecord]) -> Sequence[MemoryRecord]:
-    """``records`` to keep: a tuple or a candidates answer's records as they are (read-only:
-    no copy of every reference, and none to free when they are replaced), anything else
-    copied."""
-    return records if isinstance(records, tuple | Chunked) else list(records)
 
 
 #: the indexes kept for one candidate set: own terms, with neighbours', provenance terms
@@ -144,7 +137,7 @@ class CandidateIndexes:
         owners = np.fromiter(chain.from_iterable(repeat(i, len(n)) for i, n in near.items()),
                              dtype=np.intp)
         members = np.fromiter(chain.from_iterable(near.values()), dtype=np.intp)
-        self._last = Prepared(_held(records), window, expand, sources is not None,
+        self._last = Prepared(held(records), window, expand, sources is not None,
                               own.positions(keys), wide_at, about_at, (owners, members), own,
                               wide, about, (own.version, wide.version, about.version),
                               getattr(records, "token", None))
@@ -185,7 +178,7 @@ class CandidateIndexes:
         about_at = (None if sources is None else
                     np.insert(np.delete(last.about_at, gone), before, about.positions(added)))
         self._last = Prepared(
-            _held(records), window, last.asked, last.sourced, own_at, None, about_at,
+            held(records), window, last.asked, last.sourced, own_at, None, about_at,
             last.pairs, own, last.wide, about,
             (own.version, last.wide.version, about.version), getattr(records, "token", None))
         return self._last

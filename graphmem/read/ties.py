@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from graphmem.db.chunked import Chunked
+from graphmem.db.chunked import held
 from graphmem.models import MemoryRecord
 
 __all__ = ["tie_order"]
@@ -77,10 +77,7 @@ def tie_order(records: Sequence[MemoryRecord]) -> Any:
 def _keep_ties(records: Sequence[MemoryRecord], identities: Any, ties: Any,
                token: int | None) -> None:
     with _TIE_LOCK:
-        # a tuple or a candidates answer's records (read-only) is kept as it is: no copy of
-        # every reference
-        _TIE_ORDERS.append((records if isinstance(records, tuple | Chunked) else list(records),
-                            identities, ties, token))
+        _TIE_ORDERS.append((held(records), identities, ties, token))
         if len(_TIE_ORDERS) > 8:
             _TIE_ORDERS.pop(0)
 
