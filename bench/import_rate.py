@@ -15,8 +15,7 @@ process of its own (``PYTHONPATH`` set to that code's root), in each ``--modes``
 * ``initial``: ``graphmem import --initial``'s offline load into a new home
   (:mod:`graphmem.write.initial`), end to end: the file read and checked, the CSVs written, the
   import tool, the server's start on the loaded store, the client's connection (schema) and the
-  load's finish; only this tree's code has it, so its row compares it with this tree's
-  ``jsonl`` import of the same round (``--modes jsonl,initial``).
+  load's finish.
 
 This machine's speed drifts by 2-3x within minutes (two cores shared with other work), so the
 figure to quote is the ratio within a round; the load average is printed beside each run. A
@@ -79,18 +78,30 @@ def child(mode: str, path: Path, batch: int, heap: str, pagecache_mb: int) -> di
 
 
 def initial_load(path: Path, heap: str, pagecache_mb: int) -> dict[str, Any]:
-    """The offline initial load of ``path`` into a new home, timed step by step."""
+    """The offline initial load of ``path`` into a new home, timed step by step (``csv_s``:
+    reading, checking and writing the CSVs, in parts where the code reads in parts; a code
+    without them reads first, ``read_s``)."""
     from graphmem import Memory
     from graphmem.client import store_of
     from graphmem.db.server import EphemeralServer
-    from graphmem.write.initial import finish_initial, load_initial, read_initial
+    from graphmem.write import initial
 
     with tempfile.TemporaryDirectory(prefix="initial-load-") as tmp:
         home = Path(tmp) / "home"
         started = time.perf_counter()
-        records = read_initial(path)
-        read = time.perf_counter()
-        load = load_initial(records, home, heap=heap, off_heap=heap)
+        if hasattr(initial, "prepare_initial"):
+            files = initial.prepare_initial(path, home)
+            read = started
+            prepared = time.perf_counter()
+            try:
+                load = initial.import_prepared(files, home, heap=heap, off_heap=heap,
+                                               csv_s=prepared - started)
+            finally:
+                initial.discard(files)
+        else:  # the code before the parts
+            records = initial.read_initial(path)
+            read = time.perf_counter()
+            load = initial.load_initial(records, home, heap=heap, off_heap=heap)
         loaded = time.perf_counter()
         with EphemeralServer(home=home, heap=heap, pagecache_mb=pagecache_mb,
                              timeout_s=900) as server:
@@ -98,6 +109,7 @@ def initial_load(path: Path, heap: str, pagecache_mb: int) -> dict[str, Any]:
             memory = Memory.connect(server.settings, start_if_needed=False)
             try:
                 schema = time.perf_counter()
+                finish_initial = initial.finish_initial
                 finish_initial(store_of(memory), load)
                 seconds = time.perf_counter() - started
                 finish = time.perf_counter() - schema
@@ -156,7 +168,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.import_rate", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="100000", help="comma-separated record counts")
-    parser.add_argument("--modes", default="jsonl,stream", help="jsonl, stream and/or prepare")
+    parser.add_argument("--modes", default="jsonl,stream",
+                        help="jsonl, stream, prepare and/or initial")
     parser.add_argument("--rounds", type=int, default=1, help="alternating rounds per size")
     parser.add_argument("--before", type=Path, default=Path("/work/main"),
                         help="root of the code to compare with (default: %(default)s)")
@@ -191,19 +204,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 order = list(codes) if rnd % 2 == 0 else list(reversed(codes))
                 for mode in [m for m in args.modes.split(",") if m]:
                     pair: dict[str, dict[str, Any]] = {}
-                    if mode == "initial":  # this tree only: against its own online import
-                        online = next((r["now"] for r in rows if r["size"] == size
-                                       and r["round"] == rnd + 1 and r["mode"] == "jsonl"),
-                                      None)
-                        if online is None:
-                            online = run_one(codes["now"], "jsonl", path, args)
-                        order = ["before", "now"]
-                        pair = {"before": online, "now": run_one(codes["now"], mode, path, args)}
-                        console.print(f"{size:,} initial round {rnd + 1}: "
-                                      f"{pair['now']['records_per_s']:,.0f} rec/s against the "
-                                      f"online import's {online['records_per_s']:,.0f} "
-                                      f"({json.dumps(pair['now'])})")
-                    for name in order if mode != "initial" else []:
+                    for name in order:
                         pair[name] = run_one(codes[name], mode, path, args)
                         console.print(f"{size:,} {mode} round {rnd + 1} {name}: "
                                       f"{pair[name]['records_per_s']:,.0f} rec/s (load "

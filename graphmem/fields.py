@@ -13,6 +13,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Annotated, Any
 
 import regex
@@ -20,30 +21,11 @@ from pydantic import AfterValidator, BeforeValidator
 
 from graphmem.errors import ValidationError
 
-__all__ = [
-    "MAX_ID_CHARS",
-    "MAX_METADATA_DEPTH",
-    "MAX_NAME_BYTES",
-    "MAX_SCOPE_BYTES",
-    "AwareDatetime",
-    "Identifier",
-    "NonEmptyStr",
-    "QueryScope",
-    "canonical_value",
-    "check_scope",
-    "duplicate_text",
-    "fold_case",
-    "fold_letters",
-    "id_problem",
-    "loads_json",
-    "metadata_depth",
-    "number_chars",
-    "parse_pairs",
-    "reject_lone_surrogates",
-    "scan_json",
-    "scope_problem",
-    "utc_now",
-]
+__all__ = ["MAX_ID_CHARS", "MAX_METADATA_DEPTH", "MAX_NAME_BYTES", "MAX_SCOPE_BYTES",
+           "AwareDatetime", "Identifier", "NonEmptyStr", "QueryScope", "canonical_value",
+           "check_scope", "duplicate_text", "fold_case", "fold_letters", "id_problem",
+           "loads_json", "metadata_depth", "number_chars", "parse_pairs", "reject_lone_surrogates",
+           "scan_json", "scope_problem", "utc_now"]
 
 
 def utc_now() -> datetime:
@@ -124,6 +106,8 @@ def id_problem(value: str) -> str | None:
     """
     if not value:
         return "an id must be a non-empty string"
+    if len(value) <= MAX_ID_CHARS and value.isascii() and value.isprintable() and " " not in value:
+        return None  # printable ASCII but the space: no forbidden category, nothing ignorable
     shown = repr(value) if len(value) <= 80 else repr(value[:77]) + "..."
     if len(value) > MAX_ID_CHARS:
         return f"id {shown} has {len(value)} characters; at most {MAX_ID_CHARS} are allowed"
@@ -242,6 +226,7 @@ is indexed with its tenant (and, for a cue, with its kind), so together with the
 scope an index entry stays under Neo4j's limit."""
 
 
+@lru_cache(maxsize=4096)
 def scope_text(items: tuple[tuple[str, str], ...]) -> str:
     """The canonical key of a scope given as sorted items (``graphmem.db.codec.scope_key``)."""
     return json.dumps(items, ensure_ascii=False, separators=(",", ":"))
@@ -371,7 +356,7 @@ def loads_json(text: str, depth: int, digits: int) -> Any:
     except (RecursionError, _Refused, ValueError):
         scan_json(text, depth, digits)  # raises, naming the field
         raise ValidationError("not acceptable JSON") from None
-    if _depth_over(value, depth):
+    if text.count("[") + text.count("{") > depth and _depth_over(value, depth):  # else too few
         scan_json(text, depth, digits)
     return value
 

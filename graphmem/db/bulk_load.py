@@ -21,40 +21,31 @@ from __future__ import annotations
 
 import os
 import subprocess
-import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
-from itertools import pairwise
 from pathlib import Path
 from typing import IO, Any
 
 from graphmem.db.base import StoreBase
-from graphmem.db.codec import (
-    TIME_PROPS,
-    assertion_group,
-    record_fingerprint,
-    record_row,
-    scope_pairs,
-)
 from graphmem.db.index_key import index_key
 from graphmem.db.launcher import JVM_FLAGS, ensure_jars, heap_flags, java_executable
-from graphmem.db.migrations import MIGRATIONS
-from graphmem.db.records import RecordWrites, check_record_bounds
+from graphmem.db.records import Lineage, RecordWrites, check_record_bounds
 from graphmem.db.reserved import check_reserved_scope
 from graphmem.errors import StoreError
 from graphmem.limits import InputLimits
 from graphmem.models import MemoryRecord
 
-__all__ = ["ARRAY_DELIMITER", "EmptyStoreChecks", "LoadFiles", "census", "finish_load",
-           "run_import_tool", "write_load_files"]
+__all__ = ["ARRAY_DELIMITER", "FILLED_LISTS", "EmptyStoreChecks", "LoadFiles", "census",
+           "finish_load", "run_import_tool"]
 
 #: Between the elements of a list cell: a control character, which no id holds
 #: (:func:`graphmem.fields.id_problem`) and JSON (a scope's pairs) escapes.
 ARRAY_DELIMITER = "\x1f"
 #: Java's main class of ``neo4j-admin`` (jar ``neo4j-command-line``, among the launcher's).
 ADMIN_TOOL = "org.neo4j.cli.AdminTool"
-_TYPES = {bool: "boolean", int: "long", float: "double", str: "string", list: "string[]"}
+#: The Record properties that hold lists, which ``load/lists_fill`` names (a CSV cell cannot
+#: hold an empty one).
+FILLED_LISTS = ("supersedes", "derived_from", "evidence_ids")
 
 
 @dataclass
@@ -78,12 +69,12 @@ class EmptyStoreChecks:
         check_reserved_scope(record.scope, adapter=None, record_id=record.id)
 
     @staticmethod
-    def check_batch_lineage(records: Sequence[MemoryRecord]) -> None:
+    def check_batch_lineage(records: Sequence[Lineage]) -> None:
         """Raises ValidationError, LineageCycleError: see RecordWrites.check_batch_lineage."""
         RecordWrites.check_batch_lineage(records)
 
     @staticmethod
-    def check_import(records: Sequence[MemoryRecord]) -> None:
+    def check_import(records: Sequence[Lineage]) -> None:
         """Raises DanglingReferenceError: a reference names no record of ``records``."""
         RecordWrites.check_existing(records, {r.id: "" for r in records}, {})
 
@@ -91,7 +82,8 @@ class EmptyStoreChecks:
 @dataclass
 class _Table:
     """One CSV input of the tool: a header file and body files (rows holding a line break
-    apart, the only ones the tool must parse as multi-line)."""
+    apart, the only ones the tool must parse as multi-line). A closed table pickles (a part
+    of a load written in another process sends its tables back)."""
 
     folder: Path
     name: str
@@ -99,37 +91,37 @@ class _Table:
     label: str
     header: list[str] = field(default_factory=list)
     rows: int = 0
-    _plain: IO[str] | None = None
-    _multi: IO[str] | None = None
+    written: set[str] = field(default_factory=set)  # "body" and/or "multi"
+    _open: dict[str, IO[str]] = field(default_factory=dict)
 
     def path(self, part: str) -> Path:
         return self.folder / f"{self.name}.{part}.csv"
 
     def write(self, cells: Iterable[str]) -> None:
-        line = ",".join(cells)
-        multi = "\n" in line or "\r" in line
-        if multi:
-            if self._multi is None:
-                self._multi = self.path("multi").open("w", encoding="utf-8", newline="")
-            self._multi.write(line + "\n")
-        else:
-            if self._plain is None:
-                self._plain = self.path("body").open("w", encoding="utf-8", newline="")
-            self._plain.write(line + "\n")
+        self.write_line(",".join(cells))
+
+    def write_line(self, line: str) -> None:
+        """Write one row, its cells joined already."""
+        part = "multi" if "\n" in line or "\r" in line else "body"
+        fh = self._open.get(part)
+        if fh is None:
+            fh = self._open[part] = self.path(part).open("w", encoding="utf-8", newline="")
+            self.written.add(part)
+        fh.write(line + "\n")
         self.rows += 1
 
     def close(self) -> None:
-        for fh in (self._plain, self._multi):
-            if fh is not None:
-                fh.close()
+        for fh in self._open.values():
+            fh.close()
+        self._open = {}
         self.path("header").write_text(",".join(self.header) + "\n", encoding="utf-8")
 
     def arguments(self) -> tuple[list[str], list[Path]]:
         """The tool's options for this table, and its multi-line files."""
         options = []
         multi = []
-        for part, fh in (("body", self._plain), ("multi", self._multi)):
-            if fh is not None:
+        for part in ("body", "multi"):
+            if part in self.written:
                 files = f"{self.path('header')},{self.path(part)}"
                 options.append(f"--{self.kind}={self.label}={files}")
                 if part == "multi":
@@ -139,7 +131,8 @@ class _Table:
 
 @dataclass
 class LoadFiles:
-    """The CSV files of a load (:func:`write_load_files`) and what they hold."""
+    """The CSV files of a load (:func:`graphmem.db.bulk_parts.write_load_files`, or the parts
+    of :func:`graphmem.write.initial.prepare_initial`) and what they hold."""
 
     folder: Path
     tables: list[_Table]
@@ -166,112 +159,6 @@ def _cell(value: Any) -> str:
             raise StoreError(f"a list element holds U+001F: {value!r}")
         return '"' + ARRAY_DELIMITER.join(value).replace('"', '""') + '"'
     return '"' + str(value).replace('"', '""') + '"'
-
-
-def _record_columns(row: dict[str, Any]) -> list[str]:
-    """A row's columns: its properties, its times (which ``record_row`` moves out of the
-    properties when set), its stamp."""
-    return [*(k for k in row["props"] if k not in TIME_PROPS), *TIME_PROPS, "stamp", "sepoch"]
-
-
-def write_load_files(records: Iterable[MemoryRecord], folder: Path, *, at: datetime
-                     ) -> LoadFiles:
-    """Write the node and relationship CSVs of ``records`` (validated, in file order) into
-    ``folder`` (created), one row at a time.
-
-    Args:
-        records: records that passed :class:`EmptyStoreChecks` together. folder: a new folder.
-        at: aware UTC instant stamped on the ``GraphmemMigration`` nodes.
-
-    Returns:
-        the files, for :func:`run_import_tool`.
-
-    Raises:
-        StoreError: a column met values of two types (a record row that changed shape).
-    """
-    folder.mkdir(parents=True, exist_ok=True)
-
-    def table(name: str, kind: str, label: str, header: list[str]) -> _Table:
-        return _Table(folder, name, kind, label, header)
-
-    rec = table("nodes", "nodes", "Record", [])
-    edges = {name: table(name.lower(), "relationships", name,
-                         [":START_ID(Record)", f":END_ID({end})", *extra])
-             for name, end, extra in (("IN_SCOPE", "Scope", []), ("SUPERSEDES", "Record", []),
-                                      ("DERIVED_FROM", "Record", ["ord:long"]),
-                                      ("EVIDENCED_BY", "Record", []),
-                                      ("ASSERTS", "Assertion", []), ("NEXT", "Record", []))}
-    scopes: dict[str, tuple[str, list[str], int]] = {}  # key -> (tenant, pairs, records)
-    versions: dict[str, str] = {}  # key -> epoch
-    groups: dict[str, tuple[str, str]] = {}
-    threads: dict[tuple[str, str], list[tuple[int, str]]] = {}
-    columns: list[str] = []
-    list_props: list[str] = []
-    types: dict[str, str] = {}
-    count = 0
-    for record in records:
-        row = record_row(record, False, record_fingerprint(record))
-        key = row["scope_key"]
-        tenant, pairs, made = scopes.get(key) or (record.tenant, scope_pairs(record.scope), 0)
-        scopes[key] = (tenant, pairs, made + 1)
-        epoch = versions.setdefault(key, str(uuid.uuid4()))
-        values = {**row["props"], **row["times"], "stamp": made + 1, "sepoch": epoch}
-        if not columns:
-            columns = _record_columns(row)
-            list_props = [k for k, v in row["props"].items() if isinstance(v, list)]
-            types.update((k, "string[]") for k in list_props)
-        if len(values) != len(columns):
-            raise StoreError(f"record {record.id!r} has columns {sorted(values)}, "
-                             f"the load's are {sorted(columns)}")
-        for name in columns:
-            value = values[name]
-            if value is not None and name not in TIME_PROPS:
-                kind = _TYPES[type(value)]
-                if types.setdefault(name, kind) != kind:
-                    raise StoreError(f"column {name} holds a {kind} and a {types[name]}")
-        rec.write(_cell(values[name]) for name in columns)
-        count += 1
-        edges["IN_SCOPE"].write((_cell(record.id), _cell(key)))
-        for ref in record.supersedes:
-            edges["SUPERSEDES"].write((_cell(record.id), _cell(ref)))
-        for i, ref in enumerate(record.derived_from):
-            edges["DERIVED_FROM"].write((_cell(record.id), _cell(ref), _cell(i)))
-        for ref in record.evidence_ids:
-            edges["EVIDENCED_BY"].write((_cell(record.id), _cell(ref)))
-        if record.asserts is not None:
-            gkey = assertion_group(record.tenant, record.asserts)
-            groups.setdefault(gkey, (record.tenant, record.asserts))
-            edges["ASSERTS"].write((_cell(record.id), _cell(gkey)))
-        if record.thread is not None and record.position is not None:
-            threads.setdefault((record.tenant, record.thread), []).append(
-                (record.position, record.id))
-    for chain in threads.values():
-        chain.sort()
-        for (_, a), (_, b) in pairwise(chain):
-            edges["NEXT"].write((_cell(a), _cell(b)))
-    rec.header = [("id:ID(Record)" if name == "id" else
-                   f"{name}:{'datetime' if name in TIME_PROPS else types.get(name, 'string')}")
-                  for name in columns]
-    scope_t = table("scopes", "nodes", "Scope",
-                    ["key:ID(Scope)", "tenant:string", "pairs:string[]", "epoch:string"])
-    version_t = table("versions", "nodes", "ScopeVersion",
-                      ["key:ID(ScopeVersion)", "epoch:string", "tenant:string", "rev:long"])
-    for key, (tenant, pairs, made) in scopes.items():
-        scope_t.write(map(_cell, (key, tenant, pairs, str(uuid.uuid4()))))
-        version_t.write(map(_cell, (key, versions[key], tenant, made)))
-    group_t = table("assertions", "nodes", "Assertion",
-                    ["gkey:ID(Assertion)", "tenant:string", "key:string"])
-    for gkey, (tenant, asserted) in groups.items():
-        group_t.write(map(_cell, (gkey, tenant, asserted)))
-    migration_t = table("migrations", "nodes", "GraphmemMigration",
-                        ["name:ID(GraphmemMigration)", "version:long", "at:datetime"])
-    for name, version, _ in MIGRATIONS:
-        migration_t.write(map(_cell, (name, version, at.isoformat())))
-    tables = [rec, scope_t, version_t, group_t, migration_t, *edges.values()]
-    for t in tables:
-        t.close()
-    return LoadFiles(folder, tables, count, len(scopes),
-                     sum(t.rows for t in edges.values()), list_props)
 
 
 def run_import_tool(home: Path, files: LoadFiles, *, overwrite: bool, database: str = "neo4j",
@@ -335,13 +222,16 @@ def finish_load(store: StoreBase, files: LoadFiles) -> int:
         store: a :class:`graphmem.db.base.StoreBase` of the loaded database. files: the load's.
 
     Returns:
-        the number of nodes visited.
+        the number of records given an empty list.
 
     Raises:
+        StoreError: the load has a list property ``load/lists_fill`` does not name.
         GraphmemError: a statement failed (translated driver error).
     """
-    rows = store.write_once("load/lists_fill", record_keys=files.list_props,
-                            scope_keys=["pairs"])
+    unfilled = sorted(set(files.list_props) - set(FILLED_LISTS))
+    if unfilled:
+        raise StoreError(f"load/lists_fill does not fill the list properties {unfilled}")
+    rows = store.write_once("load/lists_fill")
     # the store's index key, which an empty store makes when first opened (its cue_digest
     # migration, which the load recorded as reached)
     index_key(store)

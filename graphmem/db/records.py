@@ -4,11 +4,12 @@ dangling or erased references), idempotent creation, and streamed imports.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from neo4j import ManagedTransaction
 
@@ -35,6 +36,29 @@ from graphmem.errors import (
 )
 from graphmem.limits import InputLimits
 from graphmem.models import MemoryRecord
+
+
+class Lineage(Protocol):
+    """What the batch and reference checks read of a record: a :class:`MemoryRecord`, or the
+    :class:`graphmem.db.bulk_parts.RecordRefs` an initial load's parts send."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def tenant(self) -> str: ...
+    @property
+    def thread(self) -> str | None: ...
+    @property
+    def position(self) -> int | None: ...
+    @property
+    def supersedes(self) -> tuple[str, ...]: ...
+    @property
+    def derived_from(self) -> tuple[str, ...]: ...
+    @property
+    def evidence_ids(self) -> tuple[str, ...]: ...
+
+
+L = TypeVar("L", bound=Lineage)
 
 
 def check_record_bounds(record: MemoryRecord, max_content_bytes: int, limits: InputLimits
@@ -82,7 +106,7 @@ class RecordWrites(WriteSlots):
         check_reserved_scope(record.scope, adapter=adapter, record_id=record.id)
 
     @staticmethod
-    def check_batch_lineage(records: Sequence[MemoryRecord]) -> None:
+    def check_batch_lineage(records: Sequence[Lineage]) -> None:
         """Reject duplicate ids, and cycles inside one batch of ``derived_from``
         (LineageCycleError) or ``supersedes`` (ValidationError) references.
 
@@ -91,7 +115,7 @@ class RecordWrites(WriteSlots):
         """
         ids = [r.id for r in records]
         if len(set(ids)) != len(ids):
-            dupes = sorted({i for i in ids if ids.count(i) > 1})
+            dupes = sorted(i for i, n in Counter(ids).items() if n > 1)
             raise ValidationError("a batch names the same id twice", record_ids=dupes)
         in_batch = {r.id: r for r in records}
         cycle = _find_cycle(in_batch, "derived_from")
@@ -135,9 +159,9 @@ class RecordWrites(WriteSlots):
 
     @staticmethod
     def check_existing(
-        records: Sequence[MemoryRecord], fingerprints: Mapping[str, str],
+        records: Sequence[L], fingerprints: Mapping[str, str],
         existing: Mapping[str, Mapping[str, Any]],
-    ) -> list[MemoryRecord]:
+    ) -> list[L]:
         """The records of a batch still to create, given the stored ``existing`` rows
         (``records/existing``: id, fingerprint, erased) of its ids and references.
 
@@ -354,16 +378,16 @@ class PreparedBatch:
 
 
 
-def batch_refs(records: Iterable[MemoryRecord]) -> set[str]:
+def batch_refs(records: Iterable[Lineage]) -> set[str]:
     """Every id that records of a batch reference (supersedes, derived_from, evidence_ids)."""
     return {ref for r in records for ref in (*r.supersedes, *r.derived_from, *r.evidence_ids)}
 
 
-def _find_cycle(in_batch: dict[str, MemoryRecord], field: str) -> list[str]:
+def _find_cycle(in_batch: Mapping[str, Lineage], field: str) -> list[str]:
     """Ids on one cycle of ``field`` references among ``in_batch`` (empty if acyclic)."""
     state: dict[str, int] = {}  # 1 = on the stack, 2 = done
-    for root in in_batch:
-        if state.get(root):
+    for root, record in in_batch.items():
+        if state.get(root) or not getattr(record, field):  # no reference: on no cycle
             continue
         stack: list[tuple[str, Iterator[str]]] = [(root, iter(getattr(in_batch[root], field)))]
         state[root] = 1

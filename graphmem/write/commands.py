@@ -10,7 +10,8 @@ records are skipped, so re-running an import is safe). Exit codes (:mod:`graphme
 ``--initial``: an empty local store's first load, offline, through Neo4j's import tool
 (:mod:`graphmem.write.initial`; docs/operations.md#initial-load). Only a store graphmem runs itself
 (``graphmem db start``'s home): with ``NEO4J_URI`` set the command refuses. The file is checked
-whole first, as without ``--initial``; then, if the local server runs or its home holds a
+whole first, as without ``--initial`` (and written as the tool's CSVs, in a process per CPU);
+then, if the local server runs or its home holds a
 database, the store must be empty (nothing but what opening it made): the server is stopped for
 the load (its clients lose their connections; they had nothing to read) and started again after
 it, with the schema applied. A store holding data is refused and left as it was (exit 2).
@@ -42,10 +43,11 @@ from graphmem.terminal import checked_output, console, emit_json, err_console, f
 from graphmem.write.imports import IMPORT_BATCH, load_records, read_records
 from graphmem.write.initial import (
     check_empty,
+    discard,
     finish_initial,
     has_database,
-    load_initial,
-    read_initial,
+    import_prepared,
+    prepare_initial,
 )
 
 __all__ = ["import_command", "initial_load"]
@@ -143,25 +145,29 @@ def initial_load(file: Path) -> dict[str, Any]:
             "--initial loads only the store graphmem runs itself (`graphmem db start`); "
             "NEO4J_URI names another server: import into it without --initial")
     started = time.perf_counter()
-    with err_console.status(f"Validating {file.name} ..."):
-        records = read_initial(file)
     running = server.status()
     home = running.home if running is not None else server_home()
     port = running.port if running is not None else None
-    overwrite = running is not None or has_database(home)
-    if overwrite:
-        with err_console.status("Checking that the store is empty ..."):
-            info = running or server.start(home)
-            try:
-                with Memory.connect(info.settings, start_if_needed=False) as memory:
-                    check_empty(store_of(memory))
-            except GraphmemError:
-                if running is None:  # started only to look: not left running
-                    server.stop()
-                raise
-            server.stop()
-    with err_console.status(f"Loading {len(records)} records with the Neo4j import tool ..."):
-        load = load_initial(records, home, overwrite=overwrite)
+    with err_console.status(f"Validating {file.name} and writing the import tool's files ..."):
+        files = prepare_initial(file, home)
+    try:
+        overwrite = running is not None or has_database(home)
+        if overwrite:
+            with err_console.status("Checking that the store is empty ..."):
+                info = running or server.start(home)
+                try:
+                    with Memory.connect(info.settings, start_if_needed=False) as memory:
+                        check_empty(store_of(memory))
+                except GraphmemError:
+                    if running is None:  # started only to look: not left running
+                        server.stop()
+                    raise
+                server.stop()
+        with err_console.status(f"Loading {files.records} records with the Neo4j import "
+                                "tool ..."):
+            load = import_prepared(files, home, overwrite=overwrite)
+    finally:
+        discard(files)
     with err_console.status("Starting Neo4j and applying the schema ..."):
         info = server.start(home, port)
         with Memory.connect(info.settings, start_if_needed=False) as memory:

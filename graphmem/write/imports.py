@@ -14,19 +14,23 @@ from graphmem.errors import ValidationError
 from graphmem.limits import DEFAULT_LIMITS, InputLimits, loads_bounded
 from graphmem.models import MemoryRecord
 
-__all__ = ["IMPORT_BATCH", "ImportChecks", "import_jsonl", "iter_jsonl", "load_records",
-           "read_records"]
+__all__ = ["IMPORT_BATCH", "ImportChecks", "checked_records", "import_jsonl", "iter_jsonl",
+           "load_records", "read_records"]
 
 IMPORT_BATCH = 1000
 
 
-def iter_jsonl(path: Path, limits: InputLimits = DEFAULT_LIMITS
+def iter_jsonl(path: Path, limits: InputLimits = DEFAULT_LIMITS, *, start: int = 0,
+               end: int | None = None, first_line: int = 1
                ) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line_number, object)`` for each non-blank line.
 
     Args:
         path: a JSON Lines file. limits: the line length, JSON nesting depth and number
             length allowed (``line_bytes``, :func:`graphmem.limits.loads_bounded`).
+        start, end: the byte offsets of a stretch of the file (a line starts at ``start``;
+            the lines that start before ``end`` are read; default: all of it).
+            first_line: the number of the line at ``start``.
 
     Raises:
         ValidationError: the file cannot be read (missing, a folder, no permission), or a
@@ -38,14 +42,18 @@ def iter_jsonl(path: Path, limits: InputLimits = DEFAULT_LIMITS
     except OSError as exc:
         raise ValidationError(f"cannot read {path}: {exc.strerror or exc}") from None
     with fh:
-        number = 0
-        while True:
+        number = first_line - 1
+        at = start
+        if start:
+            fh.seek(start)
+        while end is None or at < end:
             try:  # a line is read at most as far as its bound (and its line break)
                 raw = fh.readline(limits.line_bytes + 2)
             except OSError as exc:
                 raise ValidationError(f"cannot read {path}: {exc.strerror or exc}") from None
             if not raw:
                 return
+            at += len(raw)
             number += 1
             if len(raw.rstrip(b"\r\n")) > limits.line_bytes:
                 raise ValidationError(f"{path.name}:{number}: the line is over "
@@ -92,19 +100,32 @@ def read_records(store: ImportChecks, path: Path) -> list[MemoryRecord]:
         ValidationError (with ``file:line`` in the message), RecordConflictError,
         DanglingReferenceError, LineageCycleError.
     """
-    records: list[MemoryRecord] = []
     with paused_gc():  # a million records: no collection passes over those read so far
-        for number, obj in iter_jsonl(path, store.limits):
-            try:
-                record = coerce_record(obj)
-                store.check_new_record(record)
-            except ValidationError as exc:
-                raise type(exc)(f"{path.name}:{number}: {exc}",
-                                record_ids=exc.record_ids) from None
-            records.append(record)
+        records = list(checked_records(store, path))
         store.check_batch_lineage(records)
     store.check_import(records)
     return records
+
+
+def checked_records(store: ImportChecks, path: Path, *, start: int = 0, end: int | None = None,
+                    first_line: int = 1) -> Iterator[MemoryRecord]:
+    """Each record of a JSON Lines file (or of a stretch of it: ``start``, ``end``,
+    ``first_line`` as :func:`iter_jsonl` takes them), validated and checked on its own
+    (:meth:`ImportChecks.check_new_record`), in file order; the file-wide checks are the
+    caller's.
+
+    Raises:
+        ValidationError (with ``file:line`` in the message) and its subclasses.
+    """
+    for number, obj in iter_jsonl(path, store.limits, start=start, end=end,
+                                  first_line=first_line):
+        try:
+            record = coerce_record(obj)
+            store.check_new_record(record)
+        except ValidationError as exc:
+            raise type(exc)(f"{path.name}:{number}: {exc}",
+                            record_ids=exc.record_ids) from None
+        yield record
 
 
 def load_records(store: WriteOps, records: Sequence[MemoryRecord], *,

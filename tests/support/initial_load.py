@@ -4,6 +4,7 @@ canonical dump of a store's graph to compare two stores by."""
 
 from __future__ import annotations
 
+import csv
 import json
 from datetime import timedelta
 from pathlib import Path
@@ -66,6 +67,24 @@ def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
                     encoding="utf-8")
     return path
+
+
+def read_table(folder: Path, name: str) -> list[dict[str, str]]:
+    """The rows of an initial load's CSV table, or of all its parts (``name-0``, ``name-1``,
+    ...), keyed by the header's property names (type suffix dropped)."""
+    rows: list[dict[str, str]] = []
+    headers = [*folder.glob(f"{name}.header.csv"), *sorted(folder.glob(f"{name}-*.header.csv"))]
+    assert headers, name
+    for head in headers:
+        table = head.name.removesuffix(".header.csv")
+        names = [h.split(":")[0] or h
+                 for h in head.read_text(encoding="utf-8").rstrip("\n").split(",")]
+        for part in ("body", "multi"):
+            path = folder / f"{table}.{part}.csv"
+            if path.exists():
+                with path.open(encoding="utf-8", newline="") as fh:
+                    rows += [dict(zip(names, r, strict=True)) for r in csv.reader(fh)]
+    return rows
 
 
 def _plain(value: Any) -> Any:

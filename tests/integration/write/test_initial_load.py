@@ -18,7 +18,15 @@ from graphmem.db.ephemeral import EphemeralServer
 from graphmem.db.migrations import migrate
 from graphmem.errors import GraphmemError, StoreNotEmptyError
 from graphmem.models import Principal, Sensitivity
-from graphmem.write.initial import check_empty, finish_initial, load_initial, read_initial
+from graphmem.write.initial import (
+    check_empty,
+    discard,
+    finish_initial,
+    import_prepared,
+    load_initial,
+    prepare_initial,
+    read_initial,
+)
 from tests.support.initial_load import canonical_dump, mixed_rows, write_jsonl
 from tests.support.record_sets import T0
 
@@ -42,15 +50,24 @@ def _answers(memory: Memory, ids: list[str]) -> list[Any]:
     return out
 
 
+@pytest.mark.parametrize("parts", [0, 3])
 def test_offline_load_is_the_online_import(memory: Memory, tmp_path: Path,
-                                           shared_lib_dir: Path) -> None:
+                                           shared_lib_dir: Path, parts: int) -> None:
     """One file, imported online into a new store and loaded offline into another: the same
     graph (every node and relationship, what a new store records when opened included) and
-    the same reads. ``memory``: the file's refusals are the online import's."""
+    the same reads. ``memory``: the file's refusals are the online import's. ``parts``: the
+    file read in that many processes (:func:`prepare_initial`), or (0) read whole first."""
     rows = mixed_rows(60)
     path = write_jsonl(tmp_path / "records.jsonl", rows)
     home = tmp_path / "home"
-    load = load_initial(read_initial(path), home, lib_dir=shared_lib_dir)
+    if parts:
+        files = prepare_initial(path, home, parts=parts)
+        try:
+            load = import_prepared(files, home, lib_dir=shared_lib_dir)
+        finally:
+            discard(files)
+    else:
+        load = load_initial(read_initial(path), home, lib_dir=shared_lib_dir)
     assert (load.records, load.scopes) == (60, 4)
     ids = [r["id"] for r in rows[::7]]
     with EphemeralServer(home=home, lib_dir=shared_lib_dir, pagecache_mb=64) as offline, \

@@ -9,27 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from graphmem.db.bulk_load import ARRAY_DELIMITER, _cell, write_load_files
+from graphmem.db.bulk_load import ARRAY_DELIMITER, _cell
+from graphmem.db.bulk_parts import write_load_files
 from graphmem.db.codec import TIME_PROPS, coerce_record, record_fingerprint, record_row
 from graphmem.db.migrations import MIGRATIONS
 from graphmem.errors import StoreError
 from graphmem.models import MemoryRecord
-from tests.support.initial_load import HOSTILE, mixed_rows
+from tests.support.initial_load import HOSTILE, mixed_rows, read_table
 
 AT = datetime(2026, 1, 2, tzinfo=UTC)
-
-
-def _read(folder: Path, name: str) -> list[dict[str, str]]:
-    """The rows of a table, keyed by the header's property names (type suffix dropped)."""
-    header = (folder / f"{name}.header.csv").read_text(encoding="utf-8").rstrip("\n").split(",")
-    names = [h.split(":")[0] or h for h in header]
-    rows: list[dict[str, str]] = []
-    for part in ("body", "multi"):
-        path = folder / f"{name}.{part}.csv"
-        if path.exists():
-            with path.open(encoding="utf-8", newline="") as fh:
-                rows += [dict(zip(names, r, strict=True)) for r in csv.reader(fh)]
-    return rows
 
 
 def _records() -> list[MemoryRecord]:
@@ -39,13 +27,13 @@ def _records() -> list[MemoryRecord]:
 def test_record_columns_are_the_online_rows(tmp_path: Path) -> None:
     records = _records()
     files = write_load_files(records, tmp_path, at=AT)
-    header = (tmp_path / "nodes.header.csv").read_text(encoding="utf-8").strip().split(",")
+    header = (tmp_path / "nodes-0.header.csv").read_text(encoding="utf-8").strip().split(",")
     row = record_row(records[0], False, record_fingerprint(records[0]))
     expected = {k for k in row["props"] if k not in TIME_PROPS} | set(TIME_PROPS)
     assert {h.split(":")[0] for h in header} == expected | {"stamp", "sepoch"}
     assert "id:ID(Record)" in header and "created_at:datetime" in header
     assert "derived_from:string[]" in header and "position:long" in header
-    parsed = {r["id"]: r for r in _read(tmp_path, "nodes")}
+    parsed = {r["id"]: r for r in read_table(tmp_path, "nodes")}
     assert files.records == len(parsed) == len(records)
     for record in records:
         props = record_row(record, False, record_fingerprint(record))["props"]
@@ -56,9 +44,9 @@ def test_record_columns_are_the_online_rows(tmp_path: Path) -> None:
                                                                   or [""])
         assert cells["asserts"] == (record.asserts or "")
     assert {r.content.split(" #")[0] for r in records} >= set(HOSTILE)
-    with (tmp_path / "nodes.body.csv").open(encoding="utf-8", newline="") as fh:
+    with (tmp_path / "nodes-0.body.csv").open(encoding="utf-8", newline="") as fh:
         single = list(csv.reader(fh))
-    with (tmp_path / "nodes.multi.csv").open(encoding="utf-8", newline="") as fh:
+    with (tmp_path / "nodes-0.multi.csv").open(encoding="utf-8", newline="") as fh:
         multi = list(csv.reader(fh))
     # the tool parses only the second file as multi-line: every line break is in it
     assert single and multi and len(single) + len(multi) == len(records)
@@ -80,9 +68,9 @@ def test_cells_tell_none_from_empty_text() -> None:
 def test_scopes_versions_stamps_and_threads_as_the_online_path(tmp_path: Path) -> None:
     records = _records()
     files = write_load_files(records, tmp_path, at=AT)
-    parsed = {r["id"]: r for r in _read(tmp_path, "nodes")}
-    versions = {v["key"]: v for v in _read(tmp_path, "versions")}
-    scopes = {s["key"]: s for s in _read(tmp_path, "scopes")}
+    parsed = {r["id"]: r for r in read_table(tmp_path, "nodes")}
+    versions = {v["key"]: v for v in read_table(tmp_path, "versions")}
+    scopes = {s["key"]: s for s in read_table(tmp_path, "scopes")}
     assert files.scopes == len(versions) == len(scopes) == 4
     by_scope: dict[str, list[int]] = {}
     for record in records:
@@ -101,5 +89,5 @@ def test_scopes_versions_stamps_and_threads_as_the_online_path(tmp_path: Path) -
     for a, b in edges:
         assert (threaded[a].tenant, threaded[a].thread) == (threaded[b].tenant, threaded[b].thread)
         assert (threaded[a].position or 0) < (threaded[b].position or 0)
-    names = {m["name"] for m in _read(tmp_path, "migrations")}
+    names = {m["name"] for m in read_table(tmp_path, "migrations")}
     assert names == {name for name, _, _ in MIGRATIONS}
