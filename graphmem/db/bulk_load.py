@@ -12,9 +12,10 @@ order), the ``Assertion`` groups (``assertions_link``), the edges ``IN_SCOPE``, 
 (``edges/*``), and the ``GraphmemMigration`` versions an empty store records when it is first
 opened (:data:`graphmem.db.migrations.MIGRATIONS`): data written by this code needs none of them.
 
-The files are streamed, one row at a time. A CSV cell cannot hold an empty list (the tool
-stores none): :func:`finish_load` gives those properties their empty lists once the server runs
-(``load/lists_fill``).
+The rows are written in parts, a part a stretch of the file (:mod:`graphmem.db.bulk_parts`).
+A CSV cell cannot hold an empty list (the tool stores none): a record's empty ``supersedes``,
+``derived_from`` and ``evidence_ids`` are stored as no property, which every reader takes for
+an empty list (:func:`graphmem.db.codec.record_from_props`; docs/operations.md#initial-load).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from graphmem.errors import StoreError
 from graphmem.limits import InputLimits
 from graphmem.models import MemoryRecord
 
-__all__ = ["ARRAY_DELIMITER", "FILLED_LISTS", "EmptyStoreChecks", "LoadFiles", "census",
+__all__ = ["ARRAY_DELIMITER", "EmptyStoreChecks", "LoadFiles", "census",
            "finish_load", "run_import_tool"]
 
 #: Between the elements of a list cell: a control character, which no id holds
@@ -43,9 +44,6 @@ __all__ = ["ARRAY_DELIMITER", "FILLED_LISTS", "EmptyStoreChecks", "LoadFiles", "
 ARRAY_DELIMITER = "\x1f"
 #: Java's main class of ``neo4j-admin`` (jar ``neo4j-command-line``, among the launcher's).
 ADMIN_TOOL = "org.neo4j.cli.AdminTool"
-#: The Record properties that hold lists, which ``load/lists_fill`` names (a CSV cell cannot
-#: hold an empty one).
-FILLED_LISTS = ("supersedes", "derived_from", "evidence_ids")
 
 
 @dataclass
@@ -139,8 +137,6 @@ class LoadFiles:
     records: int
     scopes: int
     relationships: int
-    #: the record properties that hold lists (filled by :func:`finish_load` where empty)
-    list_props: list[str]
 
 
 def _cell(value: Any) -> str:
@@ -154,7 +150,7 @@ def _cell(value: Any) -> str:
         return repr(value)
     if isinstance(value, list):
         if not value:
-            return ""  # no empty list in CSV: finish_load gives it
+            return ""  # no empty list in CSV: no property, which readers take for one
         if any(ARRAY_DELIMITER in v for v in value):
             raise StoreError(f"a list element holds U+001F: {value!r}")
         return '"' + ARRAY_DELIMITER.join(value).replace('"', '""') + '"'
@@ -213,26 +209,15 @@ def census(store: StoreBase) -> int:
     return int(rows[0]["nodes"]) if rows else 0
 
 
-def finish_load(store: StoreBase, files: LoadFiles) -> int:
-    """After the loaded store's server started: give the list properties a CSV cell could not
-    hold (empty lists) their empty list, as the online path stores them (``load/lists_fill``),
-    and make the store's index key (:func:`graphmem.db.index_key.index_key`).
+def finish_load(store: StoreBase) -> None:
+    """After the loaded store's server started and a client applied the schema: make the
+    store's index key (:func:`graphmem.db.index_key.index_key`), which an empty store makes
+    when first opened (its ``cue_digest`` migration, which the load recorded as reached).
 
     Args:
-        store: a :class:`graphmem.db.base.StoreBase` of the loaded database. files: the load's.
-
-    Returns:
-        the number of records given an empty list.
+        store: a :class:`graphmem.db.base.StoreBase` of the loaded database.
 
     Raises:
-        StoreError: the load has a list property ``load/lists_fill`` does not name.
         GraphmemError: a statement failed (translated driver error).
     """
-    unfilled = sorted(set(files.list_props) - set(FILLED_LISTS))
-    if unfilled:
-        raise StoreError(f"load/lists_fill does not fill the list properties {unfilled}")
-    rows = store.write_once("load/lists_fill")
-    # the store's index key, which an empty store makes when first opened (its cue_digest
-    # migration, which the load recorded as reached)
     index_key(store)
-    return int(rows[0]["nodes"]) if rows else 0

@@ -72,7 +72,7 @@ class PartSummary:
 
     Attributes:
         columns: the node columns but the last two; types: each column's CSV type where a
-            value was met; list_props: the record properties that hold lists.
+            value was met.
         scopes: scope key -> (tenant, pairs, records of the part), in first-met order.
         groups: assertion group key -> (tenant, asserted key). threads: (tenant, thread,
             position, id) of each threaded record. refs: one :class:`RecordRefs` a record.
@@ -81,7 +81,6 @@ class PartSummary:
 
     columns: list[str]
     types: dict[str, str]
-    list_props: list[str]
     scopes: dict[str, tuple[str, list[str], int]]
     groups: dict[str, tuple[str, str]]
     threads: list[tuple[str, str, int, str]]
@@ -113,7 +112,6 @@ class LoadPart:
                                    [":START_ID(Record)", f":END_ID({end})", *extra])
                       for name, end, extra in _EDGES}
         self.columns: list[str] = []
-        self.list_props: list[str] = []
         self.types: dict[str, str] = {}
         self.rows: list[str] = []
         self.row_scopes = array("q")  # each row's scope, as its number in self.scopes
@@ -135,8 +133,7 @@ class LoadPart:
         merged = {**row["props"], **row["times"]}  # a time is in one of them, or None in both
         if not self.columns:
             self.columns = [*(k for k in merged if k not in TIME_PROPS), *TIME_PROPS]
-            self.list_props = [k for k, v in merged.items() if isinstance(v, list)]
-            self.types.update((k, "string[]") for k in self.list_props)
+            self.types.update((k, "string[]") for k, v in merged.items() if isinstance(v, list))
         try:
             if len(merged) != len(self.columns):
                 raise KeyError
@@ -148,8 +145,10 @@ class LoadPart:
         if shape not in self._shapes:  # a few shapes in a file: each is checked once
             self._check_types(values)
             self._shapes.add(shape)
-        self.rows.append(",".join([
-            '"' + v.replace('"', '""') + '"' if type(v) is str else _cell(v) for v in values]))
+        self.rows.append(",".join([  # _cell's cells, the common ones inline
+            '"' + v.replace('"', '""') + '"' if (t := type(v)) is str else "" if v is None
+            else ("true" if v else "false") if t is bool else str(v) if t is int else _cell(v)
+            for v in values]))
         key = row["scope_key"]
         number = self._scope_numbers.get(key)
         if number is None:
@@ -188,7 +187,7 @@ class LoadPart:
         """What the part read, its edge tables closed (see :class:`PartSummary`)."""
         for t in self.edges.values():
             t.close()
-        return PartSummary(self.columns, self.types, self.list_props, self.scopes,
+        return PartSummary(self.columns, self.types, self.scopes,
                            self.groups, self.threads, self.refs, list(self.edges.values()))
 
     def write_nodes(self, shared: SharedTables) -> _Table:
@@ -293,8 +292,7 @@ def load_files(folder: Path, parts: Sequence[PartSummary], nodes: Sequence[_Tabl
     return LoadFiles(folder, [*nodes, *shared, *(t for p in parts for t in p.tables)],
                      records=sum(t.rows for t in nodes),
                      scopes=next(t.rows for t in shared if t.label == "Scope"),
-                     relationships=sum(t.rows for t in edges),
-                     list_props=next((p.list_props for p in parts if p.list_props), []))
+                     relationships=sum(t.rows for t in edges))
 
 
 def write_load_files(records: Iterable[MemoryRecord], folder: Path, *, at: datetime

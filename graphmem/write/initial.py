@@ -157,12 +157,13 @@ def import_prepared(files: LoadFiles, home: Path, *, overwrite: bool = False,
 
 def finish_initial(store: StoreBase, load: InitialLoad) -> None:
     """Complete a load once its server runs and a client connected to it (which applied the
-    schema; ``store``: ``graphmem.client.store_of(memory)``): the empty lists a CSV cannot hold.
+    schema; ``store``: ``graphmem.client.store_of(memory)``): the store's index key
+    (``load``: what was loaded).
 
     Raises:
         GraphmemError: the database refused the statement.
     """
-    finish_load(store, load.files)
+    finish_load(store)
 
 
 # ------------------------------------------------------------------ reading in parts

@@ -19,6 +19,10 @@ from tests.support.record_sets import T0
 VOLATILE = {"Scope": {"epoch"}, "ScopeVersion": {"epoch"}, "Record": {"sepoch"},
             "GraphmemMigration": {"at"}, "GraphmemKey": {"key"}}
 
+#: A record's list properties, which an initial load leaves out when empty (a CSV cell cannot
+#: hold an empty list) and the online path stores as ``[]``: readers take both for empty.
+EMPTY_AS_NONE = ("supersedes", "derived_from", "evidence_ids")
+
 #: Text a CSV writer must get exactly right: its delimiter, quote, line breaks, the list
 #: delimiter U+001F, other control characters, non-ASCII scripts and emoji.
 HOSTILE = ('a "quoted", comma; semi\nsecond line\r\nthird\ttab \x1f unit \x01 ctrl',
@@ -105,6 +109,9 @@ def canonical_dump(memory: Memory) -> list[str]:
     for row in rows:
         volatile = set().union(*(VOLATILE.get(label, set()) for label in row["labels"]))
         props = {k: _plain(v) for k, v in row["props"].items() if k not in volatile}
+        if "Record" in row["labels"]:
+            for key in EMPTY_AS_NONE:  # an initial load stores no empty list: readers alike
+                props.setdefault(key, [])
         if "Record" in row["labels"] and "sepoch" in row["props"]:
             keys = [key for key, epoch in epochs.items() if epoch == row["props"]["sepoch"]]
             props["sepoch_is_scope_version"] = len(keys) == 1

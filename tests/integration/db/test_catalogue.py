@@ -17,8 +17,7 @@ from graphmem.db import catalogue as cypher
 #: 2026-12-02). Eager holds the rows before going on: one scope's nodes, one intention, a
 #: deletion's batch of texts. No other statement may gain one.
 EAGER_FROM_ARGS = frozenset({"write/nodes_ensure", "intentions/create",
-                             "deletion/erase_intentions", "deletion/redact/text",
-                             "load/lists_fill"})  # run once, after an initial load
+                             "deletion/erase_intentions", "deletion/redact/text"})
 
 
 def _eager(plan: dict[str, Any] | None) -> int:

@@ -58,7 +58,7 @@ def test_cells_tell_none_from_empty_text() -> None:
     """The tool reads an empty cell as no property and a quoted empty one as empty text."""
     assert _cell(None) == "" and _cell("") == '""'
     assert _cell('say "hi", ok') == '"say ""hi"", ok"'
-    assert _cell([]) == ""  # no empty list in CSV: finish_load gives it
+    assert _cell([]) == ""  # no empty list in CSV: no property, which readers take for one
     assert _cell(["a", 'b"']) == f'"a{ARRAY_DELIMITER}b"""'
     assert (_cell(True), _cell(False), _cell(7)) == ("true", "false", "7")
     with pytest.raises(StoreError):

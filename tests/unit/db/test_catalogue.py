@@ -116,11 +116,6 @@ def test_version_bumps_lock_before_they_read() -> None:
     assert not offenders, offenders
 
 
-#: Queries that run before any client has read the store (an initial load's finish, on a
-#: server just started): no cached record or answer can be stale.
-BEFORE_ANY_READ = ("load/",)
-
-
 def test_every_query_that_changes_a_record_bumps_its_rev() -> None:
     """The store caches records by (fingerprint, rev): a SET on a Record without a rev bump
     would let it serve a stale record. Full replacements (``SET r = ...``, with whatever
@@ -129,8 +124,6 @@ def test_every_query_that_changes_a_record_bumps_its_rev() -> None:
                         r"OPTIONAL|DELETE|DETACH|FOREACH|REMOVE)\b|\}|$)", re.S)
     offenders = []
     for name in sorted(cypher.names()):
-        if name.startswith(BEFORE_ANY_READ):
-            continue
         body = cypher.text(name)
         for var in set(re.findall(r"\((\w+):Record\b", body)):
             for match in clause.finditer(body):
@@ -173,8 +166,6 @@ def test_every_query_that_changes_a_record_bumps_its_scope() -> None:
                         r"OPTIONAL|DELETE|DETACH|FOREACH|REMOVE)\b|\}|$)", re.S)
     offenders, checked = [], []
     for name in sorted(cypher.names()):
-        if name.startswith(BEFORE_ANY_READ):
-            continue
         body = cypher.text(name)
         records = set(re.findall(r"\((\w+):Record\b", body))
         changes = any(

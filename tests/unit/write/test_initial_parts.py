@@ -51,8 +51,8 @@ def test_any_number_of_parts_writes_what_one_does(tmp_path: Path) -> None:
             assert len({t.name.split("-")[-1] for t in files.tables
                         if t.label == "Record" and t.kind == "nodes"}) == parts
             assert _tables(files.folder) == expected
-            assert (files.records, files.scopes, files.relationships, files.list_props) == (
-                one.records, one.scopes, one.relationships, one.list_props)
+            assert (files.records, files.scopes, files.relationships) == (
+                one.records, one.scopes, one.relationships)
         finally:
             discard(files)
         assert not files.folder.exists()
