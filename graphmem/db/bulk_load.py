@@ -72,9 +72,24 @@ class EmptyStoreChecks:
         RecordWrites.check_batch_lineage(records)
 
     @staticmethod
+    def check_lineage(ids: Sequence[str], linked: Sequence[Lineage]) -> None:
+        """Raises ValidationError, LineageCycleError: see RecordWrites.check_lineage."""
+        RecordWrites.check_lineage(ids, linked)
+
+    @staticmethod
     def check_import(records: Sequence[Lineage]) -> None:
         """Raises DanglingReferenceError: a reference names no record of ``records``."""
-        RecordWrites.check_existing(records, {r.id: "" for r in records}, {})
+        EmptyStoreChecks.check_file([r.id for r in records], records)
+
+    @staticmethod
+    def check_file(ids: Sequence[str], linked: Sequence[Lineage]) -> None:
+        """:meth:`check_import` of a file given as its ids and the records that
+        :func:`graphmem.db.records.linked` holds (what the parts of a load send).
+
+        Raises:
+            DanglingReferenceError: a reference names no record of the file.
+        """
+        RecordWrites.check_existing(linked, dict.fromkeys(ids, ""), {})
 
 
 @dataclass

@@ -31,6 +31,7 @@ from graphmem.db.codec import (
     scope_pairs,
 )
 from graphmem.db.migrations import MIGRATIONS
+from graphmem.db.records import linked
 from graphmem.errors import StoreError
 from graphmem.models import MemoryRecord
 
@@ -75,7 +76,9 @@ class PartSummary:
             value was met.
         scopes: scope key -> (tenant, pairs, records of the part), in first-met order.
         groups: assertion group key -> (tenant, asserted key). threads: (tenant, thread,
-            position, id) of each threaded record. refs: one :class:`RecordRefs` a record.
+            position, id) of each threaded record. ids: the records' ids, in file order.
+            linked: the :class:`RecordRefs` of those :func:`graphmem.db.records.linked` holds
+            (the file-wide checks need no other).
         tables: the part's edge tables (closed).
     """
 
@@ -84,7 +87,8 @@ class PartSummary:
     scopes: dict[str, tuple[str, list[str], int]]
     groups: dict[str, tuple[str, str]]
     threads: list[tuple[str, str, int, str]]
-    refs: list[RecordRefs]
+    ids: list[str]
+    linked: list[RecordRefs]
     tables: list[_Table]
 
 
@@ -119,7 +123,8 @@ class LoadPart:
         self._scope_numbers: dict[str, int] = {}
         self.groups: dict[str, tuple[str, str]] = {}
         self.threads: list[tuple[str, str, int, str]] = []
-        self.refs: list[RecordRefs] = []
+        self.ids: list[str] = []
+        self.linked: list[RecordRefs] = []
         self._shapes: set[tuple[type, ...]] = set()
 
     def add(self, record: MemoryRecord) -> None:
@@ -158,7 +163,9 @@ class LoadPart:
         self.scopes[key] = (tenant, pairs, made + 1)
         self.row_scopes.append(number)
         self._add_edges(record, key)
-        self.refs.append(RecordRefs.of(record))
+        self.ids.append(record.id)
+        if linked(record):
+            self.linked.append(RecordRefs.of(record))
 
     def _check_types(self, values: Sequence[Any]) -> None:
         for name, value in zip(self.columns, values, strict=True):
@@ -188,7 +195,8 @@ class LoadPart:
         for t in self.edges.values():
             t.close()
         return PartSummary(self.columns, self.types, self.scopes,
-                           self.groups, self.threads, self.refs, list(self.edges.values()))
+                           self.groups, self.threads, self.ids, self.linked,
+                           list(self.edges.values()))
 
     def write_nodes(self, shared: SharedTables) -> _Table:
         """Write the node rows, each with its stamp and its scope version's epoch, and close

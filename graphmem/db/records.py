@@ -113,11 +113,20 @@ class RecordWrites(WriteSlots):
         Stored records cannot point at a record not yet written, so a new batch can only
         close a cycle among its own members.
         """
-        ids = [r.id for r in records]
+        RecordWrites.check_lineage([r.id for r in records], [r for r in records if linked(r)])
+
+    @staticmethod
+    def check_lineage(ids: Sequence[str], linked: Sequence[Lineage]) -> None:
+        """:meth:`check_batch_lineage` of a batch given as its ids and those of its records
+        that :func:`linked` holds (no other can be on a cycle or hold a thread position).
+
+        Raises:
+            ValidationError, LineageCycleError: as :meth:`check_batch_lineage`.
+        """
         if len(set(ids)) != len(ids):
             dupes = sorted(i for i, n in Counter(ids).items() if n > 1)
             raise ValidationError("a batch names the same id twice", record_ids=dupes)
-        in_batch = {r.id: r for r in records}
+        in_batch = {r.id: r for r in linked}
         cycle = _find_cycle(in_batch, "derived_from")
         if cycle:
             raise LineageCycleError("derived_from would form a cycle", record_ids=cycle)
@@ -125,7 +134,7 @@ class RecordWrites(WriteSlots):
         if cycle:
             raise ValidationError("supersedes would form a cycle", record_ids=cycle)
         slots: dict[tuple[str, str, int], str] = {}
-        for r in records:
+        for r in linked:
             if r.thread is not None and r.position is not None:
                 other = slots.setdefault((r.tenant, r.thread, r.position), r.id)
                 if other != r.id:
@@ -376,6 +385,13 @@ class PreparedBatch:
     rows: dict[str, dict[str, Any]]
     quarantined: bool
 
+
+
+def linked(record: Lineage) -> bool:
+    """True for a record that references others (supersedes, derived_from, evidence_ids) or
+    sits in a thread: the only ones the batch checks look at beyond their ids."""
+    return bool(record.supersedes or record.derived_from or record.evidence_ids
+                or record.thread is not None)
 
 
 def batch_refs(records: Iterable[Lineage]) -> set[str]:

@@ -353,10 +353,11 @@ def prepare_initial(path: Path, home: Path, *, parts: int | None = None,
                                         _Parts(path, spans, folder, checks))
         try:
             summaries = running.summaries()
-            refs = [r for s in summaries for r in s.refs]
+            ids = [i for s in summaries for i in s.ids]
+            linked = [r for s in summaries for r in s.linked]
             with paused_gc():
-                checks.check_batch_lineage(refs)
-            checks.check_import(refs)
+                checks.check_lineage(ids, linked)
+                checks.check_file(ids, linked)
             shared = merge_parts(summaries)
             nodes = running.nodes(shared)
         finally:

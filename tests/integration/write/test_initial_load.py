@@ -67,7 +67,8 @@ def _changed(memory: Memory, rows: list[dict[str, Any]]) -> list[Any]:
     for rid in pending:
         memory.recompute(rid, f"recomputed {rid}", by="test", reason="lineage",
                          derived_from=[], evidence_ids=[])
-    out: list[Any] = [(decision.disposition, decision.reason), [(e.id, e.disposition, e.reason) for e in plan.entries],
+    out: list[Any] = [(decision.disposition, decision.reason),
+                      [(e.id, e.disposition, e.reason) for e in plan.entries],
                       report.verification.passed, pending]
     for rid in [r["id"] for r in rows] + ["later"]:
         try:
