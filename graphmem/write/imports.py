@@ -55,7 +55,11 @@ def iter_jsonl(path: Path, limits: InputLimits = DEFAULT_LIMITS, *, start: int =
                 return
             at += len(raw)
             number += 1
-            if len(raw.rstrip(b"\r\n")) > limits.line_bytes:
+            # a line cut at the bound (no line break, more follows) is longer than it, even
+            # if what was cut off is carriage returns
+            if len(raw.rstrip(b"\r\n")) > limits.line_bytes or (
+                    not raw.endswith(b"\n") and len(raw) == limits.line_bytes + 2
+                    and fh.read(1)):
                 raise ValidationError(f"{path.name}:{number}: the line is over "
                                       f"{limits.line_bytes} bytes (InputLimits.line_bytes)")
             try:

@@ -92,9 +92,13 @@ def _folder(home: Path) -> Path:
     """A new folder for a load's CSVs: in ``home`` (created), or in the system's temporary
     folder when ``home``'s path holds other characters than the tool's comma-separated file
     lists and file patterns allow."""
-    home.mkdir(parents=True, exist_ok=True)
     plain = re.fullmatch(r"[\w./-]+", str(home.absolute()), flags=re.ASCII) is not None
-    return Path(tempfile.mkdtemp(prefix=".initial-load-", dir=home if plain else None))
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+        return Path(tempfile.mkdtemp(prefix=".initial-load-", dir=home if plain else None))
+    except OSError as exc:
+        raise StoreError(f"cannot make a folder for the load in {home}: "
+                         f"{exc.strerror or exc}") from None
 
 
 def discard(files: LoadFiles) -> None:
@@ -241,8 +245,11 @@ def _part_process(conn: Connection, path: Path, span: _Span, folder: Path,
         shared = conn.recv()
         if shared is not None:
             conn.send(("nodes", part.write_nodes(shared)))
-    except Exception:  # a bug: the parent raises it as a StoreError
-        conn.send(("crash", traceback.format_exc()))
+    except KeyboardInterrupt:  # Ctrl-C reached the whole group: the parent cleans up
+        pass
+    except Exception:  # a bug, or the disk full: the parent raises it as a StoreError
+        with contextlib.suppress(OSError):  # unless it is gone (its pipe closed)
+            conn.send(("crash", traceback.format_exc()))
     finally:
         conn.close()
 
@@ -255,14 +262,24 @@ class _Parts:
         ctx = multiprocessing.get_context("spawn")  # no fork of a process holding threads
         self.conns: list[Connection] = []
         self.procs: list[Any] = []
-        for span in spans:
-            mine, theirs = ctx.Pipe()
-            proc = ctx.Process(target=_part_process, args=(theirs, path, span, folder, checks),
-                               daemon=True, name=f"graphmem-initial-load-{span.part}")
-            proc.start()
-            theirs.close()
-            self.conns.append(mine)
-            self.procs.append(proc)
+        try:
+            for span in spans:
+                mine, theirs = ctx.Pipe()
+                self.conns.append(mine)
+                try:
+                    proc = ctx.Process(target=_part_process, daemon=True,
+                                       args=(theirs, path, span, folder, checks),
+                                       name=f"graphmem-initial-load-{span.part}")
+                    proc.start()
+                finally:
+                    theirs.close()
+                self.procs.append(proc)
+        except BaseException as exc:  # those started stop (Ctrl-C, no file descriptor left)
+            self.close()
+            if isinstance(exc, OSError):
+                raise StoreError(f"cannot start a process to read the file: "
+                                 f"{exc.strerror or exc}") from None
+            raise
 
     def receive(self, conn: Connection, want: str) -> Any:
         try:
@@ -336,7 +353,8 @@ def prepare_initial(path: Path, home: Path, *, parts: int | None = None,
     Raises:
         ValidationError (``file:line`` in the message: the first bad line of the file) and
             its subclasses (DanglingReferenceError, LineageCycleError); the folder is removed.
-        StoreError: a process reading the file failed.
+        StoreError: a process reading the file could not start or failed, or the load's
+            folder or files could not be made (the folder is removed).
     """
     checks = EmptyStoreChecks(limits, max_content_bytes)
     if parts is None:
@@ -364,6 +382,9 @@ def prepare_initial(path: Path, home: Path, *, parts: int | None = None,
             running.close()
         return load_files(folder, summaries, nodes,
                           write_shared_tables(folder, summaries, shared, at=utc_now()))
-    except BaseException:
+    except BaseException as exc:
         shutil.rmtree(folder, ignore_errors=True)
+        if isinstance(exc, OSError):  # writing the CSVs: the disk full, the folder gone
+            raise StoreError(f"cannot write the load's files in {folder}: "
+                             f"{exc.strerror or exc}") from None
         raise

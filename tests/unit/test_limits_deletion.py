@@ -154,6 +154,18 @@ def test_import_lines_are_read_within_their_bound(tmp_path: Path) -> None:
     assert next(lines)[0] == 1
     with pytest.raises(ValidationError, match=r"in\.jsonl:2: the line is over 1024 bytes"):
         next(lines)
+    # over the bound whatever makes it long: carriage returns after the JSON, or a second
+    # record after them, are not a line of their own
+    for tail in (b"\r" * 1100, b"\r\r" + json.dumps({"id": "c"}).encode()):
+        path.write_bytes(fits.encode() + b"\n" + fits.encode() + tail + b"\n" + fits.encode())
+        lines = iter_jsonl(path, tight)
+        assert next(lines)[0] == 1
+        with pytest.raises(ValidationError, match=r"in\.jsonl:2: the line is over 1024"):
+            next(lines)
+    # a last line without its line break, as long as the bound allows
+    path.write_bytes(fits.encode() + b"\n" + json.dumps({"id": "d", "content": "y" * 998}
+                                                         ).encode() + b"\r\r")
+    assert [n for n, _ in iter_jsonl(path, tight)] == [1, 2]
 
 
 # -- through the client, the CLI and MCP, against Neo4j -------------------------------------

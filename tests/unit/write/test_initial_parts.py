@@ -5,7 +5,9 @@ hold, line numbers and stretches are exact, and a bad file is refused as one rea
 from __future__ import annotations
 
 import json
+import multiprocessing
 from itertools import pairwise
+from multiprocessing.context import SpawnProcess
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphmem.db.bulk_parts import write_load_files
-from graphmem.errors import GraphmemError
+from graphmem.errors import GraphmemError, StoreError
 from graphmem.fields import utc_now
 from graphmem.write.initial import _spans, discard, prepare_initial, read_initial
 from tests.support.initial_load import mixed_rows, read_table, write_jsonl
@@ -112,3 +114,27 @@ def test_a_bad_file_is_refused_as_one_read_refuses_it(tmp_path: Path) -> None:
         assert str(parted.value) == str(whole.value), name
         assert parted.value.record_ids == whole.value.record_ids, name
         assert list(home.iterdir()) == [], name
+
+
+@pytest.mark.parametrize("failure", [OSError(24, "Too many open files"), KeyboardInterrupt()])
+def test_a_part_that_cannot_start_stops_those_started(tmp_path: Path, failure: BaseException,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """No file descriptor left (a typed error) or Ctrl-C while the parts start: the parts
+    started already stop, nothing is left in the home."""
+    path = write_jsonl(tmp_path / "records.jsonl", mixed_rows(300))
+    started: list[SpawnProcess] = []
+    start = SpawnProcess.start
+
+    def third_fails(self: SpawnProcess) -> None:
+        if len(started) == 2:
+            raise failure
+        start(self)
+        started.append(self)
+
+    monkeypatch.setattr(SpawnProcess, "start", third_fails)
+    home = tmp_path / "home"
+    with pytest.raises(StoreError if isinstance(failure, OSError) else KeyboardInterrupt):
+        prepare_initial(path, home, parts=4)
+    assert len(started) == 2 and not any(p.is_alive() for p in started)
+    assert multiprocessing.active_children() == []
+    assert list(home.iterdir()) == []
