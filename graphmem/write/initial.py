@@ -285,12 +285,13 @@ class _Parts:
         try:
             what, value = conn.recv()
         except EOFError:
-            raise StoreError("a process reading the file ended without an answer") from None
+            raise StoreError("a process reading the file ended without an answer (a script "
+                             "that loads keeps its work under `if __name__ == \"__main__\":`)"
+                             ) from None
         if what == "error":
             raise value
-        if what == "crash":
+        if what == "crash" or what != want:
             raise StoreError(f"a process reading the file failed:\n{value}")
-        assert what == want
         return value
 
     def summaries(self) -> list[PartSummary]:
@@ -348,7 +349,9 @@ def prepare_initial(path: Path, home: Path, *, parts: int | None = None,
     each read a stretch of the file (default: one per CPU, each at least :data:`PART_BYTES`;
     one part is read in this process). The file-wide checks (duplicate ids, cycles,
     references) run here once the parts are read. Nothing is loaded: :func:`import_prepared`
-    does, then :func:`discard`.
+    does, then :func:`discard`. The parts' processes are spawned (they import the caller's
+    main module, as with any :mod:`multiprocessing` use): a script calling this keeps its
+    work under ``if __name__ == "__main__":``.
 
     Raises:
         ValidationError (``file:line`` in the message: the first bad line of the file) and
