@@ -37,7 +37,7 @@ from graphmem.limits import InputLimits
 from graphmem.models import MemoryRecord
 
 __all__ = ["ARRAY_DELIMITER", "EmptyStoreChecks", "LoadFiles", "census",
-           "finish_load", "run_import_tool"]
+           "finish_load", "row_cells", "run_import_tool"]
 
 #: Between the elements of a list cell: a control character, which no id holds
 #: (:func:`graphmem.fields.id_problem`) and JSON (a scope's pairs) escapes.
@@ -170,6 +170,15 @@ def _cell(value: Any) -> str:
             raise StoreError(f"a list element holds U+001F: {value!r}")
         return '"' + ARRAY_DELIMITER.join(value).replace('"', '""') + '"'
     return '"' + str(value).replace('"', '""') + '"'
+
+
+def row_cells(values: Sequence[Any]) -> str:
+    """A row of :func:`_cell` cells, joined: the common values (text, None, bools, ints) made
+    here without a call each (a load makes about 38 a record)."""
+    return ",".join([
+        '"' + v.replace('"', '""') + '"' if (t := type(v)) is str else "" if v is None
+        else ("true" if v else "false") if t is bool else str(v) if t is int else _cell(v)
+        for v in values])
 
 
 def run_import_tool(home: Path, files: LoadFiles, *, overwrite: bool, database: str = "neo4j",

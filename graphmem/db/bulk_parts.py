@@ -22,7 +22,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from graphmem.db.bulk_load import LoadFiles, _cell, _Table
+from graphmem.db.bulk_load import LoadFiles, _cell, _Table, row_cells
 from graphmem.db.codec import (
     TIME_PROPS,
     assertion_group,
@@ -116,6 +116,7 @@ class LoadPart:
                                    [":START_ID(Record)", f":END_ID({end})", *extra])
                       for name, end, extra in _EDGES}
         self.columns: list[str] = []
+        self._column_set: frozenset[str] = frozenset()
         self.types: dict[str, str] = {}
         self.rows: list[str] = []
         self.row_scopes = array("q")  # each row's scope, as its number in self.scopes
@@ -138,22 +139,17 @@ class LoadPart:
         merged = {**row["props"], **row["times"]}  # a time is in one of them, or None in both
         if not self.columns:
             self.columns = [*(k for k in merged if k not in TIME_PROPS), *TIME_PROPS]
+            self._column_set = frozenset(self.columns)
             self.types.update((k, "string[]") for k, v in merged.items() if isinstance(v, list))
-        try:
-            if len(merged) != len(self.columns):
-                raise KeyError
-            values = [merged[k] for k in self.columns]
-        except KeyError:
+        if merged.keys() != self._column_set:
             raise StoreError(f"record {record.id!r} has columns {sorted(merged)}, "
-                             f"the load's are {sorted(self.columns)}") from None
+                             f"the load's are {sorted(self.columns)}")
+        values = [merged[k] for k in self.columns]
         shape = tuple(map(type, values))
         if shape not in self._shapes:  # a few shapes in a file: each is checked once
             self._check_types(values)
             self._shapes.add(shape)
-        self.rows.append(",".join([  # _cell's cells, the common ones inline
-            '"' + v.replace('"', '""') + '"' if (t := type(v)) is str else "" if v is None
-            else ("true" if v else "false") if t is bool else str(v) if t is int else _cell(v)
-            for v in values]))
+        self.rows.append(row_cells(values))
         key = row["scope_key"]
         number = self._scope_numbers.get(key)
         if number is None:

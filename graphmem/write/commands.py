@@ -11,10 +11,10 @@ records are skipped, so re-running an import is safe). Exit codes (:mod:`graphme
 (:mod:`graphmem.write.initial`; docs/operations.md#initial-load). Only a store graphmem runs itself
 (``graphmem db start``'s home): with ``NEO4J_URI`` set the command refuses. The file is checked
 whole first, as without ``--initial`` (and written as the tool's CSVs, in a process per CPU);
-then, if the local server runs or its home holds a
-database, the store must be empty (nothing but what opening it made): the server is stopped for
-the load (its clients lose their connections; they had nothing to read) and started again after
-it, with the schema applied. A store holding data is refused and left as it was (exit 2).
+then, if the local server runs or its home holds a database, the store must be empty (nothing
+but what opening it made): the server is stopped for the load (its clients lose their
+connections; they had nothing to read) and started again after it, with the schema applied.
+A store holding data is refused and left as it was (exit 2).
 """
 
 from __future__ import annotations
