@@ -143,6 +143,7 @@ _gc_pause_lock = threading.Lock()
 _gc_pauses = 0  # how many paused_gc blocks are open, in any thread
 _gc_was_enabled = False
 _gc_young_collected = 0.0  # time.monotonic() of the last young collection during a pause
+_gc_depth = threading.local()  # how many blocks are open in this thread (``n``)
 YOUNG_COLLECTION_EVERY_S = 0.1
 """While blocks overlap without a break (a busy server), the young generations are still
 collected this often, so cycles made meanwhile are freed even if the pause never ends. Each
@@ -164,9 +165,12 @@ def paused_gc() -> Iterator[None]:
     when the last open block in any thread closes, and is left as it was found. While
     blocks in several threads keep overlapping, a block that closes collects the young
     generations (what was made during the pause) at most every
-    :data:`YOUNG_COLLECTION_EVERY_S` seconds.
+    :data:`YOUNG_COLLECTION_EVERY_S` seconds; a block nested in another of its own thread
+    never does (everything made meanwhile is still in use by the outer one, and the
+    collection would walk all of it: 3 s in a 10^6-descendant deletion plan).
     """
     global _gc_pauses, _gc_was_enabled, _gc_young_collected
+    _gc_depth.n = getattr(_gc_depth, "n", 0) + 1
     with _gc_pause_lock:
         if _gc_pauses == 0:
             _gc_was_enabled = gc.isenabled()
@@ -176,12 +180,13 @@ def paused_gc() -> Iterator[None]:
     try:
         yield
     finally:
+        _gc_depth.n -= 1
         with _gc_pause_lock:
             _gc_pauses -= 1
             if _gc_pauses == 0:
                 if _gc_was_enabled:
                     gc.enable()
-            elif (_gc_was_enabled
+            elif (_gc_was_enabled and _gc_depth.n == 0
                   and time.monotonic() - _gc_young_collected > YOUNG_COLLECTION_EVERY_S):
                 _gc_young_collected = time.monotonic()
                 gc.collect(1)

@@ -80,11 +80,14 @@ class Walk:
         citations: (cited id, citing id, citing kind, citing record erased) for every
             EVIDENCED_BY edge into a root or a descendant.
         selections: (record id, retrieval id) for every SELECTED edge into one of them.
+        erased_parents: the parents outside the walk (neither a root nor a descendant) that
+            an earlier request erased.
     """
 
     rows: list[WalkRow]
     citations: list[tuple[str, str, str, bool]]
     selections: list[tuple[str, str]]
+    erased_parents: frozenset[str] = frozenset()
 
 
 _TEXT_KEYS = ("content", "asserted_value", "provenance_json", "metadata_json", "asserts",
@@ -105,6 +108,10 @@ def walk(store: Neo4jStore | WalkSource, roots: Sequence[str], terms: Sequence[s
     """Every DERIVED_FROM descendant of ``roots`` from one pruning-BFS Cypher walk, with the
     citations and retrieval selections of the walked records.
 
+    A descendant's parents are its DERIVED_FROM parents: the walk reads its ``derived_from``
+    (see ``cypher/deletion/walk.cypher``), and a parent id there that names no stored record
+    (none is written so, but a store may have lost one) is left out, as its edge would be.
+
     Args:
         store: the store (or what runs its walk: :class:`~graphmem.db.ops.deletion.
             DeletionOps`). roots: record ids (unknown ids are ignored).
@@ -117,8 +124,14 @@ def walk(store: Neo4jStore | WalkSource, roots: Sequence[str], terms: Sequence[s
         row = ops.walk(roots, pattern)
         found = {rid: held for rid, texts in zip(row.term_ids, row.term_texts, strict=True)
                  if (held := _held(matcher, texts))}
+        walked = set(row.ids)
+        outside = {p for parents in row.parents for p in parents if p not in walked}
+        stored, gone = ops.outside_parents(sorted(outside)) if outside else (set(), set())
+        lost = outside - stored
         rows = [
-            WalkRow(id=rid, kind=kind, erased=erased, depth=depth, parents=sorted(parents),
+            WalkRow(id=rid, kind=kind, erased=erased, depth=depth,
+                    parents=sorted(p for p in parents if p not in lost) if lost else
+                    sorted(parents),
                     terms=found.get(rid, []))
             for rid, kind, erased, depth, parents in zip(
                 row.ids, row.kinds, row.erased, row.depths, row.parents, strict=True)
@@ -132,22 +145,14 @@ def walk(store: Neo4jStore | WalkSource, roots: Sequence[str], terms: Sequence[s
                 selections.append((cited, citer))
             else:
                 citations.append((cited, citer, kind, erased))
-        return Walk(rows=rows, citations=citations, selections=selections)
+        return Walk(rows=rows, citations=citations, selections=selections,
+                    erased_parents=frozenset(gone.difference(roots)))
 
 
 def walk_descendants(store: Neo4jStore, roots: Sequence[str], terms: Sequence[str] = ()
                      ) -> list[WalkRow]:
     """The descendant rows of :func:`walk` (see :class:`Walk`)."""
     return walk(store, roots, terms).rows
-
-
-def _erased_parents(ops: DeletionOps, roots: set[str], walk: Mapping[str, WalkRow]
-                    ) -> set[str]:
-    """Parents outside the walk that an earlier request erased (nothing of them survives)."""
-    outside = {p for row in walk.values() for p in row["parents"]} - roots - set(walk)
-    if not outside:
-        return set()
-    return ops.erased_among(sorted(outside))
 
 
 def _lineage_dispositions(
@@ -203,6 +208,7 @@ def _lineage_dispositions(
     return deleted, cyclic
 
 
+@paused_gc()  # 10^6 entries, none cyclic: no collection passes over them as they are made
 def plan_deletion(
     store: Neo4jStore,
     *,
@@ -304,7 +310,7 @@ def plan_deletion(
 
     walked = walk(ops, sorted(record_roots), terms)
     descendants = {row["id"]: row for row in walked.rows}
-    erased_parents = _erased_parents(ops, record_roots, descendants)
+    erased_parents = set(walked.erased_parents)
     deleted, cyclic = _lineage_dispositions(record_roots, descendants, erased_parents)
     affected = record_roots | set(descendants)
     for rid, row in descendants.items():

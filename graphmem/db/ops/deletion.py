@@ -160,6 +160,11 @@ class WalkSource(Protocol):
         walk`)."""
         ...
 
+    def outside_parents(self, ids: Sequence[str]) -> tuple[set[str], set[str]]:
+        """(those of ``ids`` that name a stored record, those of them an earlier request
+        erased): see :meth:`DeletionOps.outside_parents`."""
+        ...
+
 
 class ReachSource(Protocol):
     """Who logged retrievals were made for (:class:`DeletionOps`, or a stand-in)."""
@@ -212,9 +217,11 @@ class DeletionOps:
         row = self.store.read_values("deletion/walk", roots=list(roots), pattern=pattern)[0]
         return WalkColumns(**{k: row[k] or [] for k in WalkColumns._fields})
 
-    def erased_among(self, ids: Sequence[str]) -> set[str]:
-        """The records among ``ids`` that an earlier request erased."""
-        return set(self.store.read("deletion/erased_among", ids=list(ids))[0]["erased"])
+    def outside_parents(self, ids: Sequence[str]) -> tuple[set[str], set[str]]:
+        """Of ``ids`` (the walk's parents outside it): (those that name a stored record,
+        those of them that an earlier request erased)."""
+        row = self.store.read("deletion/outside_parents", ids=list(ids))[0]
+        return set(row["stored"]), set(row["erased"])
 
     def term_scan(self, tenants: Sequence[str], pattern: str | None,
                   reach: dict[str, Any] | None) -> list[TermScanRow]:

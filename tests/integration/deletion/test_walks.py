@@ -392,6 +392,41 @@ def test_a_surviving_parent_inside_the_lattice(memory: Memory) -> None:
     assert {got[rid] for rid in below} == {Disposition.RECOMPUTE}
 
 
+def test_parents_are_the_stored_lineage_edges(memory: Memory) -> None:
+    """The walk reads a descendant's parents from its ``derived_from`` (a tombstone's from its
+    edges): they are its DERIVED_FROM edges' ends, after writes, an erasure and a recompute,
+    and an id there that names no stored record any more is no parent."""
+    memory.put_many([_record("a"), _record("b"), _record("lost"), _record("s"),
+                     _record("c", parents=("a", "b")), _record("d", parents=("c", "s")),
+                     _record("e", parents=("d", "lost")), _record("f", parents=("b",)),
+                     _record("g", parents=("b", "s")), _record("h", parents=("c", "lost"))])
+    memory.apply_deletion(memory.plan_deletion(roots=["b"], requested_by="p", reason="r"))
+    memory.recompute("c", "c again", by="p", reason="r", derived_from=["a"])
+    store = store_of(memory)
+
+    def cypher_rows(statement: str) -> list[dict[str, Any]]:
+        records, _, _ = store.driver.execute_query(statement, database_=store.database)
+        return [record.data() for record in records]
+
+    cypher_rows("MATCH (r:Record {id: 'lost'}) DETACH DELETE r")  # a record the store lost
+    edges = {row["id"]: sorted(row["parents"]) for row in cypher_rows(
+        "MATCH (d:Record) RETURN d.id AS id, [(d)-[:DERIVED_FROM]->(p:Record) | p.id] AS parents")}
+    plan = memory.plan_deletion(roots=["a"], requested_by="p", reason="r")
+    lineage = {e.id: e for e in plan.entries if e.via == "lineage"}
+    assert set(lineage) == {"c", "d", "e", "h"}
+    assert {rid: list(e.parents) for rid, e in lineage.items()} == {
+        rid: edges[rid] for rid in lineage}
+    assert lineage["e"].parents == ("d",) and lineage["h"].parents == ("c",)  # not "lost"
+    assert lineage["h"].disposition is Disposition.DELETE  # its one parent goes
+    assert lineage["d"].disposition is lineage["e"].disposition is Disposition.RECOMPUTE
+    from_s = memory.plan_deletion(roots=["s"], requested_by="p", reason="r")
+    entries = {e.id: e for e in from_s.entries if e.via == "lineage"}
+    assert entries["g"].parents == ("b", "s") and entries["g"].erased_parents == ("b",)
+    assert entries["g"].disposition is Disposition.DELETE  # b was erased, s goes now
+    assert {rid: list(e.parents) for rid, e in entries.items()} == {
+        rid: edges[rid] for rid in entries}
+
+
 # -- crash between batches ------------------------------------------------------------------
 
 

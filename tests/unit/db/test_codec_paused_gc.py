@@ -94,6 +94,31 @@ def test_overlapping_blocks_still_collect_young_cycles(monkeypatch: pytest.Monke
     assert gc.isenabled()
 
 
+def test_a_nested_block_does_not_collect(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A block nested in an outer one of its own thread leaves the young generations to the
+    outer block: what was made meanwhile is the outer block's work in progress."""
+    import weakref
+
+    from graphmem.db import codec
+
+    class Node:
+        def __init__(self) -> None:
+            self.me = self
+
+    monkeypatch.setattr(codec, "YOUNG_COLLECTION_EVERY_S", 0.0)
+    collected: list[int] = []
+    monkeypatch.setattr(codec.gc, "collect", lambda generation=2: collected.append(generation))
+    with paused_gc():
+        cycle = Node()
+        ref = weakref.ref(cycle)
+        del cycle
+        with paused_gc():
+            pass
+        assert ref() is not None and not collected
+        assert not gc.isenabled()
+    assert gc.isenabled()
+
+
 def test_paused_gc_restores_the_collector_state() -> None:
     import gc
 
