@@ -177,19 +177,25 @@ class DeletionPlan(BaseModel):
     @model_validator(mode="after")
     def _consistent(self) -> DeletionPlan:
         terms = len(self.term_checks)
-        for e in self.entries:
+        ids: set[str] = set()
+        deleted: set[str] = set()
+        checked: list[PlanEntry] = []  # lineage DELETE entries whose parents must be gone
+        delete = Disposition.DELETE
+        for e in self.entries:  # one pass: a plan may hold 10^6 entries
+            ids.add(e.id)
             if e.terms and max(e.terms) >= terms:
                 raise ValueError(f"{e.id!r} names a term the plan does not have")
-        ids = {e.id for e in self.entries}
+            if e.disposition is delete:
+                deleted.add(e.id)
+                if e.via == "lineage" and not e.already_erased:
+                    checked.append(e)
         if len(ids) != len(self.entries):
             raise ValueError("a plan names the same id twice")
-        deleted = {e.id for e in self.entries if e.disposition is Disposition.DELETE}
         for root in self.roots:
             if root not in deleted:
                 raise ValueError(f"root {root!r} is not planned as DELETE")
-        for e in self.entries:
-            if e.via == "lineage" and e.disposition is Disposition.DELETE and not (
-                e.already_erased) and not deleted.issuperset(e.parents) and not all(
+        for e in checked:
+            if not deleted.issuperset(e.parents) and not all(
                     p in deleted or p in e.erased_parents for p in e.parents):
                 raise ValueError(f"{e.id!r} is DELETE although a parent survives")
         return self
