@@ -107,7 +107,7 @@ def test_a_nested_block_does_not_collect(monkeypatch: pytest.MonkeyPatch) -> Non
 
     monkeypatch.setattr(codec, "YOUNG_COLLECTION_EVERY_S", 0.0)
     collected: list[int] = []
-    monkeypatch.setattr(codec.gc, "collect", lambda generation=2: collected.append(generation))
+    monkeypatch.setattr(gc, "collect", lambda generation=2: collected.append(generation))
     with paused_gc():
         cycle = Node()
         ref = weakref.ref(cycle)
