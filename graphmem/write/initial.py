@@ -107,8 +107,8 @@ def discard(files: LoadFiles) -> None:
 
 
 def load_initial(records: list[MemoryRecord], home: Path, *, overwrite: bool = False,
-                 heap: str = "1g", off_heap: str = "1g", lib_dir: Path | None = None
-                 ) -> InitialLoad:
+                 heap: str | None = None, off_heap: str | None = None,
+                 lib_dir: Path | None = None) -> InitialLoad:
     """Load ``records`` (from :func:`read_initial`) into ``home``'s database, whose server is
     stopped, with Neo4j's import tool, as one part (:func:`prepare_initial` reads a file in
     parts, in processes of their own); the CSVs go to a folder in ``home`` (in the system's
@@ -118,8 +118,9 @@ def load_initial(records: list[MemoryRecord], home: Path, *, overwrite: bool = F
         records: checked records, in file order. home: the Neo4j home (the launcher's).
         overwrite: replace the files of an existing database, which the caller has found
             empty (:func:`check_empty`); without it a home holding a database is refused.
-        heap, off_heap: the tool's JVM heap and off-heap memory (``"1g"``). lib_dir: the
-            Neo4j jars (default: the launcher's).
+        heap, off_heap: the tool's JVM heap and off-heap memory (``"3g"``; default: sized
+            to the machine, :func:`graphmem.db.bulk_load.tool_memory`). lib_dir: the Neo4j
+            jars (default: the launcher's).
 
     Raises:
         StoreNotEmptyError: ``home`` holds a database and ``overwrite`` is False (nothing is
@@ -145,8 +146,8 @@ def _refuse_loaded(home: Path, overwrite: bool) -> None:
 
 
 def import_prepared(files: LoadFiles, home: Path, *, overwrite: bool = False,
-                    heap: str = "1g", off_heap: str = "1g", lib_dir: Path | None = None,
-                    csv_s: float = 0.0) -> InitialLoad:
+                    heap: str | None = None, off_heap: str | None = None,
+                    lib_dir: Path | None = None, csv_s: float = 0.0) -> InitialLoad:
     """Run Neo4j's import tool on the CSVs of :func:`prepare_initial` (or of
     :func:`load_initial`) into ``home``'s database, whose server is stopped; the files stay
     (:func:`discard` removes them). ``csv_s``: the seconds their writing took, for the

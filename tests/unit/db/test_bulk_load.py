@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from graphmem.db.bulk_load import ARRAY_DELIMITER, _cell
+from graphmem.db.bulk_load import ARRAY_DELIMITER, _cell, tool_memory
 from graphmem.db.bulk_parts import write_load_files
 from graphmem.db.codec import TIME_PROPS, coerce_record, record_fingerprint, record_row
+from graphmem.db.launcher import heap_flags
 from graphmem.db.migrations import MIGRATIONS
 from graphmem.errors import StoreError
 from graphmem.models import MemoryRecord
@@ -91,3 +92,11 @@ def test_scopes_versions_stamps_and_threads_as_the_online_path(tmp_path: Path) -
         assert (threaded[a].position or 0) < (threaded[b].position or 0)
     names = {m["name"] for m in read_table(tmp_path, "migrations")}
     assert names == {name for name, _, _ in MIGRATIONS}
+
+
+def test_the_import_tool_gets_an_eighth_of_the_machine_between_1_and_4_gib() -> None:
+    gib = 1 << 30
+    assert tool_memory(23 * gib) == f"{23 * 1024 // 8}m"
+    assert tool_memory(2 * gib) == "1024m" and tool_memory(0) == "1024m"
+    assert tool_memory(256 * gib) == "4096m"
+    assert heap_flags(tool_memory())[-1].startswith("-Xmx")  # a size the JVM takes
