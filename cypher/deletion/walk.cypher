@@ -9,9 +9,10 @@
 // row per descendant:
 // - per descendant: id, kind, erased flag, minimum depth below a root, parent ids: its
 //   `derived_from`, which every write keeps equal to its DERIVED_FROM edges to stored records
-//   (reading the parents' own ids instead cost 40% of the walk at 10^6), or for a tombstone,
-//   which keeps its edges but not the property, the edges' ends (a parent id that names no
-//   stored record is dropped by the caller: graphmem.deletion.plan.walk);
+//   (reading the parents' own ids instead was the walk's largest part: docs/performance.md),
+//   or for a tombstone, which keeps its edges but not the property, the edges' ends (a
+//   parent id that names no stored record is dropped by the caller:
+//   graphmem.deletion.plan.walk);
 // - the descendants that may hold a term in content, asserted value, provenance, metadata,
 //   asserted key or thread, with those texts (the client's matcher decides; only with
 //   $pattern);

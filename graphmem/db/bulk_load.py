@@ -184,8 +184,8 @@ def row_cells(values: Sequence[Any]) -> str:
 def tool_memory(physical: int | None = None) -> str:
     """The import tool's heap, and its off-heap memory, on a machine with ``physical`` bytes
     of memory (default: this one's; 1 GiB when it cannot be read): an eighth of it, between 1
-    and 4 GiB, in MiB (``"2944m"`` on 23 GiB). The tool ran about 10% faster with 3 GiB
-    than with 1 GiB on 10^6 records (docs/performance.md)."""
+    and 4 GiB, in MiB (``"2944m"`` on 23 GiB): the import tool is faster with more
+    (docs/performance.md)."""
     if physical is None:
         try:
             physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")

@@ -167,7 +167,7 @@ def paused_gc() -> Iterator[None]:
     generations (what was made during the pause) at most every
     :data:`YOUNG_COLLECTION_EVERY_S` seconds; a block nested in another of its own thread
     never does (everything made meanwhile is still in use by the outer one, and the
-    collection would walk all of it: 0.3 s in a 10^5-descendant deletion plan).
+    collection would walk all of it, as long as a deletion plan's own work).
     """
     global _gc_pauses, _gc_was_enabled, _gc_young_collected
     _gc_depth.n = getattr(_gc_depth, "n", 0) + 1
