@@ -222,11 +222,12 @@ def run_import_tool(home: Path, files: LoadFiles, *, overwrite: bool, database: 
     if multi:
         options += ["--multiline-fields-format=v2",
                     "--multiline-fields=" + ",".join(str(p) for p in multi)]
-    cmd = [java_executable(), *heap_flags(heap or tool_memory()), *JVM_FLAGS, "-cp",
+    sized = tool_memory()
+    cmd = [java_executable(), *heap_flags(heap or sized), *JVM_FLAGS, "-cp",
            str(lib_dir / "*"), ADMIN_TOOL,
            "database", "import", "full", *options, "--array-delimiter=U+001F",
            "--bad-tolerance=0", f"--overwrite-destination={str(overwrite).lower()}",
-           f"--max-off-heap-memory={off_heap or tool_memory()}",
+           f"--max-off-heap-memory={off_heap or sized}",
            f"--report-file={files.folder / 'import.report'}", database]
     env = {**os.environ, "NEO4J_HOME": str(home), "NEO4J_CONF": str(home / "conf")}
     log = home / "logs" / "import.log"
