@@ -11,6 +11,13 @@ threads) and this process's CPU seconds:
 * ``report``: the report rebuilt and verified again (:func:`graphmem.deletion.verify_deletion`),
   the share of the apply that reads it back.
 
+Each phase's server CPU is also split by the JVM's threads (``*_threads_cpu_s``): ``worker``
+(the Bolt workers running the statements), ``jit`` (the C1 and C2 compilers), ``gc`` (the
+collector's threads) and ``other`` (threads are told apart by the first 15 characters of their
+names, all Linux keeps). On a fresh server the first apply also pays the compilation
+of the erasure's code paths; ``--warm N`` applies a plan of ``N`` other descendants first, on
+the same server, so the measured apply runs on a warm JVM (both are reported).
+
 The machine is shared, so wall times swing with its load: compare checkouts by running them at
 the same time, each on its own server, and quote CPU seconds and same-run ratios::
 
@@ -25,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -47,13 +55,39 @@ def server_cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+_THREAD_GROUPS = (("worker", re.compile(r"neo4j\.BoltWork")),
+                  ("jit", re.compile(r"C[12] CompilerThre")),
+                  ("gc", re.compile(r"GC Thread|G1 ")))
+
+
+def threads_cpu_s(pid: int) -> dict[str, float]:
+    """CPU seconds of process ``pid``'s live threads so far, by group (``worker``, ``jit``,
+    ``gc``, ``other``: see the module docstring), from ``/proc/<pid>/task``."""
+    out: dict[str, float] = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            name = (task / "comm").read_text(encoding="utf-8").strip()
+            fields = (task / "stat").read_text(encoding="ascii").rsplit(")", 1)[1].split()
+        except OSError:  # the thread ended meanwhile
+            continue
+        group = next((g for g, pattern in _THREAD_GROUPS if pattern.match(name)), "other")
+        ticks = int(fields[11]) + int(fields[12])
+        out[group] = out.get(group, 0.0) + ticks / os.sysconf("SC_CLK_TCK")
+    return out
+
+
 def timed(pid: int, out: dict[str, Any], name: str, work: Callable[[], T]) -> T:
-    """Run ``work``; put its wall, server CPU and client CPU seconds in ``out`` under ``name``."""
+    """Run ``work``; put its wall, server CPU (in all and by thread group) and client CPU
+    seconds in ``out`` under ``name``."""
+    threads = threads_cpu_s(pid)
     wall, cpu, mine = time.perf_counter(), server_cpu_s(pid), time.process_time()
     result = work()
     out[f"{name}_s"] = time.perf_counter() - wall
     out[f"{name}_server_cpu_s"] = server_cpu_s(pid) - cpu
     out[f"{name}_client_cpu_s"] = time.process_time() - mine
+    after = threads_cpu_s(pid)
+    out[f"{name}_threads_cpu_s"] = {g: round(after.get(g, 0.0) - threads.get(g, 0.0), 2)
+                                    for g in ("worker", "jit", "gc", "other")}
     return result
 
 
@@ -64,16 +98,25 @@ def main() -> None:
     parser.add_argument("--tag", default="", help="name of the checkout measured")
     parser.add_argument("--heap", default="2g")
     parser.add_argument("--pagecache-mb", type=int, default=1024)
+    parser.add_argument("--warm", type=int, default=0,
+                        help="first apply a plan of this many other descendants (0: none)")
     args = parser.parse_args()
 
     out: dict[str, Any] = {"benchmark": "deletion_apply", "size": args.size, "batch": args.batch,
-                           "tag": args.tag, "graphmem": str(Path(graphmem.__file__).parent),
+                           "warm": args.warm, "tag": args.tag,
+                           "graphmem": str(Path(graphmem.__file__).parent),
                            "load_before": os.getloadavg()}
     root = f"s{args.size}-root"
     with EphemeralServer(heap=args.heap, pagecache_mb=args.pagecache_mb, timeout_s=900) as server, \
             Memory.connect(server.settings, start_if_needed=False) as memory:
         store = store_of(memory)
         out["load_s"] = load(memory, layered(args.size))
+        if args.warm:  # a warm JVM: the erasure's code compiled by an apply on other records
+            load(memory, layered(args.warm))
+            first = plan_deletion(store, roots=[f"s{args.warm}-root"], requested_by="bench",
+                                  reason="warm-up")
+            timed(server.pid, out, "warm_apply", lambda: apply_deletion(
+                store, first, batch_size=args.batch, check_stale=False))
         walk_descendants(store, [root])  # warm-up: plan caching, page cache
         plan = timed(server.pid, out, "plan", lambda: plan_deletion(
             store, roots=[root], requested_by="bench", reason="benchmark"))
