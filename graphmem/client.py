@@ -263,16 +263,18 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
     def explain(self, record_id: str, *, principal: Principal | None = None,
                 scope: dict[str, str], now: datetime | None = None) -> Explanation:
         """Why a record is or is not retrievable for this caller now (docs/spec/status.md). A
-        record out of the principal's reach explains as UNAUTHORIZED, as another tenant's
-        does (no successor, no content).
+        record or discarded proposal out of the principal's reach explains as UNAUTHORIZED,
+        as another tenant's does (no successor, no content), and so does, to a bound client,
+        an id that names nothing (docs/spec/eligibility.md#confinement).
 
         Raises:
-            RecordNotFoundError, AuthorizationError. ValidationError: an id too long to be
-            one (:meth:`graphmem.limits.InputLimits.check_lookup`).
+            RecordNotFoundError (not to a bound client), AuthorizationError.
+            ValidationError: an id too long to be one
+            (:meth:`graphmem.limits.InputLimits.check_lookup`).
         """
         self._store.limits.check_lookup("this record id", [record_id])
         return self._store.explain(record_id, self.access.reader(principal), scope,
-                                  self._now(now))
+                                  self._now(now), bound=self.access.bound)
 
     def history(self, record_id: str) -> list[dict[str, Any]]:
         """The declared transitions and write decisions of a record, oldest first.

@@ -17,6 +17,8 @@
 // milliseconds (the write policy's clock_skew). Not by w.now alone: a twin that a concurrent writer
 // committed first, stamped by a clock a little ahead, or a little later than this write's stamp
 // while this write waited for the slot, is the same memory, and found.
+// w.max_rank: the proposal's sensitivity rank; a record above it is not its twin
+// (docs/spec/write-path.md#duplicates: the check never reveals a record above the writer's view).
 // Gives `locked`, `existing` ({id, fingerprint, erased, tokens: of its write decisions})
 // and `duplicates` (ids). The duplicates are found by a seek of the dedup key's index,
 // whatever the planner estimates: in a new database, after an import (the index's
@@ -46,6 +48,7 @@ CALL (w) {
   MATCH (s:Scope {key: scope_key})<-[:IN_SCOPE]-(r:Record {dedup_key: dedup_key})
   USING INDEX SEEK r:Record(dedup_key)
   WHERE NOT r.quarantined AND NOT r.pending_recompute AND NOT r.erased AND NOT r.retracted
+    AND r.sensitivity_rank <= w.max_rank
     AND r.created_at <= horizon
     AND (r.valid_from IS NULL OR r.valid_from <= horizon)
     AND (r.expires_at IS NULL OR now < r.expires_at)

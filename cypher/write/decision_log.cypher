@@ -1,11 +1,13 @@
 // Keep every write decision and its reason (docs/spec/write-path.md), also for discarded proposals.
 // The tenant lets a deletion request find decisions that have no record to hang off
-// (docs/spec/deletion.md).
+// (docs/spec/deletion.md); the proposal's scope pairs and sensitivity rank let `explain` answer
+// for a discarded proposal only to a caller who would reach it as a record
+// (docs/spec/eligibility.md#confinement).
 // A statement of the agent loop: planned once, kept (graphmem.db.catalogue, "Plans").
 CYPHER replan=skip
 CREATE (w:WriteDecision {
   record_id: $record_id, tenant: $tenant, disposition: $disposition, reason: $reason,
-  at: $at, by: $by
+  at: $at, by: $by, pairs: $pairs, sensitivity_rank: $sensitivity_rank
 })
 WITH w
 OPTIONAL MATCH (r:Record {id: $record_id})

@@ -42,7 +42,7 @@ from graphmem.limits import DEFAULT_LIMITS, InputLimits
 from graphmem.models import Explanation, MemoryRecord, Principal, Sensitivity, Status
 
 __all__ = ["Candidate", "CandidateIds", "CandidateList", "CandidateRecords", "Eligibility",
-           "RecordsEdit", "with_conflicts"]
+           "RecordsEdit", "caller_explanation", "with_conflicts"]
 
 
 #: How long a delta read that missed a change waits before it reads again, in seconds, each
@@ -305,7 +305,7 @@ class Eligibility(StoreBase):
         status = Status(row["status"])
         if not principal.reaches(row["tenant"], Sensitivity.from_rank(row["rank"]),
                                  decode_pairs(row["pairs"])):
-            status = Status.UNAUTHORIZED  # out of reach: as another tenant's record
+            return caller_explanation(record_id, Status.UNAUTHORIZED, principal)
         successors = tuple(sorted(row["successors"])) if status is Status.SUPERSEDED else ()
         detail = (_not_yet_detail(row["not_yet"]) if status is Status.NOT_YET_VALID
                   else _detail(status, successors, principal.clearance))
@@ -399,6 +399,15 @@ def _not_yet_detail(reasons: list[str]) -> str:
     parts = {"created": "created after now: the memory did not exist yet at that time",
              "valid_from": "its valid_from is still in the future"}
     return "; ".join(parts[r] for r in reasons)
+
+
+def caller_explanation(record_id: str, status: Status, principal: Principal) -> Explanation:
+    """The answer ``explain`` gives for a status that depends on the caller alone
+    (UNAUTHORIZED: out of ``principal``'s reach; OUT_OF_SCOPE), the same for a record, a
+    discarded proposal or, out of reach to a bound caller, no such id
+    (docs/spec/eligibility.md#confinement): no successor, nothing of whose it is."""
+    return Explanation(record_id=record_id, status=status,
+                       detail=_detail(status, (), principal.clearance))
 
 
 def _detail(status: Status, successors: tuple[str, ...], clearance: Sensitivity) -> str:

@@ -34,6 +34,7 @@ from graphmem.db.codec import (
     record_fingerprint,
     record_row,
     scope_key,
+    scope_pairs,
 )
 from graphmem.db.group_commit import write_new
 from graphmem.db.records import batch_refs
@@ -209,7 +210,8 @@ class Neo4jWrites:
         params: dict[str, Any] = {
             "slots": slots, "ids": sorted({record.id} | batch_refs([record])),
             "scope_key": scope_key(record.scope), "dedup_key": dedup, "now": at,
-            "skew_ms": skew_ms, "evidence_ids": list(record.evidence_ids),
+            "skew_ms": skew_ms, "max_rank": record.sensitivity.rank,
+            "evidence_ids": list(record.evidence_ids),
         }
 
         def check(tx: ManagedTransaction) -> None:
@@ -270,7 +272,8 @@ class Neo4jWrites:
         def _log(tx: ManagedTransaction, decision: D) -> D:
             store.run(tx, "write/decision_log", record_id=record.id, tenant=record.tenant,
                       disposition=str(decision.disposition), reason=decision.reason,
-                      at=at, by=by)
+                      at=at, by=by, pairs=scope_pairs(record.scope),
+                      sensitivity_rank=record.sensitivity.rank)
             return decision
 
         def _store(tx: ManagedTransaction, decision: D) -> None:

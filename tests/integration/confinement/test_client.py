@@ -25,6 +25,7 @@ from graphmem import (
     Principal,
     RecordNotFoundError,
     Status,
+    WriteDisposition,
 )
 from graphmem.client import store_of
 from tests.support.confinement import ANSWERS, CALLS, Victim, _proposal
@@ -118,6 +119,56 @@ def test_a_confined_client_answers_as_for_another_tenant(
         assert answer.model_copy(update={"record_id": "x"}) == foreign.model_copy(
             update={"record_id": "x"}), (name, kind)
         assert _snapshot(memory, victim) == before
+
+
+def test_explain_answers_alike_for_unknown_ids_and_discarded_proposals_out_of_reach(
+        memory: Memory, world: dict[str, Victim]) -> None:
+    """A bound client's explain of an id that names nothing, or another user's discarded
+    proposal, or one above its clearance, is the answer for another tenant's record; the
+    proposal's own user (and clearance) still learns it was discarded and why."""
+    memory.put(_rec("rec-globex", {}) | {"scope": {"tenant": "globex"}})
+    for rid, twin, scope, sens in (("prop-u99", "rec-u99", {"user": "u-99"}, "normal"),
+                                   ("prop-conf", "rec-conf", {"user": "u-17"}, "confidential")):
+        decision = memory.write(_rec(rid, scope, sensitivity=sens)
+                                | {"content": f"{SECRET_TEXT} of {twin}"}, now=T0)
+        assert decision.disposition is WriteDisposition.DISCARD and twin in decision.reason
+    query = {"tenant": "acme"}
+    for principal in (U17, U17_CONF):
+        bound = memory.confined(principal)
+        foreign = bound.explain("rec-globex", scope=query, now=T0)
+        assert foreign.status is Status.UNAUTHORIZED
+        hidden = ["no-such-id", "prop-u99"] + (["prop-conf"] if principal is U17 else [])
+        for rid in hidden:
+            answer = bound.explain(rid, scope=query, now=T0)
+            assert answer.record_id == rid
+            assert answer.model_copy(update={"record_id": "x"}) == foreign.model_copy(
+                update={"record_id": "x"}), (principal, rid)
+    own = memory.confined(U17_CONF).explain("prop-conf", scope=query, now=T0)
+    assert own.status is Status.DISCARDED and "rec-conf" in own.detail
+    theirs = memory.confined(U99).explain("prop-u99", scope=query, now=T0)
+    assert theirs.status is Status.DISCARDED and "rec-u99" in theirs.detail
+    with pytest.raises(RecordNotFoundError):  # the operator's client learns it names nothing
+        memory.explain("no-such-id", principal=U17, scope=query, now=T0)
+    assert memory.explain("prop-u99", principal=U17, scope=query,
+                          now=T0).status is Status.UNAUTHORIZED
+
+
+def test_the_duplicate_check_sees_no_record_above_the_proposal(
+        memory: Memory, world: dict[str, Victim]) -> None:
+    """A writer of clearance normal who guesses a confidential record's content in its own
+    scope is not told (docs/spec/write-path.md#duplicates): its record is stored, at its own
+    sensitivity; a confidential twin still duplicates it."""
+    guess = {"content": f"{SECRET_TEXT} of rec-conf"}
+    twin = memory.confined(U17_CONF).write(
+        _rec("twin", {"user": "u-17"}, sensitivity="confidential") | guess, now=T0)
+    assert twin.disposition is WriteDisposition.DISCARD and twin.duplicate_of == "rec-conf"
+    bound = memory.confined(U17)
+    stored = bound.write(_rec("guess", {"user": "u-17"}) | guess, now=T0)
+    assert stored.disposition is WriteDisposition.PERSIST, stored.reason
+    assert "rec-conf" not in stored.reason
+    assert memory.get("guess").sensitivity.value == "normal"
+    again = bound.write(_rec("guess-2", {"user": "u-17"}) | guess, now=T0)
+    assert again.disposition is WriteDisposition.DISCARD and again.duplicate_of == "guess"
 
 
 def test_an_unknown_id_and_an_id_out_of_reach_look_alike(
