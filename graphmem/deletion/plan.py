@@ -362,7 +362,9 @@ def plan_deletion(
     salt = secrets.token_hex(16) if terms else ""
     plan = DeletionPlan(
         request_id=request_id or f"del-{uuid.uuid4().hex}",
-        requested_by=requested_by, reason=reason, subject=subject_scope,
+        # the plan's own text holds no term either (docs/deletion-terms.md)
+        requested_by=matcher.redact(requested_by) if terms else requested_by,
+        reason=matcher.redact(reason) if terms else reason, subject=subject_scope,
         roots=tuple(e.id for e in ordered if e.via == "root"), missing_roots=tuple(missing),
         term_salt=salt, term_checks=tuple(term_check(t, salt) for t in terms),
         tenants=tuple(tenants), planned_at=store.clock(), entries=tuple(ordered),

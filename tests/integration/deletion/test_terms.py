@@ -151,10 +151,14 @@ def test_an_as_of_read_after_the_erasure_does_not_break_it(memory: Memory) -> No
 def test_plan_json_holds_no_term_and_apply_takes_them_again(memory: Memory) -> None:
     _load(memory)
     plan = memory.plan_deletion(subject=U17, redact_terms=["Jane Roe", "Jürgen Weiß"],
-                                requested_by="dpo", reason="r")
+                                requested_by="dpo for JÜRGEN  WEISS",
+                                reason="Erase JANE ROE (ticket 4711), not Roeder")
     text = plan.to_json().lower()
     for piece in ("jane", "roe", "jürgen", "weiß", "weiss"):
         assert not _word(piece, text), piece
+    # the reason and the requester are text the plan carries: redacted as any other
+    assert plan.reason == "Erase [REDACTED] (ticket 4711), not Roeder"
+    assert plan.requested_by == "dpo for [REDACTED]"
     loaded = DeletionPlan.from_json(plan.to_json())
     assert loaded == plan and loaded.clear_terms == ()
     with pytest.raises(DeletionError, match="give them again"):
