@@ -87,8 +87,11 @@ def mcp_command(
     try:
         from graphmem.integrations.mcp.server import build_server
     except ModuleNotFoundError as exc:
-        if exc.name and (exc.name == "mcp" or exc.name.startswith("mcp.")):
-            raise usage_error(f"`graphmem mcp` needs the MCP SDK: {INSTALL_HINT}") from None
+        # the SDK, or a module the server imports with it (anyio, starlette, ...): any that
+        # is not graphmem's own means the extra is not installed (whole)
+        if exc.name and exc.name.partition(".")[0] != "graphmem":
+            raise usage_error(f"`graphmem mcp` needs the MCP SDK ({exc.name} is missing): "
+                              f"{INSTALL_HINT}") from None
         raise
     try:
         config = ServerConfig.build(
