@@ -13,7 +13,9 @@ driver, numpy or the other commands' modules; ``graphmem --help``, an unknown na
 from __future__ import annotations
 
 import importlib
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Annotated, Any
@@ -149,7 +151,23 @@ def main(argv: Sequence[str] | None = None) -> None:
         argv: the arguments after the program name (default: ``sys.argv[1:]``).
     """
     args = list(sys.argv[1:] if argv is None else argv)
+    _end_on_sigterm()
     build_app(args[0] if args else None)(args)
+
+
+def _end_on_sigterm() -> None:
+    """Make SIGTERM (``kill``, ``timeout``, a supervisor) end a command as Ctrl-C does: by an
+    exception in the main thread, so what the command holds is let go on the way out (a
+    throwaway server and its folder, a lease on the local server: docs/operations.md), and
+    the exit status is 143. Python's default would end the process at once, with no cleanup.
+    A handler someone else installed is left alone."""
+    if (threading.current_thread() is threading.main_thread()
+            and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL):
+        signal.signal(signal.SIGTERM, _terminated)
+
+
+def _terminated(signum: int, _frame: object) -> None:
+    raise SystemExit(128 + signum)
 
 
 if __name__ == "__main__":

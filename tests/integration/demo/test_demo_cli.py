@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -60,3 +65,43 @@ def test_demo_fails_on_a_broken_expectation(
     assert result.exit_code == 1
     assert any("pol-refund-v1 is SUPERSEDED, expected EXPIRED" in f
                for f in json.loads(result.stdout)["failures"])
+
+
+def _processes_naming(text: str) -> list[int]:
+    """Pids of the processes whose command line holds ``text``."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and text.encode() in (proc / "cmdline").read_bytes():
+                found.append(int(proc.name))
+        except OSError:
+            continue
+    return found
+
+
+def test_sigterm_ends_the_demo_with_nothing_left(data_dir_with_jars: Path,
+                                                 tmp_path: Path) -> None:
+    """SIGTERM (``timeout``, ``kill``) ends the command as Ctrl-C does: its throwaway server
+    stops and its folder goes (README: the demo leaves nothing behind); exit status 143."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = {**os.environ, "TMPDIR": str(tmp)}
+    demo = subprocess.Popen([sys.executable, "-m", "graphmem.cli", "demo"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 180
+        while not any(tmp.glob("graphmem-neo4j-*")) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert any(tmp.glob("graphmem-neo4j-*")), "the demo made no throwaway home"
+        time.sleep(2)  # the server starting or the demo running: both must let go of it
+        demo.send_signal(signal.SIGTERM)
+        _, err = demo.communicate(timeout=120)
+        assert demo.returncode == 128 + signal.SIGTERM, err
+        assert b"Traceback" not in err
+        assert not list(tmp.iterdir()), "the demo left its throwaway home"
+        assert not _processes_naming(str(tmp)), "the demo left its server running"
+    finally:
+        if demo.poll() is None:
+            demo.kill()
+        for pid in _processes_naming(str(tmp)):
+            os.kill(pid, signal.SIGKILL)
