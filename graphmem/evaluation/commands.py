@@ -32,6 +32,7 @@ from graphmem.terminal import (
     err_console,
     fail,
     output_callback,
+    usage_error,
     writing,
 )
 
@@ -53,8 +54,28 @@ JsonOpt = Annotated[bool, typer.Option(
     "--json", help="Print the report as JSON on stdout (and nothing else there).")]
 OutputOpt = Annotated[Path | None, typer.Option(
     "-o", "--output", callback=checked_output, help="Write the report as JSON to this file.")]
+_chart_path = output_callback(CHART_SUFFIXES)
+
+
+def _check_charts() -> None:
+    """End the command (exit 2, nothing done) when it would draw without matplotlib."""
+    from graphmem.evaluation.report import charts_problem
+
+    problem = charts_problem()
+    if problem is not None:
+        raise usage_error(problem)
+
+
+def _chart_option(value: Path | None) -> Path | None:
+    """``--chart``: a path that can be written, and matplotlib to draw it, checked before
+    any work."""
+    if _chart_path(value) is not None:
+        _check_charts()
+    return value
+
+
 ChartOpt = Annotated[Path | None, typer.Option(
-    "--chart", callback=output_callback(CHART_SUFFIXES),
+    "--chart", callback=_chart_option,
     help="Write a chart here (PNG; .svg and .pdf also work).")]
 KeepOpt = Annotated[bool, typer.Option(help="Keep the seeded namespace in the database.")]
 KOpt = Annotated[int, typer.Option("-k", min=1, help="Memories shown per retrieval.")]
@@ -193,6 +214,7 @@ def all_command(
     )
     from graphmem.evaluation.suites import run_write_path
 
+    _check_charts()  # it draws report.png: before any work
     with _memory() as memory:
         faults = _run("Injecting faults ...", lambda: run_faults(memory, k=k))
         written = _run("Writing the fixture ...", lambda: run_write_path(memory))

@@ -6,6 +6,7 @@ with the non-interactive Agg backend, so nothing here needs a display.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 from collections.abc import Mapping
@@ -127,6 +128,16 @@ def write_json(path: str | Path, payload: Mapping[str, Any]) -> Path:
     return out
 
 
+CHARTS_MISSING = "charts need matplotlib: pip install 'graphmem[charts]'"
+"""The error of a chart asked for where matplotlib is not installed."""
+
+
+def charts_problem() -> str | None:
+    """:data:`CHARTS_MISSING` when matplotlib is not installed (None when it is): what a
+    command that draws checks before any work (docs/cli.md)."""
+    return CHARTS_MISSING if importlib.util.find_spec("matplotlib") is None else None
+
+
 def write_chart(
     path: str | Path,
     *,
@@ -152,8 +163,7 @@ def write_chart(
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError as exc:
-        raise EvaluationError("charts need matplotlib: pip install 'graphmem[charts]'"
-                              ) from exc
+        raise EvaluationError(CHARTS_MISSING) from exc
     fig, axes = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 4.2), squeeze=False)
     for ax, (kind, data) in zip(axes[0], panels, strict=True):
         if kind == "funnel" and isinstance(data, FunnelReport):
