@@ -26,7 +26,7 @@ import getpass
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
@@ -205,11 +205,16 @@ def plan_command(
     """
     try:
         subject_scope = parse_pairs(subject, "--subject") if subject else None
+        from graphmem.deletion.plan import check_plan_inputs
+        from graphmem.limits import DEFAULT_LIMITS
+
+        asked: dict[str, Any] = {"roots": root or None, "subject": subject_scope,
+                                 "redact_terms": redact or (),
+                                 "requested_by": requested_by or getpass.getuser(),
+                                 "reason": reason, "request_id": request_id}
+        check_plan_inputs(DEFAULT_LIMITS, **asked)  # bad usage before Neo4j starts
         with _connect() as memory:
-            plan = memory.plan_deletion(
-                roots=root or None, subject=subject_scope, redact_terms=redact or (),
-                requested_by=requested_by or getpass.getuser(), reason=reason,
-                request_id=request_id, allow_missing=True)
+            plan = memory.plan_deletion(**asked, allow_missing=True)
     except GraphmemError as exc:
         raise fail(exc) from None
     if output is not None:

@@ -38,6 +38,7 @@ from graphmem.errors import (
     DeletionError,
     ValidationError,
 )
+from graphmem.limits import InputLimits
 from graphmem.models import MemoryKind
 
 __all__ = ["DEFAULT_BATCH_SIZE", "REDACTION", "ProgressCallback", "Walk", "WalkRow", "check_terms",
@@ -209,6 +210,27 @@ def _lineage_dispositions(
 
 
 @paused_gc()  # 10^6 entries, none cyclic: no collection passes over them as they are made
+def check_plan_inputs(
+    limits: InputLimits, *, roots: Sequence[str] | None, subject: Mapping[str, str] | None,
+    redact_terms: Iterable[str], requested_by: str, reason: str, request_id: str | None,
+) -> tuple[list[str] | None, dict[str, str] | None, tuple[str, ...]]:
+    """:func:`plan_deletion`'s inputs checked as it checks them, before anything is read
+    (a command checks them before it connects): ``(roots, subject, terms)``, cleaned.
+
+    Raises:
+        ValidationError: as :func:`plan_deletion` for its inputs.
+    """
+    if (roots is None) == (subject is None):
+        raise ValidationError("plan a deletion from exactly one of roots= or subject=")
+    limits.check_notes(requested_by=requested_by, reason=reason)
+    if request_id is not None:
+        limits.check_id("invalid deletion request id", request_id)
+    terms = clean_terms(limits.check_terms(redact_terms))
+    return (None if roots is None else limits.check_ids("roots", roots),
+            None if subject is None else limits.check_scope("the deletion subject", subject),
+            terms)
+
+
 def plan_deletion(
     store: Neo4jStore,
     *,
@@ -262,17 +284,10 @@ def plan_deletion(
         AuthorizationError: a bound caller's subject contradicts its confinement, or the
             plan reaches memories it may not change.
     """
-    if (roots is None) == (subject is None):
-        raise ValidationError("plan a deletion from exactly one of roots= or subject=")
     limits = store.limits  # every input is bounded before the first read
-    limits.check_notes(requested_by=requested_by, reason=reason)
-    if request_id is not None:
-        limits.check_id("invalid deletion request id", request_id)
-    terms = clean_terms(limits.check_terms(redact_terms))
-    if roots is not None:
-        roots = limits.check_ids("roots", roots)
-    if subject is not None:
-        subject = limits.check_scope("the deletion subject", subject)
+    roots, subject, terms = check_plan_inputs(
+        limits, roots=roots, subject=subject, redact_terms=redact_terms,
+        requested_by=requested_by, reason=reason, request_id=request_id)
     matcher = TermMatcher.from_terms(terms)
     ops = DeletionOps(store)
     missing: list[str] = []
