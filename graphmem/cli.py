@@ -151,7 +151,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         argv: the arguments after the program name (default: ``sys.argv[1:]``).
     """
     args = list(sys.argv[1:] if argv is None else argv)
-    _end_on_sigterm()
+    if args[:1] != ["mcp"]:  # its stdio server would wait for its stdin to close first
+        _end_on_sigterm()
     build_app(args[0] if args else None)(args)
 
 
@@ -160,7 +161,10 @@ def _end_on_sigterm() -> None:
     exception in the main thread, so what the command holds is let go on the way out (a
     throwaway server and its folder, a lease on the local server: docs/operations.md), and
     the exit status is 143. Python's default would end the process at once, with no cleanup.
-    A handler someone else installed is left alone."""
+    A handler someone else installed is left alone, and ``graphmem mcp`` keeps the default:
+    its stdio transport reads stdin in a thread the exception cannot stop, so it would
+    outlive the signal until its client closed stdin (its lease on the local server goes
+    with the process: docs/operations.md)."""
     if (threading.current_thread() is threading.main_thread()
             and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL):
         signal.signal(signal.SIGTERM, _terminated)
