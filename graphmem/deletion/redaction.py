@@ -97,8 +97,10 @@ def narrowing(matcher: TermMatcher) -> str | None:
     A string fails it only when it is ASCII, holds no backslash and holds no anchor of a
     clear term (any case): such a string normalises to its lower case with nothing
     ignorable, so each piece of a term it holds is a contiguous run of it (the anchor), and
-    a JSON string without escapes decodes to runs of itself. So the narrowing never drops a
-    string the matcher would match (``tests/unit/deletion/test_matcher.py`` checks it on random
+    a JSON string without escapes decodes to runs of itself. The anchor comes from the
+    term's skeleton, read with its scheme: with diacritics folded, ``Zoë Müller``'s anchor is
+    ``muller``, which ``Zoe Muller`` holds. So the narrowing never drops a string the matcher
+    would match (``tests/unit/deletion/test_matcher.py`` checks it on random
     text).
     """
     anchors = matcher.anchors()
