@@ -75,7 +75,7 @@ _STROKES = str.maketrans(STROKES)
 def fold_marks(text: str) -> str:
     """``text`` (already case folded, :func:`graphmem.fields.fold_letters`) without the
     diacritics of :data:`FOLDED_SCRIPTS`: after canonical decomposition, every nonspacing mark
-    (category Mn) on a letter of those scripts is dropped, except :data:`KEPT_MARKS` and
+    (category Mn) on a letter of those scripts is dropped, except :data:`KEPT_MARKS` (once) and
     default-ignorable ones (variation selectors, the grapheme joiner: they stay what they
     were); :data:`STROKES` become their plain letter. Marks of other scripts, and marks on no
     letter, stay. The result is NFC."""
@@ -83,12 +83,13 @@ def fold_marks(text: str) -> str:
         return text
     out: list[str] = []
     base = ""
-    for char in unicodedata.normalize("NFD", text.translate(_STROKES)):
+    for char in unicodedata.normalize("NFD", text).translate(_STROKES):
         if unicodedata.category(char) != "Mn":
             base = char
-        elif (base and _FOLDED_BASE.match(base) and (base, char) not in KEPT_MARKS
-              and not _IGNORABLE.match(char)):
-            continue
+        elif base and _FOLDED_BASE.match(base) and not _IGNORABLE.match(char):
+            if (base, char) not in KEPT_MARKS:
+                continue
+            base += char  # kept once: a stress mark on ѓ is dropped like any other
         out.append(char)
     return unicodedata.normalize("NFC", "".join(out))
 
