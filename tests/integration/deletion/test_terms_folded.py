@@ -1,4 +1,3 @@
-# ruff: noqa: RUF001  (letters of other scripts that look Latin are the point here)
 """Names written without their accents are erased and proved gone like the accented ones
 (docs/deletion-terms.md), against Neo4j: ``Zoe Muller`` for ``Zoë Müller``, Greek capitals
 without tonos, ``Ilker Sahin`` for ``İlker Şahin``; a request stored before accents were

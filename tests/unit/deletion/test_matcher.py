@@ -92,8 +92,9 @@ def with_accent(rnd: random.Random, char: str) -> str:
     """``char`` with an accent added (decomposed or composed), never one that makes a
     Cyrillic letter of its own."""
     mark = rnd.choice(ACCENTS)
-    if len(char) != 1 or not unicodedata.name(char, "").startswith(FOLDED) or (char.lower(), mark) in KEPT \
-            or (mark == "\u0306" and unicodedata.name(char, "").startswith("CYRILLIC")):
+    name = unicodedata.name(char, "") if len(char) == 1 else ""
+    if not name.startswith(FOLDED) or (char.lower(), mark) in KEPT \
+            or (mark == "\u0306" and name.startswith("CYRILLIC")):
         return char
     return rnd.choice([char + mark, unicodedata.normalize("NFC", char + mark)])
 
@@ -136,7 +137,8 @@ def term_variant(rnd: random.Random, term: list[str]) -> str:
     return out
 
 
-_FILLER = LETTERS + LETTERS.upper() + GREEK[:9] + CYRILLIC[:9] + "0123456789 .,;:!?'\"()-—\n\t\u00a0\u200b\u00ad山田太郎ภาษา"
+_FILLER = LETTERS + LETTERS.upper() + GREEK[:9] + CYRILLIC[:9] + \
+    "0123456789 .,;:!?'\"()-—\n\t\u00a0\u200b\u00ad山田太郎ภาษา"
 _EDGES = [" ", "\n", ", ", ". ", " (", ") ", "\u00a0", "\t", " — ", "\"", "'"]
 
 

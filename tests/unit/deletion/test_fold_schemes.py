@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import secrets
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -38,7 +38,7 @@ def _new_request(terms: list[str]) -> dict[str, Any]:
             "redact_terms_json": json.dumps([d.as_dict() for d in digest_terms(terms, KEY)])}
 
 
-def _plan(terms: list[str], *, version: int) -> DeletionPlan:
+def _plan(terms: list[str], *, version: Literal[2, 3]) -> DeletionPlan:
     salt = secrets.token_hex(16)
     scheme = SCHEME_PLAIN if version == 2 else SCHEME_FOLDED
     plan = DeletionPlan(version=version, request_id="del-1", requested_by="dpo", reason="r",
