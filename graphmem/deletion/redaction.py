@@ -15,8 +15,8 @@ verification (``identifiers_with_terms``) but cannot be redacted: choose ids and
 no personal data.
 
 Matching is the request's one term matcher (:mod:`~graphmem.deletion.matcher`: normalised,
-whole words, variants of spacing and case), on the Python side. The Cypher scan only narrows
-the candidates, and never misses one (:func:`narrowing`): it passes every string that is not
+whole words, variants of spacing, case and accents), on the Python side. The Cypher scan only
+narrows the candidates, and never misses one (:func:`narrowing`): it passes every string that is not
 ASCII, holds a backslash (JSON escapes), or holds the ASCII anchor of a clear term; with
 digests it passes every string. ``[REDACTED]`` markers are never matched again, so redaction
 is idempotent. JSON-encoded properties (``*_json``) are
