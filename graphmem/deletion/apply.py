@@ -63,8 +63,10 @@ _REDACTED_FIELDS = ("content", "asserted_value", "provenance_json", "source", "m
 def _request_props(plan: DeletionPlan, at: datetime, terms: Sequence[str]) -> dict[str, Any]:
     """The request node's properties. The terms are kept as keyed digests under a fresh
     random key (``redact_key``, ``redact_terms_json``: :func:`~graphmem.deletion.matcher.
-    digest_terms`), so the verification checks them without being given them again."""
+    digest_terms`, with the current scheme, whatever the plan's version), so the
+    verification checks them without being given them again."""
     key = secrets.token_bytes(32) if terms else b""
+    digests = digest_terms(terms, key) if terms else ()
     return {
         "state": "applying",
         "version": plan.version,
@@ -73,10 +75,9 @@ def _request_props(plan: DeletionPlan, at: datetime, terms: Sequence[str]) -> di
         "reason": plan.reason,
         "subject_json": json.dumps(plan.subject, sort_keys=True) if plan.subject else None,
         "tenants": list(plan.tenants),
-        "redact_term_count": len(terms),
+        "redact_term_count": len(digests),  # a version 2 plan's "Zoë" and "Zoe" are one now
         "redact_key": key.hex() if terms else None,
-        "redact_terms_json": json.dumps([d.as_dict() for d in digest_terms(terms, key)])
-        if terms else None,
+        "redact_terms_json": json.dumps([d.as_dict() for d in digests]) if terms else None,
         "planned_at": plan.planned_at,
         "started_at": at,
         "planned_count": len(plan.entries),

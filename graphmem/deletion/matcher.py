@@ -3,11 +3,15 @@ the residual scan all decide with it. Pure: no database, no I/O.
 
 A text and a term are read the same way:
 
-1. **Normalised** grapheme by grapheme (``\\X``): Unicode compatibility forms (NFKC: full-width
-   letters, ligatures, NBSP), full case folding (``ß`` and ``SS`` are both ``ss``), composed
-   combining marks (``Rene\\u0301`` is ``René``), and dotted and dotless I (``\\u0130``,
-   ``\\u0131``) folded to ``i``. Every normalised character remembers the original span of
-   its grapheme, so a match maps back to exactly the original characters it covers.
+1. **Normalised** grapheme by grapheme (``\\X``, :mod:`~graphmem.deletion.fold`): Unicode
+   compatibility forms (NFKC: full-width letters, ligatures, NBSP), full case folding (``ß``
+   and ``SS`` are both ``ss``), dotted and dotless I (``\\u0130``, ``\\u0131``) folded to
+   ``i``, and diacritics of Latin, Greek, Cyrillic, Hebrew and Arabic letters dropped
+   (``Zoë`` is ``Zoe``, ``Παππά`` is ``ΠΑΠΠΑ``; ``й`` stays ``й``). Every normalised
+   character remembers the original span of its grapheme, so a match maps back to exactly
+   the original characters it covers. A term remembers the *scheme* it is read with
+   (:data:`~graphmem.deletion.fold.SCHEME`; digests stored before diacritics were folded are
+   read with accents counting), and text is read with the scheme of each term.
 2. **Cut into pieces.** Each normalised character is a word character of a script that
    separates words with spaces (``W``: Latin, Greek, Cyrillic, Arabic, digits ...), a word
    character of a script that does not (``C``: Han, Hiragana, Katakana, Hangul, Thai, Lao,
@@ -46,10 +50,10 @@ from itertools import pairwise
 
 import regex
 
-from graphmem.fields import fold_letters
+from graphmem.deletion.fold import SCHEME, SCHEME_PLAIN, SCHEMES, Normalised, normalise
 
-__all__ = ["NO_SPACE_SCRIPTS", "REDACTION", "Match", "Normalised", "TermDigest", "TermMatcher",
-           "TermSpec", "ascii_anchor", "digest_terms", "normalise", "term_spec"]
+__all__ = ["NO_SPACE_SCRIPTS", "REDACTION", "SCHEME", "Match", "Normalised", "TermDigest",
+           "TermMatcher", "TermSpec", "ascii_anchor", "digest_terms", "normalise", "term_spec"]
 
 REDACTION = "[REDACTED]"
 """What a redacted span becomes."""
@@ -63,7 +67,6 @@ counts as Japanese)."""
 
 _NO_SPACE = regex.compile("[" + "".join(rf"\p{{scx={s}}}" for s in NO_SPACE_SCRIPTS) + "]")
 _IGNORABLE = regex.compile(r"\p{Default_Ignorable_Code_Point}")
-_GRAPHEME = regex.compile(r"\X")
 
 _W, _C, _I, _S, _O = "W", "C", "I", "S", "O"
 _NULL, _SOFT, _HARD, _BARRIER = 0, 1, 2, 3
@@ -83,47 +86,6 @@ def _class(char: str) -> str:
     return _O
 
 
-@lru_cache(maxsize=65536)
-def _fold(grapheme: str) -> str:
-    return fold_letters(grapheme)
-
-
-@dataclass(frozen=True)
-class Normalised:
-    """A text's normalised form with the original span of every character.
-
-    Attributes:
-        text: the normalised text. starts, ends: for each of its characters, the start and
-            end offset (in the original) of the grapheme it comes from. graphemes: each
-            character's grapheme number.
-    """
-
-    text: str
-    starts: tuple[int, ...]
-    ends: tuple[int, ...]
-    graphemes: tuple[int, ...]
-
-
-def normalise(text: str) -> Normalised:
-    """``text`` normalised grapheme by grapheme (NFKC, full case folding, dotted and dotless
-    I as ``i``), with the original span of every normalised character."""
-    if text.isascii():
-        n = len(text)
-        return Normalised(text.lower(), tuple(range(n)), tuple(range(1, n + 1)),
-                          tuple(range(n)))
-    out: list[str] = []
-    starts: list[int] = []
-    ends: list[int] = []
-    graphemes: list[int] = []
-    for number, m in enumerate(_GRAPHEME.finditer(text)):
-        folded = _fold(m.group())
-        out.append(folded)
-        starts.extend([m.start()] * len(folded))
-        ends.extend([m.end()] * len(folded))
-        graphemes.extend([number] * len(folded))
-    return Normalised("".join(out), tuple(starts), tuple(ends), tuple(graphemes))
-
-
 @dataclass(frozen=True)
 class _Pieces:
     """A normalised text cut into pieces (see the module docstring)."""
@@ -137,8 +99,8 @@ class _Pieces:
     blocked: tuple[bool, ...]       # per piece: inside a [REDACTED] marker
 
 
-def _cut(text: str) -> _Pieces:
-    norm = normalise(text)
+def _cut(text: str, scheme: int) -> _Pieces:
+    norm = normalise(text, scheme)
     chars = norm.text
     markers: list[tuple[int, int]] = []
     at = text.find(REDACTION)
@@ -198,25 +160,35 @@ class TermSpec:
     """A term as the matcher compares it: its skeleton and breaks (see the module docstring).
 
     ``key`` is the skeleton itself (:func:`term_spec`) or its keyed digest
-    (:class:`TermDigest`); ``length`` the skeleton's length in characters."""
+    (:class:`TermDigest`); ``length`` the skeleton's length in characters; ``scheme`` how
+    the skeleton was read (:mod:`~graphmem.deletion.fold`), and so how text is read for it."""
 
     key: str
     length: int
     breaks: tuple[int, ...]
+    scheme: int = SCHEME
 
 
-def term_spec(term: str) -> TermSpec:
-    """The clear :class:`TermSpec` of ``term``.
+def _check_scheme(scheme: int) -> int:
+    if scheme not in SCHEMES:
+        raise ValueError(f"unknown term scheme {scheme!r}")
+    return scheme
+
+
+def term_spec(term: str, scheme: int = SCHEME) -> TermSpec:
+    """The clear :class:`TermSpec` of ``term``, read with ``scheme`` (default: the current
+    one, diacritics folded; :data:`~graphmem.deletion.fold.SCHEME_PLAIN` reads a term as
+    digests stored before that were made).
 
     Raises:
-        ValueError: the term holds no letter or digit (nothing to match).
+        ValueError: the term holds no letter or digit (nothing to match); an unknown scheme.
     """
-    pieces = _cut(term)
+    pieces = _cut(term, _check_scheme(scheme))
     if not pieces.kinds:
         raise ValueError("a redaction term must hold a letter or digit")
     breaks = tuple(pieces.sk_start[k] for k in range(1, len(pieces.kinds))
                    if pieces.gaps[k] == _HARD)
-    return TermSpec(pieces.skeleton, len(pieces.skeleton), breaks)
+    return TermSpec(pieces.skeleton, len(pieces.skeleton), breaks, scheme)
 
 
 def ascii_anchor(spec: TermSpec) -> str | None:
@@ -236,23 +208,34 @@ def ascii_anchor(spec: TermSpec) -> str | None:
 @dataclass(frozen=True)
 class TermDigest:
     """A term kept without its text: the keyed digest (HMAC-SHA256, hex) of its skeleton, the
-    skeleton's length and its breaks. JSON-able with :meth:`as_dict`."""
+    skeleton's length, its breaks and the scheme the skeleton was read with. JSON-able with
+    :meth:`as_dict`."""
 
     digest: str
     length: int
     breaks: tuple[int, ...]
+    scheme: int = SCHEME
 
     def as_dict(self) -> dict[str, object]:
-        """``{"digest", "length", "breaks"}``."""
-        return {"digest": self.digest, "length": self.length, "breaks": list(self.breaks)}
+        """``{"digest", "length", "breaks", "scheme"}``."""
+        return {"digest": self.digest, "length": self.length, "breaks": list(self.breaks),
+                "scheme": self.scheme}
 
     @classmethod
     def from_dict(cls, data: dict[str, object]) -> TermDigest:
-        """The inverse of :meth:`as_dict`."""
+        """The inverse of :meth:`as_dict`. A digest stored without ``scheme`` was made before
+        diacritics were folded: :data:`~graphmem.deletion.fold.SCHEME_PLAIN`.
+
+        Raises:
+            ValueError: malformed breaks, length or scheme.
+            KeyError: no digest or length.
+        """
         breaks = data.get("breaks") or []
         if not isinstance(breaks, list):
             raise ValueError("a term digest's breaks must be a list")
-        return cls(str(data["digest"]), int(str(data["length"])), tuple(int(b) for b in breaks))
+        scheme = _check_scheme(int(str(data.get("scheme", SCHEME_PLAIN))))
+        return cls(str(data["digest"]), int(str(data["length"])), tuple(int(b) for b in breaks),
+                   scheme)
 
 
 def _hmac(key: bytes) -> Callable[[str], str]:
@@ -261,17 +244,19 @@ def _hmac(key: bytes) -> Callable[[str], str]:
     return digest
 
 
-def digest_terms(terms: Iterable[str], key: bytes) -> tuple[TermDigest, ...]:
-    """The :class:`TermDigest` of each term under ``key`` (repeats folded into one).
+def digest_terms(terms: Iterable[str], key: bytes, scheme: int = SCHEME
+                 ) -> tuple[TermDigest, ...]:
+    """The :class:`TermDigest` of each term under ``key``, its skeleton read with ``scheme``
+    (repeats folded into one).
 
     Raises:
-        ValueError: a term holds no letter or digit.
+        ValueError: a term holds no letter or digit; an unknown scheme.
     """
     sign = _hmac(key)
     out: dict[tuple[str, tuple[int, ...]], TermDigest] = {}
     for term in terms:
-        spec = term_spec(term)
-        d = TermDigest(sign(spec.key), spec.length, spec.breaks)
+        spec = term_spec(term, scheme)
+        d = TermDigest(sign(spec.key), spec.length, spec.breaks, scheme)
         out.setdefault((d.digest, d.breaks), d)
     return tuple(out.values())
 
@@ -298,30 +283,33 @@ class TermMatcher:
         self.clear = keyer is None
         """Whether the specs' keys are the skeletons themselves (clear terms)."""
         self._keyer: Callable[[str], str] = keyer or (lambda skeleton: skeleton)
-        self._by_key: dict[str, list[int]] = {}
+        self._by_key: dict[int, dict[str, list[int]]] = {}  # per scheme: key -> term numbers
         for number, spec in enumerate(self.specs):
-            self._by_key.setdefault(spec.key, []).append(number)
-        self._lengths = frozenset(s.length for s in self.specs)
-        self._longest = max(self._lengths, default=0)
+            self._by_key.setdefault(spec.scheme, {}).setdefault(spec.key, []).append(number)
+        self._lengths = {scheme: frozenset(self.specs[n].length for ns in keys.values()
+                                           for n in ns)
+                         for scheme, keys in self._by_key.items()}
 
     @classmethod
-    def from_terms(cls, terms: Iterable[str]) -> TermMatcher:
-        """A matcher for clear terms.
+    def from_terms(cls, terms: Iterable[str], scheme: int = SCHEME) -> TermMatcher:
+        """A matcher for clear terms, read with ``scheme`` (default: the current one).
 
         Raises:
-            ValueError: a term holds no letter or digit.
+            ValueError: a term holds no letter or digit; an unknown scheme.
         """
         specs: list[TermSpec] = []
         for term in terms:
-            spec = term_spec(term)
+            spec = term_spec(term, scheme)
             if spec not in specs:
                 specs.append(spec)
         return cls(specs)
 
     @classmethod
     def from_digests(cls, digests: Iterable[TermDigest], key: bytes) -> TermMatcher:
-        """A matcher for terms kept as digests under ``key``."""
-        return cls([TermSpec(d.digest, d.length, d.breaks) for d in digests], _hmac(key))
+        """A matcher for terms kept as digests under ``key`` (each read with its own
+        scheme)."""
+        return cls([TermSpec(d.digest, d.length, d.breaks, d.scheme) for d in digests],
+                   _hmac(key))
 
     def __bool__(self) -> bool:
         return bool(self.specs)
@@ -337,8 +325,17 @@ class TermMatcher:
         """Every match in ``text`` (overlapping ones too), by start then longest first."""
         if not self.specs or not text:
             return []
-        p = _cut(text)
+        found: list[Match] = []
+        for scheme, by_key in self._by_key.items():
+            found.extend(self._scheme_matches(_cut(text, scheme), by_key, self._lengths[scheme]))
+        found.sort(key=lambda m: (m.start, -m.end, m.term))
+        return found
+
+    def _scheme_matches(self, p: _Pieces, by_key: dict[str, list[int]],
+                        lengths: frozenset[int]) -> list[Match]:
+        """The matches of the terms of one scheme (``by_key``) in text ``p`` read with it."""
         n = len(p.kinds)
+        longest = max(lengths)
         found: list[Match] = []
         for i in range(n):
             if p.blocked[i] or not self._edge(p, i, start=True):
@@ -347,15 +344,14 @@ class TermMatcher:
                 if p.blocked[j]:
                     break
                 length = p.sk_end[j] - p.sk_start[i]
-                if length > self._longest:
+                if length > longest:
                     break
-                if length not in self._lengths or not self._edge(p, j, start=False):
+                if length not in lengths or not self._edge(p, j, start=False):
                     continue
-                numbers = self._by_key.get(self._keyer(p.skeleton[p.sk_start[i]:p.sk_end[j]]))
+                numbers = by_key.get(self._keyer(p.skeleton[p.sk_start[i]:p.sk_end[j]]))
                 for number in numbers or ():
                     if self._breaks_fit(p, i, j, self.specs[number]):
                         found.append(Match(p.spans[i][0], p.spans[j][1], number))
-        found.sort(key=lambda m: (m.start, -m.end, m.term))
         return found
 
     @staticmethod

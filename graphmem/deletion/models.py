@@ -17,6 +17,7 @@ import pydantic
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from graphmem.deletion.disk import DiskResidue
+from graphmem.deletion.fold import SCHEME_FOLDED, SCHEME_PLAIN
 from graphmem.errors import DeletionError
 from graphmem.fields import AwareDatetime, Identifier, NonEmptyStr
 from graphmem.limits import DEFAULT_LIMITS, InputLimits
@@ -39,7 +40,10 @@ __all__ = [
     "counts_of",
 ]
 
-PLAN_VERSION: Literal[2] = 2
+PLAN_VERSION: Literal[3] = 3
+"""The version plans are made with: 3 reads terms with diacritics folded
+(``docs/deletion-terms.md``); a version 2 plan's ``term_checks`` were made with accents
+counting, and are checked that way (:attr:`DeletionPlan.term_scheme`)."""
 
 
 class Disposition(StrEnum):
@@ -156,7 +160,7 @@ class DeletionPlan(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    version: Literal[2] = PLAN_VERSION
+    version: Literal[2, 3] = PLAN_VERSION
     request_id: Identifier
     requested_by: NonEmptyStr
     reason: NonEmptyStr
@@ -270,6 +274,12 @@ class DeletionPlan(BaseModel):
         not count: the request's subject still matched nothing.
         """
         return not self.roots or bool(self.missing_roots)
+
+    @property
+    def term_scheme(self) -> int:
+        """How the plan's ``term_checks`` read a term (:mod:`graphmem.deletion.fold`): a
+        version 2 plan with accents counting, a later one with diacritics folded."""
+        return SCHEME_PLAIN if self.version == 2 else SCHEME_FOLDED
 
     @property
     def term_count(self) -> int:

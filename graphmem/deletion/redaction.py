@@ -15,8 +15,8 @@ verification (``identifiers_with_terms``) but cannot be redacted: choose ids and
 no personal data.
 
 Matching is the request's one term matcher (:mod:`~graphmem.deletion.matcher`: normalised,
-whole words, variants of spacing and case), on the Python side. The Cypher scan only narrows
-the candidates, and never misses one (:func:`narrowing`): it passes every string that is not
+whole words, variants of spacing, case and accents), on the Python side. The Cypher scan only
+narrows the candidates, and never misses one (:func:`narrowing`): it passes every string that is not
 ASCII, holds a backslash (JSON escapes), or holds the ASCII anchor of a clear term; with
 digests it passes every string. ``[REDACTED]`` markers are never matched again, so redaction
 is idempotent. JSON-encoded properties (``*_json``) are
@@ -97,8 +97,10 @@ def narrowing(matcher: TermMatcher) -> str | None:
     A string fails it only when it is ASCII, holds no backslash and holds no anchor of a
     clear term (any case): such a string normalises to its lower case with nothing
     ignorable, so each piece of a term it holds is a contiguous run of it (the anchor), and
-    a JSON string without escapes decodes to runs of itself. So the narrowing never drops a
-    string the matcher would match (``tests/unit/deletion/test_matcher.py`` checks it on random
+    a JSON string without escapes decodes to runs of itself. The anchor comes from the
+    term's skeleton, read with its scheme: with diacritics folded, ``Zoë Müller``'s anchor is
+    ``muller``, which ``Zoe Muller`` holds. So the narrowing never drops a string the matcher
+    would match (``tests/unit/deletion/test_matcher.py`` checks it on random
     text).
     """
     anchors = matcher.anchors()

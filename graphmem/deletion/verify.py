@@ -14,6 +14,7 @@ from typing import Any
 from graphmem.db.ops.deletion import DeletionOps, VerifyRow
 from graphmem.db.store import Neo4jStore
 from graphmem.deletion.disk import DiskResidue
+from graphmem.deletion.fold import SCHEME, SCHEME_PLAIN
 from graphmem.deletion.matcher import TermDigest, TermMatcher, digest_terms
 from graphmem.deletion.models import (
     Citation,
@@ -53,33 +54,40 @@ def _legacy_digest(term: str) -> str:
 def request_matcher(req: Mapping[str, Any], redact_terms: Iterable[str] = ()) -> TermMatcher:
     """The matcher of a stored request's own terms: from its keyed digests (``redact_key``,
     ``redact_terms_json``), or from ``redact_terms`` when they are exactly the request's
-    (the same decisions, and the store can narrow candidates with clear terms). A request
-    stored before keyed digests kept unkeyed ones: its terms are checked only when given.
+    (the same decisions, and the store can narrow candidates with clear terms). Each digest
+    is decided with the scheme it was made with (``docs/deletion-terms.md``: a request stored
+    before diacritics were folded is verified with accents counting, as it was redacted). A
+    request stored before keyed digests kept unkeyed ones: its terms are checked only when
+    given, with accents counting.
 
     Raises:
         DeletionError: a term given is not one of the request's.
         ValidationError: an empty term, or one without a letter or digit.
     """
-    given = clean_terms(redact_terms)
     rid = str(req.get("id", ""))
     if req.get("redact_key") and req.get("redact_terms_json"):
         key = bytes.fromhex(str(req["redact_key"]))
         stored = [TermDigest.from_dict(d) for d in json.loads(str(req["redact_terms_json"]))]
-        mine = [digest_terms([t], key)[0] for t in given]
-        strangers = [t for t, d in zip(given, mine, strict=True) if d not in stored]
+        schemes = sorted({d.scheme for d in stored})
+        scheme = schemes[0] if len(schemes) == 1 else SCHEME
+        given = clean_terms(redact_terms, scheme)
+        mine = {t: {d for s in schemes for d in digest_terms([t], key, s)} & set(stored)
+                for t in given}
+        strangers = [t for t, found in mine.items() if not found]
         if strangers:
             raise DeletionError(f"{len(strangers)} of the terms given are not this request's "
                                 "(verify checks the request's own terms; give none, or its "
                                 "own)", record_ids=[rid])
-        if given and set(mine) == set(stored):
-            return TermMatcher.from_terms(given)
+        if given and len(schemes) == 1 and set().union(*mine.values()) == set(stored):
+            return TermMatcher.from_terms(given, scheme)
         return TermMatcher.from_digests(stored, key)
+    given = clean_terms(redact_terms, SCHEME_PLAIN)
     legacy = set(req.get("redact_term_digests") or [])
     strangers = [t for t in given if _legacy_digest(t) not in legacy]
     if strangers:
         raise DeletionError(f"{len(strangers)} of the terms given are not this request's",
                             record_ids=[rid])
-    return TermMatcher.from_terms(given)
+    return TermMatcher.from_terms(given, SCHEME_PLAIN)
 
 
 def request_reach(req: Mapping[str, Any]) -> PlanReach | None:

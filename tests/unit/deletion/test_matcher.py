@@ -1,11 +1,15 @@
-"""The deletion term matcher (docs/spec/deletion.md): every way a name is written is found, nothing
-else is touched. Pure: no database.
+# ruff: noqa: RUF001  (letters of other scripts that look Latin are the point here)
+"""The deletion term matcher (docs/deletion-terms.md): every way a name is written is found,
+nothing else is touched. Pure: no database.
 
 The property tests generate 4,000 cases in all (4 tests x 100 examples x 10; 10,000 with
 ``pytest --heavy``, tests/support/sizes.py): random surrounding text and random variants of
-a term (case, compatibility forms, decomposed accents, ignorables inside words, any run of
-whitespace or invisible characters between words), words that merely contain a term or start
-with it, and the digest form of the matcher against the clear one.
+a term in Latin, Greek, Cyrillic and Turkish letters (case, compatibility forms, decomposed
+accents, accents dropped and added, Greek capitals without tonos and final sigma, ignorables
+inside words, any run of whitespace or invisible characters between words), words that
+merely contain a term or start with it, the Cypher narrowing on the variants and their
+accent-free ASCII spellings, and the digest form of the matcher against the clear one (in
+both schemes).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import regex
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from graphmem.deletion.fold import SCHEME_PLAIN
 from graphmem.deletion.matcher import (
     REDACTION,
     TermMatcher,
@@ -27,6 +32,7 @@ from graphmem.deletion.matcher import (
     normalise,
     term_spec,
 )
+from graphmem.deletion.redaction import narrowing
 from tests.support.sizes import size
 
 CASES = size(100, 250)
@@ -41,16 +47,56 @@ SEPARATORS = [" ", "\u00a0", "\n", "\r\n", "  ", "\t", "\u200b", " \u200b ", "\u
 INSIDE = ["\u00ad", "\u200b", "\u200c", "\u200d", "\u2060", "\ufeff"]
 # The same, without the zero-width space, which marks a word break where no term asks one.
 INSIDE_NO_BREAK = ["\u00ad", "\u200c", "\u200d", "\u2060", "\ufeff"]
-LETTERS = "abcdefghijklmnopqrstuvwxyzäöüéèçñßøå\u0131"
+LETTERS = "abcdefghijklmnopqrstuvwxyzäöüéèçñßøåłđ\u0131"
+GREEK = "αβγδεζηθικλμνξοπρστυφχψωάέήίόύώϊϋΐΰς"
+CYRILLIC = "абвгдеёжзийклмнопрстуфхцчшщъыьэюяіїўѓќ"
+TURKISH = "abcdefghijklmnoprstuvyzçğışöü"
+ALPHABETS = [LETTERS, GREEK, CYRILLIC, TURKISH]
+ALL_LETTERS = "".join(sorted(set("".join(ALPHABETS))))
+# Accents a letter may be written with or without (the breve never on Cyrillic: see KEPT).
+ACCENTS = ["\u0301", "\u0300", "\u0308", "\u0302", "\u0303", "\u0327", "\u030c",
+           "\u0306", "\u0304"]
+# Cyrillic letters of their own whose mark is never left out (docs/deletion-terms.md).
+KEPT = {("и", "\u0306"), ("у", "\u0306"), ("і", "\u0308"), ("г", "\u0301"),
+        ("к", "\u0301")}
+STROKES = str.maketrans({"ł": "l", "ø": "o", "đ": "d", "ħ": "h"})
+FOLDED = ("LATIN", "GREEK", "CYRILLIC", "HEBREW", "ARABIC")
 _INVISIBLE = regex.compile(r"[\s\p{Default_Ignorable_Code_Point}]")
+
+
+def strip_accents(text: str) -> str:
+    """``text`` without the accents of Latin, Greek and Cyrillic letters (case kept), told
+    by the letters' Unicode names rather than the matcher's script tables."""
+    out: list[str] = []
+    base = ""
+    for char in unicodedata.normalize("NFD", text):
+        if unicodedata.category(char) != "Mn":
+            base = char
+        elif base and unicodedata.name(base[0], "").startswith(FOLDED) and char not in INSIDE:
+            if (base.lower(), char) not in KEPT:
+                continue
+            base += char
+        out.append(char)
+    return unicodedata.normalize("NFC", "".join(out))
 
 
 def independent_skeleton(text: str) -> str:
     """An oracle written without the matcher: NFKC, full case folding, dotted and dotless I,
-    whitespace and ignorables dropped."""
+    accents and stroked letters folded, whitespace and ignorables dropped."""
     folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
     folded = folded.replace("i\u0307", "i").replace("\u0131", "i")
-    return _INVISIBLE.sub("", folded)
+    return _INVISIBLE.sub("", strip_accents(folded).translate(STROKES))
+
+
+def with_accent(rnd: random.Random, char: str) -> str:
+    """``char`` with an accent added (decomposed or composed), never one that makes a
+    Cyrillic letter of its own."""
+    mark = rnd.choice(ACCENTS)
+    name = unicodedata.name(char, "") if len(char) == 1 else ""
+    if not name.startswith(FOLDED) or (char.lower(), mark) in KEPT \
+            or (mark == "\u0306" and name.startswith("CYRILLIC")):
+        return char
+    return rnd.choice([char + mark, unicodedata.normalize("NFC", char + mark)])
 
 
 def fullwidth(char: str) -> str:
@@ -65,6 +111,11 @@ def char_variant(rnd: random.Random, char: str) -> str:
         options += ["I", "i", "\u0130"]
     if char == "i":
         options += ["\u0130", "I"]
+    if char in "σς":
+        options += ["σ", "ς", "Σ"]
+    plain = strip_accents(char)
+    options += [plain, plain.upper(), plain.translate(STROKES), with_accent(rnd, char),
+                with_accent(rnd, char.upper())]
     if char.isascii():
         options += [fullwidth(char), fullwidth(char.upper())]
     return rnd.choice(options)
@@ -86,7 +137,8 @@ def term_variant(rnd: random.Random, term: list[str]) -> str:
     return out
 
 
-_FILLER = LETTERS + LETTERS.upper() + "0123456789 .,;:!?'\"()-—\n\t\u00a0\u200b\u00ad山田太郎ภาษา"
+_FILLER = LETTERS + LETTERS.upper() + GREEK[:9] + CYRILLIC[:9] + \
+    "0123456789 .,;:!?'\"()-—\n\t\u00a0\u200b\u00ad山田太郎ภาษา"
 _EDGES = [" ", "\n", ", ", ". ", " (", ") ", "\u00a0", "\t", " — ", "\"", "'"]
 
 
@@ -100,7 +152,8 @@ def surround(rnd: random.Random, middle: str) -> tuple[str, str]:
     return before + middle + rnd.choice(_EDGES) + filler(rnd), before
 
 
-words = st.text(alphabet=LETTERS, min_size=2, max_size=7)
+words = st.sampled_from(ALPHABETS).flatmap(
+    lambda alphabet: st.text(alphabet=alphabet, min_size=2, max_size=7))
 terms = st.lists(words, min_size=1, max_size=3)
 
 
@@ -140,8 +193,9 @@ def test_a_word_that_merely_contains_a_term_is_never_touched(term: str,
                                                             rnd: random.Random) -> None:
     matcher = TermMatcher.from_terms([term])
     for _ in range(PER_EXAMPLE):
-        head = "".join(rnd.choice(LETTERS) for _ in range(rnd.randrange(4)))
-        tail = "".join(rnd.choice(LETTERS) for _ in range(rnd.randrange(0 if head else 1, 4)))
+        head = "".join(rnd.choice(ALL_LETTERS) for _ in range(rnd.randrange(4)))
+        tail = "".join(rnd.choice(ALL_LETTERS)
+                       for _ in range(rnd.randrange(0 if head else 1, 4)))
         longer = word_variant(rnd, head + term + tail, INSIDE_NO_BREAK)
         text, before = surround(rnd, longer)
         start, end = len(before), len(before) + len(longer)
@@ -154,27 +208,37 @@ def test_a_word_that_merely_contains_a_term_is_never_touched(term: str,
 @given(term=terms, other=terms, rnd=st.randoms(use_true_random=True))
 def test_the_digest_matcher_decides_exactly_as_the_clear_one(
         term: list[str], other: list[str], rnd: random.Random) -> None:
+    """In the current scheme and in the one digests were made with before accents folded."""
     key = b"k" * 32
     given_terms = [" ".join(term), " ".join(other)]
     clear = TermMatcher.from_terms(given_terms)
     hidden = TermMatcher.from_digests(digest_terms(given_terms, key), key)
+    clear_plain = TermMatcher.from_terms(given_terms, SCHEME_PLAIN)
+    hidden_plain = TermMatcher.from_digests(digest_terms(given_terms, key, SCHEME_PLAIN), key)
     for _ in range(PER_EXAMPLE):
         text, _ = surround(rnd, term_variant(rnd, rnd.choice([term, other])))
         assert clear.matches(text) == hidden.matches(text)
         assert clear.redact(text) == hidden.redact(text)
+        assert clear_plain.matches(text) == hidden_plain.matches(text)
 
 
 @_SETTINGS
 @given(term=terms, rnd=st.randoms(use_true_random=True))
-def test_the_ascii_anchor_never_misses_a_match(term: list[str], rnd: random.Random) -> None:
-    """Stores narrow candidates with the anchor: an ASCII text holding the term holds it."""
+def test_the_narrowing_never_drops_a_match(term: list[str], rnd: random.Random) -> None:
+    """Stores narrow candidates with the anchor (``narrowing``): an ASCII text holding the
+    term holds it, accent-free ASCII spellings of an accented term included."""
     matcher = TermMatcher.from_terms([" ".join(term)])
     anchor = ascii_anchor(matcher.specs[0])
+    pattern = narrowing(matcher)
+    assert pattern is not None
     for _ in range(PER_EXAMPLE):
         text, _ = surround(rnd, term_variant(rnd, term))
-        text = text.encode("ascii", "ignore").decode()
-        if matcher.holds(text):
-            assert anchor is not None and anchor in text.lower()
+        ascii_text = strip_accents(text).translate(STROKES).encode("ascii", "ignore").decode()
+        for candidate in (text, ascii_text):
+            if matcher.holds(candidate):
+                assert re.fullmatch(pattern, candidate), (pattern, candidate)
+                if candidate.isascii():
+                    assert anchor is not None and anchor in candidate.lower()
 
 
 # ---------------------------------------------------------------------------- examples
@@ -260,3 +324,70 @@ def test_normalised_offsets_point_into_the_original() -> None:
     assert n.text == "weiss fix"
     assert [(s, e) for s, e in zip(n.starts, n.ends, strict=True)][3:5] == [(3, 4), (3, 4)]
     assert re.fullmatch(r"[0-9a-f]{64}", digest_terms(["x"], b"k")[0].digest)
+
+
+# ------------------------------------------------------------------------- diacritics
+
+SECURITY_TERMS = ["Σοφία Παππά", "Zoë Müller", "İlker Şahin"]
+
+
+@pytest.mark.parametrize("written", [
+    "ΣΟΦΙΑ ΠΑΠΠΑ", "σοφια παππα", "Σοφια Παππα", "ΣΟΦΊΑ ΠΑΠΠΆ", "Σοφία Παππά",
+    "Zoe Muller", "ZOE MULLER", "ZOË MÜLLER", "Zoe\u0308 Mu\u0308ller", "zoë müller",
+    "Ilker Sahin", "ILKER SAHIN", "ilker şahin", "İLKER ŞAHİN", "Ilker\u00a0Sahin"])
+def test_names_written_without_their_accents_are_redacted(written: str) -> None:
+    matcher = TermMatcher.from_terms(SECURITY_TERMS)
+    assert matcher.redact(f"({written}, passport)") == f"({REDACTION}, passport)"
+
+
+def test_words_that_merely_contain_a_folded_term_stay_intact() -> None:
+    matcher = TermMatcher.from_terms(["Zoë Müller", "Παππά", "Ann"])
+    for text in ("Zoë Müllerová", "Zoe Mullerova", "Zoey Muller", "Παππάς", "ΠΑΠΠΑΔΟΠΟΥΛΟΣ",
+                 "Anna", "Ånna", "Annë"):
+        assert matcher.redact(text) == text, text
+    assert matcher.redact("Ånn and Änn") == f"{REDACTION} and {REDACTION}"
+
+
+def test_cyrillic_yo_is_ye_and_short_i_is_its_own_letter() -> None:
+    m = TermMatcher.from_terms(["Пётр Андрей"])
+    for text in ("Петр Андрей", "ПЕТР АНДРЕЙ", "ПЁТР андрей", "Пётр Андре\u0301й"):
+        assert m.redact(text) == REDACTION, text
+    assert m.redact("Петр Андреи") == "Петр Андреи"  # и is not й
+    assert TermMatcher.from_terms(["Андреи"]).redact("Андрей") == "Андрей"
+    assert TermMatcher.from_terms(["Київ"]).redact("Киів Київ") == f"Киів {REDACTION}"
+
+
+def test_stroked_latin_letters_fold_to_their_plain_letter() -> None:
+    m = TermMatcher.from_terms(["Łukasz Søren Đorđe"])
+    assert m.redact("LUKASZ SOREN DJORDJE; Lukasz Soren Dorde") == \
+        f"LUKASZ SOREN DJORDJE; {REDACTION}"  # transliterations (dj) are not folded
+
+
+def test_vowel_points_are_folded_and_letter_forming_marks_are_not() -> None:
+    assert TermMatcher.from_terms(["مُحَمَّد"]).redact("عن محمد") == f"عن {REDACTION}"
+    assert TermMatcher.from_terms(["שָׁלוֹם"]).redact("שלום לך") == f"{REDACTION} לך"
+    # Devanagari and Thai marks make other letters: कमल (lotus) is not कोमल (tender)
+    assert TermMatcher.from_terms(["कमल"]).redact("कोमल") == "कोमल"
+    assert TermMatcher.from_terms(["कमल"]).redact("कमल") == REDACTION
+
+
+def test_redaction_keeps_every_other_character_of_a_folded_match() -> None:
+    text = "ΣΟΦΙΑ ΠΑΠΠΑ (passport), Zoe Muller (web form), Ilker Sahin; also σοφια παππα."
+    out = TermMatcher.from_terms(SECURITY_TERMS).redact(text)
+    assert out == (f"{REDACTION} (passport), {REDACTION} (web form), {REDACTION}; also "
+                   f"{REDACTION}.")
+
+
+def test_digests_of_the_plain_scheme_keep_accents_counting() -> None:
+    key = b"k" * 32
+    old = TermMatcher.from_digests(digest_terms(["Zoë Müller"], key, SCHEME_PLAIN), key)
+    new = TermMatcher.from_digests(digest_terms(["Zoë Müller"], key), key)
+    assert old.redact("Zoe Muller, ZOË MÜLLER") == f"Zoe Muller, {REDACTION}"
+    assert new.redact("Zoe Muller, ZOË MÜLLER") == f"{REDACTION}, {REDACTION}"
+
+
+def test_the_narrowing_passes_accent_free_ascii_for_an_accented_term() -> None:
+    pattern = narrowing(TermMatcher.from_terms(["Zoë Müller"]))
+    assert pattern is not None
+    assert re.fullmatch(pattern, "form by Zoe Muller")
+    assert not re.fullmatch(pattern, "form by Zoe Miller")
