@@ -28,7 +28,7 @@ from graphmem.read import pipeline
 from graphmem.read.attribution import AttributionLog
 from graphmem.read.pipeline import Retrieval
 from graphmem.read.rankers import DEFAULT_RANKER, Ranker, get_ranker
-from graphmem.read.resolution import ConflictResolution, resolve_conflict
+from graphmem.read.resolution import ConflictResolution, record_pool, resolve_conflict
 from graphmem.read.steps import DecisionState, MemoryConflict
 from graphmem.write import lifecycle
 from graphmem.write.imports import IMPORT_BATCH, import_jsonl
@@ -193,8 +193,10 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
         self._operator_only("put")
         return self._store.put(record)
 
-    def put_many(self, records: Sequence[MemoryRecord | dict[str, Any]]) -> list[str]:
+    def put_many(self, records: Iterable[MemoryRecord | dict[str, Any]]) -> list[str]:
         """Write records without policy in one transaction; returns the ids created.
+        ``records``: MemoryRecord instances or dicts of their fields, any iterable (read once).
+        ValidationError and subclasses, RecordConflictError: nothing is written;
         AuthorizationError for a bound client (imports are the operator's)."""
         self._operator_only("put_many")
         return self._store.put_many(records)
@@ -399,14 +401,15 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
             self._rankers[name] = get_ranker(name)
         return self._rankers[name]
 
-
     def resolve(self, conflict: MemoryConflict, records: Iterable[MemoryRecord] | None = None
                 ) -> ConflictResolution:
         """Settle a conflict on metadata (docs/spec/read-path.md precedence) or report ambiguity.
-        OutOfReachError: a bound client's conflict names a record out of reach."""
+        ``records``: the records it names, any iterable of MemoryRecord (read once); None: read
+        from the store. OutOfReachError: a bound client's conflict names a record out of
+        reach. ValidationError: none of them given or stored, or an item no MemoryRecord."""
         if records is None:
             self.access.check_ids(self._store, conflict.record_ids, what="this conflict")
-        pool = ({r.id: r for r in records} if records is not None
+        pool = (record_pool(records) if records is not None
                 else self._store.get_many(list(conflict.record_ids)))
         return resolve_conflict(conflict, pool)
 

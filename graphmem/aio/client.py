@@ -213,7 +213,7 @@ class AsyncMemory(AsyncAttributionCalls, AsyncProspective, AsyncDeletionCalls):
         """:meth:`graphmem.Memory.put` (validated write without policy; operator only)."""
         return await self._off_loop(self._memory.put, record)
 
-    async def put_many(self, records: Sequence[MemoryRecord | dict[str, Any]]) -> list[str]:
+    async def put_many(self, records: Iterable[MemoryRecord | dict[str, Any]]) -> list[str]:
         """:meth:`graphmem.Memory.put_many` (one transaction; the ids created)."""
         return await self._off_loop(self._memory.put_many, records)
 
