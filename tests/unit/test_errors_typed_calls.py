@@ -1,6 +1,7 @@
-"""typed_calls, the clients' boundary for argument types (docs/guide/agent-builders.md#errors-
-times-and-bounds): strict, without conversion, models by isinstance, iterables unread, and a
-message naming the call and the argument, never the value."""
+"""typed_calls, the clients' boundary for argument types
+(docs/guide/agent-builders.md#errors-times-and-bounds): strict, without conversion, models by
+isinstance, iterables unread, and a message naming the call and the argument, never the
+value."""
 
 from __future__ import annotations
 
