@@ -253,16 +253,17 @@ def typed_calls(cls: C) -> C:
         member = inspect.getattr_static(cls, name)
         if isinstance(member, classmethod):
             if not hasattr(member.__func__, _CHECKED):
-                setattr(cls, name, classmethod(_checked(member.__func__, cls.__name__)))
+                setattr(cls, name, classmethod(_checked(member.__func__)))
         elif inspect.isfunction(member) and not hasattr(member, _CHECKED):
-            setattr(cls, name, _checked(member, cls.__name__))
+            setattr(cls, name, _checked(member))
     return cls
 
 
-def _checked(function: Callable[..., Any], owner: str) -> Callable[..., Any]:
+def _checked(function: Callable[..., Any]) -> Callable[..., Any]:
     """``function`` (a method: its first parameter is ``self`` or ``cls``) with its other
-    arguments checked first."""
-    check = _Arguments(function, f"{owner}.{function.__name__}")
+    arguments checked first. Errors name the call as ``get``, not ``Memory.get``: a call of
+    AsyncMemory raises the very error its twin in Memory does."""
+    check = _Arguments(function, function.__name__)
     wrapper: Callable[..., Any]
     if inspect.iscoroutinefunction(function):
         @functools.wraps(function)
@@ -328,6 +329,7 @@ class _Arguments:
                     f"{len(self.names)} taken)")
         value = args[loc[0]] if isinstance(loc[0], int) else kwargs.get(name)
         hint = inspect.signature(self.function).parameters[name].annotation
+        hint = hint if isinstance(hint, str) else getattr(hint, "__name__", repr(hint))
         same = [e for e in errors if e["loc"][0] == loc[0]]
         detail = f" ({first['msg']})" if len(same) == 1 and len(loc) > 1 else ""
         return (f"{self.where}: argument {name!r} must be {hint}, not "

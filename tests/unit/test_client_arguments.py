@@ -99,7 +99,7 @@ def test_the_message_names_the_call_and_the_argument_never_its_content(
         offline: Memory) -> None:
     with pytest.raises(ValidationError) as raised:
         offline.get(["a secret note"])  # type: ignore[arg-type]
-    assert str(raised.value) == "Memory.get: argument 'record_id' must be str, not list"
+    assert str(raised.value) == "get: argument 'record_id' must be str, not list"
     with pytest.raises(ValidationError, match="max_authority must be one of"):
         offline.confined(Principal(tenants=frozenset({"acme"})), max_authority="admin")
 

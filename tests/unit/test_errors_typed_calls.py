@@ -58,28 +58,28 @@ def test_the_call_gets_the_very_objects_it_was_given() -> None:
 ])
 def test_a_value_of_another_type_is_refused_not_converted(kwargs: dict[str, Any],
                                                           name: str) -> None:
-    with pytest.raises(ValidationError, match=f"Calls.take: argument '{name}' must be "):
+    with pytest.raises(ValidationError, match=f"take: argument '{name}' must be "):
         Calls().take("t", **kwargs)
 
 
 def test_the_message_names_the_call_and_argument_never_the_value() -> None:
     with pytest.raises(ValidationError) as raised:
         Calls().take(["my secret"])  # type: ignore[arg-type]
-    assert str(raised.value) == "Calls.take: argument 'text' must be str, not list"
+    assert str(raised.value) == "take: argument 'text' must be str, not list"
     assert raised.value.__cause__ is None and raised.value.__suppress_context__
     with pytest.raises(ValidationError) as raised:
         Calls().take("t", ["a", 2])  # type: ignore[list-item]
-    assert str(raised.value) == ("Calls.take: argument 'ids' must be Sequence[str], not list "
+    assert str(raised.value) == ("take: argument 'ids' must be Sequence[str], not list "
                                  "(Input should be a valid string)")
 
 
 @pytest.mark.parametrize(("call", "message"), [
     (lambda: Calls().take(),  # type: ignore[call-arg]
-     "Calls.take: argument 'text' is required"),
+     "take: argument 'text' is required"),
     (lambda: Calls().take("t", texts="x"),  # type: ignore[call-arg]
-     "Calls.take: no argument named 'texts'"),
+     "take: no argument named 'texts'"),
     (lambda: Calls().take("t", [], 3),  # type: ignore[call-arg]
-     r"Calls.take: too many positional arguments \(3 "),
+     r"take: too many positional arguments \(3 "),
 ])
 def test_a_call_of_the_wrong_shape_is_a_validation_error(call: Any, message: str) -> None:
     with pytest.raises(ValidationError, match=message):
@@ -88,13 +88,13 @@ def test_a_call_of_the_wrong_shape_is_a_validation_error(call: Any, message: str
 
 def test_classmethods_and_coroutines_are_checked_and_stay_what_they_were() -> None:
     assert Calls.make(2) == 2
-    with pytest.raises(ValidationError, match=r"Calls\.make: argument 'n'"):
+    with pytest.raises(ValidationError, match=r"^make: argument 'n'"):
         Calls.make("2")  # type: ignore[arg-type]
     assert isinstance(inspect.getattr_static(Calls, "make"), classmethod)
     assert inspect.iscoroutinefunction(Calls.later)
     assert asyncio.run(Calls().later(3)) == 3
     pending = Calls().later("3")  # type: ignore[arg-type]
-    with pytest.raises(ValidationError, match=r"Calls\.later: argument 'n'"):
+    with pytest.raises(ValidationError, match=r"^later: argument 'n'"):
         asyncio.run(pending)
     assert isinstance(inspect.getattr_static(Calls, "size"), property)
     assert inspect.signature(Calls.take) == inspect.signature(inspect.unwrap(Calls.take))

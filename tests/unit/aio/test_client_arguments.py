@@ -1,13 +1,14 @@
 """Every public call of AsyncMemory (and of its ``intentions``), found by introspection,
 refuses an argument of the wrong type with a ValidationError naming it, raised when awaited
-and before anything is sent (docs/guide/agent-builders.md#errors-times-and-bounds), as
-Memory's do (tests/unit/test_client_arguments.py). No database: the driver fails the test if
-a call reaches it."""
+and before anything is sent (docs/guide/agent-builders.md#errors-times-and-bounds): the very
+error Memory's call raises (tests/unit/test_client_arguments.py). No database: the driver
+fails the test if a call reaches it."""
 
 from __future__ import annotations
 
 import asyncio
 import inspect
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -38,13 +39,16 @@ def offline(monkeypatch: pytest.MonkeyPatch) -> Iterator[AsyncMemory]:
         threads.shutdown()
 
 
-def check_every_wrong_argument(call: Any, where: str) -> int:
+def check_every_wrong_argument(call: Any, twin: Any, where: str) -> int:
+    """As Memory's test, and each error is the very one ``twin`` (Memory's call) raises."""
     made = 0
     for case in cases(call):
         with pytest.raises(GraphmemError) as raised:
             run(call(*case.args, **case.kwargs))
         assert isinstance(raised.value, ValidationError), (where, case)
         assert repr(case.param) in str(raised.value), (where, case, str(raised.value))
+        with pytest.raises(ValidationError, match=re.escape(str(raised.value))):
+            twin(*case.args, **case.kwargs)
         made += 1
     return made
 
@@ -57,13 +61,15 @@ def test_the_calls_are_found() -> None:
 @pytest.mark.parametrize("name", sorted(ASYNC_MEMORY))
 def test_a_wrong_argument_of_an_async_call_is_a_validation_error(offline: AsyncMemory,
                                                                  name: str) -> None:
-    assert check_every_wrong_argument(getattr(offline, name), name) > 0
+    assert check_every_wrong_argument(getattr(offline, name),
+                                      getattr(offline._memory, name), name) > 0
 
 
 @pytest.mark.parametrize("name", sorted(ASYNC_INTENTIONS))
 def test_a_wrong_argument_of_an_async_intentions_call_is_a_validation_error(
         offline: AsyncMemory, name: str) -> None:
-    assert check_every_wrong_argument(getattr(offline.intentions, name), name) > 0
+    assert check_every_wrong_argument(getattr(offline.intentions, name),
+                                      getattr(offline._memory.intentions, name), name) > 0
 
 
 def test_the_calls_stay_coroutines_and_raise_when_awaited(offline: AsyncMemory) -> None:
@@ -71,5 +77,5 @@ def test_the_calls_stay_coroutines_and_raise_when_awaited(offline: AsyncMemory) 
     raises (as every error of an async call does)."""
     assert inspect.iscoroutinefunction(AsyncMemory.get)
     pending = offline.get(["r1"])  # type: ignore[arg-type]
-    with pytest.raises(ValidationError, match=r"AsyncMemory\.get: argument 'record_id'"):
+    with pytest.raises(ValidationError, match=r"^get: argument 'record_id'"):
         asyncio.run(pending)
