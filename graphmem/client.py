@@ -20,7 +20,7 @@ from graphmem.db.ops.attribution import Neo4jAttribution
 from graphmem.db.settings import ConnectionSettings
 from graphmem.db.store import Neo4jStore
 from graphmem.deletion.certificate import CertificateMethods
-from graphmem.errors import AuthorizationError, ValidationError
+from graphmem.errors import AuthorizationError, ValidationError, typed_calls
 from graphmem.fields import utc_now
 from graphmem.limits import DEFAULT_LIMITS, InputLimits
 from graphmem.models import Authority, Explanation, MemoryRecord, Principal
@@ -28,7 +28,7 @@ from graphmem.read import pipeline
 from graphmem.read.attribution import AttributionLog
 from graphmem.read.pipeline import Retrieval
 from graphmem.read.rankers import DEFAULT_RANKER, Ranker, get_ranker
-from graphmem.read.resolution import ConflictResolution, resolve_conflict
+from graphmem.read.resolution import ConflictResolution, record_pool, resolve_conflict
 from graphmem.read.steps import DecisionState, MemoryConflict
 from graphmem.write import lifecycle
 from graphmem.write.imports import IMPORT_BATCH, import_jsonl
@@ -36,6 +36,7 @@ from graphmem.write.policy import MemoryWriteDecision, WritePolicy
 
 __all__ = ["Memory", "Retrieval"]
 
+@typed_calls
 class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMethods):
     """graphmem's client. Use :meth:`connect`; close it (or use ``with``).
 
@@ -72,7 +73,7 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
         max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES,
         ensure_schema: bool = True,
         principal: Principal | None = None,
-        max_authority: Authority = Authority.HUMAN_INSTRUCTION,
+        max_authority: Authority | str = Authority.HUMAN_INSTRUCTION,
         limits: InputLimits = DEFAULT_LIMITS,
     ) -> Memory:
         """Connect to Neo4j and make sure the schema exists.
@@ -111,7 +112,7 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
         return cls(store, policy=policy, owns_driver=False, on_close=release, access=access)
 
     def confined(self, principal: Principal, *,
-                 max_authority: Authority = Authority.HUMAN_INSTRUCTION) -> Memory:
+                 max_authority: Authority | str = Authority.HUMAN_INSTRUCTION) -> Memory:
         """A client bound to ``principal``, sharing this client's connection and log
         (docs/spec/eligibility.md). Closing it does nothing; close this client when done.
 
@@ -137,15 +138,13 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
         Raises:
             AuthorizationError: this client is bound already and ``principal`` reaches
                 further than its own.
-            ValidationError: ``principal`` is not a Principal.
+            ValidationError: ``principal`` is not a Principal, or ``max_authority`` names no
+                authority.
         """
-        if not isinstance(principal, Principal):
-            raise ValidationError(f"principal must be a graphmem Principal, got "
-                                  f"{type(principal).__name__}")
+        ceiling = _authority(max_authority)
         if self.access.principal is not None and not self.access.principal.covers(principal):
             raise AuthorizationError("a bound client can only be narrowed: this principal "
                                      "reaches further than the client's own")
-        ceiling = Authority(max_authority)
         if self.access.max_authority is not None:
             ceiling = min(ceiling, self.access.max_authority)
         view = type(self)(self._store, policy=self.policy, owns_driver=False,
@@ -194,8 +193,10 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
         self._operator_only("put")
         return self._store.put(record)
 
-    def put_many(self, records: Sequence[MemoryRecord | dict[str, Any]]) -> list[str]:
+    def put_many(self, records: Iterable[MemoryRecord | dict[str, Any]]) -> list[str]:
         """Write records without policy in one transaction; returns the ids created.
+        ``records``: MemoryRecord instances or dicts of their fields, any iterable (read once).
+        ValidationError and subclasses, RecordConflictError: nothing is written;
         AuthorizationError for a bound client (imports are the operator's)."""
         self._operator_only("put_many")
         return self._store.put_many(records)
@@ -402,14 +403,15 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
             self._rankers[name] = get_ranker(name)
         return self._rankers[name]
 
-
     def resolve(self, conflict: MemoryConflict, records: Iterable[MemoryRecord] | None = None
                 ) -> ConflictResolution:
         """Settle a conflict on metadata (docs/spec/read-path.md precedence) or report ambiguity.
-        OutOfReachError: a bound client's conflict names a record out of reach."""
+        ``records``: the records it names, any iterable of MemoryRecord (read once); None: read
+        from the store. OutOfReachError: a bound client's conflict names a record out of
+        reach. ValidationError: none of them given or stored, or an item no MemoryRecord."""
         if records is None:
             self.access.check_ids(self._store, conflict.record_ids, what="this conflict")
-        pool = ({r.id: r for r in records} if records is not None
+        pool = (record_pool(records) if records is not None
                 else self._store.get_many(list(conflict.record_ids)))
         return resolve_conflict(conflict, pool)
 
@@ -431,12 +433,15 @@ def _access(principal: Principal, max_authority: Authority | str) -> Access:
     if not isinstance(principal, Principal):
         raise ValidationError(f"principal must be a graphmem Principal, got "
                               f"{type(principal).__name__}")
+    return Access(principal=principal, max_authority=_authority(max_authority))
+
+
+def _authority(max_authority: Authority | str) -> Authority:
     try:
-        ceiling = Authority(max_authority)
+        return Authority(max_authority)
     except ValueError:
         raise ValidationError(f"max_authority must be one of "
                               f"{', '.join(a.value for a in Authority)}") from None
-    return Access(principal=principal, max_authority=ceiling)
 
 
 def store_of(memory: Memory) -> Neo4jStore:

@@ -6,7 +6,7 @@ facade stays small. Each call checks the ids it names against the client's
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -100,7 +100,7 @@ class ProspectiveCalls(_Calls):
         within this client's reach."""
         return Intentions(Neo4jIntentions(self._store), self.access)
 
-    def intend(self, intention: DeferredIntention | dict[str, Any]) -> bool:
+    def intend(self, intention: DeferredIntention | Mapping[str, Any]) -> bool:
         """Store a deferred intention; True if created, False for an identical re-write.
 
         Raises:
@@ -109,7 +109,7 @@ class ProspectiveCalls(_Calls):
         """
         return self.intentions.intend(intention)
 
-    def due(self, event: dict[str, str], *, principal: Principal | None = None,
+    def due(self, event: Mapping[str, str], *, principal: Principal | None = None,
             scope: dict[str, str], now: datetime | None = None) -> list[DeferredIntention]:
         """Pending, unexpired, in-scope intentions whose cue the event matches exactly.
 
@@ -132,7 +132,7 @@ class ProspectiveCalls(_Calls):
         """Cancel a pending intention (who/why/when kept); False if it was not pending."""
         return self.intentions.cancel(intention_id, by=by, reason=reason, now=self._now(now))
 
-    def process_event(self, event: dict[str, str], *, principal: Principal | None = None,
+    def process_event(self, event: Mapping[str, str], *, principal: Principal | None = None,
                       scope: dict[str, str], by: str, now: datetime | None = None
                       ) -> list[DeferredIntention]:
         """Fire every intention the event makes due, once; return the ones this call fired.

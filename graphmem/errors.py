@@ -25,11 +25,24 @@
 
 Leaf errors carry the ids that caused them (``record_ids``), never record content:
 error messages may end up in logs, and content is user data.
+
+:func:`typed_calls` is the clients' boundary for the types of arguments: an argument of the
+wrong type or shape is a :class:`ValidationError` naming it, raised before the call does
+anything (docs/guide/agent-builders.md#errors-times-and-bounds).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import dataclasses
+import functools
+import inspect
+import types
+import typing
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar, Union
+
+import pydantic
+from pydantic import ConfigDict, InstanceOf
 
 __all__ = [
     "AuthorityCeilingError",
@@ -53,6 +66,7 @@ __all__ = [
     "StoreNotEmptyError",
     "UnknownQueryError",
     "ValidationError",
+    "typed_calls",
 ]
 
 
@@ -195,3 +209,148 @@ class StoreError(GraphmemError):
 class ConstraintViolationError(StoreError):
     """A uniqueness constraint refused a write (usually a concurrent writer created the same
     id first; the store's writers catch it and decide again)."""
+
+
+# -- the boundary for the types of arguments ---------------------------------------------
+
+C = TypeVar("C", bound=type)
+
+#: exact types (no ``"2"`` for an int, no ``1`` for a bool, a str is no list of ids);
+#: classes of graphmem's own (a Principal, a ranker, a plan) by isinstance
+_STRICT = ConfigDict(strict=True, arbitrary_types_allowed=True)
+_CHECKED = "__graphmem_checked__"
+#: the hint forms built at run time, from hints found at run time
+_INSTANCE_OF: Any = InstanceOf
+_UNION: Any = Union
+
+
+def typed_calls(cls: C) -> C:
+    """Check the arguments of every public call of ``cls`` against its type hints, at the
+    call, before it does anything (docs/guide/agent-builders.md#errors-times-and-bounds):
+    the clients' one boundary for argument types, so a call added later is checked too.
+
+    Each call's parameters (``self`` aside) are checked by pydantic's ``validate_call``,
+    strictly and without conversion: the call receives the very objects it was given.
+    Models and dataclasses in a hint (a record, a decision state, a plan) are checked by
+    isinstance only, a dict where a hint allows one as a dict (the call validates what is
+    in it, with its own errors); an iterable is checked without being iterated (a
+    generator is consumed once, by the call). A coroutine function stays one and raises
+    when awaited; classmethods are checked, properties are not. The check of a call is
+    built on its first use.
+
+    Args:
+        cls: the class whose calls are checked in place (a call checked already, inherited
+            from a checked class, is left as it is).
+
+    Returns:
+        ``cls``. Its calls raise :class:`ValidationError` (naming the call and the argument,
+        never its content) for an argument of the wrong type, a missing required one, an
+        unknown keyword or too many positional ones.
+    """
+    for name in dir(cls):
+        if name.startswith("_"):
+            continue
+        member = inspect.getattr_static(cls, name)
+        if isinstance(member, classmethod):
+            if not hasattr(member.__func__, _CHECKED):
+                setattr(cls, name, classmethod(_checked(member.__func__)))
+        elif inspect.isfunction(member) and not hasattr(member, _CHECKED):
+            setattr(cls, name, _checked(member))
+    return cls
+
+
+def _checked(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function`` (a method: its first parameter is ``self`` or ``cls``) with its other
+    arguments checked first. Errors name the call as ``get``, not ``Memory.get``: a call of
+    AsyncMemory raises the very error its twin in Memory does."""
+    check = _Arguments(function, function.__name__)
+    wrapper: Callable[..., Any]
+    if inspect.iscoroutinefunction(function):
+        @functools.wraps(function)
+        async def wrapper(first: Any, /, *args: Any, **kwargs: Any) -> Any:
+            check(args, kwargs)
+            return await function(first, *args, **kwargs)
+    else:
+        @functools.wraps(function)
+        def wrapper(first: Any, /, *args: Any, **kwargs: Any) -> Any:
+            check(args, kwargs)
+            return function(first, *args, **kwargs)
+    setattr(wrapper, _CHECKED, True)
+    return wrapper
+
+
+class _Arguments:
+    """The argument check of one call; its validator is built on the first call."""
+
+    def __init__(self, function: Callable[..., Any], where: str) -> None:
+        self.function = function
+        self.where = where
+        self.validator: Callable[..., None] | None = None
+        self.names: list[str] = []
+
+    def __call__(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        validator = self.validator or self._build()
+        try:
+            validator(*args, **kwargs)
+        except pydantic.ValidationError as exc:  # the input's repr (content) is left out
+            raise ValidationError(self._message(exc.errors(), args, kwargs)) from None
+
+    def _build(self) -> Callable[..., None]:
+        signature = inspect.signature(self.function)
+        params = list(signature.parameters.values())[1:]
+        hints = typing.get_type_hints(types.SimpleNamespace(__annotations__={
+            p.name: p.annotation for p in params if p.annotation is not p.empty}),
+            globalns=getattr(self.function, "__globals__", None))
+        params = [p.replace(annotation=_shallow(hints.get(p.name, Any))) for p in params]
+
+        def arguments(*args: Any, **kwargs: Any) -> None:
+            return None
+
+        arguments.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+        arguments.__annotations__ = {p.name: p.annotation for p in params}
+        arguments.__name__ = arguments.__qualname__ = self.where
+        self.names = [p.name for p in params
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        self.validator = pydantic.validate_call(config=_STRICT)(arguments)
+        return self.validator
+
+    def _message(self, errors: list[Any], args: tuple[Any, ...],
+                 kwargs: dict[str, Any]) -> str:
+        first = next((e for e in errors if e["type"].startswith("unexpected_")), errors[0])
+        loc, kind = first["loc"], first["type"]
+        name = self.names[loc[0]] if isinstance(loc[0], int) and loc[0] < len(
+            self.names) else str(loc[0])
+        if kind == "missing_argument":
+            return f"{self.where}: argument {name!r} is required"
+        if kind == "unexpected_keyword_argument":
+            return f"{self.where}: no argument named {name!r}"
+        if kind == "unexpected_positional_argument":
+            return (f"{self.where}: too many positional arguments ({len(args)} given, "
+                    f"{len(self.names)} taken)")
+        value = args[loc[0]] if isinstance(loc[0], int) else kwargs.get(name)
+        hint = inspect.signature(self.function).parameters[name].annotation
+        hint = hint if isinstance(hint, str) else getattr(hint, "__name__", repr(hint))
+        same = [e for e in errors if e["loc"][0] == loc[0]]
+        detail = f" ({first['msg']})" if len(same) == 1 and len(loc) > 1 else ""
+        return (f"{self.where}: argument {name!r} must be {hint}, not "
+                f"{type(value).__name__}{detail}")
+
+
+def _shallow(hint: Any) -> Any:
+    """``hint`` with every model and dataclass in it checked by isinstance only."""
+    if isinstance(hint, type) and (issubclass(hint, pydantic.BaseModel)
+                                   or dataclasses.is_dataclass(hint)):
+        return _INSTANCE_OF[hint]
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is Union or origin is types.UnionType:
+        # a runtime protocol's isinstance is slow (it looks for each member): tried last
+        return _UNION[tuple(_shallow(a) for a in sorted(args, key=_is_protocol))]
+    if origin in (list, tuple, dict) or (isinstance(origin, type) and origin.__module__
+                                         == "collections.abc" and origin.__name__ in (
+                                             "Sequence", "Iterable", "Mapping", "Iterator")):
+        return origin[tuple(_shallow(a) for a in args)] if args else hint
+    return hint
+
+
+def _is_protocol(hint: Any) -> bool:
+    return bool(getattr(hint, "_is_protocol", False))

@@ -45,6 +45,7 @@ from graphmem.errors import (
     NaiveDatetimeError,
     RecordNotFoundError,
     ValidationError,
+    typed_calls,
 )
 from graphmem.models import DeferredIntention, IntentionStatus, Principal
 
@@ -100,6 +101,7 @@ def event_cues(event: Mapping[str, str]) -> list[Cue]:
     return sorted(cues, key=lambda c: (c["kind"], c["value"]))
 
 
+@typed_calls
 class Intentions:
     """Deferred intentions in Neo4j (docs/spec/intentions.md). The client's facade delegates here.
 

@@ -19,7 +19,8 @@ from graphmem.db import switching
 from graphmem.db.access import ScopeQuery
 from graphmem.db.async_driver import Admission
 from graphmem.deletion import DeletionPlan, DeletionReport, ProgressCallback
-from graphmem.errors import ClientClosedError
+from graphmem.deletion.certificate import ErasureCertificate
+from graphmem.errors import ClientClosedError, typed_calls
 from graphmem.intentions import Intentions
 from graphmem.lineage.graph import LineageDirection, LineageGraph
 from graphmem.models import DeferredIntention, MemoryRecord, Principal
@@ -27,7 +28,7 @@ from graphmem.models import DeferredIntention, MemoryRecord, Principal
 if TYPE_CHECKING:
     from graphmem.client import Memory
     from graphmem.db.ops.intentions import IntentionTransition
-    from graphmem.deletion.certificate import CertificateVerdict, ErasureCertificate
+    from graphmem.deletion.certificate import CertificateVerdict
 
 __all__ = ["CALL_THREADS", "AsyncAttributionCalls", "AsyncDeletionCalls", "AsyncIntentions",
            "AsyncProspective", "Threads", "off_loop"]
@@ -113,6 +114,7 @@ class AsyncAttributionCalls(_Calls):
         return await self._off_loop(self._memory.get_retrieval, retrieval_id)
 
 
+@typed_calls
 class AsyncIntentions:
     """:class:`graphmem.intentions.Intentions` as coroutines (docs/spec/intentions.md), each
     the blocking call run by :func:`off_loop`, with its parameters and errors.
@@ -175,11 +177,11 @@ class AsyncProspective(_Calls):
         """Deferred intentions on this client's store, within its reach, as coroutines."""
         return AsyncIntentions(self._memory.intentions, self._threads)
 
-    async def intend(self, intention: DeferredIntention | dict[str, Any]) -> bool:
+    async def intend(self, intention: DeferredIntention | Mapping[str, Any]) -> bool:
         """:meth:`graphmem.Memory.intend` (RecordConflictError, ValidationError)."""
         return await self._off_loop(self._memory.intend, intention)
 
-    async def due(self, event: dict[str, str], *, principal: Principal | None = None,
+    async def due(self, event: Mapping[str, str], *, principal: Principal | None = None,
                   scope: dict[str, str], now: datetime | None = None
                   ) -> list[DeferredIntention]:
         """:meth:`graphmem.Memory.due` (AuthorizationError for a scope out of reach)."""
@@ -196,7 +198,7 @@ class AsyncProspective(_Calls):
         return await self._off_loop(self._memory.cancel, intention_id, by=by, reason=reason,
                                     now=now)
 
-    async def process_event(self, event: dict[str, str], *, principal: Principal | None = None,
+    async def process_event(self, event: Mapping[str, str], *, principal: Principal | None = None,
                             scope: dict[str, str], by: str, now: datetime | None = None
                             ) -> list[DeferredIntention]:
         """:meth:`graphmem.Memory.process_event`: the intentions this call fired."""

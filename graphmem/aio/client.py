@@ -35,6 +35,7 @@ from graphmem.db.codec import DEFAULT_MAX_CONTENT_BYTES, Clock
 from graphmem.db.ops.attribution import Neo4jAttribution
 from graphmem.db.resilience import connect_driver
 from graphmem.db.settings import ConnectionSettings
+from graphmem.errors import typed_calls
 from graphmem.fields import utc_now
 from graphmem.limits import DEFAULT_LIMITS, InputLimits
 from graphmem.models import Authority, Explanation, MemoryRecord, Principal
@@ -54,6 +55,7 @@ __all__ = ["AsyncMemory", "on_store", "store_of"]
 P = ParamSpec("P")
 R = TypeVar("R")
 
+@typed_calls
 class AsyncMemory(AsyncAttributionCalls, AsyncProspective, AsyncDeletionCalls):
     """graphmem's client as coroutines. Use ``await AsyncMemory.connect(...)``; close it with
     ``await client.close()`` (or use ``async with``).
@@ -96,7 +98,7 @@ class AsyncMemory(AsyncAttributionCalls, AsyncProspective, AsyncDeletionCalls):
         max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES,
         ensure_schema: bool = True,
         principal: Principal | None = None,
-        max_authority: Authority = Authority.HUMAN_INSTRUCTION,
+        max_authority: Authority | str = Authority.HUMAN_INSTRUCTION,
         limits: InputLimits = DEFAULT_LIMITS,
     ) -> AsyncMemory:
         """Connect to Neo4j through the async driver and make sure the schema exists; the
@@ -164,7 +166,7 @@ class AsyncMemory(AsyncAttributionCalls, AsyncProspective, AsyncDeletionCalls):
         return cls(memory, threads=threads)
 
     def confined(self, principal: Principal, *,
-                 max_authority: Authority = Authority.HUMAN_INSTRUCTION) -> AsyncMemory:
+                 max_authority: Authority | str = Authority.HUMAN_INSTRUCTION) -> AsyncMemory:
         """A client bound to ``principal``, sharing this client's connection, threads and log:
         :meth:`graphmem.Memory.confined`'s rules, refusals and errors exactly (it is that
         call). Sends nothing, so it is not a coroutine. Closing it does nothing."""
@@ -211,7 +213,7 @@ class AsyncMemory(AsyncAttributionCalls, AsyncProspective, AsyncDeletionCalls):
         """:meth:`graphmem.Memory.put` (validated write without policy; operator only)."""
         return await self._off_loop(self._memory.put, record)
 
-    async def put_many(self, records: Sequence[MemoryRecord | dict[str, Any]]) -> list[str]:
+    async def put_many(self, records: Iterable[MemoryRecord | dict[str, Any]]) -> list[str]:
         """:meth:`graphmem.Memory.put_many` (one transaction; the ids created)."""
         return await self._off_loop(self._memory.put_many, records)
 

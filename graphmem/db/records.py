@@ -265,7 +265,7 @@ class RecordWrites(WriteSlots):
     # -- writes ---------------------------------------------------------------------
 
     def prepare_batch(
-        self, records: Sequence[MemoryRecord | dict[str, Any]], *, quarantined: bool = False
+        self, records: Iterable[MemoryRecord | dict[str, Any]], *, quarantined: bool = False
     ) -> PreparedBatch:
         """Validate a batch and compute its rows, without touching the database.
 
@@ -318,12 +318,12 @@ class RecordWrites(WriteSlots):
         return created
 
     def put_many(
-        self, records: Sequence[MemoryRecord | dict[str, Any]], *, quarantined: bool = False
+        self, records: Iterable[MemoryRecord | dict[str, Any]], *, quarantined: bool = False
     ) -> list[str]:
         """Write records without policy, all in one transaction: everything or nothing.
 
         Args:
-            records: records (or dicts validated into records).
+            records: records (or dicts validated into records), any iterable (read once).
             quarantined: store them as quarantined (audit only, never eligible).
 
         Returns:
@@ -355,8 +355,10 @@ class RecordWrites(WriteSlots):
                 batch = next(it, END_OF_STREAM)
                 if batch is END_OF_STREAM:
                     return None
-                if batch is None:
-                    raise ValidationError("put_stream: a batch is None, not a sequence")
+                if batch is None or isinstance(batch, str | bytes | Mapping) or not isinstance(
+                        batch, Iterable):
+                    raise ValidationError(f"put_stream: a batch is {type(batch).__name__}, "
+                                          "not a sequence of records")
                 return pool.submit(prepare, batch)
 
             pending = submit()

@@ -14,13 +14,14 @@ Whatever still disagrees is a genuine ambiguity: it is reported, never guessed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
+from graphmem.errors import ValidationError
 from graphmem.models import MemoryRecord
 from graphmem.read.steps import MemoryConflict
 
-__all__ = ["ConflictResolution", "resolve_conflict"]
+__all__ = ["ConflictResolution", "record_pool", "resolve_conflict"]
 
 
 @dataclass(frozen=True)
@@ -57,9 +58,15 @@ def resolve_conflict(
 
     Args:
         conflict: a conflict from the read path.
-        records: at least the records named in ``conflict.record_ids``.
+        records: at least the records named in ``conflict.record_ids``, by id.
+
+    Raises:
+        ValidationError: ``records`` holds none of the records the conflict names.
     """
     pool = [records[i] for i in conflict.record_ids if i in records]
+    if not pool:
+        raise ValidationError("no record the conflict names was given or found",
+                              record_ids=conflict.record_ids)
     superseded = {old for r in pool for old in r.supersedes}
     rules: list[tuple[str, Callable[[MemoryRecord], float]]] = [
         ("supersession", lambda r: 0.0 if r.id in superseded else 1.0),
@@ -77,3 +84,18 @@ def resolve_conflict(
             return ConflictResolution(conflict.key, values.pop(),
                                       tuple(sorted(r.id for r in pool)), name)
     return ConflictResolution(conflict.key, None, tuple(sorted(r.id for r in pool)), "ambiguous")
+
+
+def record_pool(records: Iterable[MemoryRecord]) -> dict[str, MemoryRecord]:
+    """``records`` (read once) by id, for :func:`resolve_conflict`.
+
+    Raises:
+        ValidationError: an item is not a :class:`MemoryRecord`.
+    """
+    pool: dict[str, MemoryRecord] = {}
+    for record in records:
+        if not isinstance(record, MemoryRecord):
+            raise ValidationError(f"records must hold MemoryRecord items, not "
+                                  f"{type(record).__name__}")
+        pool[record.id] = record
+    return pool

@@ -59,7 +59,7 @@ def _plan_args(**overrides: Any) -> dict[str, Any]:
     ({"redact_terms": ["J" * (L.term_bytes + 1)]}, "term_bytes"),
     ({"roots": ["root"] * (L.ids + 1)}, "InputLimits.ids"),
     ({"roots": ["r" * 300]}, "at most 256"),
-    ({"roots": "root"}, "list of ids"),
+    ({"roots": "root"}, "'roots' must be"),
     ({"roots": None, "subject": {"tenant": TENANT, "user": "u" * 5000}}, "scope_bytes"),
     ({"request_id": "del " + "x" * 10}, "invalid deletion request id"),
 ])
