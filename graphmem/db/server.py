@@ -7,8 +7,9 @@ Two ways to run one:
   store under ``data_dir()/server/home`` and is recorded in ``data_dir()/server/state.json``.
   Else :func:`lease` starts it for a client and records a lease per client under
   ``data_dir()/server/leases`` (:mod:`graphmem.db.leases`); it stops with the last live
-  lease, so a command never leaves a server running unless ``graphmem db start`` asked for
-  one.
+  lease, released by its client or found dead by the launcher's own watch within seconds
+  (every client killed), so a command never leaves a server running unless ``graphmem db
+  start`` asked for one.
 * :class:`EphemeralServer` is a throwaway server for tests and demos: a fresh temporary store, a
   free port, and *attached* mode, where the Java process exits as soon as its stdin reaches EOF.
   The owning Python process holds the only write end of that pipe, so the server goes away with
@@ -59,6 +60,7 @@ __all__ = [
     "NEO4J_VERSION",
     "EphemeralServer",
     "ServerInfo",
+    "clients",
     "ensure_jars",
     "launcher_dir",
     "lease",
@@ -208,9 +210,11 @@ def _start_locked(home: Path | None, port: int | None, *, pagecache_mb: int = 25
     elif not port_free(port):
         raise DatabaseUnavailableError(
             f"Port {port} on {HOST} is already in use (another process listens on it).")
+    # a server not kept watches its leases and stops itself when no live client holds one,
+    # even when every client was killed (docker/Launcher.java, --lease-dir)
     cmd = launcher_command(
         lib_dir, home, port, pagecache_mb=pagecache_mb, heap=heap, detached=True,
-        password_file=secret,
+        password_file=secret, lease_dir=None if kept else _leases_dir(),
     )
     log = home / "launcher.log"
     # posix_spawn rather than Popen: a Popen object for a child that outlives it warns
@@ -250,6 +254,13 @@ def _live_leases() -> list[Path]:
     return live_leases(_leases_dir(), remove_dead=True)
 
 
+def clients() -> int:
+    """How many live processes hold a lease on the local server (read without the lock:
+    nothing is removed). A server that was not kept and has none is stopping: its launcher
+    stops it within seconds (docs/operations.md#where-neo4j-comes-from)."""
+    return len(live_leases(_leases_dir(), remove_dead=False))
+
+
 def lease(start_if_needed: bool = True, *, timeout_s: float = 180
           ) -> tuple[ConnectionSettings, Callable[[], None]]:
     """Use the local server for one client: its settings, and the function that ends the use.
@@ -259,7 +270,9 @@ def lease(start_if_needed: bool = True, *, timeout_s: float = 180
     calling the returned function releases this client's lease (so does the interpreter's
     exit, for a script that never closes its client or ends on an uncaught exception), and
     the server stops when no live process holds a lease, so a command or script that started
-    it leaves nothing running. A server started, or adopted, by
+    it leaves nothing running: the last release stops it, or, when every client was killed,
+    its launcher within seconds (:mod:`graphmem.db.leases`; it waits for the state lock, so a
+    client that takes a lease meanwhile keeps it running). A server started, or adopted, by
     ``graphmem db start`` is never stopped here. Releasing twice does nothing, and so does
     releasing in a child process made with ``os.fork()`` (the lease stays its parent's).
 
