@@ -295,7 +295,7 @@ public class Launcher {
 
   /** The rule of graphmem/db/leases.py: a file "PID-HEX" holding the start time (22nd field of
    *  /proc/PID/stat, counted after the last ')') of the process PID, which still runs. */
-  static boolean leaseLive(Path lease) {
+  private static boolean leaseLive(Path lease) {
     String name = lease.getFileName().toString();
     String head = name.split("-", 2)[0];
     if (!head.matches("[0-9]+")) {
