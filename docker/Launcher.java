@@ -8,7 +8,7 @@
 //     --enable-native-access=ALL-UNNAMED -Dio.netty.tryReflectionSetAccessible=true \
 //     -Djdk.nio.maxCachedBufferSize=1024 -Dlog4j2.disable.jmx=true \
 //     -cp 'lib/*' Launcher.java --home .neo4j [--host 127.0.0.1] [--port 7687] \
-//     [--pagecache-mb 256] [--password-file FILE] [--detached]
+//     [--pagecache-mb 256] [--password-file FILE] [--lease-dir DIR] [--detached]
 //
 // With --password-file, authentication is on: user `neo4j`, password = the file's first line
 // (without its line ending). On a new store the password is set before the server starts, the
@@ -21,16 +21,29 @@
 // Attached mode (default): stops when stdin reaches EOF, so a parent process that owns the
 // server's stdin pipe can never leak it, even if the parent crashes. --detached: ignores stdin
 // and runs until SIGTERM/SIGINT. Either way a shutdown hook stops the database cleanly.
+//
+// --lease-dir DIR (a server graphmem started for its clients, not kept by `graphmem db start`):
+// once ready, a watch thread checks every second, holding DIR/../lock as graphmem does, that
+// DIR/../state.json still records this process and either as kept or with a live lease in DIR
+// (the rule of graphmem/db/leases.py). When not, it exits as SIGTERM would, still holding the
+// lock until the process ends, so no client can take a lease on a server that is stopping.
 // Exit codes: 0 after a clean stop, 1 when startup fails, 2 for bad arguments, 3 when the Bolt
 // port is already taken (callers that picked a free port may retry with another one).
 
 import java.net.BindException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Map;
 import java.util.ArrayList;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.neo4j.cli.ExecutionContext;
 import org.neo4j.commandline.admin.security.SetInitialPasswordCommand;
 import org.neo4j.configuration.GraphDatabaseInternalSettings;
@@ -80,6 +93,7 @@ public class Launcher {
     int port;
     long pagecacheMb;
     String password;
+    Path leaseDir;
     boolean detached = List.of(args).contains("--detached");
     try {
       home = Path.of(opt(args, "--home", "neo4j-home")).toAbsolutePath();
@@ -88,6 +102,8 @@ public class Launcher {
       pagecacheMb = Long.parseLong(opt(args, "--pagecache-mb", "256"));
       String passwordFile = opt(args, "--password-file", null);
       password = passwordFile == null ? null : readPassword(Path.of(passwordFile));
+      String leases = opt(args, "--lease-dir", null);
+      leaseDir = leases == null ? null : Path.of(leases).toAbsolutePath();
     } catch (RuntimeException | java.io.IOException e) {
       System.err.println("Launcher: bad arguments: " + e);
       System.exit(2);
@@ -149,6 +165,11 @@ public class Launcher {
 
     System.out.println("NEO4J_READY bolt://" + host + ":" + port);
     System.out.flush();
+    if (leaseDir != null) {
+      Thread leaseWatch = new Thread(() -> watchLeases(leaseDir), "lease-watch");
+      leaseWatch.setDaemon(true);
+      leaseWatch.start();
+    }
     try {
       Thread.currentThread().join(); // until the stdin watcher or a signal calls System.exit
     } catch (InterruptedException e) {
@@ -208,6 +229,116 @@ public class Launcher {
       // a broken pipe counts as EOF
     }
     System.exit(0); // runs the shutdown hook
+  }
+
+  private static final long LEASE_POLL_MS = 1000;
+  /** As long as graphmem's own stop waits for a clean shutdown before SIGKILL. */
+  private static final long STOP_TIMEOUT_MS = 60_000;
+  private static final Pattern STATE_PID = Pattern.compile("\"pid\"\\s*:\\s*(\\d+)");
+  private static final Pattern STATE_KEPT = Pattern.compile("\"kept\"\\s*:\\s*(true|false)");
+
+  /** The --lease-dir watch (see the header): returns only by ending the process. */
+  private static void watchLeases(Path leases) {
+    Path serverDir = leases.getParent();
+    while (true) {
+      try {
+        Thread.sleep(LEASE_POLL_MS);
+      } catch (InterruptedException e) {
+        return;
+      }
+      if (!Files.isDirectory(serverDir)) {
+        exitUnwanted("its data directory is gone"); // nothing can find this server any more
+      }
+      try (FileChannel channel = FileChannel.open(serverDir.resolve("lock"),
+               StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+           FileLock lock = channel.lock()) { // waits while a client starts, leases or releases
+        String unwanted = unwantedBecause(serverDir.resolve("state.json"), leases);
+        if (unwanted != null) {
+          exitUnwanted(unwanted); // the lock is held until the process ends
+        }
+      } catch (java.io.IOException | RuntimeException e) {
+        System.err.println("Launcher: lease watch: " + e); // try again at the next poll
+      }
+    }
+  }
+
+  /** Why this server is no longer wanted, or null while it is: state.json records this
+   *  process, and as kept (a record without "kept" is kept, as graphmem reads it) or with a
+   *  live lease. An unreadable state file counts as wanted: graphmem removes it, and the next
+   *  poll finds none. */
+  private static String unwantedBecause(Path stateFile, Path leases) throws java.io.IOException {
+    String state;
+    try {
+      state = Files.readString(stateFile, StandardCharsets.UTF_8);
+    } catch (NoSuchFileException e) {
+      return "no server is recorded";
+    }
+    Matcher pid = STATE_PID.matcher(state);
+    if (!pid.find() || !pid.group(1).equals(Long.toString(ProcessHandle.current().pid()))) {
+      return "another server is recorded";
+    }
+    Matcher kept = STATE_KEPT.matcher(state);
+    if (!kept.find() || kept.group(1).equals("true")) {
+      return null;
+    }
+    try (DirectoryStream<Path> files = Files.newDirectoryStream(leases)) {
+      for (Path lease : files) {
+        if (leaseLive(lease)) {
+          return null;
+        }
+      }
+    } catch (NoSuchFileException e) {
+      // no lease folder: no lease
+    }
+    return "no live process holds a lease";
+  }
+
+  /** The rule of graphmem/db/leases.py: a file "PID-HEX" holding the start time (22nd field of
+   *  /proc/PID/stat, counted after the last ')') of the process PID, which still runs. */
+  private static boolean leaseLive(Path lease) {
+    String name = lease.getFileName().toString();
+    String head = name.split("-", 2)[0];
+    if (!head.matches("[0-9]+")) {
+      return false;
+    }
+    try {
+      long pid = Long.parseLong(head);
+      String started = Files.readString(lease, StandardCharsets.US_ASCII).strip();
+      return pid > 0 && !started.isEmpty() && started.equals(processStart(pid));
+    } catch (java.io.IOException | RuntimeException e) {
+      return false; // unreadable, or a pid too large for any process
+    }
+  }
+
+  /** When process {@code pid} started (clock ticks since boot), or null when it is gone. */
+  private static String processStart(long pid) {
+    String stat;
+    try {
+      stat = new String(Files.readAllBytes(Path.of("/proc/" + pid + "/stat")),
+          StandardCharsets.ISO_8859_1);
+    } catch (java.io.IOException e) {
+      return null;
+    }
+    String[] fields = stat.substring(stat.lastIndexOf(')') + 1).strip().split("\\s+");
+    return fields.length > 19 ? fields[19] : null;
+  }
+
+  /** Stop as SIGTERM does (the shutdown hook), and halt as graphmem's SIGKILL would if the
+   *  clean stop takes longer than {@link #STOP_TIMEOUT_MS}. */
+  private static void exitUnwanted(String why) {
+    System.err.println("Launcher: stopping: started for graphmem's clients, and " + why);
+    System.err.flush();
+    Thread halt = new Thread(() -> {
+      try {
+        Thread.sleep(STOP_TIMEOUT_MS);
+      } catch (InterruptedException e) {
+        return;
+      }
+      Runtime.getRuntime().halt(1);
+    }, "stop-timeout");
+    halt.setDaemon(true);
+    halt.start();
+    System.exit(0);
   }
 
   private static void stop() {

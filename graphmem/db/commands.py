@@ -66,12 +66,22 @@ def db_start(
 @db_app.command("status")
 def db_status() -> None:
     """Print the running server's URI, pid, home and credentials file; exit 3 when none is
-    running."""
+    running, or when the one running was started for clients that have all gone (it is
+    stopping: docs/operations.md#where-neo4j-comes-from)."""
     info = server.status()
     if info is None:
         err_console.print("Neo4j is not running (start it with `graphmem db start`).")
         raise typer.Exit(code=EXIT_UNAVAILABLE)
+    clients = None if info.kept else server.clients()
+    if clients == 0:
+        err_console.print(f"Neo4j is stopping  {info.uri}  pid {info.pid}: started for "
+                          "clients that have all exited (start one that stays with "
+                          "`graphmem db start`).", highlight=False, soft_wrap=True)
+        raise typer.Exit(code=EXIT_UNAVAILABLE)
     console.print(f"running  {info.uri}  pid {info.pid}  home {info.home}", highlight=False)
+    if clients is not None:
+        console.print(f"started for {clients} client process(es); stops with the last",
+                      highlight=False)
     if info.password_file is None:
         console.print("credentials  none (authentication off)", highlight=False)
     else:

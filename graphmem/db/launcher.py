@@ -247,33 +247,25 @@ def extra_jvm_options() -> list[str]:
 def launcher_command(
     lib_dir: Path, home: Path, port: int, *, pagecache_mb: int, heap: str, detached: bool,
     password_file: Path | None = None, jvm_options: Sequence[str] = (),
+    lease_dir: Path | None = None,
 ) -> list[str]:
     """The ``java`` command line running ``Launcher.java`` (:mod:`graphmem.db.launcher_classes`)
     on ``HOST:port``, with the JVM options of :data:`JVM_OPTIONS_ENV`, then ``jvm_options``.
 
     With ``password_file`` the server requires authentication as ``neo4j`` with the password
     in that file (set before Bolt opens on a new store; see ``Launcher.java``); without it
-    authentication is off.
+    authentication is off. With ``lease_dir`` (the ``leases/`` folder of a server not kept,
+    :mod:`graphmem.db.leases`) the server stops itself once no live process holds a lease.
     """
     java = java_executable()
-    cmd = [
-        java,
-        *heap_flags(heap),
-        *JVM_FLAGS,
-        *extra_jvm_options(),
-        *jvm_options,
-        *launcher_entry(java, lib_dir, launcher_dir() / "Launcher.java"),
-        "--home",
-        str(home),
-        "--host",
-        HOST,
-        "--port",
-        str(port),
-        "--pagecache-mb",
-        str(int(pagecache_mb)),
-    ]
+    cmd = [java, *heap_flags(heap), *JVM_FLAGS, *extra_jvm_options(), *jvm_options,
+           *launcher_entry(java, lib_dir, launcher_dir() / "Launcher.java"),
+           "--home", str(home), "--host", HOST, "--port", str(port),
+           "--pagecache-mb", str(int(pagecache_mb))]
     if password_file is not None:
         cmd += ["--password-file", str(password_file)]
+    if lease_dir is not None:
+        cmd += ["--lease-dir", str(lease_dir)]
     if detached:
         cmd.append("--detached")
     return cmd

@@ -6,8 +6,10 @@ Two ways to run one:
   ``graphmem db start``. It runs detached (own session, survives the Python process), keeps its
   store under ``data_dir()/server/home`` and is recorded in ``data_dir()/server/state.json``.
   Else :func:`lease` starts it for a client and records a lease per client under
-  ``data_dir()/server/leases``; it stops with the last live lease, so a command never leaves
-  a server running unless ``graphmem db start`` asked for one.
+  ``data_dir()/server/leases`` (:mod:`graphmem.db.leases`); it stops with the last live
+  lease, released by its client or found dead by the launcher's own watch within seconds
+  (every client killed), so a command never leaves a server running unless ``graphmem db
+  start`` asked for one.
 * :class:`EphemeralServer` is a throwaway server for tests and demos: a fresh temporary store, a
   free port, and *attached* mode, where the Java process exits as soon as its stdin reaches EOF.
   The owning Python process holds the only write end of that pipe, so the server goes away with
@@ -19,13 +21,11 @@ from __future__ import annotations
 import atexit
 import contextlib
 import dataclasses
-import fcntl
 import json
 import os
-import secrets
 import signal
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +50,7 @@ from graphmem.db.launcher import (
     terminate,
     wait_ready,
 )
+from graphmem.db.leases import live_leases, server_lock, write_lease
 from graphmem.db.settings import ConnectionSettings, data_dir, server_home
 from graphmem.db.store import Neo4jStore
 from graphmem.errors import DatabaseUnavailableError
@@ -59,6 +60,7 @@ __all__ = [
     "NEO4J_VERSION",
     "EphemeralServer",
     "ServerInfo",
+    "clients",
     "ensure_jars",
     "launcher_dir",
     "lease",
@@ -77,16 +79,8 @@ def _state_file() -> Path:
     return _server_dir() / "state.json"
 
 
-@contextlib.contextmanager
-def _state_lock() -> Iterator[None]:
-    _server_dir().mkdir(parents=True, exist_ok=True)
-    _server_dir().chmod(0o700)  # state, password file and store: the owner's only
-    with (_server_dir() / "lock").open("w") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+def _state_lock() -> contextlib.AbstractContextManager[None]:
+    return server_lock(_server_dir())
 
 
 def _read_state() -> ServerInfo | None:
@@ -216,9 +210,11 @@ def _start_locked(home: Path | None, port: int | None, *, pagecache_mb: int = 25
     elif not port_free(port):
         raise DatabaseUnavailableError(
             f"Port {port} on {HOST} is already in use (another process listens on it).")
+    # a server not kept watches its leases and stops itself when no live client holds one,
+    # even when every client was killed (docker/Launcher.java, --lease-dir)
     cmd = launcher_command(
         lib_dir, home, port, pagecache_mb=pagecache_mb, heap=heap, detached=True,
-        password_file=secret,
+        password_file=secret, lease_dir=None if kept else _leases_dir(),
     )
     log = home / "launcher.log"
     # posix_spawn rather than Popen: a Popen object for a child that outlives it warns
@@ -252,31 +248,17 @@ def _leases_dir() -> Path:
     return _server_dir() / "leases"
 
 
-def _process_start(pid: int) -> str | None:
-    """When process ``pid`` started (clock ticks since boot, from /proc), or None when it
-    does not exist; tells a live lease holder from a later process that reused its pid."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
-    except OSError:
-        return None
-    fields = stat.rsplit(")", 1)[-1].split()
-    return fields[19] if len(fields) > 19 else None
-
-
 def _live_leases() -> list[Path]:
-    """The lease files whose process is alive; the others are removed."""
-    live: list[Path] = []
-    for path in sorted(_leases_dir().glob("*")):
-        try:
-            pid = int(path.name.split("-", 1)[0])
-            started = path.read_text(encoding="ascii").strip()
-        except (ValueError, OSError):
-            pid, started = -1, ""
-        if pid > 0 and started and _process_start(pid) == started:
-            live.append(path)
-        else:
-            path.unlink(missing_ok=True)
-    return live
+    """The lease files whose process is alive (graphmem.db.leases); the others are removed.
+    Only under the state lock."""
+    return live_leases(_leases_dir(), remove_dead=True)
+
+
+def clients() -> int:
+    """How many live processes hold a lease on the local server (read without the lock:
+    nothing is removed). A server that was not kept and has none is stopping: its launcher
+    stops it within seconds (docs/operations.md#where-neo4j-comes-from)."""
+    return len(live_leases(_leases_dir(), remove_dead=False))
 
 
 def lease(start_if_needed: bool = True, *, timeout_s: float = 180
@@ -288,9 +270,11 @@ def lease(start_if_needed: bool = True, *, timeout_s: float = 180
     calling the returned function releases this client's lease (so does the interpreter's
     exit, for a script that never closes its client or ends on an uncaught exception), and
     the server stops when no live process holds a lease, so a command or script that started
-    it leaves nothing running. A server started, or adopted, by ``graphmem db start`` is
-    never stopped here. Releasing twice does nothing, and so does releasing in a child process
-    made with ``os.fork()`` (the lease stays its parent's).
+    it leaves nothing running: the last release stops it, or, when every client was killed,
+    its launcher within seconds (:mod:`graphmem.db.leases`; it waits for the state lock, so a
+    client that takes a lease meanwhile keeps it running). A server started, or adopted, by
+    ``graphmem db start`` is never stopped here. Releasing twice does nothing, and so does
+    releasing in a child process made with ``os.fork()`` (the lease stays its parent's).
 
     Args:
         start_if_needed: start the server when none runs. timeout_s: readiness timeout (s).
@@ -311,9 +295,7 @@ def lease(start_if_needed: bool = True, *, timeout_s: float = 180
                     "or run `graphmem db start`.")
             running = _start_locked(None, None, timeout_s=timeout_s, kept=False)
         settings = running.settings
-        _leases_dir().mkdir(mode=0o700, exist_ok=True)
-        path = _leases_dir() / f"{os.getpid()}-{secrets.token_hex(8)}"
-        path.write_text(f"{_process_start(os.getpid())}\n", encoding="ascii")
+        path = write_lease(_leases_dir())
     released = threading.Event()
     owner = os.getpid()
 

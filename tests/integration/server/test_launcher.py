@@ -142,6 +142,8 @@ def test_start_status_stop(data_dir_with_jars: Path) -> None:
     assert info.home == data_dir_with_jars / "server" / "home"
     assert json.loads(state.read_text())["pid"] == info.pid
     assert _return_one(info.settings) == 1
+    # a kept server has no lease watch (tests/integration/server/test_lease_watch.py)
+    assert b"--lease-dir" not in Path(f"/proc/{info.pid}/cmdline").read_bytes()
 
     again = server.start()
     assert again == info  # idempotent: same pid, no second JVM

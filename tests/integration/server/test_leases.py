@@ -1,6 +1,7 @@
 """A command never leaves a server running (project rule): the local server that
 ``Memory.connect()`` or a CLI command starts for itself stops with its last client, while the
-one ``graphmem db start`` started (or adopted) keeps running until ``graphmem db stop``."""
+one ``graphmem db start`` started (or adopted) keeps running until ``graphmem db stop``.
+Clients that were killed: tests/integration/server/test_lease_watch.py."""
 
 from __future__ import annotations
 
@@ -55,27 +56,6 @@ def test_a_kept_server_outlives_its_clients(data_dir_with_jars: Path) -> None:
     assert pid_alive(info.pid)
     assert server.stop() is True
     assert not pid_alive(info.pid)
-
-
-def test_leases_of_dead_processes_do_not_count(data_dir_with_jars: Path) -> None:
-    """A client that died without closing (SIGKILL, crash) does not keep the server alive
-    for ever: the next release ignores its lease."""
-    env = dict(os.environ)
-    killed = subprocess.run(
-        [sys.executable, "-c",
-         "import os, signal\n"
-         "from graphmem.client import Memory\n"
-         "m = Memory.connect()\n"
-         "os.kill(os.getpid(), signal.SIGKILL)\n"],
-        env=env, capture_output=True, text=True, timeout=300, check=False)
-    assert killed.returncode == -9, killed.stderr
-    info = server.status()
-    assert info is not None and not info.kept  # the dead client left it running ...
-    settings, release = server.lease(start_if_needed=False)
-    assert settings == info.settings
-    release()  # ... and the next client's release stops it
-    assert not pid_alive(info.pid)
-    assert server.status() is None
 
 
 def test_a_script_that_never_closes_its_client_leaves_no_server_running(
