@@ -23,10 +23,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 import pydantic
+import pytest
 
+from graphmem.errors import GraphmemError, ValidationError
 from tests.support.principals import T0
 
-__all__ = ["Case", "NoDriver", "cases", "parameter_hints", "public_calls", "run", "valid"]
+__all__ = ["Case", "NoDriver", "cases", "check_every_wrong_argument", "parameter_hints",
+           "public_calls", "run", "valid"]
 
 
 class NoDriver:
@@ -161,3 +164,22 @@ def run(result: Any) -> Any:
     if inspect.iscoroutine(result):
         return asyncio.run(result)
     return result
+
+
+def check_every_wrong_argument(call: Callable[..., Any], where: str,
+                               twin: Callable[..., Any] | None = None) -> int:
+    """Call ``call`` with each wrong value of each parameter (:func:`cases`); each must be a
+    ValidationError naming the parameter, never anything else, and, given ``twin`` (the
+    same call of ``Memory`` for an ``AsyncMemory`` one), the very error ``twin`` raises.
+    Returns how many calls were made."""
+    made = 0
+    for case in cases(call):
+        with pytest.raises(GraphmemError) as raised:
+            run(call(*case.args, **case.kwargs))
+        assert isinstance(raised.value, ValidationError), (where, case)
+        assert repr(case.param) in str(raised.value), (where, case, str(raised.value))
+        if twin is not None:
+            with pytest.raises(ValidationError, match=re.escape(str(raised.value))):
+                twin(*case.args, **case.kwargs)
+        made += 1
+    return made

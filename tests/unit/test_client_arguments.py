@@ -13,9 +13,13 @@ import pytest
 from graphmem import Authority, Memory, MemoryConflict, MemoryRecord, Principal
 from graphmem.db import server
 from graphmem.db.store import Neo4jStore
-from graphmem.errors import GraphmemError, ValidationError
+from graphmem.errors import ValidationError
 from graphmem.intentions import Intentions
-from tests.support.arguments import NoDriver, cases, public_calls, run
+from tests.support.arguments import (
+    NoDriver,
+    check_every_wrong_argument,
+    public_calls,
+)
 from tests.support.writers import rec
 
 MEMORY = public_calls(Memory)
@@ -29,19 +33,6 @@ def offline(monkeypatch: pytest.MonkeyPatch) -> Memory:
 
     monkeypatch.setattr(server, "open_store", no_server)
     return Memory(Neo4jStore(NoDriver()))  # type: ignore[arg-type]
-
-
-def check_every_wrong_argument(call: Callable[..., Any], where: str) -> int:
-    """Call ``call`` with each wrong value of each parameter; each must be a ValidationError
-    naming the parameter (and never anything else). Returns how many calls were made."""
-    made = 0
-    for case in cases(call):
-        with pytest.raises(GraphmemError) as raised:
-            run(call(*case.args, **case.kwargs))
-        assert isinstance(raised.value, ValidationError), (where, case)
-        assert repr(case.param) in str(raised.value), (where, case, str(raised.value))
-        made += 1
-    return made
 
 
 def test_the_calls_are_found() -> None:

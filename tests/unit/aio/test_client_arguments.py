@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,8 +17,12 @@ from graphmem import AsyncMemory, Memory
 from graphmem.aio.calls import AsyncIntentions, Threads
 from graphmem.db import server
 from graphmem.db.store import Neo4jStore
-from graphmem.errors import GraphmemError, ValidationError
-from tests.support.arguments import NoDriver, cases, public_calls, run
+from graphmem.errors import ValidationError
+from tests.support.arguments import (
+    NoDriver,
+    check_every_wrong_argument,
+    public_calls,
+)
 
 ASYNC_MEMORY = public_calls(AsyncMemory)
 ASYNC_INTENTIONS = public_calls(AsyncIntentions)
@@ -39,20 +42,6 @@ def offline(monkeypatch: pytest.MonkeyPatch) -> Iterator[AsyncMemory]:
         threads.shutdown()
 
 
-def check_every_wrong_argument(call: Any, twin: Any, where: str) -> int:
-    """As Memory's test, and each error is the very one ``twin`` (Memory's call) raises."""
-    made = 0
-    for case in cases(call):
-        with pytest.raises(GraphmemError) as raised:
-            run(call(*case.args, **case.kwargs))
-        assert isinstance(raised.value, ValidationError), (where, case)
-        assert repr(case.param) in str(raised.value), (where, case, str(raised.value))
-        with pytest.raises(ValidationError, match=re.escape(str(raised.value))):
-            twin(*case.args, **case.kwargs)
-        made += 1
-    return made
-
-
 def test_the_calls_are_found() -> None:
     assert set(public_calls(Memory)) <= set(ASYNC_MEMORY)
     assert {"get", "intend", "due", "due_within", "fire"} <= set(ASYNC_INTENTIONS)
@@ -61,15 +50,15 @@ def test_the_calls_are_found() -> None:
 @pytest.mark.parametrize("name", sorted(ASYNC_MEMORY))
 def test_a_wrong_argument_of_an_async_call_is_a_validation_error(offline: AsyncMemory,
                                                                  name: str) -> None:
-    assert check_every_wrong_argument(getattr(offline, name),
-                                      getattr(offline._memory, name), name) > 0
+    assert check_every_wrong_argument(getattr(offline, name), name,
+                                      twin=getattr(offline._memory, name)) > 0
 
 
 @pytest.mark.parametrize("name", sorted(ASYNC_INTENTIONS))
 def test_a_wrong_argument_of_an_async_intentions_call_is_a_validation_error(
         offline: AsyncMemory, name: str) -> None:
-    assert check_every_wrong_argument(getattr(offline.intentions, name),
-                                      getattr(offline._memory.intentions, name), name) > 0
+    assert check_every_wrong_argument(getattr(offline.intentions, name), name,
+                                      twin=getattr(offline._memory.intentions, name)) > 0
 
 
 def test_the_calls_stay_coroutines_and_raise_when_awaited(offline: AsyncMemory) -> None:
