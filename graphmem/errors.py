@@ -36,13 +36,17 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
+import numbers
+import os
 import types
 import typing
+from collections import abc
 from collections.abc import Callable, Iterable
-from typing import Any, TypeVar, Union
+from pathlib import Path
+from typing import Annotated, Any, TypeVar, Union
 
 import pydantic
-from pydantic import ConfigDict, InstanceOf
+from pydantic import ConfigDict, InstanceOf, PlainValidator
 
 __all__ = [
     "AuthorityCeilingError",
@@ -336,8 +340,37 @@ class _Arguments:
                 f"{type(value).__name__}{detail}")
 
 
+def _shape(accepts: Callable[[Any], bool]) -> Any:
+    """A hint that passes a value ``accepts`` as it is (nothing converted or read)."""
+    def check(value: Any) -> Any:
+        if not accepts(value):
+            raise ValueError("not of this shape")
+        return value
+    return Annotated[Any, PlainValidator(check)]
+
+
+#: what a hint's container or number accepts: the shapes the calls read (a scope is any
+#: mapping, ids any sequence but a string, a count any integral number but a bool, a path
+#: any path-like; docs/guide/agent-builders.md#errors-times-and-bounds); what is inside a
+#: container is the call's to check
+_MAPPING = _shape(lambda v: isinstance(v, abc.Mapping))
+_SEQUENCE = _shape(lambda v: isinstance(v, abc.Sequence) and not isinstance(v, str | bytes))
+#: a map of strings to strings (a scope), a sequence of strings (ids): their items too
+_TEXT_MAPPING = _shape(lambda v: isinstance(v, abc.Mapping) and all(
+    isinstance(k, str) and isinstance(x, str) for k, x in v.items()))
+_TEXT_SEQUENCE = _shape(lambda v: isinstance(v, abc.Sequence) and not isinstance(
+    v, str | bytes) and all(isinstance(x, str) for x in v))
+_INTEGRAL = _shape(lambda v: isinstance(v, numbers.Integral) and not isinstance(v, bool))
+_REAL = _shape(lambda v: isinstance(v, numbers.Real) and not isinstance(v, bool))
+_PATH = _shape(lambda v: isinstance(v, os.PathLike))
+_SHAPES: dict[Any, Any] = {dict: _MAPPING, abc.Mapping: _MAPPING, list: _SEQUENCE,
+                           tuple: _SEQUENCE, abc.Sequence: _SEQUENCE, int: _INTEGRAL,
+                           float: _REAL, Path: _PATH}
+
+
 def _shallow(hint: Any) -> Any:
-    """``hint`` with every model and dataclass in it checked by isinstance only."""
+    """``hint`` with every model and dataclass in it checked by isinstance only, and its
+    containers, numbers and paths by their shape (:data:`_SHAPES`)."""
     if isinstance(hint, type) and (issubclass(hint, pydantic.BaseModel)
                                    or dataclasses.is_dataclass(hint)):
         return _INSTANCE_OF[hint]
@@ -345,9 +378,14 @@ def _shallow(hint: Any) -> Any:
     if origin is Union or origin is types.UnionType:
         # a runtime protocol's isinstance is slow (it looks for each member): tried last
         return _UNION[tuple(_shallow(a) for a in sorted(args, key=_is_protocol))]
-    if origin in (list, tuple, dict) or (isinstance(origin, type) and origin.__module__
-                                         == "collections.abc" and origin.__name__ in (
-                                             "Sequence", "Iterable", "Mapping", "Iterator")):
+    shape = _SHAPES.get(origin if origin is not None else hint)
+    if shape is _MAPPING and args == (str, str):
+        return _TEXT_MAPPING
+    if shape is _SEQUENCE and args in ((str,), (str, ...)):
+        return _TEXT_SEQUENCE
+    if shape is not None:
+        return shape
+    if origin in (abc.Iterable, abc.Iterator):
         return origin[tuple(_shallow(a) for a in args)] if args else hint
     return hint
 

@@ -70,12 +70,17 @@ class WriteDecisions(Eligibility):
 def _discarded(record_id: str, decision: dict[str, Any], principal: Principal,
                scope: dict[str, str]) -> Explanation:
     """The explanation of a discarded proposal for this caller (the query scope's tenant is
-    readable: checked before). A decision logged before its scope was kept reaches only a
-    principal with no confinement."""
+    readable: checked before). A decision logged before its scope and sensitivity were kept
+    is answered as it was then to a principal with no confinement (by its tenant alone), and
+    as out of reach to a confined one: its scope is not known."""
     pairs = decision.get("pairs")
-    if not (principal.reaches(decision["tenant"], Sensitivity.from_rank(decision.get("rank")),
-                              decode_pairs(pairs))
-            and (pairs is not None or not principal.scope)):
+    if pairs is None:
+        reached = decision["tenant"] in principal.tenants and not principal.scope
+    else:
+        reached = principal.reaches(decision["tenant"],
+                                    Sensitivity.from_rank(decision.get("rank")),
+                                    decode_pairs(pairs))
+    if not reached:
         return caller_explanation(record_id, Status.UNAUTHORIZED, principal)
     if decision["tenant"] != scope.get("tenant"):
         return caller_explanation(record_id, Status.OUT_OF_SCOPE, principal)

@@ -153,6 +153,27 @@ def test_explain_answers_alike_for_unknown_ids_and_discarded_proposals_out_of_re
                           now=T0).status is Status.UNAUTHORIZED
 
 
+def test_a_decision_logged_before_decisions_kept_their_scope_explains_as_it_did(
+        memory: Memory, world: dict[str, Victim]) -> None:
+    """A discarded proposal whose decision has no scope or sensitivity (an older version
+    logged it) explains as before to a principal without confinement, and as out of reach to
+    a confined one (found by a breaker: every caller but the highest clearance got
+    UNAUTHORIZED)."""
+    store = store_of(memory)
+    store.driver.execute_query(
+        "CREATE (:WriteDecision {record_id: 'old-prop', tenant: 'acme', disposition: 'DISCARD', "
+        "reason: 'duplicates active record shared in the same scope', at: $at, by: 'agent'})",
+        at=T0, database_=store.database)
+    query = {"tenant": "acme"}
+    tenant_wide = Principal(tenants=frozenset({"acme"}))
+    for client in (memory.confined(tenant_wide), memory.confined(PRIVACY)):
+        assert client.explain("old-prop", scope=query, now=T0).status is Status.DISCARDED
+    assert memory.explain("old-prop", principal=tenant_wide, scope=query,
+                          now=T0).status is Status.DISCARDED
+    assert memory.confined(U17).explain("old-prop", scope=query,
+                                        now=T0).status is Status.UNAUTHORIZED
+
+
 def test_the_duplicate_check_sees_no_record_above_the_proposal(
         memory: Memory, world: dict[str, Victim]) -> None:
     """A writer of clearance normal who guesses a confidential record's content in its own
