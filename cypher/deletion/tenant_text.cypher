@@ -15,11 +15,13 @@
 // $reach: null (the whole of the tenants' graph), or a deletion's reach ({pairs, max_rank,
 // retrievals, request}: graphmem.deletion.reach.text_reach), the part of that graph its
 // principal may change: Scopes holding every pair; the Records and Intentions in them at
-// most max_rank, with their Transitions and WriteDecisions; the assertion groups only such
-// records assert; the Retrievals listed (made within the reach: tenant, clearance, query
-// scope), with their Exposures and Uses; the DeletionRequests made with this very reach;
-// and the nodes one relationship away from these, as above. Tenant-wide nodes (every
-// assertion group, ScopeVersions, CandidateSets, decisions without a record) are a wider
+// most max_rank, with their Transitions and WriteDecisions; the WriteDecisions logged with
+// such a scope and rank (a discarded proposal's, which has no record:
+// cypher/write/decision_log.cypher); the assertion groups only such records assert; the
+// Retrievals listed (made within the reach: tenant, clearance, query scope), with their
+// Exposures and Uses; the DeletionRequests made with this very reach; and the nodes one
+// relationship away from these, as above. Tenant-wide nodes (every assertion group,
+// ScopeVersions, CandidateSets, decisions logged before they kept their scope) are a wider
 // principal's.
 // $skip: keys not to report (the caller's structural keys; empty to report everything).
 // $after: null, or a time: log nodes (Transition, WriteDecision, Retrieval, Exposure, Use,
@@ -58,7 +60,10 @@ CALL () {
   MATCH (n:ScopeVersion) WHERE n.tenant IN $tenants AND $reach IS NULL
   RETURN n
   UNION
-  MATCH (n:WriteDecision) WHERE n.tenant IN $tenants AND $reach IS NULL
+  MATCH (n:WriteDecision) WHERE n.tenant IN $tenants
+    AND ($reach IS NULL OR (n.pairs IS :: LIST<STRING NOT NULL> NOT NULL
+         AND all(p IN $reach.pairs WHERE p IN n.pairs)
+         AND coalesce(n.sensitivity_rank, $reach.max_rank + 1) <= $reach.max_rank))
   RETURN n
   UNION
   MATCH (n:Retrieval) WHERE n.tenant IN $tenants

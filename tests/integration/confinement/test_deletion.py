@@ -25,6 +25,7 @@ from graphmem import (
     Memory,
     OutOfReachError,
     Principal,
+    RecordNotFoundError,
 )
 from graphmem.client import store_of
 from graphmem.deletion import DeletionPlan
@@ -134,6 +135,52 @@ def test_confined_redaction_changes_and_counts_only_what_the_caller_may_change(
     assert {"rec-conf", "shared"} <= {e.id for e in wide.entries}
     assert privacy.apply_deletion(wide).verification.passed
     assert TERM not in memory.get("shared").content
+
+
+def _decided_by(memory: Memory) -> dict[str, str]:
+    """Who each logged decision names as its writer, by the proposal's id."""
+    rows = store_of(memory).driver.execute_query(
+        "MATCH (w:WriteDecision) RETURN w.record_id AS id, w.by AS by",
+        database_=store_of(memory).database).records
+    return {row["id"]: row["by"] for row in rows}
+
+
+def test_a_confined_erasure_redacts_the_discarded_proposals_within_its_reach(
+        memory: Memory) -> None:
+    """A discarded proposal leaves a decision and no record. A confined erasure redacts the
+    decisions logged within its reach (by the proposal's stored scope and sensitivity), and
+    verifies them, as it does records; another user's, a higher clearance's and one logged
+    before decisions kept their scope are a wider principal's (docs/spec/deletion.md)."""
+    _world(memory)
+    bot = f"{TERM}'s bot"
+    memory.confined(U17).write(_rec("own-dup", {"user": "u-17"}, f"{TERM} lives at 1 Elm St"),
+                               by=bot, now=T0)
+    memory.confined(U99).write(_rec("u99-dup", {"user": "u-99"}, f"{TERM} is u-99's aunt"),
+                               by=bot, now=T0)
+    memory.confined(U17_CONF).write(_rec("conf-dup", {"user": "u-17"}, f"{TERM}'s salary",
+                                         sensitivity="confidential"), by=bot, now=T0)
+    memory.confined(U17).write(_rec("old-dup", {"user": "u-17"}, f"call {TERM} on Mondays"),
+                               by=bot, now=T0)
+    store_of(memory).driver.execute_query(  # as logged before decisions kept their scope
+        "MATCH (w:WriteDecision {record_id: 'old-dup'}) REMOVE w.pairs, w.sensitivity_rank",
+        database_=store_of(memory).database)
+    for rid in ("own-dup", "u99-dup", "conf-dup", "old-dup"):
+        with pytest.raises(RecordNotFoundError):  # discarded: nothing stored but the decision
+            memory.get(rid)
+    holders = {rid for rid, by in _decided_by(memory).items() if TERM in by}
+    assert holders >= {"own-dup", "u99-dup", "conf-dup", "old-dup"}
+    bound = memory.confined(U17)
+    report = bound.apply_deletion(bound.plan_deletion(
+        roots=["own"], redact_terms=[TERM], requested_by="a", reason="r"))
+    assert report.verification.passed, report.verification.problems
+    decided = _decided_by(memory)
+    assert decided["own-dup"].startswith("[REDACTED]'s bot [")
+    assert {rid for rid, by in decided.items() if TERM in by} == holders - {"own-dup"}
+    privacy = memory.confined(PRIVACY)
+    assert privacy.apply_deletion(privacy.plan_deletion(
+        roots=["rec-u99"], redact_terms=[TERM], requested_by="privacy",
+        reason="r")).verification.passed
+    assert TERM not in "".join(_decided_by(memory).values())
 
 
 def test_a_term_held_beyond_reach_does_not_decide_a_confined_plan(memory: Memory) -> None:
