@@ -11,10 +11,17 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from enum import StrEnum
-from typing import Literal
+from typing import Annotated, Literal
 
 import pydantic
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    StringConstraints,
+    model_validator,
+)
 
 from graphmem.deletion.disk import DiskResidue
 from graphmem.deletion.fold import SCHEME_FOLDED, SCHEME_PLAIN
@@ -167,7 +174,8 @@ class DeletionPlan(BaseModel):
     subject: dict[str, str] | None = None
     roots: tuple[str, ...]
     missing_roots: tuple[str, ...] = ()
-    term_salt: str = ""
+    #: hex, as :func:`graphmem.deletion.terms.term_check` reads it
+    term_salt: Annotated[str, StringConstraints(pattern=r"^(?:[0-9a-f]{2})*$")] = ""
     term_checks: tuple[str, ...] = ()
     tenants: tuple[str, ...] = ()
     planned_at: AwareDatetime

@@ -11,6 +11,7 @@ import pydantic
 import pytest
 
 from graphmem.deletion.models import DeletionPlan, Disposition, PlanEntry
+from graphmem.errors import DeletionError
 
 AT = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -56,3 +57,17 @@ def test_terms_ids_and_roots_are_checked() -> None:
     kept_root = ROOT.model_copy(update={"disposition": Disposition.QUARANTINE})
     with pytest.raises(pydantic.ValidationError, match="not planned as DELETE"):
         _plan(kept_root)
+
+
+@pytest.mark.parametrize("salt", ["zz", "abc", "AB", "ab cd", "éé"])
+def test_a_plan_file_whose_salt_is_not_hex_is_a_deletion_error(salt: str) -> None:
+    """The salt is read as hex when the plan's terms are checked: a file edited to hold
+    anything else is refused on loading, with its digest made to match, instead of a raw
+    ValueError out of apply_deletion."""
+    plan = _plan(ROOT).model_copy(update={"term_salt": salt})
+    text = plan.model_copy(update={"digest": plan.compute_digest()}).to_json()
+    with pytest.raises(DeletionError, match="term_salt"):
+        DeletionPlan.from_json(text)
+    good = _plan(ROOT).model_copy(update={"term_salt": "0a1b"})
+    assert DeletionPlan.from_json(good.model_copy(
+        update={"digest": good.compute_digest()}).to_json()).term_salt == "0a1b"
