@@ -28,7 +28,7 @@ from graphmem.limits import DEFAULT_LIMITS, InputLimits
 from graphmem.models import Authority, MemoryRecord, Principal, Sensitivity
 
 __all__ = ["OPERATOR", "OUT_OF_REACH", "Access", "Node", "Reader", "ScopeQuery",
-           "decode_pairs", "out_of_reach"]
+           "decision_within", "decode_pairs", "out_of_reach"]
 
 Node = Literal["record", "intention", "either"]
 """Which node of an id a reach check judges (:meth:`Access.check_ids`)."""
@@ -52,6 +52,19 @@ class Reader(Protocol):
 def decode_pairs(pairs: Iterable[str] | None) -> dict[str, str]:
     """A Scope node's ``pairs`` (JSON ``[key, value]`` strings) as a dict."""
     return {k: v for k, v in (json.loads(p) for p in pairs or ())}
+
+
+def decision_within(principal: Principal, decision: Mapping[str, Any]) -> bool:
+    """True if a write decision (its ``tenant``, its proposal's scope ``pairs`` and
+    sensitivity ``rank``) is within ``principal``'s reach, as the proposal would be as a record.
+    A decision logged before its scope and sensitivity were kept (``pairs`` None) is within
+    reach of a principal with no confinement by its tenant alone, and never of a confined one:
+    its scope is not known."""
+    pairs = decision.get("pairs")
+    if pairs is None:
+        return decision.get("tenant") in principal.tenants and not principal.scope
+    return principal.reaches(str(decision.get("tenant")),
+                             Sensitivity.from_rank(decision.get("rank")), decode_pairs(pairs))
 
 
 @dataclass(frozen=True)

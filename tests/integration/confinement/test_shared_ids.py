@@ -1,7 +1,8 @@
-"""A record and an intention may carry the same id (each label's ids are unique on their own):
-the confinement check of a call about an intention judges the intention, and one about a
-record the record, never the other node that shares the id (against the real Neo4j;
-docs/spec/eligibility.md#confinement)."""
+"""Ids that name more than one thing stay within reach (against the real Neo4j;
+docs/spec/eligibility.md#confinement): a record and an intention may carry the same id (each
+label's ids are unique on their own), and a record may take the id of a proposal another user
+had discarded. A call about an intention judges the intention, one about a record the
+record, and a record's history shows no decision on another user's proposal."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from graphmem import IntentionStatus, Memory, OutOfReachError
+from graphmem import IntentionStatus, Memory, OutOfReachError, WriteDisposition
 from tests.support.principals import T0, U17, U99
 
 pytestmark = pytest.mark.neo4j
@@ -60,3 +61,18 @@ def test_an_intention_of_ones_own_is_reached_though_another_user_has_a_record_of
     bound.apply_deletion(plan)
     assert memory.get("remind-2").content == "a note of u-99"
 
+
+def test_history_shows_no_decision_on_another_users_proposal_of_the_same_id(
+        memory: Memory) -> None:
+    """A proposal the policy discarded leaves its decision under its id, and no record: the
+    id is free, and a record written with it later must not show that decision."""
+    u99 = memory.confined(U99)
+    u99.write({**_rec("first", "u-99"), "content": "the plan of u-99"}, by="bob")
+    assert u99.write({**_rec("dup", "u-99"), "content": "the plan of u-99"},
+                     by="bob").disposition is WriteDisposition.DISCARD
+    bound = memory.confined(U17)
+    bound.write(_rec("dup", "u-17"), by="alice")
+    shown = bound.history("dup")
+    assert [h["kind"] for h in shown] == ["write:PERSIST"]
+    assert not any("u-99" in str(h) or "first" in str(h) or "bob" in str(h) for h in shown)
+    assert [h["kind"] for h in memory.history("dup")] == ["write:DISCARD", "write:PERSIST"]
