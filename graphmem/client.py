@@ -278,10 +278,10 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
                                   self._now(now), bound=self.access.bound)
 
     def history(self, record_id: str) -> list[dict[str, Any]]:
-        """The declared transitions and write decisions of a record, oldest first.
-        OutOfReachError: a bound client's id out of reach."""
+        """The transitions and write decisions of a record, oldest first (to a bound client,
+        decisions on proposals within its reach). OutOfReachError: an id out of reach."""
         self.access.check_ids(self._store, [record_id], what="this record id")
-        return self._store.transitions(record_id)
+        return self._store.transitions(record_id, self.access.principal)
 
     # -- write path (docs/spec/write-path.md) --------------------------------------------------
 

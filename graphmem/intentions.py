@@ -146,7 +146,8 @@ class Intentions:
         Raises:
             RecordNotFoundError: no such intention, or it was erased by a deletion request.
         """
-        self.access.check_ids(self.ops.reach, [intention_id], what="this intention id")
+        self.access.check_ids(self.ops.reach, [intention_id], node="intention",
+                              what="this intention id")
         found = self.ops.get(intention_id)
         if found is None:
             raise RecordNotFoundError(f"no intention {intention_id!r}", record_ids=[intention_id])
@@ -161,7 +162,8 @@ class Intentions:
         Raises:
             OutOfReachError: a bound caller named an intention out of its reach.
         """
-        self.access.check_ids(self.ops.reach, [intention_id], what="this intention id")
+        self.access.check_ids(self.ops.reach, [intention_id], node="intention",
+                              what="this intention id")
         return self.ops.history(intention_id)
 
     def due(
@@ -214,7 +216,7 @@ class Intentions:
         """
         self.ops.limits.check_notes([intention_id], by=by, reason=reason)
         at = require_aware(now, "now")
-        self.access.check_ids(self.ops.reach, [intention_id], change=True,
+        self.access.check_ids(self.ops.reach, [intention_id], node="intention", change=True,
                               what="this intention id")
         return self._fire_allowed(intention_id, by=by, at=at, reason=reason)
 
@@ -233,7 +235,7 @@ class Intentions:
         """
         self.ops.limits.check_notes([intention_id], by=by, reason=reason)
         at = require_aware(now, "now")
-        self.access.check_ids(self.ops.reach, [intention_id], change=True,
+        self.access.check_ids(self.ops.reach, [intention_id], node="intention", change=True,
                               what="this intention id")
         return self.ops.cancel(intention_id, by=by, at=at, reason=reason)
 

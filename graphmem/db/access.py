@@ -15,7 +15,7 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from graphmem.db.codec import coerce_record, require_aware, scope_pairs
 from graphmem.errors import (
@@ -27,8 +27,11 @@ from graphmem.errors import (
 from graphmem.limits import DEFAULT_LIMITS, InputLimits
 from graphmem.models import Authority, MemoryRecord, Principal, Sensitivity
 
-__all__ = ["OPERATOR", "OUT_OF_REACH", "Access", "Reader", "ScopeQuery", "decode_pairs",
-           "out_of_reach"]
+__all__ = ["OPERATOR", "OUT_OF_REACH", "Access", "Node", "Reader", "ScopeQuery",
+           "decision_within", "decode_pairs", "out_of_reach"]
+
+Node = Literal["record", "intention", "either"]
+"""Which node of an id a reach check judges (:meth:`Access.check_ids`)."""
 
 OUT_OF_REACH = ("names no memory within this caller's reach (another tenant's or user's, "
                 "above its clearance, one it may read but not change, or none); nothing "
@@ -49,6 +52,19 @@ class Reader(Protocol):
 def decode_pairs(pairs: Iterable[str] | None) -> dict[str, str]:
     """A Scope node's ``pairs`` (JSON ``[key, value]`` strings) as a dict."""
     return {k: v for k, v in (json.loads(p) for p in pairs or ())}
+
+
+def decision_within(principal: Principal, decision: Mapping[str, Any]) -> bool:
+    """True if a write decision (its ``tenant``, its proposal's scope ``pairs`` and
+    sensitivity ``rank``) is within ``principal``'s reach, as the proposal would be as a record.
+    A decision logged before its scope and sensitivity were kept (``pairs`` None) is within
+    reach of a principal with no confinement by its tenant alone, and never of a confined one:
+    its scope is not known."""
+    pairs = decision.get("pairs")
+    if pairs is None:
+        return decision.get("tenant") in principal.tenants and not principal.scope
+    return principal.reaches(str(decision.get("tenant")),
+                             Sensitivity.from_rank(decision.get("rank")), decode_pairs(pairs))
 
 
 @dataclass(frozen=True)
@@ -163,9 +179,14 @@ class Access:
         return (p.may_change if change else p.reaches)(tenant, sensitivity, scope)
 
     def check_ids(self, store: Reader, ids: Iterable[str], *, change: bool = False,
-                  what: str = "this call") -> None:
-        """Refuse unless every id names a record or intention within reach (``change``:
-        one the principal may also change). Nothing for the operator.
+                  what: str = "this call", node: Node = "record") -> None:
+        """Refuse unless every id names a node within reach (``change``: one the principal
+        may also change). Nothing for the operator.
+
+        ``node`` says which node of an id is judged: ``record`` (the default) or
+        ``intention`` (a record and an intention may share an id, so a call about one is
+        never judged by the other), or ``either`` (the record, else the intention: how a
+        deletion root is resolved).
 
         Raises:
             OutOfReachError: an id out of reach or naming nothing.
@@ -177,18 +198,19 @@ class Access:
         wanted = sorted({i for i in ids if isinstance(i, str)})
         if self.principal is None or not wanted:
             return
-        for row in store.read("records/reach", ids=wanted):
+        for row in store.read("records/reach", ids=wanted, node=node):
             if not row["found"] or not self.allows(
                     row["tenant"], Sensitivity.from_rank(row["rank"]), decode_pairs(row["pairs"]),
                     change=change):
                 raise out_of_reach(what)
 
-    def visible(self, store: Reader, ids: Iterable[str]) -> set[str]:
-        """The ids among ``ids`` within reach (all of them for the operator)."""
+    def visible(self, store: Reader, ids: Iterable[str], node: Node = "either") -> set[str]:
+        """The ids among ``ids`` whose ``node`` (as in :meth:`check_ids`) is within reach
+        (all of them for the operator)."""
         wanted = sorted(set(ids))
         if self.principal is None:
             return set(wanted)
-        return {row["id"] for row in store.read("records/reach", ids=wanted)
+        return {row["id"] for row in store.read("records/reach", ids=wanted, node=node)
                 if row["found"] and self.allows(
                     row["tenant"], Sensitivity.from_rank(row["rank"]), decode_pairs(row["pairs"]),
                     change=False)}

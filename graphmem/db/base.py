@@ -23,6 +23,7 @@ from neo4j import (
 )
 
 from graphmem.db import catalogue as cypher
+from graphmem.db.access import decision_within
 from graphmem.db.codec import (
     DEFAULT_MAX_CONTENT_BYTES,
     Clock,
@@ -37,7 +38,7 @@ from graphmem.db.settings import DEFAULT_RETRY_TIME_S
 from graphmem.errors import ClientClosedError, RecordNotFoundError
 from graphmem.fields import utc_now
 from graphmem.limits import DEFAULT_LIMITS, InputLimits
-from graphmem.models import MemoryRecord
+from graphmem.models import MemoryRecord, Principal
 
 
 class StoreBase:
@@ -311,10 +312,16 @@ class StoreBase:
         return state_from_props(props)
 
 
-    def transitions(self, record_id: str) -> list[dict[str, Any]]:
-        """Declared transitions and write decisions of a record, oldest first."""
-        return [{k: to_native(v) for k, v in row.items()}
-                for row in self.read("transitions_for", id=record_id)]
+    def transitions(self, record_id: str, principal: Principal | None = None
+                    ) -> list[dict[str, Any]]:
+        """Declared transitions and write decisions of a record, oldest first (``kind``,
+        ``by``, ``reason``, ``at``). Given a bound caller's ``principal``, only the decisions on
+        proposals within its reach (:func:`~graphmem.db.access.decision_within`): a proposal
+        the policy discarded left its id free for a later record of someone else."""
+        return [{k: to_native(row[k]) for k in ("kind", "by", "reason", "at")}
+                for row in self.read("transitions_for", id=record_id)
+                if principal is None or not row["foreign"]
+                or decision_within(principal, row)]
 
     def counts(self) -> dict[str, int]:
         """Node counts per graphmem label."""

@@ -16,10 +16,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from graphmem.db.access import decode_pairs
+from graphmem.db.access import decision_within
 from graphmem.db.eligibility import Eligibility, caller_explanation
 from graphmem.errors import RecordNotFoundError
-from graphmem.models import Explanation, Principal, Sensitivity, Status
+from graphmem.models import Explanation, Principal, Status
 
 __all__ = ["WriteDecisions"]
 
@@ -73,14 +73,7 @@ def _discarded(record_id: str, decision: dict[str, Any], principal: Principal,
     readable: checked before). A decision logged before its scope and sensitivity were kept
     is answered as it was then to a principal with no confinement (by its tenant alone), and
     as out of reach to a confined one: its scope is not known."""
-    pairs = decision.get("pairs")
-    if pairs is None:
-        reached = decision["tenant"] in principal.tenants and not principal.scope
-    else:
-        reached = principal.reaches(decision["tenant"],
-                                    Sensitivity.from_rank(decision.get("rank")),
-                                    decode_pairs(pairs))
-    if not reached:
+    if not decision_within(principal, decision):
         return caller_explanation(record_id, Status.UNAUTHORIZED, principal)
     if decision["tenant"] != scope.get("tenant"):
         return caller_explanation(record_id, Status.OUT_OF_SCOPE, principal)

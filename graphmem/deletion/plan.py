@@ -303,7 +303,8 @@ def plan_deletion(
         wanted = list(roots)
         if not wanted:
             raise ValidationError("roots must be a non-empty list of ids")
-        access.check_ids(store, wanted, change=True, what="a deletion root")
+        access.check_ids(store, wanted, change=True, what="a deletion root",
+                         node="either")
         root_rows = ops.roots_by_id(wanted)
         unknown = [row.id for row in root_rows if row.node is None]
         if unknown and not allow_missing:

@@ -16,7 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 from graphmem.db.access import Access, Reader
 from graphmem.db.codec import scope_pairs
-from graphmem.deletion.models import DeletionPlan, DeletionReport, PlanReach, RetrievalHit
+from graphmem.deletion.models import (
+    DeletionPlan,
+    DeletionReport,
+    NodeType,
+    PlanEntry,
+    PlanReach,
+    ReportEntry,
+    RetrievalHit,
+)
 from graphmem.errors import AuthorizationError, OutOfReachError, ValidationError
 from graphmem.models import Sensitivity
 
@@ -126,9 +134,16 @@ def confine_subject(access: Access, subject: Mapping[str, str]) -> dict[str, str
     return dict(sorted(confined.items()))
 
 
-def _check_ids(store: Reader, access: Access, ids: Iterable[str]) -> None:
+def _check_ids(store: Reader, access: Access, entries: Iterable[PlanEntry | ReportEntry],
+               citing: Iterable[str]) -> None:
+    """Each entry judged by its own node (a record and an intention may share an id), and
+    the citing records."""
+    entries = list(entries)
     try:
-        access.check_ids(store, ids, change=True)
+        access.check_ids(store, [*(e.id for e in entries if e.node is NodeType.RECORD),
+                                 *citing], change=True)
+        access.check_ids(store, [e.id for e in entries if e.node is NodeType.INTENTION],
+                         change=True, node="intention")
     except OutOfReachError:
         raise AuthorizationError(WIDER_REACH) from None
 
@@ -145,8 +160,7 @@ def check_plan(store: Reader, access: Access, plan: DeletionPlan) -> None:
         return
     if not covers(access, plan.reach):
         raise AuthorizationError(MADE_WIDER)
-    _check_ids(store, access, [*(e.id for e in plan.entries),
-                               *(c.record_id for c in plan.dangling_citations)])
+    _check_ids(store, access, plan.entries, (c.record_id for c in plan.dangling_citations))
     named = {p for e in plan.entries for p in (*e.parents, *e.erased_parents)}
     try:
         access.check_ids(store, named)
@@ -166,8 +180,8 @@ def check_report(store: Reader, access: Access, report: DeletionReport) -> None:
     try:
         if not covers(access, report.request.reach):
             raise AuthorizationError(MADE_WIDER)
-        _check_ids(store, access, [*(e.id for e in report.entries),
-                                   *(c.record_id for c in report.dangling_citations)])
+        _check_ids(store, access, report.entries,
+                   (c.record_id for c in report.dangling_citations))
     except AuthorizationError:
         raise OutOfReachError("this deletion request id names no request within this "
                               "caller's reach; nothing was done") from None

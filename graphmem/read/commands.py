@@ -22,7 +22,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from graphmem.client import Memory
-from graphmem.errors import GraphmemError
+from graphmem.errors import GraphmemError, ValidationError
 from graphmem.limits import DEFAULT_LIMITS
 from graphmem.models import Principal, Sensitivity
 from graphmem.terminal import (
@@ -55,6 +55,8 @@ def _caller(tenant: str, scope: list[str] | None, clearance: Sensitivity
     pairs = parse_pairs(scope, "--scope")
     if pairs.get("tenant", tenant) != tenant:
         raise GraphmemError(f"--scope tenant={pairs['tenant']} differs from --tenant {tenant}")
+    if not tenant:  # the principal model refuses it with a pydantic error
+        raise ValidationError("--tenant must name a tenant (a non-empty string)")
     return (Principal(tenants=frozenset({tenant}), clearance=clearance),
             DEFAULT_LIMITS.check_scope("the query scope", {**pairs, "tenant": tenant}, tenant=True))
 

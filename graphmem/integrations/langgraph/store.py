@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -37,7 +37,7 @@ from graphmem.db.ops import langgraph as lg_ops
 from graphmem.db.ops import langgraph_vectors as lg_vectors
 from graphmem.errors import AuthorizationError, ValidationError
 from graphmem.models import Authority, MemoryKind, Principal, Sensitivity
-from graphmem.read.rankers import BM25Ranker, Ranker, order_by_score
+from graphmem.read.rankers import BM25Ranker, Ranker, get_ranker, order_by_score
 from graphmem.write.policy import PROCEDURE_EXEMPT_AUTHORITIES
 
 from . import filters
@@ -104,7 +104,8 @@ class GraphmemStore(PutWrites, BaseStore):
       wins) in one transaction, as LangGraph's own stores do.
 
     Args:
-        memory: a connected :class:`~graphmem.Memory`.
+        memory: a connected :class:`~graphmem.Memory` (one bound to a principal already:
+            ``principal`` may only narrow it).
         principal: who reads and writes (tenants, clearance and confinement ``scope``).
         tenant: put every namespace in this tenant instead of its first label (default: the
             principal's tenant when it has exactly one).
@@ -125,8 +126,10 @@ class GraphmemStore(PutWrites, BaseStore):
         ValidationError: ``sensitivity`` above the principal's clearance, an empty ``actor``,
             ``ttl_config`` with ``omit_expired=False``, or procedural ``kind`` with an
             authority the procedure bar does not exempt, or a bad ``index`` config.
-        AuthorizationError: ``tenant`` outside the principal's tenants or confinement;
-            AuthorityCeilingError: ``authority`` above ``max_authority``.
+        AuthorizationError: ``tenant`` outside the principal's tenants or confinement, or
+            ``principal`` reaching further than ``memory``'s own when that client is bound
+            (:meth:`graphmem.Memory.confined`); AuthorityCeilingError: ``authority`` above
+            ``max_authority`` or above ``memory``'s ceiling.
     """
 
     supports_ttl: bool = True
@@ -147,10 +150,20 @@ class GraphmemStore(PutWrites, BaseStore):
         max_authority: Authority = Authority.HUMAN_INSTRUCTION,
         index: IndexConfig | None = None,
     ) -> None:
+        if not isinstance(memory, Memory):
+            raise ValidationError(f"memory must be a graphmem Memory, got "
+                                  f"{type(memory).__name__}")
+        # Memory.confined: a client bound already is only narrowed (AuthorizationError), and
+        # its authority ceiling is kept when lower than max_authority
+        self.access: Access = memory.confined(principal, max_authority=max_authority).access
+        authority, kind, sensitivity = _settings(authority, kind, sensitivity, actor)
+        if text_fields is not None and (isinstance(text_fields, str) or not all(
+                isinstance(f, str) for f in _iterable(text_fields))):
+            raise ValidationError("text_fields must be a list of LangGraph paths (strings)")
+        if ttl_config is not None and not isinstance(ttl_config, Mapping):
+            raise ValidationError("ttl_config must be a dict (LangGraph's TTLConfig)")
         if sensitivity > principal.clearance:
             raise ValidationError("the store's sensitivity is above the principal's clearance")
-        if not actor:
-            raise ValidationError("actor must be non-empty")
         if kind is MemoryKind.PROCEDURAL and authority not in PROCEDURE_EXEMPT_AUTHORITIES:
             raise ValidationError("procedural puts need human_instruction/authoritative_source")
         if ttl_config is not None and ttl_config.get("omit_expired", True) is False:
@@ -158,7 +171,6 @@ class GraphmemStore(PutWrites, BaseStore):
                                   "returns an expired item (docs/integrations/langgraph.md)")
         if tenant is not None and tenant not in principal.tenants:
             raise AuthorizationError(f"principal may not use tenant {tenant!r}")
-        self.access = Access(principal=principal, max_authority=Authority(max_authority))
         self.access.check_authority(authority)  # AuthorityCeilingError
         self.confinement = {k: v for k, v in principal.scope.items() if k != "tenant"}
         tenant = principal.confine({"tenant": tenant})["tenant"] if tenant else \
@@ -172,7 +184,8 @@ class GraphmemStore(PutWrites, BaseStore):
         self.authority = authority
         self.kind = kind
         self.sensitivity = sensitivity
-        self.ranker: Ranker = ranker or BM25Ranker()
+        self.ranker: Ranker = get_ranker(ranker) if isinstance(ranker, str) else \
+            ranker or BM25Ranker()
         self.actor = actor
         self.ttl_config = ttl_config
         #: concurrent callers' puts, written together (:mod:`.combine`)
@@ -368,3 +381,31 @@ class GraphmemStore(PutWrites, BaseStore):
         else:
             namespaces = sorted(set(namespaces))
         return namespaces[op.offset:op.offset + op.limit]
+
+
+def _settings(authority: Authority | str, kind: MemoryKind | str,
+              sensitivity: Sensitivity | str, actor: object
+              ) -> tuple[Authority, MemoryKind, Sensitivity]:
+    """The store's record settings as their enums (a configuration file gives strings: a
+    string sensitivity compared with a clearance as text, ``"confidential"`` below
+    ``"normal"``, and a normal principal's store wrote confidential records).
+
+    Raises:
+        ValidationError: a value names no authority, kind or sensitivity; ``actor`` is not a
+            non-empty string.
+    """
+    if not isinstance(actor, str) or not actor:
+        raise ValidationError("actor must be a non-empty string")
+    try:
+        return Authority(authority), MemoryKind(kind), Sensitivity(sensitivity)
+    except (ValueError, TypeError):
+        raise ValidationError(
+            f"authority must be one of {', '.join(a.value for a in Authority)}; kind one of "
+            f"{', '.join(k.value for k in MemoryKind)}; sensitivity one of "
+            f"{', '.join(v.value for v in Sensitivity)}") from None
+
+
+def _iterable(value: object) -> Iterable[object]:
+    if not isinstance(value, Iterable):
+        raise ValidationError("text_fields must be a list of LangGraph paths (strings)")
+    return value

@@ -23,6 +23,7 @@ from graphmem import (
     Memory,
     Principal,
     Sensitivity,
+    ValidationError,
 )
 from graphmem.client import store_of
 from graphmem.integrations.langgraph import GraphmemStore
@@ -199,3 +200,49 @@ def test_graphmem_store_takes_the_authority_ceiling(memory: Memory) -> None:
     store.put(("acme", "facts"), "k", {"text": "from the contract"})
     assert memory.get(store.record_ids(("acme", "facts"), "k")[-1]).authority is \
         Authority.AUTHORITATIVE_SOURCE
+
+
+def test_graphmem_store_on_a_confined_client_reaches_no_further_than_the_client(
+        memory: Memory) -> None:
+    """The store's principal can only narrow the client it is given (as Memory.confined)."""
+    ns = ("acme", "prefs")
+    _store(memory, "u-99").put(ns, "k", {"text": TEXT})
+    bound = memory.confined(Principal(tenants=frozenset({"acme"}), scope={"user": "u-17"}))
+    for wider in (Principal(tenants=frozenset({"acme"}), scope={"user": "u-99"}),
+                  Principal(tenants=frozenset({"acme"}))):
+        with pytest.raises(AuthorizationError) as info:
+            GraphmemStore(bound, principal=wider)
+        assert TEXT not in str(info.value)
+    from graphmem import Authority
+
+    u17 = Principal(tenants=frozenset({"acme"}), scope={"user": "u-17"})
+    with pytest.raises(AuthorityCeilingError):  # nor raise the client's ceiling
+        GraphmemStore(memory.confined(u17, max_authority=Authority.MODEL_INFERRED),
+                      principal=u17)
+    for bad in ("u-17", None, {"tenants": ["acme"]}):
+        with pytest.raises(ValidationError):
+            GraphmemStore(memory, principal=bad)  # type: ignore[arg-type]
+    mine = GraphmemStore(bound, principal=Principal(tenants=frozenset({"acme"}),
+                                                    scope={"user": "u-17", "app": "x"}))
+    assert mine.get(ns, "k") is None and mine.search(("acme",)) == []
+
+
+def test_graphmem_store_settings_given_as_strings_keep_the_clearance(memory: Memory) -> None:
+    """A configuration gives strings: "confidential" is above a normal clearance, though it
+    sorts before "normal" as text."""
+    u17 = Principal(tenants=frozenset({"acme"}), scope={"user": "u-17"})
+    before = store_of(memory).counts()
+    with pytest.raises(ValidationError, match="above the principal's clearance"):
+        GraphmemStore(memory, principal=u17, sensitivity="confidential")  # type: ignore[arg-type]
+    bad: list[dict[str, Any]] = [{"sensitivity": "high"}, {"kind": "weird"},
+                                 {"authority": "god"}, {"actor": 5}, {"text_fields": 5},
+                                 {"text_fields": "text"}, {"ttl_config": 5},
+                                 {"ranker": "nope"}]
+    for kw in bad:
+        with pytest.raises(ValidationError):
+            GraphmemStore(memory, principal=u17, **kw)
+    assert store_of(memory).counts() == before
+    named = GraphmemStore(memory, principal=u17, sensitivity="normal",  # type: ignore[arg-type]
+                          kind="episodic", ranker="bm25")  # type: ignore[arg-type]
+    named.put(("acme", "n"), "k", {"text": "hello"})
+    assert [i.key for i in named.search(("acme", "n"), query="hello")] == ["k"]

@@ -1,0 +1,78 @@
+"""Ids that name more than one thing stay within reach (against the real Neo4j;
+docs/spec/eligibility.md#confinement): a record and an intention may carry the same id (each
+label's ids are unique on their own), and a record may take the id of a proposal another user
+had discarded. A call about an intention judges the intention, one about a record the
+record, and a record's history shows no decision on another user's proposal."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from graphmem import IntentionStatus, Memory, OutOfReachError, WriteDisposition
+from tests.support.principals import T0, U17, U99
+
+pytestmark = pytest.mark.neo4j
+
+
+def _rec(rid: str, user: str) -> dict[str, Any]:
+    return {"id": rid, "kind": "semantic", "content": f"a note of {user}", "created_at": T0,
+            "scope": {"tenant": "acme", "user": user}, "authority": "human_instruction"}
+
+
+def _intention(iid: str, user: str) -> dict[str, Any]:
+    return {"id": iid, "action": f"call back for {user}", "trigger_kind": "customer",
+            "trigger_value": "c-1", "scope": {"tenant": "acme", "user": user},
+            "created_at": T0}
+
+
+def test_a_record_of_ones_own_opens_no_intention_of_another_user_with_its_id(
+        memory: Memory) -> None:
+    memory.confined(U99).intend(_intention("remind-1", "u-99"))
+    bound = memory.confined(U17)
+    bound.write(_rec("remind-1", "u-17"))  # ids are unique per label: this is stored
+    calls: dict[str, Callable[[], object]] = {
+        "get": lambda: bound.intentions.get("remind-1"),
+        "history": lambda: bound.intentions.history("remind-1"),
+        "fire": lambda: bound.fire("remind-1", by="u-17"),
+        "cancel": lambda: bound.cancel("remind-1", by="u-17", reason="mine now"),
+    }
+    for name, call in calls.items():
+        with pytest.raises(OutOfReachError):
+            call()
+            pytest.fail(f"{name} reached another user's intention")
+    assert memory.intentions.get("remind-1").status is IntentionStatus.PENDING
+    assert bound.get("remind-1").content == "a note of u-17"
+
+
+def test_an_intention_of_ones_own_is_reached_though_another_user_has_a_record_of_its_id(
+        memory: Memory) -> None:
+    memory.confined(U99).write(_rec("remind-2", "u-99"))
+    bound = memory.confined(U17)
+    bound.intend(_intention("remind-2", "u-17"))
+    assert bound.intentions.get("remind-2").scope["user"] == "u-17"
+    assert bound.cancel("remind-2", by="u-17", reason="done")
+    with pytest.raises(OutOfReachError):
+        bound.get("remind-2")
+    plan = bound.plan_deletion(subject={}, requested_by="u-17", reason="forget me")
+    assert "remind-2" in [e.id for e in plan.entries]
+    bound.apply_deletion(plan)
+    assert memory.get("remind-2").content == "a note of u-99"
+
+
+def test_history_shows_no_decision_on_another_users_proposal_of_the_same_id(
+        memory: Memory) -> None:
+    """A proposal the policy discarded leaves its decision under its id, and no record: the
+    id is free, and a record written with it later must not show that decision."""
+    u99 = memory.confined(U99)
+    u99.write({**_rec("first", "u-99"), "content": "the plan of u-99"}, by="bob")
+    assert u99.write({**_rec("dup", "u-99"), "content": "the plan of u-99"},
+                     by="bob").disposition is WriteDisposition.DISCARD
+    bound = memory.confined(U17)
+    bound.write(_rec("dup", "u-17"), by="alice")
+    shown = bound.history("dup")
+    assert [h["kind"] for h in shown] == ["write:PERSIST"]
+    assert not any("u-99" in str(h) or "first" in str(h) or "bob" in str(h) for h in shown)
+    assert [h["kind"] for h in memory.history("dup")] == ["write:DISCARD", "write:PERSIST"]
