@@ -281,7 +281,7 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
         """The transitions and write decisions of a record, oldest first (to a bound client,
         decisions on proposals within its reach). OutOfReachError: an id out of reach."""
         self.access.check_ids(self._store, [record_id], what="this record id")
-        return self._store.transitions(record_id, self.access.principal)
+        return self._store.transitions(record_id, self.access)
 
     # -- write path (docs/spec/write-path.md) --------------------------------------------------
 

@@ -46,7 +46,8 @@ CALL (r, w) {
   CREATE (r)-[:SUPERSEDES]->(p)
   WITH w, p WHERE w.decision.disposition = 'PERSIST'
   CREATE (:Transition {record_id: p.id, kind: 'superseded', by: w.decision.by,
-                       reason: w.decision.superseded, at: w.decision.at})-[:ON]->(p)
+                       reason: w.decision.superseded, at: w.decision.at,
+                       successor: r.id})-[:ON]->(p)
 }
 CALL (r, w) {
   UNWIND range(0, size(w.derived_from) - 1) AS i

@@ -27,11 +27,15 @@ from graphmem.errors import (
 from graphmem.limits import DEFAULT_LIMITS, InputLimits
 from graphmem.models import Authority, MemoryRecord, Principal, Sensitivity
 
-__all__ = ["OPERATOR", "OUT_OF_REACH", "Access", "Node", "Reader", "ScopeQuery",
-           "decision_within", "decode_pairs", "out_of_reach"]
+__all__ = ["HIDDEN_SUCCESSOR", "OPERATOR", "OUT_OF_REACH", "Access", "Node", "Reader",
+           "ScopeQuery", "decision_within", "decode_pairs", "out_of_reach"]
 
 Node = Literal["record", "intention", "either"]
 """Which node of an id a reach check judges (:meth:`Access.check_ids`)."""
+
+HIDDEN_SUCCESSOR = "a record out of reach"
+"""What a bound caller's record history says in place of the id of a successor it cannot
+read (docs/spec/eligibility.md#confinement)."""
 
 OUT_OF_REACH = ("names no memory within this caller's reach (another tenant's or user's, "
                 "above its clearance, one it may read but not change, or none); nothing "

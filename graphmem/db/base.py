@@ -23,7 +23,7 @@ from neo4j import (
 )
 
 from graphmem.db import catalogue as cypher
-from graphmem.db.access import decision_within
+from graphmem.db.access import HIDDEN_SUCCESSOR, Access, decision_within
 from graphmem.db.codec import (
     DEFAULT_MAX_CONTENT_BYTES,
     Clock,
@@ -38,7 +38,7 @@ from graphmem.db.settings import DEFAULT_RETRY_TIME_S
 from graphmem.errors import ClientClosedError, RecordNotFoundError
 from graphmem.fields import utc_now
 from graphmem.limits import DEFAULT_LIMITS, InputLimits
-from graphmem.models import MemoryRecord, Principal
+from graphmem.models import MemoryRecord
 
 
 class StoreBase:
@@ -312,16 +312,28 @@ class StoreBase:
         return state_from_props(props)
 
 
-    def transitions(self, record_id: str, principal: Principal | None = None
+    def transitions(self, record_id: str, access: Access | None = None
                     ) -> list[dict[str, Any]]:
         """Declared transitions and write decisions of a record, oldest first (``kind``,
-        ``by``, ``reason``, ``at``). Given a bound caller's ``principal``, only the decisions on
-        proposals within its reach (:func:`~graphmem.db.access.decision_within`): a proposal
-        the policy discarded left its id free for a later record of someone else."""
-        return [{k: to_native(row[k]) for k in ("kind", "by", "reason", "at")}
-                for row in self.read("transitions_for", id=record_id)
-                if principal is None or not row["foreign"]
-                or decision_within(principal, row)]
+        ``by``, ``reason``, ``at``). Given a bound caller's ``access``, only the decisions on
+        proposals within its reach (:func:`~graphmem.db.access.decision_within`: a proposal
+        the policy discarded left its id free for a later record of someone else), and a
+        supersession's reason without the id of a successor it cannot read
+        (docs/spec/eligibility.md#confinement)."""
+        principal = access.principal if access is not None else None
+        rows = [row for row in self.read("transitions_for", id=record_id)
+                if principal is None or not row["foreign"] or decision_within(principal, row)]
+        hidden: set[str] = set()
+        if access is not None and principal is not None:
+            successors = {row["successor"] for row in rows if row["successor"]}
+            hidden = successors - access.visible(self, successors, node="record")
+        out = []
+        for row in rows:
+            item = {k: to_native(row[k]) for k in ("kind", "by", "reason", "at")}
+            if row["successor"] in hidden and isinstance(item["reason"], str):
+                item["reason"] = item["reason"].replace(row["successor"], HIDDEN_SUCCESSOR)
+            out.append(item)
+        return out
 
     def counts(self) -> dict[str, int]:
         """Node counts per graphmem label."""

@@ -76,3 +76,25 @@ def test_history_shows_no_decision_on_another_users_proposal_of_the_same_id(
     assert [h["kind"] for h in shown] == ["write:PERSIST"]
     assert not any("u-99" in str(h) or "first" in str(h) or "bob" in str(h) for h in shown)
     assert [h["kind"] for h in memory.history("dup")] == ["write:DISCARD", "write:PERSIST"]
+
+
+def test_history_names_no_successor_out_of_reach(memory: Memory) -> None:
+    """The operator superseded u-17's records with u-99's: u-17 reads its own records'
+    history, whose supersession reasons named the successor, without that id; a successor
+    within its reach is still named, and the operator sees every id."""
+    memory.put(_rec("mine-1", "u-17"))
+    memory.put(_rec("mine-2", "u-17"))
+    memory.put(_rec("mine-3", "u-17"))
+    memory.supersede(["mine-1"], {**_rec("new99", "u-99"), "content": "merged"}, by="ops",
+                     reason="merged into new99's note")
+    memory.write({**_rec("new99b", "u-99"), "content": "merged again",
+                  "supersedes": ["mine-2"]})
+    memory.supersede(["mine-3"], {**_rec("new17", "u-17"), "content": "own merge"},
+                     by="ops", reason="merged")
+    bound = memory.confined(U17)
+    for rid, hidden in (("mine-1", "new99"), ("mine-2", "new99b")):
+        told = " ".join(str(h.get("reason")) for h in bound.history(rid))
+        assert "superseded" in {h["kind"] for h in bound.history(rid)}
+        assert hidden not in told and "a record out of reach" in told, told
+        assert hidden in " ".join(str(h.get("reason")) for h in memory.history(rid))
+    assert "new17" in " ".join(str(h.get("reason")) for h in bound.history("mine-3"))
