@@ -2,14 +2,20 @@
 each grapheme normalised on its own, so that every normalised character keeps the original span
 it comes from. Pure: no database, no I/O.
 
-Two schemes exist, because digests of terms are stored (on a ``DeletionRequest``, in a plan's
-``term_checks``) and must be compared with text read the way they were made:
+Three schemes exist, because digests of terms are stored (on a ``DeletionRequest``, in a
+plan's ``term_checks``) and must be compared with text read the way they were made:
 
 - :data:`SCHEME_PLAIN` (1): compatibility forms and case folded, dotted and dotless I as
   ``i`` (:func:`graphmem.fields.fold_letters`). Accents count: ``Zoë`` is not ``Zoe``.
-- :data:`SCHEME_FOLDED` (2, :data:`SCHEME`, the one new terms use): the same, then
-  diacritics folded (:func:`fold_marks`): ``Zoë``, ``ZOE`` and ``zoe`` are one word, as are
-  ``Παππά`` and ``ΠΑΠΠΑ``.
+- :data:`SCHEME_FOLDED` (2): the same, then diacritics folded (:func:`fold_marks`):
+  ``Zoë``, ``ZOE`` and ``zoe`` are one word, as are ``Παππά`` and ``ΠΑΠΠΑ``. Punctuation
+  counts as written: ``O\u2019Brien`` is not ``O'Brien``.
+- :data:`SCHEME_TYPOGRAPHIC` (3, :data:`SCHEME`, the one new terms use): the same, then
+  typographic spellings folded (:func:`fold_typography`, ``docs/deletion-terms.md``,
+  "Apostrophes, hyphens and tatweel"): the :data:`APOSTROPHES` read as ``'``, the
+  :data:`HYPHENS` as ``-``, and the Arabic tatweel is read as absent: ``O\u2019Brien`` is
+  ``O'Brien``, ``Jean\u2010Luc`` is ``Jean-Luc``, ``\u0645\u0640\u062d\u0645\u062f`` is
+  ``\u0645\u062d\u0645\u062f``.
 """
 
 from __future__ import annotations
@@ -23,26 +29,34 @@ import regex
 from graphmem.fields import fold_letters
 
 __all__ = [
+    "APOSTROPHES",
     "FOLDED_SCRIPTS",
+    "HYPHENS",
     "KEPT_MARKS",
     "SCHEME",
     "SCHEMES",
     "SCHEME_FOLDED",
     "SCHEME_PLAIN",
+    "SCHEME_TYPOGRAPHIC",
     "STROKES",
+    "TATWEEL",
     "Normalised",
     "fold_grapheme",
     "fold_marks",
+    "fold_typography",
     "normalise",
 ]
 
 SCHEME_PLAIN = 1
 """Accents count (how every term digest was made before diacritics were folded)."""
 SCHEME_FOLDED = 2
-"""Diacritics folded (:func:`fold_marks`)."""
-SCHEME = SCHEME_FOLDED
+"""Diacritics folded (:func:`fold_marks`); punctuation as written (how every term digest was
+made before typographic apostrophes, hyphens and tatweel were folded)."""
+SCHEME_TYPOGRAPHIC = 3
+"""Diacritics and typographic spellings folded (:func:`fold_typography`)."""
+SCHEME = SCHEME_TYPOGRAPHIC
 """The scheme new terms, digests and plans use."""
-SCHEMES = frozenset({SCHEME_PLAIN, SCHEME_FOLDED})
+SCHEMES = frozenset({SCHEME_PLAIN, SCHEME_FOLDED, SCHEME_TYPOGRAPHIC})
 
 FOLDED_SCRIPTS: tuple[str, ...] = ("Latin", "Greek", "Cyrillic", "Hebrew", "Arabic")
 """Scripts whose combining marks are folded away: in Latin, Greek and Cyrillic they are
@@ -66,10 +80,34 @@ STROKES: dict[str, str] = {"\u0142": "l", "\u00f8": "o", "\u0111": "d", "\u0127"
 """Latin letters whose mark Unicode does not decompose, written without it in ASCII as the
 decomposed ones are: ``ł`` (``Łukasz``), ``ø`` (``Søren``), ``đ``, ``ħ``."""
 
+APOSTROPHES = "\u2019\u2018\u02bc\u0060\u00b4"
+"""What :data:`SCHEME_TYPOGRAPHIC` reads as the ASCII apostrophe ``'``: the right single
+quotation mark U+2019 (what word processors and phone keyboards type for ``'``), the left
+one U+2018 (what "smart quotes" put after a space or at a word's start, ``O\u2018Brien``
+too), the modifier letter apostrophe U+02BC, and the grave and acute accents U+0060 and
+U+00B4, typed for the apostrophe on keyboards where it is hard to reach (U+00B4 is folded
+before NFKC, which would make it a space and a combining accent). The fullwidth U+FF07 is
+``'`` already by NFKC, and U+FF40 becomes U+0060. Not folded: the Hawaiian \u02bbokina
+U+02BB (a letter), primes U+2032 and U+02B9 (transliterate the soft sign)."""
+HYPHENS = "\u2010\u2011\u2012\u2013\u2212\u05be"
+"""What :data:`SCHEME_TYPOGRAPHIC` reads as the ASCII hyphen-minus ``-``: the hyphen U+2010
+and non-breaking hyphen U+2011 (word processors and typesetting), the figure dash U+2012
+(between digits), the en dash U+2013 (sometimes set in double-barrelled names), the minus
+sign U+2212 (typesetting and number formatting turn ``-`` into it), and the Hebrew maqaf
+U+05BE (the hyphen of Hebrew names, typed as ``-`` on most keyboards). U+FE63 and U+FF0D
+are ``-`` already by NFKC. Not folded: the em dash U+2014 and the horizontal bar U+2015,
+which part clauses and never join the parts of a name or number."""
+TATWEEL = "\u0640"
+"""The Arabic tatweel (kashida): an elongation stroke that justifies Arabic text and means
+nothing, read as absent by :data:`SCHEME_TYPOGRAPHIC` (with the marks set on it), as if it
+were not written: neither a word edge nor part of the skeleton."""
+
 _FOLDED_BASE = regex.compile("[" + "".join(rf"\p{{sc={s}}}" for s in FOLDED_SCRIPTS) + "]")
 _IGNORABLE = regex.compile(r"\p{Default_Ignorable_Code_Point}")
 _GRAPHEME = regex.compile(r"\X")
 _STROKES = str.maketrans(STROKES)
+_TYPOGRAPHY = str.maketrans(dict.fromkeys(APOSTROPHES, "'") | dict.fromkeys(HYPHENS, "-"))
+_TATWEEL = regex.compile(TATWEEL + r"(?:(?!\p{Default_Ignorable_Code_Point})\p{Mn})*")
 
 
 def fold_marks(text: str) -> str:
@@ -94,11 +132,24 @@ def fold_marks(text: str) -> str:
     return unicodedata.normalize("NFC", "".join(out))
 
 
+def fold_typography(text: str) -> str:
+    """``text`` with :data:`APOSTROPHES` as ``'``, :data:`HYPHENS` as ``-``, and every
+    :data:`TATWEEL` dropped with the nonspacing marks set on it (the vowel signs a tatweel
+    may carry are dropped from Arabic letters anyway; default-ignorable marks stay)."""
+    text = text.translate(_TYPOGRAPHY)
+    return _TATWEEL.sub("", text) if TATWEEL in text else text
+
+
 @lru_cache(maxsize=65536)
 def fold_grapheme(grapheme: str, scheme: int = SCHEME) -> str:
-    """One grapheme as ``scheme`` reads it (see the module docstring)."""
-    folded = fold_letters(grapheme)
-    return fold_marks(folded) if scheme == SCHEME_FOLDED else folded
+    """One grapheme as ``scheme`` reads it (see the module docstring). With
+    :data:`SCHEME_TYPOGRAPHIC` a grapheme may read as nothing (a tatweel)."""
+    if scheme == SCHEME_PLAIN:
+        return fold_letters(grapheme)
+    if scheme == SCHEME_FOLDED:
+        return fold_marks(fold_letters(grapheme))
+    # folded before NFKC too: it turns U+00B4 into a space and a combining accent
+    return fold_typography(fold_marks(fold_letters(grapheme.translate(_TYPOGRAPHY))))
 
 
 @dataclass(frozen=True)
@@ -119,16 +170,19 @@ class Normalised:
 
 def normalise(text: str, scheme: int = SCHEME) -> Normalised:
     """``text`` normalised grapheme by grapheme (NFKC, full case folding, dotted and dotless
-    I as ``i``; with :data:`SCHEME_FOLDED`, diacritics folded: :func:`fold_marks`), with the
-    original span of every normalised character.
+    I as ``i``; from :data:`SCHEME_FOLDED` on, diacritics folded: :func:`fold_marks`; with
+    :data:`SCHEME_TYPOGRAPHIC`, apostrophes, hyphens and tatweel too: :func:`fold_typography`),
+    with the original span of every normalised character.
 
     Args:
-        text: any text. scheme: :data:`SCHEME_PLAIN` or :data:`SCHEME_FOLDED`.
+        text: any text. scheme: one of :data:`SCHEMES`.
     """
     if text.isascii():
         n = len(text)
-        return Normalised(text.lower(), tuple(range(n)), tuple(range(1, n + 1)),
-                          tuple(range(n)))
+        lower = text.lower()
+        if scheme == SCHEME_TYPOGRAPHIC:
+            lower = lower.translate(_TYPOGRAPHY)  # the backtick: one character for one
+        return Normalised(lower, tuple(range(n)), tuple(range(1, n + 1)), tuple(range(n)))
     out: list[str] = []
     starts: list[int] = []
     ends: list[int] = []

@@ -7,11 +7,14 @@ A text and a term are read the same way:
    compatibility forms (NFKC: full-width letters, ligatures, NBSP), full case folding (``ß``
    and ``SS`` are both ``ss``), dotted and dotless I (``\\u0130``, ``\\u0131``) folded to
    ``i``, and diacritics of Latin, Greek, Cyrillic, Hebrew and Arabic letters dropped
-   (``Zoë`` is ``Zoe``, ``Παππά`` is ``ΠΑΠΠΑ``; ``й`` stays ``й``). Every normalised
-   character remembers the original span of its grapheme, so a match maps back to exactly
-   the original characters it covers. A term remembers the *scheme* it is read with
+   (``Zoë`` is ``Zoe``, ``Παππά`` is ``ΠΑΠΠΑ``; ``й`` stays ``й``), typographic apostrophes
+   read as ``'`` and Unicode hyphens as ``-`` (``O\u2019Brien`` is ``O'Brien``,
+   ``Jean\u2010Luc`` is ``Jean-Luc``), and the Arabic tatweel read as absent. Every
+   normalised character remembers the original span of its grapheme, so a match maps back to
+   exactly the original characters it covers. A term remembers the *scheme* it is read with
    (:data:`~graphmem.deletion.fold.SCHEME`; digests stored before diacritics were folded are
-   read with accents counting), and text is read with the scheme of each term.
+   read with accents counting, those stored before apostrophes, hyphens and tatweel were
+   folded with punctuation as written), and text is read with the scheme of each term.
 2. **Cut into pieces.** Each normalised character is a word character of a script that
    separates words with spaces (``W``: Latin, Greek, Cyrillic, Arabic, digits ...), a word
    character of a script that does not (``C``: Han, Hiragana, Katakana, Hangul, Thai, Lao,
@@ -177,8 +180,8 @@ def _check_scheme(scheme: int) -> int:
 
 def term_spec(term: str, scheme: int = SCHEME) -> TermSpec:
     """The clear :class:`TermSpec` of ``term``, read with ``scheme`` (default: the current
-    one, diacritics folded; :data:`~graphmem.deletion.fold.SCHEME_PLAIN` reads a term as
-    digests stored before that were made).
+    one, diacritics and typographic spellings folded; the older
+    :data:`~graphmem.deletion.fold.SCHEMES` read a term as digests stored before were made).
 
     Raises:
         ValueError: the term holds no letter or digit (nothing to match); an unknown scheme.

@@ -24,7 +24,7 @@ from pydantic import (
 )
 
 from graphmem.deletion.disk import DiskResidue
-from graphmem.deletion.fold import SCHEME_FOLDED, SCHEME_PLAIN
+from graphmem.deletion.fold import SCHEME_FOLDED, SCHEME_PLAIN, SCHEME_TYPOGRAPHIC
 from graphmem.errors import DeletionError
 from graphmem.fields import AwareDatetime, Identifier, NonEmptyStr
 from graphmem.limits import DEFAULT_LIMITS, InputLimits
@@ -47,10 +47,11 @@ __all__ = [
     "counts_of",
 ]
 
-PLAN_VERSION: Literal[3] = 3
-"""The version plans are made with: 3 reads terms with diacritics folded
-(``docs/deletion-terms.md``); a version 2 plan's ``term_checks`` were made with accents
-counting, and are checked that way (:attr:`DeletionPlan.term_scheme`)."""
+PLAN_VERSION: Literal[4] = 4
+"""The version plans are made with: 4 reads terms with diacritics and typographic
+apostrophes, hyphens and tatweel folded (``docs/deletion-terms.md``). Older plans' ``term_checks``
+are checked as they were made (:attr:`DeletionPlan.term_scheme`): version 2 with accents
+counting, version 3 with diacritics folded and punctuation as written."""
 
 
 class Disposition(StrEnum):
@@ -167,7 +168,7 @@ class DeletionPlan(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    version: Literal[2, 3] = PLAN_VERSION
+    version: Literal[2, 3, 4] = PLAN_VERSION
     request_id: Identifier
     requested_by: NonEmptyStr
     reason: NonEmptyStr
@@ -286,8 +287,9 @@ class DeletionPlan(BaseModel):
     @property
     def term_scheme(self) -> int:
         """How the plan's ``term_checks`` read a term (:mod:`graphmem.deletion.fold`): a
-        version 2 plan with accents counting, a later one with diacritics folded."""
-        return SCHEME_PLAIN if self.version == 2 else SCHEME_FOLDED
+        version 2 plan with accents counting, a version 3 one with diacritics folded, a
+        version 4 one with typographic apostrophes, hyphens and tatweel folded too."""
+        return {2: SCHEME_PLAIN, 3: SCHEME_FOLDED}.get(self.version, SCHEME_TYPOGRAPHIC)
 
     @property
     def term_count(self) -> int:

@@ -16,8 +16,8 @@ __all__ = ["check_terms", "check_text", "clean_terms", "term_check"]
 
 def clean_terms(terms: Iterable[str], scheme: int = SCHEME) -> tuple[str, ...]:
     """Redaction terms as given, trimmed, without repeats (two spellings the matcher reads
-    the same with ``scheme``, "Jane Roe" and "JANE  ROE", or "Zoë" and "Zoe" with the
-    current scheme, are one term: the first is kept).
+    the same with ``scheme``, "Jane Roe" and "JANE  ROE", or with the current scheme "Zoë"
+    and "Zoe", "O'Brien" and "O\u2019Brien", are one term: the first is kept).
 
     Args:
         terms: the terms as given. scheme: how to read them (:mod:`graphmem.deletion.fold`).
@@ -60,8 +60,8 @@ def check_terms(plan: DeletionPlan, terms: Iterable[str] | None) -> tuple[str, .
     """The clear terms to apply ``plan`` with: ``terms`` when given (they must be exactly the
     plan's, in any spelling the matcher reads the same), else the ones the plan keeps in
     memory. They are checked with the scheme the plan's checks were made with (a version 2
-    plan: accents count), and applied with the current matcher
-    (``docs/deletion-terms.md``).
+    plan: accents count; a version 3 plan: apostrophes, hyphens and tatweel as written), and
+    applied with the current matcher (``docs/deletion-terms.md``).
 
     Raises:
         DeletionError: the plan names terms and none were given (a plan loaded from a file:

@@ -56,9 +56,10 @@ def request_matcher(req: Mapping[str, Any], redact_terms: Iterable[str] = ()) ->
     ``redact_terms_json``), or from ``redact_terms`` when they are exactly the request's
     (the same decisions, and the store can narrow candidates with clear terms). Each digest
     is decided with the scheme it was made with (``docs/deletion-terms.md``: a request stored
-    before diacritics were folded is verified with accents counting, as it was redacted). A
-    request stored before keyed digests kept unkeyed ones: its terms are checked only when
-    given, with accents counting.
+    before diacritics were folded is verified with accents counting, one stored before
+    typographic apostrophes, hyphens and tatweel were folded with them as written: each as
+    it was redacted). A request stored before keyed digests kept unkeyed ones: its terms are
+    checked only when given, with accents counting.
 
     Raises:
         DeletionError: a term given is not one of the request's.
