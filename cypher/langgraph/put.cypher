@@ -9,7 +9,10 @@
 //    namespace (parts/record_active); open: neither retracted nor erased.
 // 3. A key held open above $clearance: nothing is written (`forbidden` comes back true).
 // 4. Else reserve each tenant's sequence numbers and write: a new version's id is its key's
-//    prefix and the tenant's next number; it keeps its key's first number and first put time
+//    prefix and the key's next number (one past its newest version's, whatever became of that
+//    one: an id counts only its own key's writes, never the tenant's, which another user
+//    sharing the tenant must not learn: docs/spec/eligibility.md#confinement); it keeps the
+//    tenant's number of its key's first put, and that put's time
 //    (lg_chain_seq, lg_created_at) while the key stays live; its lg_order (langgraph/search)
 //    is the Scope's langgraph_key, then both numbers. New Scopes are stamped with the number
 //    that orders namespaces. Each changed record bumps its Scope's version (parts/scope_bump).
@@ -75,8 +78,9 @@ CALL (locked, heads, forbidden) {
     FOREACH (_ IN CASE WHEN s.langgraph_key IS NULL THEN [1] ELSE [] END |
       SET s.langgraph_key = u.scope.langgraph_key)
     WITH u, h, live, open, s, base + u.seq_offset AS seq
-    WITH u, h, open, s, seq, live AND h.lg_chain_seq IS NOT NULL AS kept
-    WITH u, h, open, s, seq, u.prefix + right('0000000000000000' + toString(seq), 16) AS rid,
+    WITH u, h, open, s, seq, live AND h.lg_chain_seq IS NOT NULL AS kept,
+         CASE WHEN h IS NULL THEN 1 ELSE toInteger(right(h.id, 16)) + 1 END AS version
+    WITH u, h, open, s, seq, u.prefix + right('0000000000000000' + toString(version), 16) AS rid,
          CASE WHEN kept THEN h.lg_chain_seq ELSE seq END AS chain_seq,
          CASE WHEN kept THEN h.lg_created_at ELSE u.created_at END AS chain_created
     CREATE (r:Record)-[:IN_SCOPE]->(s)

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from langgraph.store.base import GetOp
+from langgraph.store.base import GetOp, PutOp
 from mcp import Client
 from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.shared.exceptions import MCPError
@@ -188,6 +188,29 @@ def test_graphmem_store_reaches_only_its_confinement(memory: Memory) -> None:
     assert record.scope["user"] == "u-17"
     by = [h["by"] for h in memory.history(record.id) if str(h["kind"]).startswith("write:")]
     assert "max_authority human_instruction" in by[0]
+
+
+def test_a_stores_record_ids_count_only_its_own_keys_versions(memory: Memory) -> None:
+    """An item's record ids number the versions of its key: another user's puts in the same
+    tenant, between two of them, leave no trace (the ids once ended in the tenant's count of
+    puts, so a confined user could count everyone's)."""
+    mine, theirs = _store(memory, "u-17"), _store(memory, "u-99")
+    ns = ("acme", "prefs")
+    mine.put(ns, "k", {"v": 1})
+    for i in range(5):
+        theirs.put(ns, f"t{i}", {"v": i})
+    theirs.batch([PutOp(ns, f"b{i}", {"v": i}) for i in range(3)])
+    mine.put(ns, "k", {"v": 2})
+    mine.delete(ns, "k")  # retracts its version: no new one
+    theirs.put(ns, "t0", {"v": 9})
+    mine.put(ns, "k", {"v": 3})
+    ids = mine.record_ids(ns, "k")
+    assert [int(i[-16:]) for i in ids] == [1, 2, 3] and len({i[:-16] for i in ids}) == 1
+    assert [int(i[-16:]) for i in theirs.record_ids(ns, "t0")] == [1, 2]
+    item = mine.get(ns, "k")
+    assert item is not None and item.value == {"v": 3}
+    assert [i.key for i in theirs.search(ns)] == ["t0", *(f"t{i}" for i in range(1, 5)),
+                                                 "b0", "b1", "b2"]  # order of first puts
 
 
 def test_graphmem_store_takes_the_authority_ceiling(memory: Memory) -> None:

@@ -54,12 +54,13 @@ def _age(memory: Memory) -> None:
     ``langgraph_key`` on its Scope; then forget that the migration ran."""
     rows = _query(memory, "MATCH (r:Record) WHERE r.lg_order IS NOT NULL "
                           "RETURN r.id AS id, r.metadata_json AS metadata_json, "
-                          "r.lg_chain_seq AS chain_seq, r.lg_created_at AS created_at")
+                          "r.lg_chain_seq AS chain_seq, r.lg_created_at AS created_at, "
+                          "r.lg_order AS lg_order")
     for row in rows:
         metadata = json.loads(row["metadata_json"])
         meta = metadata[LANGGRAPH]
         metadata[LANGGRAPH] = {"namespace": meta["namespace"], "key": meta["key"],
-                               "value_json": meta["value_json"], "seq": int(row["id"][-16:]),
+                               "value_json": meta["value_json"], "seq": int(row["lg_order"][-16:]),
                                "chain_seq": row["chain_seq"], "created_at": row["created_at"]}
         _query(memory, "MATCH (r:Record {id: $id}) SET r.metadata_json = $metadata_json "
                        "REMOVE " + ", ".join(f"r.{p}" for p in NEW_PROPS),
