@@ -159,6 +159,10 @@ def test_bad_input_and_unknown_pages_are_error_pages(memory: Memory) -> None:
                              ("/nowhere", 404), ("/lineage/pref-1?depth=-3", 400),
                              ("/lineage/pref-1/export?format=exe", 400),
                              ("/retrieval?goal=x&budget=0", 400),
+                             # year 10000 at UTC: was a 500 (a raw OverflowError)
+                             ("/records/pref-1?at=9999-12-31T23:59-05:00", 400),
+                             ("/records?after=9999-12-31T23:59:59-12:00", 400),
+                             ("/retrieval?goal=x&at=0001-01-01T00:00%2B14:00", 400),
                              ("/records?tenant=globex", 403)):
             answer = fetch(base + path)
             assert answer.status == status, path
