@@ -160,8 +160,21 @@ def _turn(event: Event) -> Turn | None:
         return None
     user = event.author == "user"
     return Turn(role="user" if user else "assistant", text=text, key=f"event:{event.id}",
-                at=datetime.fromtimestamp(event.timestamp, UTC),
-                agent=None if user else event.author)
+                at=_event_time(event), agent=None if user else event.author)
+
+
+def _event_time(event: Event) -> datetime:
+    """The event's time (ADK's POSIX seconds) as aware UTC.
+
+    Raises:
+        ValidationError: NaN, infinite, or outside the years 1-9999 (a raw ValueError or
+            OverflowError from ``fromtimestamp`` otherwise).
+    """
+    try:
+        return datetime.fromtimestamp(event.timestamp, UTC)
+    except (ValueError, OverflowError, OSError):
+        raise ValidationError(f"ADK event {event.id!r} has a timestamp no UTC time holds: "
+                              f"{event.timestamp!r}") from None
 
 
 def _options(metadata: Mapping[str, Any]) -> dict[str, Any]:
