@@ -84,8 +84,12 @@ class GraphmemMemoryService(BaseMemoryService):
         """The graphmem caller of an ADK app and user (and session, for writes).
 
         Raises:
-            ValidationError: an empty app name or user id.
+            ValidationError: an app name or user id that is not a non-empty string (an app
+                of None would confine the caller to the user alone: every app's memories).
         """
+        if not isinstance(app_name, str) or not app_name.strip():
+            raise ValidationError(f"ADK's app_name must be a non-empty string, got "
+                                  f"{app_name!r}")
         tenant = self.tenant if self.tenant is not None else app_name
         return AgentIdentity(tenant=tenant, user=user_id, app=app_name, agent="adk",
                              session=session_id, framework="adk")
