@@ -17,7 +17,7 @@ from datetime import datetime
 
 from graphmem.db.access import ScopeQuery
 from graphmem.db.base import StoreBase
-from graphmem.db.codec import record_from_props, require_aware, to_native
+from graphmem.db.codec import MAX_INT64, record_from_props, require_aware, to_native
 from graphmem.db.slots import SLOTS
 from graphmem.errors import ValidationError
 from graphmem.models import Authority, MemoryKind, MemoryRecord, Principal, Status
@@ -139,13 +139,17 @@ class Browsing(StoreBase):
         (``created_at``, then id, both descending), skipping ``offset`` and at most ``limit``.
 
         Raises:
-            ValidationError: ``limit`` outside 1..:data:`MAX_PAGE`, a negative ``offset``, or
+            ValidationError: ``limit`` outside 1..:data:`MAX_PAGE`, an ``offset`` outside
+                0..2**63-1-``limit`` (the database's integers), or
                 as :meth:`ScopeQuery.build`.
             AuthorizationError: the scope's tenant is not one of the principal's.
         """
         _check_limit(limit)
-        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-            raise ValidationError("offset must be a non-negative integer")
+        # Neo4j adds SKIP to LIMIT: past a 64-bit integer, the driver or the database fails
+        if isinstance(offset, bool) or not isinstance(offset, int) \
+                or not 0 <= offset <= MAX_INT64 - limit:
+            raise ValidationError(f"offset must be an integer from 0 to {MAX_INT64 - limit} "
+                                  f"(2**63 - 1 less the limit)")
         params = ScopeQuery.build(principal, scope, now, self.limits).params()
         rows = self.read("records/recent", skip=offset, limit=limit, **params)
         return [record_from_props(row["record"]) for row in rows]

@@ -21,6 +21,7 @@ No framework import here.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -32,6 +33,9 @@ from graphmem.fields import check_scope, reject_lone_surrogates
 from graphmem.models import Principal, Sensitivity
 
 __all__ = ["AgentIdentity", "stable_id", "user_of"]
+
+SEP = "\x1f"
+"""What :func:`stable_id` joins the parts of an id with (ASCII unit separator)."""
 
 
 @dataclass(frozen=True)
@@ -104,8 +108,15 @@ class AgentIdentity:
 def stable_id(prefix: str, *parts: str) -> str:
     """A record id that is the same each time the same framework item is written (so writing a
     session again stores nothing twice): ``prefix-`` and a SHA-256 of ``parts``, 32 hex digits.
+
+    The parts are joined with U+001F, the ids graphmem always gave; when a part holds U+001F
+    itself, the digest is of the parts as a JSON list instead (whose U+001F are escaped, so it
+    equals no joined text), or user ``u`` writing key ``z<U+001F>k`` would take user
+    ``u<U+001F>z``'s id for key ``k``.
     """
-    digest = hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+    text = (SEP.join(parts) if not any(SEP in part for part in parts)
+            else json.dumps(list(parts), ensure_ascii=True))
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
     return f"{prefix}-{digest[:32]}"
 
 

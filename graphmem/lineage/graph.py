@@ -31,7 +31,7 @@ from typing import Any, Literal, TypeAlias
 import networkx as nx
 
 from graphmem.db.access import OPERATOR, Access, out_of_reach
-from graphmem.db.codec import require_aware
+from graphmem.db.codec import MAX_INT64, require_aware
 from graphmem.db.ops.lineage import LineageOps, LineageSource, query_text
 from graphmem.db.store import Neo4jStore
 from graphmem.errors import RecordNotFoundError, ValidationError
@@ -125,12 +125,12 @@ def build_lineage(
     Raises:
         RecordNotFoundError: no record with this id (erased ones are found, as tombstones).
         OutOfReachError: ``access`` does not reach the root.
-        ValidationError: unknown direction, negative depth, naive ``now``.
+        ValidationError: unknown direction, a depth outside 0..2**63-1, naive ``now``.
     """
     if direction not in ("up", "down", "both"):
         raise ValidationError(f"direction must be up, down or both, not {direction!r}")
-    if depth is not None and depth < 0:
-        raise ValidationError("depth must be >= 0")
+    if depth is not None and not 0 <= depth <= MAX_INT64:  # larger: a raw OverflowError
+        raise ValidationError(f"depth must be from 0 to {MAX_INT64} (None: no limit)")
     at = require_aware(now, "now") if now is not None else store.clock()
     return _graph(LineageOps(store), record_id, direction, depth, at, include_content, access)
 

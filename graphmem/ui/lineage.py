@@ -10,6 +10,7 @@ writes it in one of :data:`graphmem.lineage.FORMATS`.
 
 from __future__ import annotations
 
+import urllib.parse
 from collections.abc import Mapping
 from typing import Any, get_args
 
@@ -132,6 +133,14 @@ def lineage_export(request: Request) -> Response:
     media = {"png": "image/png", "svg": "image/svg+xml", "html": "text/html",
              "json": "application/json"}.get(fmt, "text/plain")
     name = f"lineage-{graph.graph.get('root', 'view')}.{suffix}"
-    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
-    return Response(body, media_type=media,
-                    headers={"Content-Disposition": f'attachment; filename="{safe}"'})
+    return Response(body, media_type=media, headers={"Content-Disposition": _attachment(name)})
+
+
+def _attachment(name: str) -> str:
+    """A Content-Disposition for a download called ``name``: an ASCII ``filename`` and the
+    name itself as ``filename*`` (RFC 6266), since a header holds latin-1 only (an id of
+    Cyrillic or CJK letters was a UnicodeEncodeError, a 500 page)."""
+    ascii_name = "".join(c if c.isascii() and (c.isalnum() or c in "-_.") else "_"
+                         for c in name)
+    return (f'attachment; filename="{ascii_name}"; '
+            f"filename*=UTF-8''{urllib.parse.quote(name, safe='')}")

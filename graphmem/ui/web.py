@@ -145,7 +145,7 @@ def form_time(value: str | None, what: str = "time") -> datetime | None:
     with an offset); None when empty.
 
     Raises:
-        ValidationError: not a time.
+        ValidationError: not a time, or one whose UTC form is outside the years 1-9999.
     """
     if not value or not value.strip():
         return None
@@ -156,7 +156,11 @@ def form_time(value: str | None, what: str = "time") -> datetime | None:
                               f"got {value!r}") from None
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=UTC)
-    return parsed.astimezone(UTC)
+    try:
+        return parsed.astimezone(UTC)
+    except OverflowError:  # 9999-12-31T23:59-05:00 is in year 10000 at UTC
+        raise ValidationError(f"{what} is outside the range of UTC times (years 1-9999), "
+                              f"got {value!r}") from None
 
 
 def form_int(value: str | None, what: str, default: int, low: int, high: int) -> int:

@@ -84,8 +84,12 @@ class GraphmemMemoryService(BaseMemoryService):
         """The graphmem caller of an ADK app and user (and session, for writes).
 
         Raises:
-            ValidationError: an empty app name or user id.
+            ValidationError: an app name or user id that is not a non-empty string (an app
+                of None would confine the caller to the user alone: every app's memories).
         """
+        if not isinstance(app_name, str) or not app_name.strip():
+            raise ValidationError(f"ADK's app_name must be a non-empty string, got "
+                                  f"{app_name!r}")
         tenant = self.tenant if self.tenant is not None else app_name
         return AgentIdentity(tenant=tenant, user=user_id, app=app_name, agent="adk",
                              session=session_id, framework="adk")
@@ -160,8 +164,21 @@ def _turn(event: Event) -> Turn | None:
         return None
     user = event.author == "user"
     return Turn(role="user" if user else "assistant", text=text, key=f"event:{event.id}",
-                at=datetime.fromtimestamp(event.timestamp, UTC),
-                agent=None if user else event.author)
+                at=_event_time(event), agent=None if user else event.author)
+
+
+def _event_time(event: Event) -> datetime:
+    """The event's time (ADK's POSIX seconds) as aware UTC.
+
+    Raises:
+        ValidationError: NaN, infinite, or outside the years 1-9999 (a raw ValueError or
+            OverflowError from ``fromtimestamp`` otherwise).
+    """
+    try:
+        return datetime.fromtimestamp(event.timestamp, UTC)
+    except (ValueError, OverflowError, OSError):
+        raise ValidationError(f"ADK event {event.id!r} has a timestamp no UTC time holds: "
+                              f"{event.timestamp!r}") from None
 
 
 def _options(metadata: Mapping[str, Any]) -> dict[str, Any]:

@@ -82,10 +82,15 @@ def mcp_command(
     port: Annotated[int, typer.Option(
         envvar="GRAPHMEM_MCP_PORT", help="HTTP port (with --http).")
     ] = 8000,
+    allowed_host: Annotated[list[str] | None, typer.Option(
+        "--allowed-host", envvar="GRAPHMEM_MCP_ALLOWED_HOSTS", show_default=False,
+        help="A name clients reach the HTTP server by, besides 127.0.0.1, localhost and "
+             "--host (repeat; space-separated in the env var); a request naming another "
+             "Host or Origin is refused (DNS rebinding).")] = None,
 ) -> None:
     """Serve graphmem's memory tools to agents over the Model Context Protocol."""
     try:
-        from graphmem.integrations.mcp.server import build_server
+        from graphmem.integrations.mcp.server import build_server, http_security
     except ModuleNotFoundError as exc:
         # the SDK, or a module the server imports with it (anyio, starlette, ...): any that
         # is not graphmem's own means the extra is not installed (whole)
@@ -104,6 +109,7 @@ def mcp_command(
     if http:
         err_console.print(f"graphmem MCP server on http://{host}:{port}/mcp",
                           highlight=False)
-        server.run("streamable-http", host=host, port=port)
+        server.run("streamable-http", host=host, port=port,
+                   transport_security=http_security(host, allowed_host or ()))
     else:
         server.run()

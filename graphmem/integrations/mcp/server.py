@@ -11,11 +11,16 @@ once for the HTTP app). The first ``tools/list`` starts importing the client and
 in the background (:class:`~.state.Preloader`; the server waits for that import before it
 stops). The deletion tools exist only when the configuration allows deletion.
 ``serverInfo.version`` is graphmem's installed version.
+
+Over HTTP (:func:`http_security`) a request is answered only when its ``Host`` (and its
+``Origin``, when a browser sends one) names this machine by a loopback name, the ``--host``
+address or an ``--allowed-host`` name, wherever the server listens: a page of another site
+whose name was rebound to this machine (DNS rebinding) reaches no tool.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -23,6 +28,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
+from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import Tool, ToolAnnotations
 
 from . import privacy, reading, resources, tools
@@ -32,9 +38,14 @@ from .state import Preloader, ServerState, open_memory
 if TYPE_CHECKING:
     from graphmem.aio import AsyncMemory
 
-__all__ = ["DELETION_TOOLS", "SERVER_NAME", "TOOLS", "ToolSpec", "build_server"]
+__all__ = ["DELETION_TOOLS", "LOOPBACK_HOSTS", "SERVER_NAME", "TOOLS", "ToolSpec", "build_server",
+           "http_security"]
 
 SERVER_NAME = "graphmem"
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+"""The names of this machine an HTTP request's Host may always give."""
+WILDCARD_HOSTS = ("0.0.0.0", "::", "")
+"""Listening addresses that name no one host (every interface)."""
 
 INSTRUCTIONS = (
     "graphmem is governed memory for this agent. Call recall before a decision that prior "
@@ -181,3 +192,31 @@ def build_server(
                     description="A memory's lineage, both directions, as node-link JSON.",
                     )(lineage)
     return server
+
+
+def http_security(host: str, allowed_hosts: Sequence[str] = ()) -> TransportSecuritySettings:
+    """The DNS-rebinding check of the HTTP transport, on whatever address it listens.
+
+    The SDK turns its check on only for a loopback ``host``; on ``0.0.0.0`` or a LAN address
+    it accepted any ``Host`` and ``Origin``, so a page of another site whose name was rebound
+    to this machine could call every tool as the server's principal.
+
+    Args:
+        host: the listening address (``--host``); a wildcard (``0.0.0.0``, ``::``) adds no
+            name. allowed_hosts: more names clients reach the server by (``--allowed-host``),
+            without a port.
+
+    Returns:
+        Settings allowing a ``Host`` (any port or none) and an ``Origin`` (http or https) of
+        the loopback names, ``host`` and ``allowed_hosts`` only.
+    """
+    names = list(LOOPBACK_HOSTS)
+    for name in (host, *allowed_hosts):
+        name = name.strip()
+        if name not in WILDCARD_HOSTS:
+            names.append(f"[{name}]" if ":" in name and not name.startswith("[") else name)
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[h for n in names for h in (n, f"{n}:*")],
+        allowed_origins=[f"{scheme}://{h}" for n in names for scheme in ("http", "https")
+                         for h in (n, f"{n}:*")])

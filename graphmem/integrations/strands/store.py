@@ -135,8 +135,7 @@ class GraphmemMemoryStore(MemoryStore):
                    and context.sequence_numbers is not None else list(range(len(messages))))
         turns: list[Turn] = []
         for number, message in zip(numbers, messages, strict=False):
-            text = "\n".join(block["text"] for block in message.get("content", [])
-                             if "text" in block).strip()
+            text = _message_text(message)
             turns.append(Turn("user" if message.get("role") == "user" else "assistant",
                               text, f"{batch}:{number}"))
         decisions = await offload(self.bridge.remember_turns, self.identity, turns)
@@ -157,3 +156,20 @@ class GraphmemMemoryStore(MemoryStore):
     def _check_writable(self) -> None:
         if not self.writable:
             raise ValidationError(f"memory store {self.name!r} is not writable")
+
+
+def _message_text(message: Message) -> str:
+    """The text blocks of a Strands message, joined and stripped.
+
+    Raises:
+        ValidationError: content that is not a list of blocks (dicts), or a ``text`` block
+            whose text is not a string (a raw TypeError otherwise).
+    """
+    content: object = message.get("content", [])
+    if not isinstance(content, list) or not all(isinstance(b, dict) for b in content):
+        raise ValidationError("a Strands message's content must be a list of content blocks "
+                              f"(dicts), got {type(content).__name__}")
+    texts = [block["text"] for block in content if "text" in block]
+    if not all(isinstance(t, str) for t in texts):
+        raise ValidationError("a Strands message's text block must hold a string")
+    return "\n".join(texts).strip()

@@ -191,3 +191,33 @@ def test_errors_are_graphmem_errors(memory: Memory) -> None:
     assert _as(service, "u-17").candidates(scope={"tenant": APP}) == []
 
 
+
+
+def test_an_app_name_that_is_no_string_is_refused_not_read_as_every_app(memory: Memory
+                                                                        ) -> None:
+    """With a fixed tenant the app is the one scope key between two apps of a user: an
+    ``app_name`` of None made a principal confined to the user alone, reaching the user's
+    memories of every app (and writing outside any)."""
+    service = GraphmemMemoryService(memory, tenant="acme")
+
+    async def remember(app: object) -> None:
+        entry = MemoryEntry(content=types.Content(
+            role="user", parts=[types.Part(text="my locker code is 4711")]))
+        await service.add_memory(app_name=app, user_id="u-17",  # type: ignore[arg-type]
+                                 memories=[entry])
+
+    async def search(app: object) -> list[MemoryEntry]:
+        found = await service.search_memory(app_name=app,  # type: ignore[arg-type]
+                                            user_id="u-17", query="locker code")
+        return list(found.memories)
+
+    asyncio.run(remember("gym-app"))
+    assert len(asyncio.run(search("gym-app"))) == 1
+    assert asyncio.run(search("chat-app")) == []
+    for app in (None, 7):
+        with pytest.raises(ValidationError, match="app"):
+            asyncio.run(search(app))
+        with pytest.raises(ValidationError, match="app"):
+            asyncio.run(remember(app))
+    assert len(memory.candidates(principal=service.identity("gym-app", "u-17").principal(),
+                                 scope={"tenant": "acme"})) == 1

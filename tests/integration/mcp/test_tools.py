@@ -216,6 +216,23 @@ def test_bad_input_is_a_tool_error_and_writes_nothing(
     _serve(neo4j_db, body)
 
 
+
+def test_counts_past_a_64_bit_integer_are_tool_errors_naming_the_field(
+        neo4j_db: Neo4jUnderTest, memory: Memory) -> None:
+    """An offset or depth of 2**70 was a raw OverflowError from the driver: an SDK crash
+    ('Error executing tool recent', nothing more) with a traceback in the server's log."""
+
+    async def body(client: Client) -> None:
+        d = await ok(client, "remember", {**HUMAN, "content": "a memory to walk"})
+        await refused(client, "recent", {"offset": 2**70}, "ValidationError", "offset")
+        await refused(client, "lineage", {"id": d["id"], "depth": 2**70},
+                      "ValidationError", "depth")
+        await refused(client, "recent", {"offset": 2**63 - 1}, "ValidationError", "offset")
+        assert (await ok(client, "recent", {"offset": 2**62}))["memories"] == []
+
+    _serve(neo4j_db, body)
+
+
 def test_supersede_lineage_and_resources(neo4j_db: Neo4jUnderTest, memory: Memory) -> None:
     async def body(client: Client) -> None:
         old = (await ok(client, "remember", {**HUMAN, "content": "Deploys go out on Tuesdays",

@@ -5,6 +5,7 @@ and errors are pages, never tracebacks."""
 from __future__ import annotations
 
 import re
+import urllib.parse
 from collections import Counter
 
 import pytest
@@ -159,8 +160,29 @@ def test_bad_input_and_unknown_pages_are_error_pages(memory: Memory) -> None:
                              ("/nowhere", 404), ("/lineage/pref-1?depth=-3", 400),
                              ("/lineage/pref-1/export?format=exe", 400),
                              ("/retrieval?goal=x&budget=0", 400),
+                             # year 10000 at UTC: was a 500 (a raw OverflowError)
+                             ("/records/pref-1?at=9999-12-31T23:59-05:00", 400),
+                             ("/records?after=9999-12-31T23:59:59-12:00", 400),
+                             ("/retrieval?goal=x&at=0001-01-01T00:00%2B14:00", 400),
                              ("/records?tenant=globex", 403)):
             answer = fetch(base + path)
             assert answer.status == status, path
             assert "<h1>" in answer.body and "Traceback" not in answer.body
         assert fetch(base + "/records", headers={"Host": "evil.example"}).status == 400
+
+
+def test_a_record_id_in_any_script_exports_under_its_own_name(memory: Memory) -> None:
+    """The download's file name kept the id's letters in a latin-1 header: an id of
+    Cyrillic or CJK letters (ж-1, 記録-1) made every export of its lineage a 500 page."""
+    memory.put_many([record("ж-1", "a note in Cyrillic"), record("記録-1", "a note in Japanese"),
+                     record('q"uote;1', "a note with a quote")])
+    with running(memory, confined()) as base:
+        for rid in ("ж-1", "記録-1", 'q"uote;1'):
+            path = urllib.parse.quote(rid, safe="")
+            for fmt in ("json", "dot"):
+                answer = fetch(f"{base}/lineage/{path}/export?format={fmt}")
+                assert answer.status == 200, (rid, fmt)
+                headers = {k.lower(): v for k, v in answer.headers.items()}
+                disposition = headers["content-disposition"]
+                assert disposition.isascii() and '"' not in disposition.split('"')[1]
+                assert f"filename*=UTF-8''lineage-{path}." in disposition, disposition

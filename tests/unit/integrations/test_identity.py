@@ -62,3 +62,21 @@ def test_the_users_function_fails_as_a_validation_error() -> None:
     for find in (lambda ctx: ctx["missing"], lambda ctx: "", lambda ctx: 17):
         with pytest.raises(ValidationError):
             user_of(find, {})
+
+
+def test_no_user_can_choose_a_key_that_gives_another_users_record_id() -> None:
+    """The parts were joined with U+001F: user ``u`` writing key ``z\\x1fk`` took the id of
+    user ``u\\x1fz``'s key ``k`` (ids are unique in the whole store, so the other user's write
+    was refused, and the refusal told ``u`` that the key existed). Ids of parts without U+001F
+    are the ones graphmem always gave, so a session written before is still not stored
+    twice."""
+    assert stable_id("adk", "acme", "app", "u", "z\x1fk") \
+        != stable_id("adk", "acme", "app", "u\x1fz", "k")
+    assert stable_id("adk", "a\x1f", "b") != stable_id("adk", "a", "\x1fb")
+    assert stable_id("adk", "a\x1fb") != stable_id("adk", "a", "b")
+    assert stable_id("adk", "a\x1fb") == stable_id("adk", "a\x1fb")
+    # unchanged for ordinary parts (the digest of the joined parts, as before)
+    import hashlib
+
+    old = hashlib.sha256(b"acme\x1fapp\x1fu-17\x1fevent:e-1").hexdigest()[:32]
+    assert stable_id("adk", "acme", "app", "u-17", "event:e-1") == f"adk-{old}"

@@ -27,3 +27,15 @@ def test_pictures_without_matplotlib_are_a_typed_error(monkeypatch: pytest.Monke
     assert str(export(graph, "dot")).startswith("digraph lineage {")
 
 
+
+
+@pytest.mark.parametrize("depth", [2**63, 2**70])
+def test_a_depth_past_a_64_bit_integer_is_a_validation_error(depth: int) -> None:
+    """Was a raw OverflowError from the driver (``Memory.lineage``, ``AsyncMemory.lineage``,
+    the MCP ``lineage`` tool): checked before the store is asked anything."""
+    from typing import Any, cast
+
+    from graphmem.lineage.graph import build_lineage
+
+    with pytest.raises(ValidationError, match="depth"):
+        build_lineage(cast(Any, None), "r", direction="both", depth=depth)

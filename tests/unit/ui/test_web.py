@@ -36,3 +36,11 @@ def test_statuses_map_to_pages() -> None:
     assert status_for(AuthorizationError("x")) == 403
     assert status_for(ValidationError("x")) == 400
     assert status_for(GraphmemError("x")) == 500
+
+
+@pytest.mark.parametrize("text", ["9999-12-31T23:59:59-12:00", "9999-12-31T23:59-05:00",
+                                  "0001-01-01T00:00+14:00"])
+def test_a_time_whose_utc_form_is_outside_the_calendar_is_bad_input(text: str) -> None:
+    # Was a raw OverflowError from astimezone: a 500 page for ?at=, ?after=, ?before=
+    with pytest.raises(ValidationError, match="outside the range"):
+        form_time(text, "at")

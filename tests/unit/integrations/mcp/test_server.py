@@ -95,3 +95,49 @@ def test_annotations_say_what_each_tool_does() -> None:
 # -- a database that goes away and comes back -------------------------------------------------
 
 
+
+
+# -- HTTP: DNS rebinding ---------------------------------------------------------------------
+
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {},
+    "clientInfo": {"name": "test", "version": "1"}}}
+
+
+def _initialize(host: str, headers: dict[str, str], allowed: tuple[str, ...] = ()) -> int:
+    """The status of an ``initialize`` POST to the HTTP app ``graphmem mcp --http --host
+    HOST`` serves, with these request headers (no database: initialize needs none)."""
+    from starlette.testclient import TestClient
+
+    from graphmem.integrations.mcp.config import ServerConfig
+    from graphmem.integrations.mcp.server import build_server, http_security
+
+    server = build_server(ServerConfig.build(tenants=("acme",), scope={"user": "u-17"}))
+    app = server.streamable_http_app(host=host, transport_security=http_security(host, allowed))
+    with TestClient(app, base_url="http://127.0.0.1:8000") as client:
+        answer = client.post("/mcp", json=INITIALIZE, headers={
+            "Accept": "application/json, text/event-stream", **headers})
+    return answer.status_code
+
+
+def test_a_page_of_another_site_reaches_no_tool_whatever_address_the_server_listens_on(
+        ) -> None:
+    """``--host 0.0.0.0`` (or a LAN address) turned the SDK's DNS-rebinding check off: a page
+    of evil.example whose name was rebound to this machine could call every tool (deletion
+    included) as the server's principal. Hosts and origins other than loopback, ``--host``
+    and ``--allowed-host`` are refused, wherever the server listens."""
+    evil = {"Host": "evil.example:8000", "Origin": "http://evil.example:8000"}
+    for host in ("127.0.0.1", "0.0.0.0", "::", "10.1.2.3"):
+        assert _initialize(host, evil) == 421, host
+        assert _initialize(host, {"Host": "evil.example:8000"}) == 421, host
+        assert _initialize(host, {"Host": "127.0.0.1:8000",
+                                  "Origin": "http://evil.example:8000"}) == 403, host
+        assert _initialize(host, {"Host": "127.0.0.1:8000"}) == 200, host
+        assert _initialize(host, {"Host": "localhost:8000",
+                                  "Origin": "http://localhost:8000"}) == 200, host
+    assert _initialize("10.1.2.3", {"Host": "10.1.2.3:8000",
+                                    "Origin": "http://10.1.2.3:8000"}) == 200
+    assert _initialize("0.0.0.0", {"Host": "mem.internal:8000",
+                                   "Origin": "https://mem.internal:8000"},
+                       ("mem.internal",)) == 200
+    assert _initialize("0.0.0.0", {"Host": "mem.internal"}, ("mem.internal",)) == 200
