@@ -10,10 +10,12 @@ Hostname resolution is disabled, so nothing on the network can load even by acci
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import threading
@@ -52,6 +54,7 @@ class Chromium:
         self._proc: subprocess.Popen[str] | None = None
         self._ws: websocket.WebSocket | None = None
         self._session = ""
+        self._drain: threading.Thread | None = None
 
     def __enter__(self) -> Chromium:
         self._proc = subprocess.Popen(
@@ -63,7 +66,7 @@ class Chromium:
              f"--user-data-dir={self._profile}", f"--window-size={self.width},{self.height}",
              "about:blank"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-            text=True)
+            text=True, start_new_session=True)  # its helpers too are stopped as a group
         url = self._devtools_url()
         self._ws = websocket.create_connection(url, timeout=self.timeout, suppress_origin=True)
         target = self.call("Target.createTarget", url="about:blank")["targetId"]
@@ -80,15 +83,27 @@ class Chromium:
         if self._ws is not None:
             self._ws.close()
         if self._proc is not None:
-            self._proc.terminate()
+            # The browser's helper processes (zygotes, GPU, crash handler) share its stderr:
+            # one left running would keep the pipe open, and closing it here while the drain
+            # thread reads would wait for that thread for ever. So the whole process group
+            # goes, and the drain thread ends on EOF by itself (a daemon, bounded wait).
+            self._signal_group(signal.SIGTERM)
             try:
                 self._proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 self._proc.kill()
-                self._proc.wait()
-            if self._proc.stderr is not None:
+                self._proc.wait(timeout=10)
+            self._signal_group(signal.SIGKILL)
+            if self._drain is not None:
+                self._drain.join(timeout=10)
+            if (self._drain is None or not self._drain.is_alive()) and self._proc.stderr:
                 self._proc.stderr.close()
         shutil.rmtree(self._profile, ignore_errors=True)
+
+    def _signal_group(self, signum: int) -> None:
+        assert self._proc is not None
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self._proc.pid, signum)
 
     def _devtools_url(self) -> str:
         assert self._proc is not None and self._proc.stderr is not None
@@ -108,7 +123,8 @@ class Chromium:
         if not found:
             raise RuntimeError("chromium did not open its DevTools port")
         # keep draining stderr so the browser never blocks on a full pipe
-        threading.Thread(target=lambda: [None for _ in stderr], daemon=True).start()
+        self._drain = threading.Thread(target=lambda: [None for _ in stderr], daemon=True)
+        self._drain.start()
         return found[0]
 
     def call(self, method: str, **params: Any) -> dict[str, Any]:
@@ -119,7 +135,10 @@ class Chromium:
         if self._session:
             message["sessionId"] = self._session
         self._ws.send(json.dumps(message))
+        deadline = time.monotonic() + self.timeout  # events may keep coming: bound the wait
         while True:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{method}: no reply in {self.timeout} s")
             reply = json.loads(self._ws.recv())
             if reply.get("id") == self._next:
                 if "error" in reply:
