@@ -208,13 +208,17 @@ def http_security(host: str, allowed_hosts: Sequence[str] = ()) -> TransportSecu
 
     Returns:
         Settings allowing a ``Host`` (any port or none) and an ``Origin`` (http or https) of
-        the loopback names, ``host`` and ``allowed_hosts`` only.
+        the loopback names, ``host`` and ``allowed_hosts`` only (each as given and
+        lowercased).
     """
     names = list(LOOPBACK_HOSTS)
     for name in (host, *allowed_hosts):
         name = name.strip()
         if name not in WILDCARD_HOSTS:
-            names.append(f"[{name}]" if ":" in name and not name.startswith("[") else name)
+            name = f"[{name}]" if ":" in name and not name.startswith("[") else name
+            # the SDK compares as written; a host name is not case-sensitive, and browsers
+            # and httpx send it lowercased
+            names.extend(dict.fromkeys((name, name.lower())))
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
         allowed_hosts=[h for n in names for h in (n, f"{n}:*")],

@@ -11,6 +11,7 @@ onto graphmem with :mod:`graphmem.integrations.identity`.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from typing import Any
 
 from strands.memory import (
@@ -166,7 +167,9 @@ def _message_text(message: Message) -> str:
             whose text is not a string (a raw TypeError otherwise).
     """
     content: object = message.get("content", [])
-    if not isinstance(content, list) or not all(isinstance(b, dict) for b in content):
+    # a tuple and read-only mappings were read before: only what never worked is refused
+    if not isinstance(content, list | tuple) or not all(isinstance(b, Mapping)
+                                                         for b in content):
         raise ValidationError("a Strands message's content must be a list of content blocks "
                               f"(dicts), got {type(content).__name__}")
     texts = [block["text"] for block in content if "text" in block]

@@ -141,3 +141,14 @@ def test_a_page_of_another_site_reaches_no_tool_whatever_address_the_server_list
                                    "Origin": "https://mem.internal:8000"},
                        ("mem.internal",)) == 200
     assert _initialize("0.0.0.0", {"Host": "mem.internal"}, ("mem.internal",)) == 200
+
+
+def test_a_host_name_given_in_capitals_admits_the_lowercase_host_clients_send() -> None:
+    """Host names are case-insensitive, and browsers and httpx send them lowercased: before
+    the check ran everywhere, ``--host MyBox.local`` served ``http://MyBox.local:8000``;
+    then every such client was refused (421), as by an ``--allowed-host`` in capitals."""
+    assert _initialize("MyBox.local", {"Host": "mybox.local:8000",
+                                       "Origin": "http://mybox.local:8000"}) == 200
+    assert _initialize("MyBox.local", {"Host": "MyBox.local:8000"}) == 200
+    assert _initialize("0.0.0.0", {"Host": "mem.internal"}, ("Mem.Internal",)) == 200
+    assert _initialize("0.0.0.0", {"Host": "evil.example"}, ("Mem.Internal",)) == 421

@@ -25,3 +25,14 @@ def test_a_message_shaped_unlike_strands_is_a_validation_error(content: object) 
     ``add_messages``; a string content was read as its characters and dropped unsaid."""
     with pytest.raises(ValidationError, match="message"):
         _message_text(cast(Any, {"role": "user", "content": content}))
+
+
+def test_content_given_as_a_tuple_of_blocks_is_read_as_before() -> None:
+    """A caller building messages itself may give the blocks as a tuple (or a block as a
+    read-only mapping): ``add_messages`` stored their text before content was checked, and
+    must not refuse it now."""
+    from types import MappingProxyType
+
+    message = {"role": "user", "content": ({"text": "window seat"},
+                                           MappingProxyType({"text": "please"}))}
+    assert _message_text(cast(Any, message)) == "window seat\nplease"
