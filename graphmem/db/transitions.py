@@ -23,10 +23,14 @@ class Transitions(StoreBase):
     """Lifecycle transitions, each one transaction that changes the record and logs it."""
 
     def log_transition(
-        self, tx: ManagedTransaction, record_id: str, kind: str, by: str, reason: str, at: datetime
+        self, tx: ManagedTransaction, record_id: str, kind: str, by: str, reason: str, at: datetime,
+        successor: str | None = None,
     ) -> None:
-        """Record a declared lifecycle transition inside ``tx``."""
-        self.run(tx, "transition_log", record_id=record_id, kind=kind, by=by, reason=reason, at=at)
+        """Record a declared lifecycle transition inside ``tx``; ``successor``: the record
+        that replaces ``record_id`` (its reason names it), kept apart so a caller who cannot
+        read it is not told its id (docs/spec/eligibility.md#confinement)."""
+        self.run(tx, "transition_log", record_id=record_id, kind=kind, by=by, reason=reason, at=at,
+                 successor=successor)
 
     def _transition(
         self, query_name: str, record_id: str, kind: str, *, by: str, reason: str,

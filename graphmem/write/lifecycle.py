@@ -112,7 +112,8 @@ def consolidate(store: WriteOps, policy: WritePolicy, ids: Sequence[str], *,
     merged["derived_from"] = tuple(dict.fromkeys((*record.derived_from, *ids)))
     merged["supersedes"] = tuple(dict.fromkeys((*record.supersedes, *ids)))
     decision = supersede(store, policy, ids, merged, by=by, reason=reason)
-    log_transitions(store, ids, "consolidated", by, f"{reason} (into {record.id})")
+    log_transitions(store, ids, "consolidated", by, f"{reason} (into {record.id})",
+                    successor=record.id)
     return decision
 
 
@@ -148,6 +149,7 @@ def promote_procedure(store: WriteOps, policy: WritePolicy, episode_ids: Sequenc
 
 
 def log_transitions(store: WriteOps, ids: Iterable[str], kind: str, by: str,
-                    reason: str) -> None:
-    """Log one declared transition ``kind`` on each of ``ids``, in one transaction."""
-    store.log_transitions(ids, kind, by, reason, store.clock())
+                    reason: str, successor: str | None = None) -> None:
+    """Log one declared transition ``kind`` on each of ``ids``, in one transaction
+    (``successor``: the record replacing them, which ``reason`` names)."""
+    store.log_transitions(ids, kind, by, reason, store.clock(), successor)

@@ -109,8 +109,9 @@ class WriteOps(Protocol):
         """Quarantine a record or promote it out of quarantine, as a logged transition."""
 
     def log_transitions(self, ids: Iterable[str], kind: str, by: str, reason: str,
-                        at: datetime) -> None:
-        """Log one declared transition ``kind`` on each of ``ids``, in one transaction."""
+                        at: datetime, successor: str | None = None) -> None:
+        """Log one declared transition ``kind`` on each of ``ids``, in one transaction
+        (``successor``: the record replacing them, which ``reason`` names)."""
 
     def admit(self, record: MemoryRecord, *, by: str, at: datetime, superseded: str,
               skew_ms: int, fast: D | None, decide: Callable[[StoredEvidence], D],
@@ -189,13 +190,13 @@ class Neo4jWrites:
         self._store.set_quarantine(record_id, flag, by=by, reason=reason)
 
     def log_transitions(self, ids: Iterable[str], kind: str, by: str, reason: str,
-                        at: datetime) -> None:
+                        at: datetime, successor: str | None = None) -> None:
         """See :meth:`WriteOps.log_transitions`."""
         store = self._store
 
         def work(tx: ManagedTransaction) -> None:
             for i in ids:
-                store.log_transition(tx, i, kind, by, reason, at)
+                store.log_transition(tx, i, kind, by, reason, at, successor=successor)
 
         store.transaction(kind, work)
 
@@ -264,7 +265,8 @@ class Neo4jWrites:
                 store.create_in_tx(tx, [record], quarantined=quarantined,
                                    fingerprints={record.id: fingerprint})
                 for old in () if quarantined else record.supersedes:  # as record_store logs
-                    store.log_transition(tx, old, "superseded", by, superseded, at)
+                    store.log_transition(tx, old, "superseded", by, superseded, at,
+                                         successor=record.id)
                 return _log(tx, decision)
             _store(tx, decision)
             return decision

@@ -79,9 +79,10 @@ def test_history_shows_no_decision_on_another_users_proposal_of_the_same_id(
 
 
 def test_history_names_no_successor_out_of_reach(memory: Memory) -> None:
-    """The operator superseded u-17's records with u-99's: u-17 reads its own records'
-    history, whose supersession reasons named the successor, without that id; a successor
-    within its reach is still named, and the operator sees every id."""
+    """The operator superseded u-17's records with u-99's (by supersede, a write listing
+    them, a consolidation, an episode of a thread): u-17 reads its own records' history,
+    whose reasons named the successor, without that id; a successor within its reach is
+    still named, and the operator sees every id."""
     memory.put(_rec("mine-1", "u-17"))
     memory.put(_rec("mine-2", "u-17"))
     memory.put(_rec("mine-3", "u-17"))
@@ -91,8 +92,16 @@ def test_history_names_no_successor_out_of_reach(memory: Memory) -> None:
                   "supersedes": ["mine-2"]})
     memory.supersede(["mine-3"], {**_rec("new17", "u-17"), "content": "own merge"},
                      by="ops", reason="merged")
+    memory.put(_rec("mine-4", "u-17"))
+    memory.put(_rec("mine-5", "u-17"))
+    memory.consolidate(["mine-4", "mine-5"], into={**_rec("new99c", "u-99"),
+                                                  "content": "both"}, by="ops", reason="dup")
+    memory.put({**_rec("mine-6", "u-17"), "kind": "episodic", "thread": "t", "position": 0})
+    memory.write({**_rec("new99d", "u-99"), "kind": "episodic", "content": "in a thread",
+                  "thread": "t2", "position": 0, "supersedes": ["mine-6"]})
     bound = memory.confined(U17)
-    for rid, hidden in (("mine-1", "new99"), ("mine-2", "new99b")):
+    for rid, hidden in (("mine-1", "new99"), ("mine-2", "new99b"), ("mine-4", "new99c"),
+                        ("mine-6", "new99d")):
         told = " ".join(str(h.get("reason")) for h in bound.history(rid))
         assert "superseded" in {h["kind"] for h in bound.history(rid)}
         assert hidden not in told and "a record out of reach" in told, told
