@@ -390,7 +390,21 @@ class TermMatcher:
 
     def redact(self, text: str) -> str:
         """``text`` with every match replaced by ``[REDACTED]``, leftmost and longest first;
-        every character outside the matched spans stays as it was."""
+        every character outside the matched spans stays as it was. A match covers whole
+        graphemes, and a grapheme may hold the start of the next word too (a combining Latin
+        letter on a Han or Thai letter), so a replacement can make a word edge where there
+        was none: the text is redacted again until nothing matches, and ``redact`` is
+        idempotent. (A round after the first finds only what a replacement uncovered, so one
+        or two more rounds end it; the bound is a guard, and what it left, verification
+        reports.)"""
+        for _ in range(len(text) + 1):
+            done = self._redact_once(text)
+            if done == text:
+                break
+            text = done
+        return text
+
+    def _redact_once(self, text: str) -> str:
         out: list[str] = []
         last = 0
         for m in self.matches(text):
