@@ -21,7 +21,7 @@ from pydantic import AfterValidator, BeforeValidator
 
 from graphmem.errors import ValidationError
 
-__all__ = ["MAX_ID_CHARS", "MAX_METADATA_DEPTH", "MAX_NAME_BYTES", "MAX_SCOPE_BYTES",
+__all__ = ["MAX_ID_CHARS", "MAX_INT64", "MAX_METADATA_DEPTH", "MAX_NAME_BYTES", "MAX_SCOPE_BYTES",
            "AwareDatetime", "Identifier", "NonEmptyStr", "QueryScope", "canonical_value",
            "check_scope", "duplicate_text", "fold_case", "fold_letters", "id_problem",
            "loads_json", "metadata_depth", "number_chars", "parse_pairs", "reject_lone_surrogates",
@@ -83,6 +83,11 @@ def _non_empty_str(value: str) -> str:
 NonEmptyStr = Annotated[str, AfterValidator(_non_empty_str)]
 
 #: The longest id accepted (docs/spec/records.md), in characters (code points).
+MAX_INT64 = 2**63 - 1
+"""The largest integer Neo4j stores and a Cypher parameter carries: the driver raises a bare
+OverflowError for a larger one, so a count, depth, position or budget a caller gives is
+checked against it first."""
+
 MAX_ID_CHARS = 256
 # Unicode categories never allowed in an id: space, line and paragraph separators, controls,
 # format characters (zero-width space and joiners, BOM, bidi marks and embeddings, soft

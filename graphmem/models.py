@@ -22,6 +22,7 @@ from pydantic import (
 
 from graphmem.errors import AuthorizationError
 from graphmem.fields import (
+    MAX_INT64,
     MAX_METADATA_DEPTH,
     AwareDatetime,
     Identifier,
@@ -276,9 +277,9 @@ class MemoryRecord(BaseModel):
     sensitivity: Sensitivity = Sensitivity.NORMAL
     metadata: dict[str, Any] = Field(default_factory=dict)
     thread: NonEmptyStr | None = None
-    #: at most 2**63 - 1: Neo4j stores 64-bit integers (a larger one made the driver raise a
-    #: bare OverflowError while packing the write)
-    position: int | None = Field(default=None, ge=0, le=2**63 - 1)
+    #: at most :data:`~graphmem.fields.MAX_INT64` (a larger one made the driver raise a bare
+    #: OverflowError while packing the write)
+    position: int | None = Field(default=None, ge=0, le=MAX_INT64)
 
     @field_validator("scope", mode="before")
     @classmethod

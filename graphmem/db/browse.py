@@ -17,9 +17,10 @@ from datetime import datetime
 
 from graphmem.db.access import ScopeQuery
 from graphmem.db.base import StoreBase
-from graphmem.db.codec import MAX_INT64, record_from_props, require_aware, to_native
+from graphmem.db.codec import record_from_props, require_aware, to_native
 from graphmem.db.slots import SLOTS
 from graphmem.errors import ValidationError
+from graphmem.fields import MAX_INT64
 from graphmem.models import Authority, MemoryKind, MemoryRecord, Principal, Status
 
 __all__ = ["LISTED_STATUSES", "MAX_PAGE", "PREVIEW_CHARS", "Browsing", "ListingCursor",

@@ -31,9 +31,6 @@ from graphmem.models import Authority, MemoryKind, MemoryRecord, Sensitivity
 
 DEFAULT_MAX_CONTENT_BYTES = 64 * 1024
 TIME_PROPS = ("created_at", "valid_from", "expires_at")
-MAX_INT64 = 2**63 - 1
-"""The largest integer a Cypher parameter can carry: the driver raises a bare OverflowError
-for a larger one, so a count or depth a caller gives is checked against it first."""
 END_OF_STREAM: Any = object()
 #: A record's version stamps, bookkeeping of cached candidates answers, no content: the
 #: ScopeVersion rev and epoch of its last change (``stamp``, ``sepoch``: ``parts/scope_bump``)

@@ -31,10 +31,11 @@ from typing import Any, Literal, TypeAlias
 import networkx as nx
 
 from graphmem.db.access import OPERATOR, Access, out_of_reach
-from graphmem.db.codec import MAX_INT64, require_aware
+from graphmem.db.codec import require_aware
 from graphmem.db.ops.lineage import LineageOps, LineageSource, query_text
 from graphmem.db.store import Neo4jStore
 from graphmem.errors import RecordNotFoundError, ValidationError
+from graphmem.fields import MAX_INT64
 from graphmem.lineage.picture import render
 from graphmem.lineage.styles import EDGE_TYPES, ERASED_COLOUR, KIND_COLOURS
 from graphmem.lineage.text import to_dot, to_mermaid

@@ -19,6 +19,7 @@ from graphmem.db.access import ScopeQuery
 from graphmem.db.codec import paused_gc
 from graphmem.db.eligibility import CandidateList
 from graphmem.errors import ValidationError
+from graphmem.fields import MAX_INT64
 from graphmem.limits import InputLimits
 from graphmem.models import DeferredIntention
 from graphmem.read.attribution import AttributionLog
@@ -43,7 +44,7 @@ from graphmem.read.steps import (
 __all__ = ["MAX_BUDGET_CHARS", "CandidateSource", "DueIntentions", "Retrieval", "check_request",
            "coerce_state", "retrieve"]
 
-MAX_BUDGET_CHARS = 2**63 - 1
+MAX_BUDGET_CHARS = MAX_INT64
 """The largest context budget, in characters: the attribution log stores it as a 64-bit
 integer (a larger one was a raw OverflowError from the driver)."""
 

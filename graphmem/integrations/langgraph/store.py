@@ -157,9 +157,7 @@ class GraphmemStore(PutWrites, BaseStore):
         # its authority ceiling is kept when lower than max_authority
         self.access: Access = memory.confined(principal, max_authority=max_authority).access
         authority, kind, sensitivity = _settings(authority, kind, sensitivity, actor)
-        if text_fields is not None and (isinstance(text_fields, str) or not all(
-                isinstance(f, str) for f in _iterable(text_fields))):
-            raise ValidationError("text_fields must be a list of LangGraph paths (strings)")
+        _check_paths(text_fields)
         if ttl_config is not None and not isinstance(ttl_config, Mapping):
             raise ValidationError("ttl_config must be a dict (LangGraph's TTLConfig)")
         if sensitivity > principal.clearance:
@@ -405,7 +403,9 @@ def _settings(authority: Authority | str, kind: MemoryKind | str,
             f"{', '.join(v.value for v in Sensitivity)}") from None
 
 
-def _iterable(value: object) -> Iterable[object]:
-    if not isinstance(value, Iterable):
+def _check_paths(text_fields: object) -> None:
+    """Raises ValidationError unless ``text_fields`` is None or a list of LangGraph paths."""
+    if text_fields is not None and (isinstance(text_fields, str)
+                                    or not isinstance(text_fields, Iterable)
+                                    or not all(isinstance(f, str) for f in text_fields)):
         raise ValidationError("text_fields must be a list of LangGraph paths (strings)")
-    return value
