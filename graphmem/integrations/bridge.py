@@ -13,21 +13,22 @@ an episodic record with authority ``model_inferred`` whose ``derived_from`` and
 ``evidence_ids`` name the user messages of its turn, so the policy persists it as inference
 with evidence and a deletion of the user's message walks to the reply. Record ids are stable
 per framework item, so writing a conversation again stores nothing twice (an identical
-record is discarded as already stored).
+record is discarded as already stored), also when it is written again under another session
+or with none: the message keeps the provenance it was first stored with.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, ParamSpec, TypeVar
 
 from graphmem.client import Memory, Retrieval, store_of
 from graphmem.deletion import DeletionReport
-from graphmem.errors import RecordNotFoundError, ValidationError
+from graphmem.errors import RecordConflictError, RecordNotFoundError, ValidationError
 from graphmem.models import Authority, Explanation, MemoryKind, Sensitivity
 from graphmem.read.steps import SEPARATOR, DecisionState, render_memory
 from graphmem.write.policy import MemoryWriteDecision, WriteDisposition
@@ -185,7 +186,7 @@ class MemoryBridge:
             else:
                 record.update(authority=Authority.MODEL_INFERRED,
                               derived_from=tuple(anchors), evidence_ids=tuple(anchors))
-            decision = client.write(record, by=who.by)
+            decision = _write_turn(client, record, by=who.by)
             decisions.append(decision)
             if turn.role == "user":
                 anchor = _stored_as(client, decision)
@@ -241,6 +242,32 @@ class MemoryBridge:
         else:
             plan = client.plan_deletion([record_id], requested_by=who.by, reason=reason)
         return client.apply_deletion(plan)
+
+
+def _write_turn(client: Memory, record: dict[str, object], *, by: str) -> MemoryWriteDecision:
+    """Write one message's record; a message stored before under another session, or
+    without one (``add_events_to_memory`` with and without ``session_id``), is the same
+    message: its stored provenance is kept and the write is discarded as identical.
+
+    Raises:
+        RecordConflictError: the id holds a record that differs in more than the session.
+    """
+    try:
+        return client.write(record, by=by)
+    except RecordConflictError as conflict:
+        provenance = record["provenance"]
+        assert isinstance(provenance, dict)
+        try:
+            stored = client.get(str(record["id"]))
+        except RecordNotFoundError:
+            raise conflict from None
+        if _without_session(stored.provenance) != _without_session(provenance):
+            raise
+        return client.write({**record, "provenance": dict(stored.provenance)}, by=by)
+
+
+def _without_session(provenance: Mapping[str, object]) -> dict[str, object]:
+    return {k: v for k, v in provenance.items() if k != "session"}
 
 
 def _stored_as(client: Memory, decision: MemoryWriteDecision) -> str | None:

@@ -221,3 +221,39 @@ def test_an_app_name_that_is_no_string_is_refused_not_read_as_every_app(memory: 
             asyncio.run(remember(app))
     assert len(memory.candidates(principal=service.identity("gym-app", "u-17").principal(),
                                  scope={"tenant": "acme"})) == 1
+
+
+def test_events_written_without_then_with_their_session_are_stored_once(memory: Memory
+                                                                          ) -> None:
+    """An app that adds a session's events as they come (no session id) and the whole session
+    at its end writes each event once; a different text under an event id stays a conflict."""
+    from google.adk.events import Event
+
+    from graphmem import RecordConflictError
+
+    service = GraphmemMemoryService(memory)
+
+    def event(eid: str, author: str, text: str, at: float) -> Event:
+        return Event(id=eid, invocation_id="inv-1", author=author, timestamp=at,
+                     content=types.Content(role="user" if author == "user" else "model",
+                                           parts=[types.Part(text=text)]))
+
+    events = [event("e-1", "user", "I like quiet hotels", 1_700_000_000.0),
+              event("e-2", "concierge", "Noted: quiet hotels.", 1_700_000_001.0)]
+
+    async def scenario() -> list[str]:
+        await service.add_events_to_memory(app_name=APP, user_id="u-17", events=events)
+        await service.add_events_to_memory(app_name=APP, user_id="u-17", events=events,
+                                           session_id="s-1")
+        await service.add_events_to_memory(app_name=APP, user_id="u-17", events=events,
+                                           session_id="s-2")
+        return [r.id for r in _as(service, "u-17").candidates(scope={"tenant": APP})]
+
+    ids = asyncio.run(scenario())
+    assert len(ids) == 2
+    stored = [_as(service, "u-17").get(i) for i in ids]
+    assert all("session" not in r.provenance for r in stored)  # as first stored
+    changed = [event("e-1", "user", "I like loud hotels", 1_700_000_000.0)]
+    with pytest.raises(RecordConflictError):
+        asyncio.run(service.add_events_to_memory(app_name=APP, user_id="u-17",
+                                                 events=changed, session_id="s-1"))
