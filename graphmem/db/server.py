@@ -69,6 +69,7 @@ __all__ = [
     "start",
     "status",
     "stop",
+    "stop_unused",
 ]
 
 def _server_dir() -> Path:
@@ -334,16 +335,34 @@ def stop(timeout_s: float = 60) -> bool:
         True if a live server was stopped, False if none was running.
     """
     with _state_lock():
-        info = _read_state()
-        if info is None:
-            return False
-        alive = pid_alive(info.pid)
-        if alive:
-            terminate(info.pid, timeout_s)
-        _state_file().unlink(missing_ok=True)
-        for path in _leases_dir().glob("*"):
-            path.unlink(missing_ok=True)
-        return alive
+        return _stop_locked(timeout_s)
+
+
+def stop_unused(timeout_s: float = 60) -> int:
+    """Stop the local server as :func:`stop` (``timeout_s``) unless a live process holds a
+    lease on it (:func:`clients`), checked and stopped under the lock every lease is taken
+    under. Returns 0 when it was stopped (or none ran), else how many processes use it (it
+    is left running)."""
+    with _state_lock():
+        users = len(_live_leases())
+        if users:
+            return users
+        _stop_locked(timeout_s)
+        return 0
+
+
+def _stop_locked(timeout_s: float) -> bool:
+    """:func:`stop`'s work, under the state lock."""
+    info = _read_state()
+    if info is None:
+        return False
+    alive = pid_alive(info.pid)
+    if alive:
+        terminate(info.pid, timeout_s)
+    _state_file().unlink(missing_ok=True)
+    for path in _leases_dir().glob("*"):
+        path.unlink(missing_ok=True)
+    return alive
 
 
 def resolve_settings(start_if_needed: bool = True) -> ConnectionSettings:

@@ -134,8 +134,9 @@ def initial_load(file: Path) -> dict[str, Any]:
     the summary the command prints.
 
     Raises:
-        StoreNotEmptyError: ``NEO4J_URI`` names another server, or the store holds data
-            (nothing is written).
+        StoreNotEmptyError: ``NEO4J_URI`` names another server, the store holds data, or
+            another process uses the local server (a client holds a lease on it); nothing is
+            written.
         ValidationError (and subclasses): a line breaks docs/spec/records.md (nothing is
             written). StoreError: the import tool failed. DatabaseUnavailableError: no Java,
             or the server did not start.
@@ -160,9 +161,14 @@ def initial_load(file: Path) -> dict[str, Any]:
                         check_empty(store_of(memory))
                 except GraphmemError:
                     if running is None:  # started only to look: not left running
-                        server.stop()
+                        server.stop_unused()
                     raise
-                server.stop()
+                users = server.stop_unused()
+                if users:  # a client may write after the check: its writes would be lost
+                    raise StoreNotEmptyError(
+                        f"{users} other process{'es' if users != 1 else ''} use the local "
+                        "server: --initial replaces its store, so close "
+                        f"{'them' if users != 1 else 'it'} first (nothing was written)")
         with err_console.status(f"Loading {files.records} records with the Neo4j import "
                                 "tool ..."):
             load = import_prepared(files, home, overwrite=overwrite)

@@ -165,3 +165,28 @@ def test_the_command_refuses_a_server_graphmem_does_not_run(cli: Memory, tmp_pat
     assert result.exit_code == 2
     assert "NEO4J_URI" in result.output
     check_empty(store_of(cli))
+
+
+def test_the_command_refuses_a_local_server_another_process_uses(
+        data_dir_with_jars: Path, tmp_path: Path) -> None:
+    """``graphmem import --initial`` while a client holds a lease on the local server: exit 2
+    naming it, the server still running for that client, nothing written; released, the load
+    goes on."""
+    from graphmem.db import server
+
+    info = server.start()
+    settings, release = server.lease(start_if_needed=False)
+    path = write_jsonl(tmp_path / "records.jsonl", mixed_rows(12))
+    try:
+        result = CliRunner().invoke(app, ["import", str(path), "--initial"])
+        assert result.exit_code == 2, result.output
+        assert "1 other process use" in result.output
+        running = server.status()
+        assert running is not None and running.pid == info.pid
+        with Memory.connect(settings, start_if_needed=False) as memory:
+            check_empty(store_of(memory))
+    finally:
+        release()
+    result = CliRunner().invoke(app, ["import", str(path), "--initial", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["records"] == 12
