@@ -19,12 +19,7 @@
 // `admitted`); a successor quarantined now, or erased while quarantined, does not.
 // A statement of the agent loop: planned once, kept (graphmem.db.catalogue, "Plans").
 CYPHER replan=skip
-MATCH (s:Scope {tenant: $tenant})
-USING INDEX SEEK s:Scope(tenant)
-WHERE $tenant IN $tenants AND all(p IN s.pairs WHERE p IN $pairs)
-OPTIONAL MATCH (sv:ScopeVersion {key: s.key})
-USING INDEX SEEK sv:ScopeVersion(key)
-{{write_slot_versions}}
+{{visible_scope_versions}}
 WITH collect(s) AS scopes,
      collect([s.key, coalesce(sv.epoch, s.epoch, ''), coalesce(sv.rev, s.rev, 0), wslots])
        AS versions

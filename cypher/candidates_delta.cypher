@@ -23,12 +23,7 @@
 // query is also the cached answer's version check, one round trip either way).
 // A statement of the agent loop: planned once, kept (graphmem.db.catalogue, "Plans").
 CYPHER replan=skip
-MATCH (s:Scope {tenant: $tenant})
-USING INDEX SEEK s:Scope(tenant)
-WHERE $tenant IN $tenants AND all(p IN s.pairs WHERE p IN $pairs)
-OPTIONAL MATCH (sv:ScopeVersion {key: s.key})
-USING INDEX SEEK sv:ScopeVersion(key)
-{{write_slot_versions}}
+{{visible_scope_versions}}
 WITH s, [s.key, coalesce(sv.epoch, s.epoch, ''), coalesce(sv.rev, s.rev, 0), wslots] AS version,
      coalesce(sv.epoch, '') AS stamp_epoch
 WITH collect(s) AS scopes, collect(version) AS versions,

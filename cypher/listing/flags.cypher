@@ -4,9 +4,7 @@
 // property reads, no status: how many are eligible is the candidates answer's
 // (Neo4jStore.candidate_list, reused while provably the same). One row.
 // $tenant, $tenants, $pairs, $clearance as for candidates.cypher.
-MATCH (s:Scope {tenant: $tenant})
-USING INDEX SEEK s:Scope(tenant)
-WHERE $tenant IN $tenants AND all(p IN s.pairs WHERE p IN $pairs)
+{{visible_scopes}}
 WITH collect(s) AS scopes
 UNWIND scopes AS s
 MATCH (s)<-[:IN_SCOPE]-(r:Record)

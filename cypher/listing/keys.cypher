@@ -11,12 +11,7 @@
 // the time and is read for the rows a page shows (listing/rows.cypher); the facts only tell which
 // records may have a status at a time. One row.
 // $tenant, $tenants, $pairs, $clearance as for candidates.cypher; $slots: graphmem.db.slots.SLOTS.
-MATCH (s:Scope {tenant: $tenant})
-USING INDEX SEEK s:Scope(tenant)
-WHERE $tenant IN $tenants AND all(p IN s.pairs WHERE p IN $pairs)
-OPTIONAL MATCH (sv:ScopeVersion {key: s.key})
-USING INDEX SEEK sv:ScopeVersion(key)
-{{write_slot_versions}}
+{{visible_scope_versions}}
 WITH collect(s) AS scopes,
      collect([s.key, coalesce(sv.epoch, s.epoch, ''), coalesce(sv.rev, s.rev, 0), wslots])
        AS versions

@@ -13,9 +13,7 @@
 // $after, $before: creation time bounds (>= $after, < $before) or null; $cursor_at, $cursor_id:
 // the last row of the previous page, or null; $limit: rows wanted; $preview: characters of
 // content returned.
-MATCH (s:Scope {tenant: $tenant})
-USING INDEX SEEK s:Scope(tenant)
-WHERE $tenant IN $tenants AND all(p IN s.pairs WHERE p IN $pairs)
+{{visible_scopes}}
 WITH collect(s) AS scopes
 UNWIND scopes AS s
 MATCH (s)<-[:IN_SCOPE]-(r:Record)

@@ -4,11 +4,6 @@
 // ScopeVersion or, a policy write, its write slot's seq (tests/unit/db/test_catalogue.py), so a
 // count of records by flag, which does not depend on the time, is the same while these are.
 // $tenant, $tenants, $pairs as for candidates.cypher; $slots: graphmem.db.slots.SLOTS.
-MATCH (s:Scope {tenant: $tenant})
-USING INDEX SEEK s:Scope(tenant)
-WHERE $tenant IN $tenants AND all(p IN s.pairs WHERE p IN $pairs)
-OPTIONAL MATCH (sv:ScopeVersion {key: s.key})
-USING INDEX SEEK sv:ScopeVersion(key)
-{{write_slot_versions}}
+{{visible_scope_versions}}
 RETURN collect([s.key, coalesce(sv.epoch, s.epoch, ''), coalesce(sv.rev, s.rev, 0), wslots])
   AS versions

@@ -2,9 +2,7 @@
 // the clearance, as candidates.cypher), not erased: all of them, the quarantined, the retracted,
 // and the eligible ACTIVE ones (parts/record_active). One row.
 // $tenant, $tenants, $pairs, $clearance, $now as for candidates.cypher.
-MATCH (s:Scope {tenant: $tenant})
-USING INDEX SEEK s:Scope(tenant)
-WHERE $tenant IN $tenants AND all(p IN s.pairs WHERE p IN $pairs)
+{{visible_scopes}}
 WITH collect(s) AS scopes
 CALL (scopes) {
   UNWIND scopes AS s

@@ -3,9 +3,7 @@
 // 3 over the visible Scopes, then parts/record_active), newest first (created_at, then id),
 // $skip records skipped, at most $limit returned. $tenant, $tenants, $pairs, $clearance,
 // $now as for candidates.cypher.
-MATCH (s:Scope {tenant: $tenant})
-USING INDEX SEEK s:Scope(tenant)
-WHERE $tenant IN $tenants AND all(p IN s.pairs WHERE p IN $pairs)
+{{visible_scopes}}
 WITH collect(s) AS scopes
 UNWIND scopes AS s
 MATCH (s)<-[:IN_SCOPE]-(r:Record)

@@ -5,9 +5,7 @@
 // (the subject as JSON-encoded [key, value] strings, the encoding of Scope.pairs).
 // Lists every record and intention in the subject's scope, then every record derived from
 // them, with its minimum depth, kind and state.
-MATCH (s:Scope {tenant: $tenant})
-USING INDEX SEEK s:Scope(tenant)
-WHERE all(p IN $subject_pairs WHERE p IN s.pairs)
+{{subject_scopes}}
 MATCH (s)<-[:IN_SCOPE]-(root)
 WHERE root:Record OR root:Intention
 CALL (root) {
