@@ -29,7 +29,8 @@ from typing import IO, Any
 
 from graphmem.db.base import StoreBase
 from graphmem.db.index_key import index_key
-from graphmem.db.launcher import JVM_FLAGS, ensure_jars, heap_flags, java_executable
+from graphmem.db.launch_settings import heap_flags
+from graphmem.db.launcher import JVM_FLAGS, ensure_jars, java_executable
 from graphmem.db.records import Lineage, RecordWrites, check_record_bounds
 from graphmem.db.reserved import check_reserved_scope
 from graphmem.errors import StoreError

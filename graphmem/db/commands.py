@@ -19,7 +19,7 @@ from graphmem.db import server
 from graphmem.db.class_data import record_class_data
 from graphmem.db.progress import reporting
 from graphmem.db.stats import store_stats
-from graphmem.errors import GraphmemError
+from graphmem.errors import GraphmemError, ValidationError
 from graphmem.fields import utc_now
 from graphmem.terminal import (
     EXIT_UNAVAILABLE,
@@ -58,6 +58,8 @@ def db_start(
         with err_console.status("Starting Neo4j ..."):
             info = server.start(home, port, pagecache_mb=pagecache_mb, heap=heap,
                                 password_file=password_file)
+    except ValidationError as exc:  # a setting out of range: nothing was started
+        raise fail(exc) from None
     except GraphmemError as exc:
         raise fail(exc, code=EXIT_UNAVAILABLE) from None
     console.print(info.uri, highlight=False)

@@ -17,13 +17,13 @@ from graphmem.db.credentials import (
     generate_password_file,
     read_password,
 )
+from graphmem.db.launch_settings import check_launch
 from graphmem.db.launcher import (
     EXIT_PORT_TAKEN,
     PORT_ATTEMPTS,
     LauncherExited,
     ensure_jars,
     free_port,
-    heap_flags,
     launcher_command,
     logs_for,
     wait_ready,
@@ -64,6 +64,10 @@ class EphemeralServer:
         jvm_options: JVM options for this server, after all others (e.g.
             :mod:`graphmem.db.class_data` records its class-data archive with one).
 
+    Raises:
+        ValidationError: (when made) a port, page cache or heap out of range
+            (:func:`graphmem.db.launch_settings.check_launch`).
+
     Raises (from ``__enter__``/:meth:`start`):
         DatabaseUnavailableError: Java or Maven missing, or the server died or timed out (the
             message carries the tails of the launcher output and ``logs/debug.log``).
@@ -80,7 +84,7 @@ class EphemeralServer:
         port: int | None = None,
         jvm_options: Sequence[str] = (),
     ) -> None:
-        heap_flags(heap)  # validate early
+        check_launch(port=port, pagecache_mb=pagecache_mb, heap=heap)  # before any start
         self._jvm_options = tuple(jvm_options)
         self._given_home = home.absolute() if home is not None else None
         self._given_port = port

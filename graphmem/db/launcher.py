@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from graphmem.db.credentials import read_password
+from graphmem.db.launch_settings import check_launch, heap_flags
 from graphmem.db.launcher_classes import launcher_entry
 from graphmem.db.maven import run_maven
 from graphmem.db.progress import report
@@ -221,15 +222,6 @@ def java_executable() -> str:
     return java
 
 
-def heap_flags(heap: str) -> list[str]:
-    match = re.fullmatch(r"(\d+)([kKmMgG]?)", heap)
-    if match is None:
-        raise ValueError(f"heap must look like '1g' or '768m', got {heap!r}")
-    scale = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}[match.group(2).lower()]
-    initial = heap if int(match.group(1)) * scale < 512 << 20 else "512m"
-    return [f"-Xms{initial}", f"-Xmx{heap}"]
-
-
 def extra_jvm_options() -> list[str]:
     """The JVM options of :data:`JVM_OPTIONS_ENV` (none when unset or blank).
 
@@ -256,7 +248,13 @@ def launcher_command(
     in that file (set before Bolt opens on a new store; see ``Launcher.java``); without it
     authentication is off. With ``lease_dir`` (the ``leases/`` folder of a server not kept,
     :mod:`graphmem.db.leases`) the server stops itself once no live process holds a lease.
+
+    Raises:
+        ValidationError: a port, page cache or heap out of range
+            (:func:`graphmem.db.launch_settings.check_launch`), before anything runs.
+        DatabaseUnavailableError: no Java, or a malformed :data:`JVM_OPTIONS_ENV`.
     """
+    check_launch(port=port, pagecache_mb=pagecache_mb, heap=heap)
     java = java_executable()
     cmd = [java, *heap_flags(heap), *JVM_FLAGS, *extra_jvm_options(), *jvm_options,
            *launcher_entry(java, lib_dir, launcher_dir() / "Launcher.java"),

@@ -10,10 +10,8 @@ Two ways to run one:
   lease, released by its client or found dead by the launcher's own watch within seconds
   (every client killed), so a command never leaves a server running unless ``graphmem db
   start`` asked for one.
-* :class:`EphemeralServer` is a throwaway server for tests and demos: a fresh temporary store, a
-  free port, and *attached* mode, where the Java process exits as soon as its stdin reaches EOF.
-  The owning Python process holds the only write end of that pipe, so the server goes away with
-  it even if Python crashes or is killed.
+* :class:`EphemeralServer` is a throwaway server for tests and demos (:mod:`graphmem.db.ephemeral`):
+  it goes away with the Python process that owns it, even one that crashes or is killed.
 """
 
 from __future__ import annotations
@@ -33,6 +31,7 @@ from graphmem.db.codec import Clock
 from graphmem.db.credentials import read_password, resolve_password_file
 from graphmem.db.drivers import schema_once, shared_driver
 from graphmem.db.ephemeral import EphemeralServer
+from graphmem.db.launch_settings import check_launch
 from graphmem.db.launcher import (
     DEFAULT_PORT,
     HOST,
@@ -177,8 +176,9 @@ def start(
             listens on it), the password file is missing or unreadable, a recorded server is
             alive but unresponsive, or the launcher died or timed out (message carries the tails
             of ``launcher.log`` and ``logs/debug.log``).
-        ValueError: ``heap`` is malformed.
+        ValidationError: a setting out of range (:mod:`graphmem.db.launch_settings`).
     """
+    check_launch(port=port, pagecache_mb=pagecache_mb, heap=heap)
     with _state_lock():
         return _start_locked(home, port, pagecache_mb=pagecache_mb, heap=heap,
                              timeout_s=timeout_s, password_file=password_file, kept=True)
@@ -351,8 +351,7 @@ def stop_unused(timeout_s: float = 60) -> int:
         return 0
 
 
-def _stop_locked(timeout_s: float) -> bool:
-    """:func:`stop`'s work, under the state lock."""
+def _stop_locked(timeout_s: float) -> bool:  # stop()'s work, under the state lock
     info = _read_state()
     if info is None:
         return False

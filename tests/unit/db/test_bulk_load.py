@@ -12,7 +12,7 @@ import pytest
 from graphmem.db.bulk_load import ARRAY_DELIMITER, _cell, tool_memory
 from graphmem.db.bulk_parts import write_load_files
 from graphmem.db.codec import TIME_PROPS, coerce_record, record_fingerprint, record_row
-from graphmem.db.launcher import heap_flags
+from graphmem.db.launch_settings import heap_flags
 from graphmem.db.migrations import MIGRATIONS
 from graphmem.errors import StoreError
 from graphmem.models import MemoryRecord
