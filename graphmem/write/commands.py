@@ -12,9 +12,10 @@ records are skipped, so re-running an import is safe). Exit codes (:mod:`graphme
 (``graphmem db start``'s home): with ``NEO4J_URI`` set the command refuses. The file is checked
 whole first, as without ``--initial`` (and written as the tool's CSVs, in a process per CPU);
 then, if the local server runs or its home holds a database, the store must be empty (nothing
-but what opening it made): the server is stopped for the load (its clients lose their
-connections; they had nothing to read) and started again after it, with the schema applied.
-A store holding data is refused and left as it was (exit 2).
+but what opening it made) and no other process may use it: the server is stopped for the
+load and started again after it, with the schema applied, and stopped once more unless
+``graphmem db start`` started it. A store holding data, or one in use, is refused and left as
+it was (exit 2).
 """
 
 from __future__ import annotations
@@ -90,7 +91,7 @@ def import_command(
         "file": str(file), "records": len(records), "created": created,
         "already_present": len(records) - created, "batch_size": batch_size,
         "seconds": round(seconds, 3),
-        "records_per_s": round(len(records) / seconds) if seconds > 0 else None,
+        "records_per_s": _rate(len(records), seconds),
     }
     emit_json(summary, as_json, output)
     if not as_json:
@@ -127,6 +128,14 @@ def _load(writes: Neo4jWrites, records: Sequence[MemoryRecord], batch_size: int)
             bar.update(task, completed=done,
                        rate=f"{done / elapsed:,.0f}" if elapsed > 0 else "-")
     return created
+
+
+def _rate(records: int, seconds: float) -> float | None:
+    """Records per second: whole above 10, else to a tenth (12 records in 48 s: 0.2, not 0)."""
+    if seconds <= 0:
+        return None
+    rate = records / seconds
+    return round(rate) if rate >= 10 else round(rate, 1)
 
 
 def initial_load(file: Path) -> dict[str, Any]:
@@ -176,10 +185,14 @@ def initial_load(file: Path) -> dict[str, Any]:
         discard(files)
     with err_console.status("Starting Neo4j and applying the schema ..."):
         info = server.start(home, port)
-        with Memory.connect(info.settings, start_if_needed=False) as memory:
-            finish_initial(store_of(memory), load)
+        try:
+            with Memory.connect(info.settings, start_if_needed=False) as memory:
+                finish_initial(store_of(memory), load)
+        finally:
+            if running is None or not running.kept:  # no server left running by a command
+                server.stop_unused()
     seconds = time.perf_counter() - started
     return {"file": str(file), "records": load.records, "created": load.records,
             "already_present": 0, "scopes": load.scopes, "relationships": load.relationships,
             "initial": True, "home": str(home), "seconds": round(seconds, 3),
-            "records_per_s": round(load.records / seconds) if seconds > 0 else None}
+            "records_per_s": _rate(load.records, seconds)}

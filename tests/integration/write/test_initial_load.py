@@ -190,3 +190,20 @@ def test_the_command_refuses_a_local_server_another_process_uses(
     result = CliRunner().invoke(app, ["import", str(path), "--initial", "--json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["records"] == 12
+    running = server.status()
+    assert running is not None and running.kept  # `db start`'s server runs on
+
+
+def test_the_command_leaves_no_server_running_it_did_not_find(data_dir_with_jars: Path,
+                                                              tmp_path: Path) -> None:
+    """A first load with no server running starts one for the schema and stops it; the next
+    client finds the records."""
+    from graphmem.db import server
+
+    rows = mixed_rows(12)
+    path = write_jsonl(tmp_path / "records.jsonl", rows)
+    result = CliRunner().invoke(app, ["import", str(path), "--initial", "--json"])
+    assert result.exit_code == 0, result.output
+    assert server.status() is None
+    with Memory.connect() as memory:
+        assert [memory.get(row["id"]).id for row in rows] == [row["id"] for row in rows]

@@ -30,7 +30,7 @@ BAD: list[dict[str, Any]] = [
     {"port": "7687"}, {"pagecache_mb": 0}, {"pagecache_mb": -5}, {"pagecache_mb": 2**40},
     {"pagecache_mb": 1.5}, {"heap": "foo"}, {"heap": ""}, {"heap": "0g"}, {"heap": "1x"},
     {"heap": "64m"}, {"heap": "2t"}, {"heap": "9" * 40 + "g"}, {"heap": "-1g"},
-    {"heap": " 1g"}, {"heap": "1g\n"}, {"heap": "１g"},
+    {"heap": " 1g"}, {"heap": "1g\n"}, {"heap": "\uff11g"},
 ]
 
 
