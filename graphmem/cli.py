@@ -21,10 +21,11 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from typer.core import TyperOption
+from typer.core import TyperGroup, TyperOption
 
 from graphmem.db.progress import reporting
-from graphmem.terminal import fit_consoles, stderr_reporter
+from graphmem.errors import GraphmemError
+from graphmem.terminal import fail, fit_consoles, stderr_reporter
 
 __all__ = ["COMMANDS", "SUBCOMMANDS", "app", "build_app", "main"]
 
@@ -98,6 +99,18 @@ def _load(target: str) -> Any:
     return getattr(importlib.import_module(module), attribute)
 
 
+class _Commands(TyperGroup):
+    """The app's group: a graphmem error that a command lets through is reported as
+    :func:`graphmem.terminal.fail` reports it (one line, exit 2, or 3 with no database),
+    never as a traceback (docs/cli.md#exit-codes)."""
+
+    def invoke(self, ctx: Any) -> Any:  # typer's own click Context
+        try:
+            return super().invoke(ctx)
+        except GraphmemError as exc:
+            raise fail(exc) from None
+
+
 def build_app(only: str | None = None) -> typer.Typer:
     """The ``graphmem`` Typer app, importing the modules of the commands it holds.
 
@@ -114,6 +127,7 @@ def build_app(only: str | None = None) -> typer.Typer:
         only = None
     built = typer.Typer(
         name="graphmem",
+        cls=_Commands,
         help="Memory for LLM agents, stored in Neo4j.",
         no_args_is_help=True,
         add_completion=False,

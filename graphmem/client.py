@@ -103,7 +103,7 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
             DatabaseAuthError: the server refused the credentials.
             StoreError: Neo4j refused the schema set-up.
         """
-        from graphmem.db.server import open_store
+        from graphmem.db.connect import open_store
 
         store, release = open_store(settings, start_if_needed=start_if_needed, clock=clock,
                                     max_content_bytes=max_content_bytes,

@@ -114,8 +114,8 @@ class AsyncMemory(AsyncAttributionCalls, AsyncProspective, AsyncDeletionCalls):
             DatabaseUnavailableError, DatabaseAuthError, StoreError: as ``Memory.connect``.
             ValidationError: ``principal`` is not a Principal, or a bad ``max_authority``.
         """
+        from graphmem.db.connect import open_store
         from graphmem.db.drivers import schema_once, schema_owner
-        from graphmem.db.server import open_store
 
         access = OPERATOR if principal is None else _access(principal, max_authority)
         threads = Threads()

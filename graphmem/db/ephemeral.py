@@ -28,6 +28,7 @@ from graphmem.db.launcher import (
     logs_for,
     wait_ready,
 )
+from graphmem.db.resilience import file_errors
 from graphmem.db.settings import ConnectionSettings
 from graphmem.errors import DatabaseUnavailableError
 
@@ -138,6 +139,7 @@ class EphemeralServer:
         """Connection settings for this server, its password included."""
         return ConnectionSettings(uri=self.uri, password=read_password(self.password_file))
 
+    @file_errors("the throwaway server's home or graphmem's data directory cannot be used")
     def start(self) -> EphemeralServer:
         """Start the server and wait until it answers; returns self.
 
@@ -146,7 +148,8 @@ class EphemeralServer:
         three attempts).
 
         Raises:
-            DatabaseUnavailableError: see the class docstring.
+            DatabaseUnavailableError: see the class docstring; also a home or data directory
+                whose files cannot be made or read.
             RuntimeError: already started.
         """
         if self._proc is not None:

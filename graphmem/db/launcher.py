@@ -28,6 +28,7 @@ from graphmem.db.launch_settings import check_launch, heap_flags
 from graphmem.db.launcher_classes import launcher_entry
 from graphmem.db.maven import run_maven
 from graphmem.db.progress import report
+from graphmem.db.resilience import file_errors
 from graphmem.db.settings import ConnectionSettings, data_dir
 from graphmem.errors import DatabaseUnavailableError
 
@@ -146,6 +147,7 @@ def _marker_jar(lib_dir: Path) -> Path:
     return lib_dir / f"neo4j-{NEO4J_VERSION}.jar"
 
 
+@file_errors("the folder of the Neo4j jars in graphmem's data directory cannot be used")
 def ensure_jars(lib_dir: Path | None = None) -> Path:
     """Make sure the Neo4j jars are in ``lib_dir``, fetching them with Maven if needed.
 
@@ -161,8 +163,8 @@ def ensure_jars(lib_dir: Path | None = None) -> Path:
         ``lib_dir``, holding ``neo4j-<NEO4J_VERSION>.jar`` and its dependencies.
 
     Raises:
-        DatabaseUnavailableError: Maven is not installed, or the fetch failed (message carries
-            the tail of Maven's output).
+        DatabaseUnavailableError: Maven is not installed, the fetch failed (message carries
+            the tail of Maven's output), or the folder cannot be made or read.
     """
     lib_dir = (lib_dir if lib_dir is not None else _default_lib_dir()).absolute()
     if _marker_jar(lib_dir).is_file():

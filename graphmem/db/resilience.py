@@ -104,6 +104,21 @@ def translated(action: str) -> Iterator[None]:
         raise translate(exc, action) from exc
 
 
+@contextlib.contextmanager
+def file_errors(what: str) -> Iterator[None]:
+    """Turn an ``OSError`` raised in the block by the local server's files (its data
+    directory, state, leases, home: docs/operations.md#where-neo4j-comes-from) into
+    :class:`DatabaseUnavailableError` naming ``what`` and the file, so that a data directory
+    under a file or a home without permission is an error a command reports, not a
+    traceback. Also usable as a decorator.
+    """
+    try:
+        yield
+    except OSError as exc:
+        where = f": {exc.filename}" if exc.filename else ""
+        raise DatabaseUnavailableError(f"{what}: {exc.strerror or exc}{where}") from exc
+
+
 def _retryable(exc: Neo4jError | DriverError) -> bool:
     return not isinstance(exc, AuthError) and exc.is_retryable()
 

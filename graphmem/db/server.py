@@ -25,11 +25,8 @@ import signal
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from graphmem.db.codec import Clock
 from graphmem.db.credentials import read_password, resolve_password_file
-from graphmem.db.drivers import schema_once, shared_driver
 from graphmem.db.ephemeral import EphemeralServer
 from graphmem.db.launch_settings import check_launch
 from graphmem.db.launcher import (
@@ -50,10 +47,9 @@ from graphmem.db.launcher import (
     wait_ready,
 )
 from graphmem.db.leases import live_leases, server_lock, write_lease
+from graphmem.db.resilience import file_errors
 from graphmem.db.settings import ConnectionSettings, data_dir, server_home
-from graphmem.db.store import Neo4jStore
 from graphmem.errors import DatabaseUnavailableError
-from graphmem.limits import DEFAULT_LIMITS, InputLimits
 
 __all__ = [
     "NEO4J_VERSION",
@@ -63,13 +59,16 @@ __all__ = [
     "ensure_jars",
     "launcher_dir",
     "lease",
-    "open_store",
     "resolve_settings",
     "start",
     "status",
     "stop",
     "stop_unused",
 ]
+
+#: What a failure of the data directory's files is (``resilience.file_errors``).
+_FILES = "graphmem's data directory (GRAPHMEM_DATA_DIR) or the server's home cannot be used"
+
 
 def _server_dir() -> Path:
     return data_dir() / "server"
@@ -116,6 +115,7 @@ def _write_state(info: ServerInfo) -> None:
     os.replace(tmp, _state_file())
 
 
+@file_errors(_FILES)
 def status() -> ServerInfo | None:
     """The running ``graphmem db start`` server, or None.
 
@@ -138,6 +138,7 @@ def status() -> ServerInfo | None:
     return info if bolt_answers(settings) else None
 
 
+@file_errors(_FILES)
 def start(
     home: Path | None = None,
     port: int | None = None,
@@ -255,6 +256,7 @@ def _live_leases() -> list[Path]:
     return live_leases(_leases_dir(), remove_dead=True)
 
 
+@file_errors(_FILES)
 def clients() -> int:
     """How many live processes hold a lease on the local server (read without the lock:
     nothing is removed). A server that was not kept and has none is stopping: its launcher
@@ -262,6 +264,7 @@ def clients() -> int:
     return len(live_leases(_leases_dir(), remove_dead=False))
 
 
+@file_errors(_FILES)
 def lease(start_if_needed: bool = True, *, timeout_s: float = 180
           ) -> tuple[ConnectionSettings, Callable[[], None]]:
     """Use the local server for one client: its settings, and the function that ends the use.
@@ -322,6 +325,7 @@ def lease(start_if_needed: bool = True, *, timeout_s: float = 180
     return settings, release
 
 
+@file_errors(_FILES)
 def stop(timeout_s: float = 60) -> bool:
     """Stop the ``graphmem db start`` server.
 
@@ -338,6 +342,7 @@ def stop(timeout_s: float = 60) -> bool:
         return _stop_locked(timeout_s)
 
 
+@file_errors(_FILES)
 def stop_unused(timeout_s: float = 60) -> int:
     """Stop the local server as :func:`stop` (``timeout_s``) unless a live process holds a
     lease on it (:func:`clients`), checked and stopped under the lock every lease is taken
@@ -389,61 +394,3 @@ def resolve_settings(start_if_needed: bool = True) -> ConnectionSettings:
         "No Neo4j configured: set NEO4J_URI (and NEO4J_USER/NEO4J_PASSWORD), "
         "or run `graphmem db start`."
     )
-
-
-CONNECT_DEADLINE_S = 10.0
-"""Longest the connectivity check of :func:`open_store` retries, in seconds (at most the
-settings' ``retry_time_s``)."""
-
-
-def open_store(settings: ConnectionSettings | None, *, start_if_needed: bool, clock: Clock,
-               max_content_bytes: int, ensure_schema: bool,
-               limits: InputLimits = DEFAULT_LIMITS,
-               driver_for: Callable[..., tuple[Any, Callable[[], None]]] = shared_driver,
-               ) -> tuple[Neo4jStore, Callable[[], None]]:
-    """The store behind :meth:`graphmem.Memory.connect`, and the release of what it holds: its
-    use of the driver shared by the clients of the same settings in this process
-    (:func:`graphmem.db.drivers.shared_driver`) and its lease on the local server, if any.
-
-    Settings: ``settings``; else ``NEO4J_*``; else :func:`lease` (the running local server,
-    or one started now while a client uses it). On any failure both are released before the
-    error propagates. ``driver_for``: the driver's source (AsyncMemory's differs).
-
-    Raises:
-        DatabaseUnavailableError, DatabaseAuthError, StoreError: as ``Memory.connect``.
-    """
-    lease_release: Callable[[], None] | None = None
-    if settings is None:
-        settings = ConnectionSettings.from_env()
-    if settings is None:
-        settings, lease_release = lease(start_if_needed)
-
-    def release_lease() -> None:
-        if lease_release is not None:
-            lease_release()
-
-    try:
-        # the connectivity check gets no longer than a statement would (a short
-        # ``retry_time_s``, as the MCP server sets, bounds the connection too)
-        driver, release_driver = driver_for(
-            settings, deadline_s=min(CONNECT_DEADLINE_S, settings.retry_time_s))
-    except BaseException:
-        release_lease()
-        raise
-
-    def release() -> None:
-        try:
-            release_driver()
-        finally:
-            release_lease()
-
-    try:
-        store = Neo4jStore(driver, database=settings.database, clock=clock,
-                           max_content_bytes=max_content_bytes,
-                           retry_time_s=settings.retry_time_s, limits=limits)
-        if ensure_schema:  # once per shared driver and database
-            schema_once(driver, settings.database, store.ensure_schema)
-    except BaseException:
-        release()
-        raise
-    return store, release

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from graphmem import Authority, Memory, MemoryConflict, MemoryRecord, Principal
-from graphmem.db import server
+from graphmem.db import connect
 from graphmem.db.store import Neo4jStore
 from graphmem.errors import ValidationError
 from graphmem.intentions import Intentions
@@ -31,7 +31,7 @@ def offline(monkeypatch: pytest.MonkeyPatch) -> Memory:
     def no_server(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("connect opened a store before its check")
 
-    monkeypatch.setattr(server, "open_store", no_server)
+    monkeypatch.setattr(connect, "open_store", no_server)
     return Memory(Neo4jStore(NoDriver()))  # type: ignore[arg-type]
 
 

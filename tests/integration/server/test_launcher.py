@@ -97,8 +97,12 @@ def test_ephemeral_server_dies_with_its_owner(shared_lib_dir: Path, tmp_path: Pa
         shutil.rmtree(home_s, ignore_errors=True)  # a killed owner cannot clean up its home
 
 
-def test_ephemeral_server_start_failure_reports_logs(shared_lib_dir: Path) -> None:
-    neo = server.EphemeralServer(lib_dir=shared_lib_dir, pagecache_mb=-1)
+def test_ephemeral_server_start_failure_reports_logs(shared_lib_dir: Path,
+                                                     tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "data").write_text("a file where Neo4j wants its data folder", encoding="utf-8")
+    neo = server.EphemeralServer(lib_dir=shared_lib_dir, home=home)
     with pytest.raises(DatabaseUnavailableError, match=r"exited with code 1") as info:
         neo.start()
     assert "Launcher: Neo4j failed to start" in str(info.value)

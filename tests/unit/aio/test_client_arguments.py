@@ -15,7 +15,7 @@ import pytest
 
 from graphmem import AsyncMemory, Memory
 from graphmem.aio.calls import AsyncIntentions, Threads
-from graphmem.db import server
+from graphmem.db import connect
 from graphmem.db.store import Neo4jStore
 from graphmem.errors import ValidationError
 from tests.support.arguments import (
@@ -33,7 +33,7 @@ def offline(monkeypatch: pytest.MonkeyPatch) -> Iterator[AsyncMemory]:
     def no_server(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("connect opened a store before its check")
 
-    monkeypatch.setattr(server, "open_store", no_server)
+    monkeypatch.setattr(connect, "open_store", no_server)
     threads = Threads()
     try:
         yield AsyncMemory(Memory(Neo4jStore(NoDriver())),  # type: ignore[arg-type]
