@@ -1,0 +1,116 @@
+"""The inspector against hostile input and other sites' pages, over HTTP and in headless
+Chromium: a deletion subject of another tenant is refused whether or not that tenant holds
+it; a page of another site (another port of this machine included) gets no subresource,
+fetch or form answer, and no page that writes (a logged retrieval, an issued certificate, a
+kept deletion plan) even by navigating to it."""
+
+from __future__ import annotations
+
+import http.server
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from graphmem.client import Memory, store_of
+from graphmem.ui.config import UiConfig
+from tests.support.headless import Chromium
+
+from .serving import CONFINED, fetch, record, running, small_store
+
+pytestmark = pytest.mark.neo4j
+
+#: the Fetch Metadata a browser sends with an <img> of another site's page
+FOREIGN_IMAGE = {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "no-cors",
+                 "Sec-Fetch-Dest": "image"}
+#: ... and with a link of another site's page followed to the inspector
+FOREIGN_LINK = {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate",
+                "Sec-Fetch-Dest": "document", "Sec-Fetch-User": "?1"}
+
+
+def confined(**options: Any) -> UiConfig:
+    return UiConfig.build(tenants=["acme"], scope={"user": CONFINED["user"]}, **options)
+
+
+def logged_retrievals(memory: Memory) -> int:
+    store = store_of(memory)
+    records, _, _ = store.driver.execute_query("MATCH (q:Retrieval) RETURN count(q) AS n",
+                                               database_=store.database)
+    return int(records[0]["n"])
+
+
+def test_a_subject_of_another_tenant_is_refused_whether_it_exists_or_not(
+        memory: Memory) -> None:
+    small_store(memory)
+    with running(memory, confined()) as base:
+        empty = fetch(f"{base}/deletion/plan?subject=tenant%3Dglobex")
+        memory.put_many([{**record("globex-17", "Globex note"),
+                          "scope": {"tenant": "globex", "user": "u-17"}}])
+        held = fetch(f"{base}/deletion/plan?subject=tenant%3Dglobex")
+    assert (empty.status, held.status) == (403, 403)
+    assert "may not read tenant" in empty.body and "may not read tenant" in held.body
+
+
+def test_another_sites_requests_get_nothing_and_write_nothing(memory: Memory) -> None:
+    small_store(memory)
+    with running(memory, confined(allow_writes=True)) as base:
+        before = logged_retrievals(memory)
+        for path in ("/retrieval?goal=tea", "/records", "/api/lineage/pref-1",
+                     "/lineage/pref-1/export?format=json", "/deletion/plan?roots=ep-1"):
+            answer = fetch(base + path, headers=FOREIGN_IMAGE)
+            assert answer.status == 403, path
+            assert "another site" in answer.body, path
+            same_site = fetch(base + path, headers={**FOREIGN_IMAGE,
+                                                    "Sec-Fetch-Site": "same-site"})
+            assert same_site.status == 403, path
+        for path in ("/retrieval?goal=tea", "/deletion/plan?roots=ep-1",
+                     "/deletion/requests/del-x/certificate"):
+            assert fetch(base + path, headers=FOREIGN_LINK).status == 403, path
+        assert logged_retrievals(memory) == before
+        # a link from elsewhere still opens a page that only reads
+        for path in ("/", "/records", "/records/pref-1", "/lineage/pref-1", "/retrieval",
+                     "/deletion?roots=ep-1"):
+            assert fetch(base + path, headers=FOREIGN_LINK).status == 200, path
+        # the inspector's own pages, a typed URL and a client without Fetch Metadata
+        own = {"Sec-Fetch-Site": "same-origin", "Sec-Fetch-Mode": "cors"}
+        assert fetch(f"{base}/api/lineage/pref-1", headers=own).status == 200
+        typed = {**FOREIGN_LINK, "Sec-Fetch-Site": "none"}
+        assert fetch(f"{base}/retrieval?goal=tea", headers=typed).status == 200
+        assert fetch(f"{base}/retrieval?goal=tea").status == 200
+        assert logged_retrievals(memory) == before + 2
+
+
+@contextmanager
+def other_site(folder: Path) -> Iterator[str]:
+    """``folder`` served on another port of 127.0.0.1 (a site of its own to the browser)."""
+    handler = lambda *a: http.server.SimpleHTTPRequestHandler(  # noqa: E731
+        *a, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(10)
+
+
+def test_a_page_of_another_site_cannot_make_the_inspector_retrieve(
+        memory: Memory, chromium: str, tmp_path: Path) -> None:
+    small_store(memory)
+    with running(memory, confined()) as base:
+        (tmp_path / "index.html").write_text(
+            f'<img id="a" src="{base}/retrieval?goal=tea+one">'
+            f'<script src="{base}/retrieval?goal=tea+two"></script>'
+            f'<iframe src="{base}/retrieval?goal=tea+three"></iframe>'
+            '<script>fetch("' + base + '/retrieval?goal=tea+four", {mode: "no-cors"})'
+            '.finally(() => { window.done = true; });</script>')
+        before = logged_retrievals(memory)
+        with other_site(tmp_path) as site, Chromium(chromium, loopback=True) as browser:
+            browser.call("Page.navigate", url=f"{site}/index.html")
+            browser.wait_for("window.done === true && document.readyState === 'complete'")
+        assert logged_retrievals(memory) == before
