@@ -114,3 +114,30 @@ def test_a_page_of_another_site_cannot_make_the_inspector_retrieve(
             browser.call("Page.navigate", url=f"{site}/index.html")
             browser.wait_for("window.done === true && document.readyState === 'complete'")
         assert logged_retrievals(memory) == before
+
+
+def test_record_ids_cannot_hide_an_edge_or_break_the_explorer(
+        memory: Memory, chromium: str) -> None:
+    """An id may hold ``->``, quotes and backslashes: each edge is still drawn (an edge's id
+    was ``PARENT->CHILD``, the id of a record that hid it), and the root is still marked."""
+    memory.put_many([record("m", "m"), record("n", "n", minutes=1, derived_from=["m"]),
+                     record("n->m", "an id that was the edge's", minutes=2, derived_from=["m"]),
+                     record("a", "a", minutes=3, derived_from=["m"]),
+                     record("b->c", "b", minutes=4, derived_from=["a"]),
+                     record("a->b", "c", minutes=5, derived_from=["m"]),
+                     record("c", "c", minutes=6, derived_from=["a->b"]),
+                     record("q'\\\"`", "quotes", minutes=7, derived_from=["m"])])
+    with running(memory, confined()) as base, Chromium(chromium, loopback=True) as browser:
+        for root, nodes, edges in (("m", 8, 7), ("q%27%5C%22%60", 2, 1)):
+            browser.call("Page.navigate", url=f"{base}/lineage/{root}?direction=both&depth=5")
+            browser.wait_for("window.graphmemLineage && window.graphmemLineage.ready")
+            drawn = browser.evaluate("""(() => {
+              const cy = graphmemLineage.cy, root = document.getElementById('graph').dataset.root;
+              return {nodes: cy.nodes().length, edges: cy.edges().length,
+                      pairs: cy.edges().map(e => e.source().id() + ' ' + e.target().id()),
+                      root: cy.getElementById(root).style('border-width')};
+            })()""")
+            assert (drawn["nodes"], drawn["edges"]) == (nodes, edges), drawn
+            assert drawn["root"] == "6px", drawn
+            assert browser.errors == []
+
