@@ -11,6 +11,7 @@ which writes to the store: it is offered with writes only.
 
 from __future__ import annotations
 
+import urllib.parse
 from collections import defaultdict
 
 from starlette.concurrency import run_in_threadpool
@@ -74,7 +75,7 @@ async def apply_action(request: Request) -> Response:
     state, form = await confirmed_write(request, "apply the deletion")
     plan = state.take_plan(str(form.get("request_id") or ""))
     report = await run_in_threadpool(state.memory.apply_deletion, plan)
-    return RedirectResponse(f"/deletion/requests/{report.request.id}",
+    return RedirectResponse("/deletion/requests/" + urllib.parse.quote(report.request.id),
                             status_code=303)
 
 

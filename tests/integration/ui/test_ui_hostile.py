@@ -6,8 +6,10 @@ kept deletion plan) even by navigating to it."""
 
 from __future__ import annotations
 
+import html
 import http.server
 import threading
+import urllib.parse
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -141,3 +143,21 @@ def test_record_ids_cannot_hide_an_edge_or_break_the_explorer(
             assert drawn["root"] == "6px", drawn
             assert browser.errors == []
 
+
+def test_a_retraction_returns_to_its_own_record_whatever_its_id(memory: Memory) -> None:
+    """The redirect after a retraction quotes the id: ``?``, ``#`` and ``%`` in it led to
+    another record's page (``/records/x?y`` is record ``x``) or to none."""
+    odd = ["x?y", "x#y", "x%2Fy", "x%3Fy"]
+    memory.put_many([record("x", "x"), *(record(rid, rid, minutes=i + 1)
+                                         for i, rid in enumerate(odd))])
+    config = confined(allow_writes=True)
+    with running(memory, config) as base:
+        for rid in odd:
+            path = "/records/" + urllib.parse.quote(rid, safe="")
+            answer = fetch(f"{base}{path}/retract",
+                           form={"token": config.token, "confirm": "yes", "reason": "r"})
+            assert answer.status == 303, (rid, answer.body)
+            back = fetch(base + answer.headers["location"])
+            assert back.status == 200 and f"Record {rid}" in html.unescape(back.body), rid
+    assert memory.get("x").retracted is False
+    assert all(memory.get(rid).retracted for rid in odd)
