@@ -161,3 +161,36 @@ def test_a_retraction_returns_to_its_own_record_whatever_its_id(memory: Memory) 
             assert back.status == 200 and f"Record {rid}" in html.unescape(back.body), rid
     assert memory.get("x").retracted is False
     assert all(memory.get(rid).retracted for rid in odd)
+
+
+HOSTILE = '<img src=x onerror="window.xss=1"></script><script>window.xss=2</script><!--'
+#: an id of the same kind (ids hold no whitespace)
+HOSTILE_ID = "x</script><svg/onload=window.xss=3><!--"
+
+
+def test_hostile_text_is_text_on_every_page(memory: Memory, chromium: str) -> None:
+    """Content, id, scope, provenance, asserted key and value, a retraction's reason and a
+    query that hold markup show as the text they are: no element of theirs in the page."""
+    memory.put_many([
+        {**record("h-1", HOSTILE, provenance={"<b>k</b>": HOSTILE}, asserts="k<i>",
+                  asserted_value=HOSTILE),
+         "scope": {**CONFINED, "project": "<u>p</u>"}},
+        record(HOSTILE_ID, HOSTILE, minutes=1, derived_from=["h-1"])])
+    memory.retract("h-1", by="<i>analyst</i>", reason=HOSTILE)
+    quoted = urllib.parse.quote(HOSTILE_ID, safe="")
+    pages = ["/records?status=any", "/records/h-1", f"/records/{quoted}",
+             f"/lineage/{quoted}", "/retrieval?goal=" + urllib.parse.quote(HOSTILE),
+             f"/deletion/plan?roots={quoted}&reason=" + urllib.parse.quote(HOSTILE),
+             "/records/" + urllib.parse.quote(HOSTILE_ID + "-none", safe="")]
+    injected = ("document.querySelectorAll('img[src=x], svg[onload], script:not([src]), b, i, u')"
+                ".length")
+    with running(memory, confined()) as base, Chromium(chromium, loopback=True) as browser:
+        for path in pages:
+            browser.call("Page.navigate", url=base + path)
+            browser.wait_for("document.readyState === 'complete'")
+            if path.startswith("/lineage"):
+                browser.wait_for("window.graphmemLineage && window.graphmemLineage.ready")
+            assert browser.evaluate(injected) == 0, path
+            assert browser.evaluate("window.xss === undefined"), path
+            if not path.endswith("-none"):  # the not-found page names no id
+                assert "</script>" in browser.evaluate("document.body.innerText"), path
