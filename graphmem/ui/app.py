@@ -43,7 +43,9 @@ CSP = ("default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inlin
 
 
 class _Headers:
-    """Adds the security headers to every response."""
+    """Adds the security headers to every response; every page and answer but the static
+    files is also ``no-store`` (they show records: no browser cache or back-forward copy
+    keeps them after the tab is closed)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -54,7 +56,11 @@ class _Headers:
                 headers = list(message.get("headers", []))
                 headers += [(b"content-security-policy", CSP.encode()),
                             (b"x-content-type-options", b"nosniff"),
-                            (b"referrer-policy", b"no-referrer")]
+                            (b"referrer-policy", b"no-referrer"),
+                            (b"cross-origin-resource-policy", b"same-origin"),
+                            (b"cross-origin-opener-policy", b"same-origin")]
+                if not scope.get("path", "").startswith("/static/"):
+                    headers.append((b"cache-control", b"no-store"))
                 message["headers"] = headers
             await send(message)
 

@@ -194,3 +194,20 @@ def test_hostile_text_is_text_on_every_page(memory: Memory, chromium: str) -> No
             assert browser.evaluate("window.xss === undefined"), path
             if not path.endswith("-none"):  # the not-found page names no id
                 assert "</script>" in browser.evaluate("document.body.innerText"), path
+
+
+def test_pages_are_neither_kept_by_the_browser_nor_embedded_elsewhere(memory: Memory) -> None:
+    """A page shows records (personal data): no browser cache or back-forward copy keeps it
+    (``no-store``), and no other origin may load or open it as its own resource."""
+    small_store(memory)
+    with running(memory, confined()) as base:
+        for path in ("/records/pref-1", "/records", "/api/lineage/pref-1",
+                     "/lineage/pref-1/export?format=json", "/records/bob-1"):
+            headers = {k.lower(): v for k, v in fetch(base + path).headers.items()}
+            assert headers["cache-control"] == "no-store", path
+            assert headers["cross-origin-resource-policy"] == "same-origin", path
+            assert headers["cross-origin-opener-policy"] == "same-origin", path
+            assert "frame-ancestors 'none'" in headers["content-security-policy"], path
+        static = {k.lower(): v for k, v in fetch(f"{base}/static/app.css").headers.items()}
+        assert "cache-control" not in static
+        assert static["cross-origin-resource-policy"] == "same-origin"
