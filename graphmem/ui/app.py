@@ -122,7 +122,8 @@ def create_app(memory: Memory, config: UiConfig) -> Starlette:
         Route("/records", records.records_page),
         Route("/records/{record_id:path}/retract", records.retract_action, methods=["POST"]),
         Route("/records/{record_id:path}", records.record_page),
-        Route("/lineage/{record_id:path}/export", lineage.lineage_export),
+        # not /lineage/ID/export: that was also the page of a record named ID/export
+        Route("/export/lineage/{record_id:path}", lineage.lineage_export),
         Route("/lineage/{record_id:path}", lineage.lineage_page),
         Route("/api/lineage/{record_id:path}", lineage.lineage_api),
         Route("/retrieval", retrieval.retrieval_page),

@@ -123,7 +123,7 @@ def lineage_api(request: Request) -> Response:
 
 
 def lineage_export(request: Request) -> Response:
-    """``/lineage/{id}/export?format=&direction=&depth=&view=``: the current view in one of
+    """``/export/lineage/{id}?format=&direction=&depth=&view=``: the current view in one of
     :data:`graphmem.lineage.FORMATS`, as a download."""
     state = state_of(request)
     fmt = request.query_params.get("format", "json")

@@ -61,7 +61,7 @@ def test_another_sites_requests_get_nothing_and_write_nothing(memory: Memory) ->
     with running(memory, confined(allow_writes=True)) as base:
         before = logged_retrievals(memory)
         for path in ("/retrieval?goal=tea", "/records", "/api/lineage/pref-1",
-                     "/lineage/pref-1/export?format=json", "/deletion/plan?roots=ep-1"):
+                     "/export/lineage/pref-1?format=json", "/deletion/plan?roots=ep-1"):
             answer = fetch(base + path, headers=FOREIGN_IMAGE)
             assert answer.status == 403, path
             assert "another site" in answer.body, path
@@ -202,7 +202,7 @@ def test_pages_are_neither_kept_by_the_browser_nor_embedded_elsewhere(memory: Me
     small_store(memory)
     with running(memory, confined()) as base:
         for path in ("/records/pref-1", "/records", "/api/lineage/pref-1",
-                     "/lineage/pref-1/export?format=json", "/records/bob-1"):
+                     "/export/lineage/pref-1?format=json", "/records/bob-1"):
             headers = {k.lower(): v for k, v in fetch(base + path).headers.items()}
             assert headers["cache-control"] == "no-store", path
             assert headers["cross-origin-resource-policy"] == "same-origin", path
@@ -211,3 +211,17 @@ def test_pages_are_neither_kept_by_the_browser_nor_embedded_elsewhere(memory: Me
         static = {k.lower(): v for k, v in fetch(f"{base}/static/app.css").headers.items()}
         assert "cache-control" not in static
         assert static["cross-origin-resource-policy"] == "same-origin"
+
+
+def test_an_id_ending_in_export_opens_its_own_lineage(memory: Memory) -> None:
+    """``/lineage/x/export`` was the export of record x, so the explorer of a record named
+    ``x/export`` downloaded x's lineage instead; the export has an address of its own."""
+    memory.put_many([record("x", "x"), record("x/export", "y", minutes=1, derived_from=["x"])])
+    with running(memory, confined()) as base:
+        page = fetch(f"{base}/lineage/x/export")
+        assert page.status == 200 and "Lineage of x/export" in page.body
+        assert "content-disposition" not in {k.lower() for k in page.headers}
+        assert 'href="/export/lineage/x/export?format=json&amp;' in page.body
+        export = fetch(f"{base}/export/lineage/x%2Fexport?format=json&direction=up&depth=0")
+        assert export.status == 200 and '"x/export"' in export.body
+        assert "lineage-x_export.json" in export.headers["content-disposition"]
