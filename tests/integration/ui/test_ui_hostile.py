@@ -225,3 +225,13 @@ def test_an_id_ending_in_export_opens_its_own_lineage(memory: Memory) -> None:
         export = fetch(f"{base}/export/lineage/x%2Fexport?format=json&direction=up&depth=0")
         assert export.status == 200 and '"x/export"' in export.body
         assert "lineage-x_export.json" in export.headers["content-disposition"]
+
+
+def test_the_explain_time_round_trips_at_the_ends_of_the_range(memory: Memory) -> None:
+    """The record page's ``at`` box gives back what it was given: ``%Y`` wrote year 1 as
+    ``1``, and submitting the form again was a 400."""
+    small_store(memory)
+    with running(memory, confined()) as base:
+        for given in ("0001-01-01T00:00:00", "0999-12-31T23:59:59", "9999-12-31T23:59:59"):
+            page = fetch(f"{base}/records/pref-1?at={given}")
+            assert page.status == 200 and f'name="at" value="{given}"' in page.body, given
