@@ -120,7 +120,9 @@ def confine_subject(access: Access, subject: Mapping[str, str]) -> dict[str, str
     scope), and its tenant when the principal has exactly one.
 
     Raises:
-        AuthorizationError: the subject contradicts the confinement.
+        AuthorizationError: the subject contradicts the confinement, or names a tenant that
+            is not the principal's (refused before anything is read: a plan's answer must not
+            tell whether another tenant holds such a subject).
         ValidationError: the subject is not a mapping.
     """
     if not isinstance(subject, Mapping):
@@ -131,6 +133,9 @@ def confine_subject(access: Access, subject: Mapping[str, str]) -> dict[str, str
     confined = principal.confine(subject)
     if "tenant" not in confined and len(principal.tenants) == 1:
         confined["tenant"] = next(iter(principal.tenants))
+    if "tenant" in confined and confined["tenant"] not in principal.tenants:
+        raise AuthorizationError(f"principal may not read tenant {confined['tenant']!r} "
+                                 f"(may read: {sorted(principal.tenants)})")
     return dict(sorted(confined.items()))
 
 

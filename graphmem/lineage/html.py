@@ -261,6 +261,7 @@ def to_html(graph: nx.DiGraph, *, title: str | None = None) -> str:
         from bokeh.models.annotations.arrows import Arrow, VeeHead
         from bokeh.models.annotations.labels import LabelSet
         from bokeh.models.annotations.legends import Legend, LegendItem
+        from bokeh.models.text import PlainText
         from bokeh.plotting import figure
         from bokeh.resources import INLINE
     except ImportError:
@@ -282,7 +283,9 @@ def to_html(graph: nx.DiGraph, *, title: str | None = None) -> str:
     y_range = Range1d(start=cy - height / 2, end=cy + height / 2)
     labelled = width <= MAX_FRAME_PX and height <= MAX_FRAME_PX
     width, height = min(width, MAX_FRAME_PX), min(height, MAX_FRAME_PX)
-    fig = figure(title=heading, frame_width=width, frame_height=height,
+    # plain text: a root id such as $$x^2$$ was drawn as TeX (and inlined MathJax, 2 MB)
+    fig = figure(title=Title(text=PlainText(text=heading)), frame_width=width,
+                 frame_height=height,
                  tools="pan,wheel_zoom,box_zoom,reset,save", active_scroll="wheel_zoom",
                  x_range=x_range, y_range=y_range, toolbar_location="left")
     fig.add_layout(Title(text=_HINT, text_font_size="10px", text_font_style="normal",

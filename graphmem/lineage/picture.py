@@ -171,7 +171,7 @@ def picture(graph: nx.DiGraph, *, title: str | None = None) -> Figure:
             spot = _free_spot(tail, head, len(text) * _SMALL_CHAR_W + 0.06, taken)
             if spot is not None:
                 ax.text(spot[0], spot[1], text, ha="center", va="center", fontsize=5.5,
-                        color="#333333", bbox=plate, zorder=5)
+                        color="#333333", bbox=plate, zorder=5, parse_math=False)
     for node, a in graph.nodes(data=True):
         x, y = pos[node]
         status = str(a.get("status") or "")
@@ -184,11 +184,13 @@ def picture(graph: nx.DiGraph, *, title: str | None = None) -> Figure:
                                     linestyle="--" if erased else "-",
                                     hatch="//" if erased else None, zorder=2))
         name, state = labels[node]
+        # an id is text as written: ``$a$`` is no TeX (``p$\\x$q`` raised a ValueError)
         ax.text(x, y + 0.07, name, ha="center", va="center", fontsize=7, zorder=3,
+                parse_math=False,
                 fontweight="bold" if node == graph.graph.get("root") else "normal",
                 bbox={**plate, "pad": 0.2} if erased else None)
         ax.text(x, y - 0.09, state, ha="center", va="center", fontsize=6, color="#333333",
-                zorder=3)
+                zorder=3, parse_math=False)
     handles: list[Any] = [Patch(facecolor=c, edgecolor="#333333", label=k)
                           for k, c in KIND_COLOURS.items()]
     shown = sorted({str(a.get("status") or "") for _, a in graph.nodes(data=True)} - {""},
@@ -204,7 +206,7 @@ def picture(graph: nx.DiGraph, *, title: str | None = None) -> Figure:
                title_fontsize=6)
     fig.suptitle(title or f"lineage of {graph.graph.get('root', '')} "
                           f"({graph.graph.get('direction', '')})", fontsize=9, x=0.02,
-                 ha="left")
+                 ha="left", parse_math=False)
     return fig
 
 

@@ -3,8 +3,9 @@
 :func:`create_app` wires the pages to a client bound to the configured principal;
 :func:`serve` runs it with uvicorn on 127.0.0.1 only. Requests whose ``Host`` is not the
 loopback's are refused (a page of another site reached through DNS rebinding reads nothing),
-every page is sent with a Content-Security-Policy allowing this origin only, and errors are
-pages (:func:`graphmem.ui.web.error_page`).
+a request another site's page made (Fetch Metadata) is answered only as a link followed to a
+page that only reads, every page is sent with a Content-Security-Policy allowing this origin
+only, and errors are pages (:func:`graphmem.ui.web.error_page`).
 """
 
 from __future__ import annotations
@@ -21,10 +22,15 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from graphmem.client import Memory
-from graphmem.errors import GraphmemError, RecordNotFoundError, ValidationError
+from graphmem.errors import (
+    AuthorizationError,
+    GraphmemError,
+    RecordNotFoundError,
+    ValidationError,
+)
 from graphmem.ui import deletion, lineage, records, reports, retrieval
 from graphmem.ui.config import UiConfig
-from graphmem.ui.web import UiState, error_page
+from graphmem.ui.web import UiState, error_page, foreign
 
 __all__ = ["HOST", "LOOPBACK_NAMES", "create_app", "serve"]
 
@@ -37,7 +43,9 @@ CSP = ("default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inlin
 
 
 class _Headers:
-    """Adds the security headers to every response."""
+    """Adds the security headers to every response; every page and answer but the static
+    files is also ``no-store`` (they show records: no browser cache or back-forward copy
+    keeps them after the tab is closed)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -48,11 +56,38 @@ class _Headers:
                 headers = list(message.get("headers", []))
                 headers += [(b"content-security-policy", CSP.encode()),
                             (b"x-content-type-options", b"nosniff"),
-                            (b"referrer-policy", b"no-referrer")]
+                            (b"referrer-policy", b"no-referrer"),
+                            (b"cross-origin-resource-policy", b"same-origin"),
+                            (b"cross-origin-opener-policy", b"same-origin")]
+                if not scope.get("path", "").startswith("/static/"):
+                    headers.append((b"cache-control", b"no-store"))
                 message["headers"] = headers
             await send(message)
 
         await self.app(scope, receive, sending)
+
+
+class _OwnSite:
+    """Answers a request of another site's page only when it is a top-level ``GET``
+    navigation (a link followed, which shows a page; the pages that write on ``GET`` refuse
+    it themselves, :func:`graphmem.ui.web.own_site_only`): no image, script, frame, fetch or
+    form post of another page reaches the inspector, which has no login to tell them apart."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            request = Request(scope)
+            navigation = (request.method in ("GET", "HEAD")
+                          and request.headers.get("sec-fetch-mode") == "navigate"
+                          and request.headers.get("sec-fetch-dest", "document") == "document")
+            if foreign(request) and not navigation:
+                refused = AuthorizationError("a page of another site may not ask the "
+                                             "inspector for this: open the inspector itself")
+                await error_page(request, refused)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 def _not_found(request: Request, exc: Exception) -> Response:
@@ -87,7 +122,8 @@ def create_app(memory: Memory, config: UiConfig) -> Starlette:
         Route("/records", records.records_page),
         Route("/records/{record_id:path}/retract", records.retract_action, methods=["POST"]),
         Route("/records/{record_id:path}", records.record_page),
-        Route("/lineage/{record_id:path}/export", lineage.lineage_export),
+        # not /lineage/ID/export: that was also the page of a record named ID/export
+        Route("/export/lineage/{record_id:path}", lineage.lineage_export),
         Route("/lineage/{record_id:path}", lineage.lineage_page),
         Route("/api/lineage/{record_id:path}", lineage.lineage_api),
         Route("/retrieval", retrieval.retrieval_page),
@@ -102,7 +138,7 @@ def create_app(memory: Memory, config: UiConfig) -> Starlette:
     app = Starlette(
         routes=routes,
         middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=list(LOOPBACK_NAMES)),
-                    Middleware(_Headers)],
+                    Middleware(_Headers), Middleware(_OwnSite)],
         exception_handlers={GraphmemError: error_page, 404: _not_found,
                             405: _http_error, Exception: error_page})
     app.state.ui = state

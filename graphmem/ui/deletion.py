@@ -11,6 +11,7 @@ which writes to the store: it is offered with writes only.
 
 from __future__ import annotations
 
+import urllib.parse
 from collections import defaultdict
 
 from starlette.concurrency import run_in_threadpool
@@ -20,7 +21,7 @@ from starlette.responses import RedirectResponse, Response
 from graphmem.deletion import Disposition, PlanEntry
 from graphmem.errors import AuthorizationError, ValidationError
 from graphmem.fields import parse_pairs
-from graphmem.ui.web import confirmed_write, page, state_of
+from graphmem.ui.web import confirmed_write, own_site_only, page, state_of
 
 __all__ = ["apply_action", "certificate_page", "deletion_form", "plan_page", "report_page"]
 
@@ -44,6 +45,7 @@ def deletion_form(request: Request) -> Response:
 def plan_page(request: Request) -> Response:
     """``/deletion/plan?roots=|subject=&reason=&terms=``: the plan's preview, by disposition
     (nothing is written)."""
+    own_site_only(request, "plan a deletion")
     state = state_of(request)
     query = request.query_params
     roots = query.get("roots", "").split()
@@ -73,7 +75,7 @@ async def apply_action(request: Request) -> Response:
     state, form = await confirmed_write(request, "apply the deletion")
     plan = state.take_plan(str(form.get("request_id") or ""))
     report = await run_in_threadpool(state.memory.apply_deletion, plan)
-    return RedirectResponse(f"/deletion/requests/{report.request.id}",
+    return RedirectResponse("/deletion/requests/" + urllib.parse.quote(report.request.id),
                             status_code=303)
 
 
@@ -87,6 +89,7 @@ def report_page(request: Request) -> Response:
 def certificate_page(request: Request) -> Response:
     """``/deletion/requests/{id}/certificate`` (writes only: the first read issues it): the
     erasure certificate as JSON."""
+    own_site_only(request, "issue a certificate")
     state = state_of(request)
     if not state.config.allow_writes:
         raise AuthorizationError("certificates are issued on first read: start the "

@@ -76,7 +76,7 @@ def _view(state: UiState, steps: list[tuple[str, LineageDirection, int]]) -> nx.
 
 def elements(graph: nx.DiGraph) -> dict[str, list[dict[str, Any]]]:
     """The graph as Cytoscape.js elements: nodes with label (status mark, id), kind, status,
-    colours and shape; edges with their types (shown on hover)."""
+    colours and shape; edges (id ``SOURCE -> TARGET``) with their types (shown on hover)."""
     nodes = []
     for node_id, attrs in graph.nodes(data=True):
         status, kind = str(attrs.get("status", "")), str(attrs.get("kind", ""))
@@ -88,7 +88,9 @@ def elements(graph: nx.DiGraph) -> dict[str, list[dict[str, Any]]]:
             else styles.KIND_COLOURS.get(kind, "#ffffff"),
             "border": STATUS_COLOURS.get(status, "#000000"),
             "shape": SHAPES.get(kind, "rectangle")}})
-    edges = [{"data": {"id": f"{u}->{v}", "source": u, "target": v,
+    # an edge's id has spaces, which no record id holds: it is no node's id and no other
+    # edge's (``u->v`` was the id of a record named so, and that record hid the edge)
+    edges = [{"data": {"id": f"{u} -> {v}", "source": u, "target": v,
                        "label": attrs.get("types", attrs.get("type", ""))}}
              for u, v, attrs in graph.edges(data=True)]
     return {"nodes": nodes, "edges": edges}
@@ -121,7 +123,7 @@ def lineage_api(request: Request) -> Response:
 
 
 def lineage_export(request: Request) -> Response:
-    """``/lineage/{id}/export?format=&direction=&depth=&view=``: the current view in one of
+    """``/export/lineage/{id}?format=&direction=&depth=&view=``: the current view in one of
     :data:`graphmem.lineage.FORMATS`, as a download."""
     state = state_of(request)
     fmt = request.query_params.get("format", "json")

@@ -14,6 +14,7 @@ one.
 
 from __future__ import annotations
 
+import urllib.parse
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -158,7 +159,9 @@ async def retract_action(request: Request) -> Response:
         raise ValidationError("give a reason for the retraction")
     record_id = request.path_params["record_id"]
     state.memory.retract(record_id, by=state.config.author(), reason=reason)
-    return RedirectResponse(f"/records/{record_id}", status_code=303)
+    # quoted: a ``?``, ``#`` or ``%`` in the id led to another record's page
+    return RedirectResponse("/records/" + urllib.parse.quote(record_id, safe="/"),
+                            status_code=303)
 
 
 def home_page(request: Request) -> HTMLResponse:

@@ -17,7 +17,7 @@ from starlette.responses import Response
 from graphmem.client import store_of
 from graphmem.fields import parse_pairs
 from graphmem.read.rankers import DEFAULT_RANKER
-from graphmem.ui.web import form_int, form_time, page, state_of
+from graphmem.ui.web import form_int, form_time, own_site_only, page, state_of
 
 __all__ = ["MAX_BUDGET", "retrieval_page"]
 
@@ -43,6 +43,7 @@ def retrieval_page(request: Request) -> Response:
         "ranker": ranker, "rankers": RANKERS, "tenant": tenant, "scope_text": scope_text,
         "tenants": sorted(state.config.principal.tenants), "result": None, "shown": SHOWN}
     if goal:
+        own_site_only(request, "run a retrieval (each is logged)")
         scope = {**state.config.query_scope(tenant or None),
                  **parse_pairs(scope_text.split(), "scope")}
         at = form_time(query.get("at"), "at") or store_of(state.memory).clock()

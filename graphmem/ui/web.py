@@ -32,11 +32,15 @@ from graphmem.errors import (
 )
 from graphmem.ui.config import UiConfig
 
-__all__ = ["UiState", "error_page", "form_time", "page", "state_of", "status_for"]
+__all__ = ["FOREIGN_SITES", "UiState", "error_page", "foreign", "form_time", "own_site_only",
+           "page", "state_of", "status_for"]
 
 TEMPLATES = Path(__file__).parent / "templates"
 MAX_PLANS = 64
 """Most deletion plans kept between their preview and their application."""
+FOREIGN_SITES = ("cross-site", "same-site")
+"""The ``Sec-Fetch-Site`` values of a request a page of another site made: for a browser,
+another port of this machine is the same site but not this origin, so it is foreign too."""
 
 log = logging.getLogger("graphmem.ui")
 
@@ -101,6 +105,26 @@ async def confirmed_write(request: Request, action: str) -> tuple[UiState, FormD
     if form.get("confirm") != "yes":
         raise ValidationError(f"tick the confirmation box to {action}")
     return state, form
+
+
+def foreign(request: Request) -> bool:
+    """True if a browser says a page of another site (or another port of this machine) made
+    ``request`` (its Fetch Metadata ``Sec-Fetch-Site``); False for the inspector's own pages,
+    a typed URL or bookmark (``none``) and clients that send no Fetch Metadata."""
+    return request.headers.get("sec-fetch-site", "").lower() in FOREIGN_SITES
+
+
+def own_site_only(request: Request, action: str) -> None:
+    """Refuse a ``GET`` that writes or keeps state (``action`` names it) when another site's
+    page asked for it, even as a link followed: the inspector has no login, so any page the
+    analyst opens could otherwise make it act.
+
+    Raises:
+        AuthorizationError: :func:`foreign` holds.
+    """
+    if foreign(request):
+        raise AuthorizationError(f"a page of another site may not {action}: open the "
+                                 "inspector and do it from there")
 
 
 def page(request: Request, template: str, status_code: int = 200, **context: Any

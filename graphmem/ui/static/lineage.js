@@ -63,7 +63,8 @@
           "border-color": "data(border)", "border-width": 3, "text-valign": "center",
           "text-halign": "center", "font-size": 11, "min-zoomed-font-size": 5,
           "width": function (n) { return Math.max(30, n.data("label").length * 7 + 10); }, "height": 22, "padding": "6px", "text-wrap": "none" } },
-        { selector: "node[id = '" + root.replace(/'/g, "\\'") + "']", style: { "border-width": 6 } },
+        // the root by class: an id written into a selector broke on a quote or backslash
+        { selector: "node.root", style: { "border-width": 6 } },
         { selector: "edge", style: {
           "curve-style": "bezier", "target-arrow-shape": "triangle", "width": 1.5,
           "line-color": "#6c757d", "target-arrow-color": "#6c757d", "arrow-scale": 1.1 } },
@@ -73,6 +74,7 @@
       ]
     });
     add(elements);
+    state.cy.getElementById(root).addClass("root");
     layout();
     state.cy.on("mouseover", "edge", function (e) {
       e.target.addClass("hovered");

@@ -27,8 +27,8 @@ CONFINED = {"tenant": "acme", "user": "u-17"}
 #: Every page that takes a record id, given another user's (or none's), as an edited URL.
 ID_PATHS = [
     "/records/bob-1", "/records/bob-1?at=2026-01-05T09:00", "/lineage/bob-1",
-    "/api/lineage/bob-1?direction=up&depth=1", "/lineage/bob-1/export?format=json",
-    "/lineage/bob-1/export?format=mermaid", "/lineage/pref-1/export?format=json&view=bob-1:both:1",
+    "/api/lineage/bob-1?direction=up&depth=1", "/export/lineage/bob-1?format=json",
+    "/export/lineage/bob-1?format=mermaid", "/export/lineage/pref-1?format=json&view=bob-1:both:1",
     "/records/nobody", "/deletion/plan?roots=bob-1", "/deletion/plan?roots=pref-1+bob-1",
     "/records/" + urllib.parse.quote("bob-1/../bob-1", safe=""),
 ]

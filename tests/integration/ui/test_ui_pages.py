@@ -44,7 +44,7 @@ def test_pages_show_what_the_principal_reaches(memory: Memory) -> None:
         assert {n["data"]["id"] for n in graph["nodes"]} == {"pref-1", "ep-1"}
         assert [(e["data"]["source"], e["data"]["target"]) for e in graph["edges"]] == [
             ("pref-1", "ep-1")]
-        dot = fetch(f"{base}/lineage/pref-1/export?format=dot&direction=both&depth=1"
+        dot = fetch(f"{base}/export/lineage/pref-1?format=dot&direction=both&depth=1"
                     "&view=ep-1:both:1")
         assert dot.status == 200 and "pref-1" in dot.body and "ep-1" in dot.body
         plan = fetch(f"{base}/deletion/plan?roots=ep-1")
@@ -158,7 +158,7 @@ def test_bad_input_and_unknown_pages_are_error_pages(memory: Memory) -> None:
     with running(memory, confined()) as base:
         for path, status in (("/records?kind=nonsense", 400), ("/records/pref-1?at=yesterday", 400),
                              ("/nowhere", 404), ("/lineage/pref-1?depth=-3", 400),
-                             ("/lineage/pref-1/export?format=exe", 400),
+                             ("/export/lineage/pref-1?format=exe", 400),
                              ("/retrieval?goal=x&budget=0", 400),
                              # year 10000 at UTC: was a 500 (a raw OverflowError)
                              ("/records/pref-1?at=9999-12-31T23:59-05:00", 400),
@@ -180,7 +180,7 @@ def test_a_record_id_in_any_script_exports_under_its_own_name(memory: Memory) ->
         for rid in ("ж-1", "記録-1", 'q"uote;1'):
             path = urllib.parse.quote(rid, safe="")
             for fmt in ("json", "dot"):
-                answer = fetch(f"{base}/lineage/{path}/export?format={fmt}")
+                answer = fetch(f"{base}/export/lineage/{path}?format={fmt}")
                 assert answer.status == 200, (rid, fmt)
                 headers = {k.lower(): v for k, v in answer.headers.items()}
                 disposition = headers["content-disposition"]

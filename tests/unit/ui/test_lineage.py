@@ -33,5 +33,18 @@ def test_elements_mark_every_status_without_colour_alone() -> None:
     assert len(set(others)) == len(others) and all(others)
     borders = {n["data"]["border"] for n in data["nodes"]}
     assert len(borders) == len(STATUS_COLOURS)
-    assert data["edges"] == [{"data": {"id": "retracted->active", "source": "retracted",
+    assert data["edges"] == [{"data": {"id": "retracted -> active", "source": "retracted",
                                        "target": "active", "label": "derived_from"}}]
+
+
+def test_no_edge_id_is_a_node_id_or_another_edges() -> None:
+    """Record ids hold no whitespace, so ``SOURCE -> TARGET`` names one edge and no node (a
+    record named ``a->b`` had the id of the edge a -> b, and the explorer dropped the edge)."""
+    graph = nx.DiGraph()
+    for u, v in (("a", "b"), ("a->b", "c"), ("a", "b->c"), ("a->b", "b")):
+        graph.add_edge(u, v, type="derived_from", types="derived_from")
+    for node in graph:
+        graph.nodes[node].update(kind="semantic", status="ACTIVE")
+    data = elements(graph)
+    ids = [e["data"]["id"] for e in data["nodes"] + data["edges"]]
+    assert len(ids) == len(set(ids)) == 5 + 4
