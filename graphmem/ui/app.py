@@ -29,6 +29,7 @@ from graphmem.errors import (
     ValidationError,
 )
 from graphmem.ui import deletion, lineage, records, reports, retrieval
+from graphmem.ui.access import AccessKey
 from graphmem.ui.config import UiConfig
 from graphmem.ui.web import UiState, error_page, foreign
 
@@ -138,7 +139,10 @@ def create_app(memory: Memory, config: UiConfig) -> Starlette:
     app = Starlette(
         routes=routes,
         middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=list(LOOPBACK_NAMES)),
-                    Middleware(_Headers), Middleware(_OwnSite)],
+                    Middleware(_Headers),
+                    *([Middleware(AccessKey, key=config.access_key)] if config.access_key
+                      else []),
+                    Middleware(_OwnSite)],
         exception_handlers={GraphmemError: error_page, 404: _not_found,
                             405: _http_error, Exception: error_page})
     app.state.ui = state

@@ -57,6 +57,7 @@ def ui_command(
     from graphmem.client import Memory
 
     try:
+        from graphmem.ui.access import KEY_PARAMETER
         from graphmem.ui.app import HOST, create_app, serve
     except ModuleNotFoundError as exc:
         if exc.name and exc.name.split(".")[0] in EXTRA_MODULES:
@@ -65,12 +66,14 @@ def ui_command(
     try:
         config = UiConfig.build(tenants=tenant, clearance=clearance,
                                 scope=parse_pairs(scope or ()), allow_writes=allow_writes,
-                                agent=agent, report=report)
+                                agent=agent, report=report, access_key=True)
         with Memory.connect() as memory:
             app = create_app(memory, config)
             mode = "read-write" if allow_writes else "read-only"
-            err_console.print(f"graphmem inspector ({mode}) on http://{HOST}:{port}/ "
-                              "(Ctrl-C stops it)", highlight=False)
+            # the address holds the access key: open it once (graphmem.ui.access)
+            err_console.print(f"graphmem inspector ({mode}) on http://{HOST}:{port}/"
+                              f"?{KEY_PARAMETER}={config.access_key} (Ctrl-C stops it)",
+                              highlight=False, soft_wrap=True)
             serve(app, port)
     except GraphmemError as exc:
         raise fail(exc) from None

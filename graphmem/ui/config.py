@@ -36,6 +36,9 @@ class UiConfig:
         report: a ``graphmem eval all`` report.json to chart, or None.
         token: a per-process secret every write form carries (a page of another site cannot
             post one).
+        access_key: the key a browser must show once (:mod:`graphmem.ui.access`; ``graphmem
+            ui`` makes one and prints the address holding it); None: every request from
+            loopback is served (a program serving the app controls who reaches it).
     """
 
     principal: Principal
@@ -43,11 +46,13 @@ class UiConfig:
     agent: str = DEFAULT_AGENT
     report: Path | None = None
     token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
+    access_key: str | None = None
 
     @classmethod
     def build(cls, *, tenants: Iterable[str], clearance: str | Sensitivity = "normal",
               scope: Mapping[str, str] | None = None, allow_writes: bool = False,
-              agent: str = DEFAULT_AGENT, report: Path | None = None) -> UiConfig:
+              agent: str = DEFAULT_AGENT, report: Path | None = None,
+              access_key: bool = False) -> UiConfig:
         """A checked configuration.
 
         Args:
@@ -56,6 +61,7 @@ class UiConfig:
             scope: the confinement pairs, e.g. ``{"user": "u-17"}`` (default: none).
             allow_writes: offer the write actions. agent: the author name of writes.
             report: path of an evaluation report (JSON) for the reports page.
+            access_key: make a fresh random ``access_key`` (as ``graphmem ui`` does).
 
         Raises:
             ValidationError: no tenant, an unknown clearance, a confinement naming a tenant
@@ -74,7 +80,8 @@ class UiConfig:
                       else str(exc))
             raise ValidationError(f"invalid principal: {detail}") from None
         return cls(principal=principal, allow_writes=allow_writes, agent=agent.strip(),
-                   report=report)
+                   report=report,
+                   access_key=secrets.token_urlsafe(24) if access_key else None)
 
     def author(self) -> str:
         """``by`` of the inspector's writes: the agent and the principal it acts for."""
