@@ -21,6 +21,7 @@ from neo4j import (
     Transaction,
     unit_of_work,
 )
+from neo4j.exceptions import IncompleteCommit
 
 from graphmem.db import catalogue as cypher
 from graphmem.db.access import HIDDEN_SUCCESSOR, Access, decision_within
@@ -39,6 +40,10 @@ from graphmem.errors import ClientClosedError, RecordNotFoundError
 from graphmem.fields import utc_now
 from graphmem.limits import DEFAULT_LIMITS, InputLimits
 from graphmem.models import MemoryRecord
+
+UNKNOWN_COMMIT_RUNS = 3
+"""How many times :meth:`StoreBase.transaction` runs a transaction function that knows its
+own commit when its commits' acknowledgements keep being lost (the first run included)."""
 
 
 class StoreBase:
@@ -174,16 +179,34 @@ class StoreBase:
         with translated(f"running {name}"):
             return with_retry(once, f"running {name}", deadline_s=self.retry_time_s)
 
-    def transaction(self, name: str, work: Callable[[ManagedTransaction], Any]) -> Any:
+    def transaction(self, name: str, work: Callable[[ManagedTransaction], Any], *,
+                    knows_its_commit: bool = False) -> Any:
         """Run ``work`` as one write transaction function (idempotent; may be retried).
 
         ``name`` tags the transaction's metadata so ``SHOW TRANSACTIONS`` names it.
         Graphmem errors raised by ``work`` pass through; driver errors are translated
         (a uniqueness violation becomes :class:`~graphmem.errors.ConstraintViolationError`).
+
+        ``knows_its_commit``: ``work`` recognises what an earlier run of it committed (a
+        token of the call stored with it) and then changes nothing more. A commit whose
+        acknowledgement was lost (the connection cut after COMMIT was sent: the driver's
+        ``IncompleteCommit``, which it never retries, since the server may have committed)
+        then runs ``work`` again, up to :data:`UNKNOWN_COMMIT_RUNS` times, so the call
+        reports what it did instead of an error after which its repeat would take its own
+        write for another's (tests/integration/reliability/test_lost_commit_ack.py).
+        Otherwise that commit raises :class:`~graphmem.errors.DatabaseUnavailableError`.
         """
         tagged = unit_of_work(metadata={"graphmem_tx": name})(work)
-        with translated(f"running {name}"), self._session() as session:
-            return session.execute_write(tagged)
+        runs = UNKNOWN_COMMIT_RUNS if knows_its_commit else 1
+        for run in range(1, runs + 1):
+            with translated(f"running {name}"):
+                try:
+                    with self._session() as session:
+                        return session.execute_write(tagged)
+                except IncompleteCommit:
+                    if run == runs:
+                        raise
+        raise AssertionError("unreachable")
 
     def begin(self, name: str) -> OpenTransaction:
         """Begin a write transaction that its caller commits later, perhaps from another
