@@ -17,6 +17,7 @@ import pytest
 
 from graphmem.client import Memory
 from graphmem.models import IntentionStatus, Principal
+from graphmem.write.policy import WriteDisposition
 from tests.support.database import Neo4jUnderTest
 from tests.support.lost_ack import LostAck, tx_tag
 
@@ -86,3 +87,26 @@ def test_intend_whose_commit_ack_is_lost_reports_that_it_created(
     assert proxy.dropped == 1
     assert memory.intentions.get("i-4").status is IntentionStatus.PENDING
     assert client.intend(intention("i-4")) is False
+
+
+def episode(rid: str, position: int) -> dict[str, Any]:
+    return {"id": rid, "kind": "episodic", "content": f"turn {position} of the deploy chat",
+            "created_at": NOW, "scope": SCOPE, "thread": "chat-7", "position": position,
+            "provenance": {"source": "chat"}, "authority": "verified_outcome"}
+
+
+@pytest.mark.parametrize("authority", ["verified_outcome", "model_inferred"])
+def test_a_threaded_write_whose_commit_ack_is_lost_is_stored_once_and_reported(
+        memory: Memory, proxied: tuple[Memory, LostAck], authority: str) -> None:
+    """A record in a thread is decided by the full write transaction (not write/new): its
+    lost acknowledgement made the call raise, and the call repeated was told DISCARD
+    "identical record already stored", a second decision logged on its own record."""
+    client, proxy = proxied
+    want = (WriteDisposition.PERSIST if authority == "verified_outcome"
+            else WriteDisposition.QUARANTINE)
+    proxy.arm(tx_tag("write"))
+    decision = client.write({**episode("e-1", 0), "authority": authority}, now=NOW)
+    assert proxy.dropped == 1
+    assert decision.disposition is want
+    assert [h["kind"] for h in memory.history("e-1")] == [f"write:{want.value}"]
+    assert memory.get("e-1").position == 0
