@@ -171,14 +171,15 @@ class InputLimits(BaseModel):
         nothing, but it would still travel to the database).
 
         Raises:
-            ValidationError: a key or value over ``cue_bytes``, or not a string.
+            ValidationError: a key or value over ``cue_bytes``, not a string, or holding a
+                lone surrogate (its digest is of its UTF-8 form, which it has not).
         """
         for key, value in (event or {}).items():
-            for name, text in (("an event's cue kind", key), (f"event[{key[:40]!r}]", value)):
-                if not isinstance(text, str):
-                    raise ValidationError(f"{name} must be a string, got "
-                                          f"{type(text).__name__}")
-                self._size(name, text, self.cue_bytes, "cue_bytes", ())
+            _require_str("an event's cue kind", key, ())
+            self._size("an event's cue kind", key, self.cue_bytes, "cue_bytes", ())
+            name = f"event[{key[:40]!r}]"
+            _require_str(name, value, ())
+            self._size(name, value, self.cue_bytes, "cue_bytes", ())
 
     def check_decision(self, state: _Decision) -> None:
         """Bound a decision state's goal, subtask, observation, entities and event.
