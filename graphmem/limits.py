@@ -172,14 +172,12 @@ class InputLimits(BaseModel):
 
         Raises:
             ValidationError: a key or value over ``cue_bytes``, not a string, or holding a
-                lone surrogate (its digest is of its UTF-8 form, which it has not).
-        """
+                lone surrogate (no UTF-8 form to digest)."""
         for key, value in (event or {}).items():
             _require_str("an event's cue kind", key, ())
-            self._size("an event's cue kind", key, self.cue_bytes, "cue_bytes", ())
-            name = f"event[{key[:40]!r}]"
-            _require_str(name, value, ())
-            self._size(name, value, self.cue_bytes, "cue_bytes", ())
+            for name, text in (("an event's cue kind", key), (f"event[{key[:40]!r}]", value)):
+                _require_str(name, text, ())
+                self._size(name, text, self.cue_bytes, "cue_bytes", ())
 
     def check_decision(self, state: _Decision) -> None:
         """Bound a decision state's goal, subtask, observation, entities and event.
