@@ -85,7 +85,7 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
                 long as a client uses it (:func:`graphmem.db.server.lease`: it stops when
                 the last client that needed it closes).
             policy: write-policy settings (docs/spec/write-path.md).
-            clock: returns aware UTC now; used when a call's ``now``/``at`` is omitted.
+            clock: aware now, read as UTC (else ValidationError); for an omitted ``now``/``at``.
             max_content_bytes: largest record content accepted, in UTF-8 bytes.
             principal: bind the client to this caller (see :meth:`confined`); None: the
                 operator's client, which reaches every record and claims any authority.

@@ -29,6 +29,7 @@ from graphmem.db.codec import (
     DEFAULT_MAX_CONTENT_BYTES,
     Clock,
     StoredState,
+    checked_clock,
     record_from_props,
     state_from_props,
     to_native,
@@ -54,7 +55,8 @@ class StoreBase:
         driver: an open ``neo4j`` driver (bolt://, neo4j://, neo4j+s:// ...).
         database: the database name every query targets.
         max_content_bytes: largest accepted content, in UTF-8 bytes (default 64 KiB).
-        clock: returns the current aware UTC time; injectable for tests.
+        clock: returns the current aware time (read as UTC); injectable for tests. A
+            reading that is no aware datetime raises when read (:func:`checked_clock`).
         retry_time_s: how long :meth:`write_once` and :meth:`read_once` keep retrying, in
             seconds: the driver's retry time for transaction functions
             (``ConnectionSettings.retry_time_s``).
@@ -76,7 +78,8 @@ class StoreBase:
         self.retry_time_s = retry_time_s
         self.database = database
         self.max_content_bytes = max_content_bytes
-        self.clock = clock
+        #: the clock, each reading checked as a call's ``now`` is (:func:`checked_clock`)
+        self.clock = checked_clock(clock)
         #: Scopes ("s" + key) and assertion groups ("a" + gkey) whose nodes this object has
         #: created or found (:mod:`graphmem.db.slots`); write transactions MATCH them.
         self.ensured: set[str] = set()
