@@ -236,7 +236,7 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
     def retract(self, record_id: str, *, by: str, reason: str, at: datetime | None = None
                 ) -> None:
         """Retract as a tombstone with who/why/when (docs/spec/records.md and
-        docs/spec/write-path.md). Never deletes.
+        docs/spec/write-path.md). Never deletes; a retracted record keeps its first tombstone.
         OutOfReachError: a bound client may not change the record."""
         self.access.check_ids(self._store, [record_id], change=True, what="this record id")
         self._store.retract(record_id, by=by, reason=reason, at=at)
