@@ -85,7 +85,7 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
                 long as a client uses it (:func:`graphmem.db.server.lease`: it stops when
                 the last client that needed it closes).
             policy: write-policy settings (docs/spec/write-path.md).
-            clock: returns aware UTC now; used when a call's ``now``/``at`` is omitted.
+            clock: aware now, read as UTC (else ValidationError); for an omitted ``now``/``at``.
             max_content_bytes: largest record content accepted, in UTF-8 bytes.
             principal: bind the client to this caller (see :meth:`confined`); None: the
                 operator's client, which reaches every record and claims any authority.
@@ -236,7 +236,7 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
     def retract(self, record_id: str, *, by: str, reason: str, at: datetime | None = None
                 ) -> None:
         """Retract as a tombstone with who/why/when (docs/spec/records.md and
-        docs/spec/write-path.md). Never deletes.
+        docs/spec/write-path.md). Never deletes; a retracted record keeps its first tombstone.
         OutOfReachError: a bound client may not change the record."""
         self.access.check_ids(self._store, [record_id], change=True, what="this record id")
         self._store.retract(record_id, by=by, reason=reason, at=at)

@@ -171,13 +171,12 @@ class InputLimits(BaseModel):
         nothing, but it would still travel to the database).
 
         Raises:
-            ValidationError: a key or value over ``cue_bytes``, or not a string.
-        """
+            ValidationError: a key or value over ``cue_bytes``, not a string, or holding a
+                lone surrogate (no UTF-8 form to digest)."""
         for key, value in (event or {}).items():
+            _require_str("an event's cue kind", key, ())
             for name, text in (("an event's cue kind", key), (f"event[{key[:40]!r}]", value)):
-                if not isinstance(text, str):
-                    raise ValidationError(f"{name} must be a string, got "
-                                          f"{type(text).__name__}")
+                _require_str(name, text, ())
                 self._size(name, text, self.cue_bytes, "cue_bytes", ())
 
     def check_decision(self, state: _Decision) -> None:

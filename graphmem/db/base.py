@@ -21,6 +21,7 @@ from neo4j import (
     Transaction,
     unit_of_work,
 )
+from neo4j.exceptions import IncompleteCommit
 
 from graphmem.db import catalogue as cypher
 from graphmem.db.access import HIDDEN_SUCCESSOR, Access, decision_within
@@ -28,6 +29,7 @@ from graphmem.db.codec import (
     DEFAULT_MAX_CONTENT_BYTES,
     Clock,
     StoredState,
+    checked_clock,
     record_from_props,
     state_from_props,
     to_native,
@@ -40,6 +42,10 @@ from graphmem.fields import utc_now
 from graphmem.limits import DEFAULT_LIMITS, InputLimits
 from graphmem.models import MemoryRecord
 
+UNKNOWN_COMMIT_RUNS = 3
+"""How many times :meth:`StoreBase.transaction` runs a transaction function that knows its
+own commit when its commits' acknowledgements keep being lost (the first run included)."""
+
 
 class StoreBase:
     """The driver and the query plumbing shared by every store concern (see
@@ -49,7 +55,8 @@ class StoreBase:
         driver: an open ``neo4j`` driver (bolt://, neo4j://, neo4j+s:// ...).
         database: the database name every query targets.
         max_content_bytes: largest accepted content, in UTF-8 bytes (default 64 KiB).
-        clock: returns the current aware UTC time; injectable for tests.
+        clock: returns the current aware time (read as UTC); injectable for tests. A
+            reading that is no aware datetime raises when read (:func:`checked_clock`).
         retry_time_s: how long :meth:`write_once` and :meth:`read_once` keep retrying, in
             seconds: the driver's retry time for transaction functions
             (``ConnectionSettings.retry_time_s``).
@@ -71,7 +78,8 @@ class StoreBase:
         self.retry_time_s = retry_time_s
         self.database = database
         self.max_content_bytes = max_content_bytes
-        self.clock = clock
+        #: the clock, each reading checked as a call's ``now`` is (:func:`checked_clock`)
+        self.clock = checked_clock(clock)
         #: Scopes ("s" + key) and assertion groups ("a" + gkey) whose nodes this object has
         #: created or found (:mod:`graphmem.db.slots`); write transactions MATCH them.
         self.ensured: set[str] = set()
@@ -174,16 +182,34 @@ class StoreBase:
         with translated(f"running {name}"):
             return with_retry(once, f"running {name}", deadline_s=self.retry_time_s)
 
-    def transaction(self, name: str, work: Callable[[ManagedTransaction], Any]) -> Any:
+    def transaction(self, name: str, work: Callable[[ManagedTransaction], Any], *,
+                    knows_its_commit: bool = False) -> Any:
         """Run ``work`` as one write transaction function (idempotent; may be retried).
 
         ``name`` tags the transaction's metadata so ``SHOW TRANSACTIONS`` names it.
         Graphmem errors raised by ``work`` pass through; driver errors are translated
         (a uniqueness violation becomes :class:`~graphmem.errors.ConstraintViolationError`).
+
+        ``knows_its_commit``: ``work`` recognises what an earlier run of it committed (a
+        token of the call stored with it) and then changes nothing more. A commit whose
+        acknowledgement was lost (the connection cut after COMMIT was sent: the driver's
+        ``IncompleteCommit``, which it never retries, since the server may have committed)
+        then runs ``work`` again, up to :data:`UNKNOWN_COMMIT_RUNS` times, so the call
+        reports what it did instead of an error after which its repeat would take its own
+        write for another's (tests/integration/reliability/test_lost_commit_ack.py).
+        Otherwise that commit raises :class:`~graphmem.errors.DatabaseUnavailableError`.
         """
         tagged = unit_of_work(metadata={"graphmem_tx": name})(work)
-        with translated(f"running {name}"), self._session() as session:
-            return session.execute_write(tagged)
+        runs = UNKNOWN_COMMIT_RUNS if knows_its_commit else 1
+        for run in range(1, runs + 1):
+            with translated(f"running {name}"):
+                try:
+                    with self._session() as session:
+                        return session.execute_write(tagged)
+                except IncompleteCommit:
+                    if run == runs:
+                        raise
+        raise AssertionError("unreachable")
 
     def begin(self, name: str) -> OpenTransaction:
         """Begin a write transaction that its caller commits later, perhaps from another

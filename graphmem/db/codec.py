@@ -26,7 +26,7 @@ from graphmem.errors import (
     NaiveDatetimeError,
     ValidationError,
 )
-from graphmem.fields import duplicate_text, scope_text
+from graphmem.fields import duplicate_text, scope_text, utc_now
 from graphmem.models import Authority, MemoryKind, MemoryRecord, Sensitivity
 
 DEFAULT_MAX_CONTENT_BYTES = 64 * 1024
@@ -118,6 +118,23 @@ def require_aware(value: datetime, name: str) -> datetime:
         return value.astimezone(UTC)
     except OverflowError:
         raise ValidationError(f"{name} is outside the range of UTC datetimes") from None
+
+
+def checked_clock(clock: Clock) -> Clock:
+    """``clock`` with each reading checked and made UTC as a call's ``now`` is
+    (:func:`require_aware`); the default :func:`~graphmem.fields.utc_now` as it is.
+
+    The returned clock raises NaiveDatetimeError for a naive reading (it would be stored as
+    a local time) and ValidationError for one that is no datetime (a raw AttributeError
+    deep in a write) or outside the UTC years 1-9999.
+    """
+    if clock is utc_now:
+        return clock
+
+    def read() -> datetime:
+        return require_aware(clock(), "the clock's time")
+
+    return read
 
 
 def to_native(value: Any) -> Any:

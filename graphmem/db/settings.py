@@ -9,6 +9,7 @@ Resolution order (docs/spec/scale.md):
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import platformdirs
 
 from graphmem.db import retries
+from graphmem.errors import ValidationError
 
 if TYPE_CHECKING:
     from neo4j import Driver
@@ -42,6 +44,9 @@ def server_home() -> Path:
     --initial``): ``data_dir()/server/home``."""
     return data_dir() / "server" / "home"
 
+
+SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
+"""The URI schemes of the Bolt driver (``ConnectionSettings.uri``)."""
 
 DEFAULT_RETRY_TIME_S = 15.0
 """How long a write is retried by default, in seconds (``ConnectionSettings.retry_time_s``)."""
@@ -78,6 +83,36 @@ class ConnectionSettings:
     acquisition_timeout_s: float = 10.0
     retry_time_s: float = DEFAULT_RETRY_TIME_S
     liveness_check_s: float | None = None
+
+    def __post_init__(self) -> None:
+        """Refuse what no driver can use, here rather than at the first call (where it was a
+        raw AttributeError, ModuleNotFoundError or ValueError).
+
+        Raises:
+            ValidationError: ``uri`` is not a string of a Bolt scheme (:data:`SCHEMES`);
+                ``user``, ``password`` or ``database`` not a string (``database`` empty); a
+                connection or acquisition timeout not a finite number above 0; a retry time
+                or liveness check below 0 or NaN.
+        """
+        if not isinstance(self.uri, str) or self.uri.partition("://")[0].lower() not in SCHEMES:
+            raise ValidationError(f"uri must be a Bolt URI ({', '.join(SCHEMES)}://host:port), "
+                                  f"got {self.uri!r}"[:300])
+        for name in ("user", "password", "database"):
+            if not isinstance(getattr(self, name), str) or (name == "database"
+                                                            and not self.database):
+                raise ValidationError(f"{name} must be a{' non-empty' * (name == 'database')} "
+                                      f"string, got {type(getattr(self, name)).__name__}")
+        for name in ("connection_timeout_s", "acquisition_timeout_s", "retry_time_s",
+                     "liveness_check_s"):
+            value = getattr(self, name)
+            if value is None and name == "liveness_check_s":
+                continue
+            timeout = name in ("connection_timeout_s", "acquisition_timeout_s")
+            if (isinstance(value, bool) or not isinstance(value, int | float)
+                    or math.isnan(value) or value < 0 or (timeout and not 0 < value < math.inf)):
+                raise ValidationError(f"{name} must be a number of seconds "
+                                      f"{'above 0 and finite' if timeout else '>= 0'}, got "
+                                      f"{value!r}"[:200])
 
     @classmethod
     def from_env(cls) -> ConnectionSettings | None:

@@ -44,13 +44,15 @@ class Transitions(StoreBase):
             if not rows:
                 raise RecordNotFoundError(f"no record {record_id!r} (or it was erased)",
                                           record_ids=[record_id])
-            self.log_transition(tx, record_id, kind, by, reason, at)
+            if rows[0].get("changed", True):  # a retract of a retracted record: no change
+                self.log_transition(tx, record_id, kind, by, reason, at)
 
         self.transaction(kind, work)
 
     def retract(self, record_id: str, *, by: str, reason: str, at: datetime | None = None) -> None:
         """Retract a record as a tombstone with who/why/when (docs/spec/records.md and
-        docs/spec/write-path.md).
+        docs/spec/write-path.md). A record retracted already keeps its first tombstone and
+        nothing is logged: a repeated retract is the one made.
 
         Raises:
             RecordNotFoundError: no such record. ValidationError: empty by/reason.

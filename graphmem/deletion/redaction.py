@@ -64,7 +64,8 @@ STRUCTURAL_KEYS: frozenset[str] = frozenset({
     "authority", "clearance", "triggers",
     # digests, tokens and the request's own bookkeeping (ids and counts only)
     "digest", "candidate_digest", "fingerprint", "dedup_key", "epoch", "redact_term_digests",
-    "fire_token", "_lock", "counts_json", "dangling_json", "retrievals_json", "gkey",
+    "fire_token", "cancel_token", "create_token", "_lock", "counts_json", "dangling_json",
+    "retrievals_json", "gkey",
     "redact_key", "redact_terms_json", "written_at", "reach_json", "cue_digest", "thread_key",
 }) | STAMP_KEYS  # a record's version stamps
 """Property keys that are never redacted: identifiers, references, tenant and scope, enum

@@ -14,7 +14,8 @@ an episodic record with authority ``model_inferred`` whose ``derived_from`` and
 with evidence and a deletion of the user's message walks to the reply. Record ids are stable
 per framework item, so writing a conversation again stores nothing twice (an identical
 record is discarded as already stored), also when it is written again under another session
-or with none: the message keeps the provenance it was first stored with.
+or with none: the message keeps the provenance it was first stored with, and a message or
+keyed memory the framework gave no time keeps the time it was first stored with.
 """
 
 from __future__ import annotations
@@ -186,7 +187,7 @@ class MemoryBridge:
             else:
                 record.update(authority=Authority.MODEL_INFERRED,
                               derived_from=tuple(anchors), evidence_ids=tuple(anchors))
-            decision = _write_turn(client, record, by=who.by)
+            decision = _write_stable(client, record, by=who.by, clocked=turn.at is None)
             decisions.append(decision)
             if turn.role == "user":
                 anchor = _stored_as(client, decision)
@@ -216,12 +217,12 @@ class MemoryBridge:
         client = self.client(who)
         rid = stable_id(who.framework, who.tenant, who.app or "", who.user,
                         key if key is not None else uuid.uuid4().hex)
-        return client.write({
+        return _write_stable(client, {
             "id": rid, "kind": kind, "content": content, "created_at": store_of(client).clock(),
             "scope": who.scope, "provenance": who.provenance, "authority": authority,
             "asserts": asserts, "asserted_value": asserted_value,
             "evidence_ids": tuple(evidence_ids),
-        }, by=who.by)
+        }, by=who.by, clocked=True)
 
     # -- delete ---------------------------------------------------------------------------
 
@@ -244,13 +245,18 @@ class MemoryBridge:
         return client.apply_deletion(plan)
 
 
-def _write_turn(client: Memory, record: dict[str, object], *, by: str) -> MemoryWriteDecision:
-    """Write one message's record; a message stored before under another session, or
-    without one (``add_events_to_memory`` with and without ``session_id``), is the same
-    message: its stored provenance is kept and the write is discarded as identical.
+def _write_stable(client: Memory, record: dict[str, object], *, by: str, clocked: bool
+                  ) -> MemoryWriteDecision:
+    """Write a record whose id is stable per framework item (a message, a keyed memory).
+    Written again, it is the same item, discarded as identical: a message stored before
+    under another session, or without one (``add_events_to_memory`` with and without
+    ``session_id``), keeps its stored provenance; and when ``clocked`` (its ``created_at``
+    is the clock's, the framework gave no time) it keeps its stored ``created_at``, so a
+    keyed ``remember`` (ADK ``add_memory`` of an entry with an id) repeated later is not a
+    conflict with itself.
 
     Raises:
-        RecordConflictError: the id holds a record that differs in more than the session.
+        RecordConflictError: the id holds a record that differs in more than these.
     """
     try:
         return client.write(record, by=by)
@@ -263,7 +269,10 @@ def _write_turn(client: Memory, record: dict[str, object], *, by: str) -> Memory
             raise conflict from None
         if _without_session(stored.provenance) != _without_session(provenance):
             raise
-        return client.write({**record, "provenance": dict(stored.provenance)}, by=by)
+        again = {**record, "provenance": dict(stored.provenance)}
+        if clocked:
+            again["created_at"] = stored.created_at
+        return client.write(again, by=by)
 
 
 def _without_session(provenance: Mapping[str, object]) -> dict[str, object]:

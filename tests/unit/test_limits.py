@@ -161,3 +161,13 @@ def test_a_configured_cue_bound_applies_to_intentions_and_events() -> None:
     tight.check_event({"topic": "short"})
 
 
+
+
+@pytest.mark.parametrize("event", [{"k\ud800": "v"}, {"k": "v\udfff"}, {1: "v"}, {"k": 1},
+                                   {None: "v"}, {b"k": "v"}])
+def test_an_event_that_is_no_text_is_a_validation_error(event: dict[Any, Any]) -> None:
+    """A lone surrogate in an event's cue was a raw UnicodeEncodeError out of due and
+    process_event (the cue's digest encodes it), and a key that is no string a raw
+    TypeError while its message was made."""
+    with pytest.raises(ValidationError, match="event"):
+        DEFAULT_LIMITS.check_event(event)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
-from typing import Any, NamedTuple, Protocol, TypeVar
+from typing import Any, NamedTuple, Protocol, TypeVar, cast
 
 from neo4j import ManagedTransaction
 
@@ -245,14 +245,18 @@ class Neo4jWrites:
             except ConstraintViolationError:
                 pass  # a concurrent writer created this id first: decide from what is stored
 
+        stored: list[D] = []  # the decision a run of work stored the record with
+
         def work(tx: ManagedTransaction) -> D:
             checked = store.run(tx, "write/check", write=params)[0]
             if checked["locked"] < len(slots):  # lock nodes deleted since ensured
                 store.create_slots_in_tx(tx, record)
                 checked = store.run(tx, "write/check", write=params)[0]
             existing = {row["id"]: row for row in checked["existing"]}
-            if fast is not None and token in (existing.get(record.id) or {}).get("tokens", ()):
-                return fast  # stored by write_new above, though its acknowledgement was lost
+            if token in (existing.get(record.id) or {}).get("tokens", ()):
+                # stored by this call, though the acknowledgement of its commit was lost:
+                # by write_new above, or by an earlier run of this function
+                return stored[-1] if stored else cast(D, fast)
             todo = store.check_existing([record], {record.id: fingerprint}, existing)
             if not todo:
                 return _log(tx, identical("identical record already stored"))
@@ -260,6 +264,7 @@ class Neo4jWrites:
             decision = decide(StoredEvidence(checked["duplicates"], checked["evidence"]))
             if decision.disposition == "DISCARD":
                 return _log(tx, decision)
+            stored.append(decision)
             quarantined = decision.disposition == "QUARANTINE"
             if record.thread is not None:
                 store.create_in_tx(tx, [record], quarantined=quarantined,
@@ -267,15 +272,18 @@ class Neo4jWrites:
                 for old in () if quarantined else record.supersedes:  # as record_store logs
                     store.log_transition(tx, old, "superseded", by, superseded, at,
                                          successor=record.id)
-                return _log(tx, decision)
+                return _log(tx, decision, own=True)
             _store(tx, decision)
             return decision
 
-        def _log(tx: ManagedTransaction, decision: D) -> D:
+        def _log(tx: ManagedTransaction, decision: D, *, own: bool = False) -> D:
+            # the token only on the decision of the record this call stored: a DISCARD's
+            # decision hangs off another's record, which must not be taken for this call's
             store.run(tx, "write/decision_log", record_id=record.id, tenant=record.tenant,
                       disposition=str(decision.disposition), reason=decision.reason,
                       at=at, by=by, pairs=scope_pairs(record.scope),
-                      sensitivity_rank=record.sensitivity.rank)
+                      sensitivity_rank=record.sensitivity.rank,
+                      token=token if own else None)
             return decision
 
         def _store(tx: ManagedTransaction, decision: D) -> None:
@@ -294,11 +302,11 @@ class Neo4jWrites:
                      "key": record.asserts}])
 
         try:
-            result: D = store.transaction("write", work)
+            result: D = store.transaction("write", work, knows_its_commit=True)
         except ConstraintViolationError:
             # A concurrent writer created this id first (with other content, or the same
             # content in another scope): decide again from what is stored now.
-            result = store.transaction("write", work)
+            result = store.transaction("write", work, knows_its_commit=True)
         return result
 
 

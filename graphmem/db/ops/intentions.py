@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -173,9 +174,12 @@ class Neo4jIntentions:
         return self._store
 
     def create(self, intention: DeferredIntention) -> bool:
-        """See :meth:`IntentionOps.create`."""
+        """See :meth:`IntentionOps.create`. The intention is stored with this call's own
+        token, by which a run of the call again after its commit's acknowledgement was lost
+        knows it created it (:meth:`~graphmem.db.base.StoreBase.transaction`)."""
         store = self._store
-        props = intention_props(intention)
+        token = uuid.uuid4().hex
+        props = {**intention_props(intention), "create_token": token}
         new_key: list[bytes] = []  # the index key, when this call's transaction made it
 
         def work(tx: ManagedTransaction) -> bool:
@@ -186,7 +190,7 @@ class Neo4jIntentions:
                     raise RecordConflictError(
                         "this intention id already exists with a different definition",
                         record_ids=[intention.id])
-                return False
+                return bool(rows[0]["token"] == token)  # True: this call's commit landed
             key, made = index_key(store, tx)
             if made:
                 new_key.append(key)
@@ -198,10 +202,10 @@ class Neo4jIntentions:
             return True
 
         try:
-            created: bool = store.transaction("intend", work)
+            created: bool = store.transaction("intend", work, knows_its_commit=True)
         except ConstraintViolationError:
             # a concurrent writer created this id first: decide again against what it wrote
-            created = store.transaction("intend", work)
+            created = store.transaction("intend", work, knows_its_commit=True)
         if new_key:  # cues stored under a key that was gone get digests under this one
             redigest_cues(store, new_key[0])
         return created
@@ -255,20 +259,22 @@ class Neo4jIntentions:
             fired_now = row["before"] == "pending" and not row["erased"] and not row["expired"]
             return fired_now or bool(row["ours"])
 
-        result: bool = store.transaction("fire", work)
+        result: bool = store.transaction("fire", work, knows_its_commit=True)
         return result
 
     def cancel(self, intention_id: str, *, by: str, at: datetime, reason: str) -> bool:
-        """See :meth:`IntentionOps.cancel`."""
+        """See :meth:`IntentionOps.cancel`. The cancellation keeps this call's own token, as
+        a firing does (``intentions/cancel``)."""
         store = self._store
+        token = uuid.uuid4().hex
 
         def work(tx: ManagedTransaction) -> bool:
             if not store.run(tx, "intentions/lock", id=intention_id):
                 raise RecordNotFoundError(f"no intention {intention_id!r}",
                                           record_ids=[intention_id])
             row = store.run(tx, "intentions/cancel", id=intention_id, by=by, at=at,
-                            reason=reason)[0]
-            return bool(row["before"] == IntentionStatus.PENDING.value)
+                            reason=reason, token=token)[0]
+            return bool(row["before"] == IntentionStatus.PENDING.value or row["ours"])
 
-        result: bool = store.transaction("cancel", work)
+        result: bool = store.transaction("cancel", work, knows_its_commit=True)
         return result

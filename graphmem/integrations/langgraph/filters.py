@@ -14,8 +14,9 @@ from typing import Any
 
 from graphmem.db.langgraph_shape import as_number
 from graphmem.errors import ValidationError
+from graphmem.fields import MAX_INT64
 
-__all__ = ["OPERATORS", "check_filter", "matches"]
+__all__ = ["OPERATORS", "check_filter", "check_page", "matches"]
 
 OPERATORS = frozenset({"$eq", "$ne", "$gt", "$gte", "$lt", "$lte"})
 
@@ -32,6 +33,29 @@ def check_filter(filter_: Mapping[str, Any] | None) -> None:
         raise ValidationError("a search filter must be a dict")
     for condition in filter_.values():
         _check_condition(condition)
+
+
+def check_page(limit: object, offset: object) -> None:
+    """Reject a search page Neo4j cannot take, before anything is read.
+
+    Args:
+        limit: how many items, offset: how many to skip; each an int from 0 to
+            :data:`~graphmem.fields.MAX_INT64` (together at most that: Neo4j adds them).
+
+    Raises:
+        ValidationError: either is not such an int (a larger one was a raw OverflowError
+            from the driver; a float, a bool or a negative one a StoreError).
+    """
+    for name, value in (("limit", limit), ("offset", offset)):
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_INT64:
+            got = (("a negative one" if value < 0 else "a larger one")
+                   if isinstance(value, int) and not isinstance(value, bool)
+                   else type(value).__name__)  # no repr: an int of 5,000 digits has none
+            raise ValidationError(f"a search {name} must be an integer from 0 to {MAX_INT64}, "
+                                  f"got {got}")
+    assert isinstance(limit, int) and isinstance(offset, int)
+    if limit + offset > MAX_INT64:
+        raise ValidationError(f"a search limit plus its offset must be at most {MAX_INT64}")
 
 
 def _check_condition(condition: Any) -> None:

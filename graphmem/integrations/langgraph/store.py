@@ -75,7 +75,7 @@ class GraphmemStore(PutWrites, BaseStore):
       ``list_namespaces`` and ``delete`` reach only items stored under the same
       confinement (docs/spec/eligibility.md), never another user's of the same namespace.
     - ``put`` writes a record: content from ``text_fields`` (LangGraph path syntax; the
-      whole value as JSON by default), the value kept verbatim in
+      whole value as JSON by default), the value kept as JSON in
       ``metadata["langgraph"]``. A second put of the same (namespace, key) is a new
       record that **supersedes** the previous one; ``get`` returns the newest and
       ``explain`` of the old says SUPERSEDED. Puts are explicit application writes, so
@@ -228,6 +228,7 @@ class GraphmemStore(PutWrites, BaseStore):
             elif isinstance(op, SearchOp):
                 self._search_tenants(check_labels(op.namespace_prefix, allow_empty_tuple=True))
                 filters.check_filter(op.filter)
+                filters.check_page(op.limit, op.offset)
             elif isinstance(op, ListNamespacesOp):
                 self._list_selector(op)
             else:

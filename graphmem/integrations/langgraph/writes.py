@@ -98,14 +98,34 @@ class PutWrites:
             return PendingPut(namespace, str(op.key), None, None, None, None, tenant)
         if not isinstance(op.value, Mapping):
             raise ValidationError("a put value must be a dict (or None to delete)")
-        value = dict(op.value)
-        try:
-            value_json = json.dumps(value, ensure_ascii=False)
-        except (TypeError, ValueError) as exc:
-            raise ValidationError(f"a put value must be JSON-serialisable: {exc}") from None
+        value, value_json = self._value_json(dict(op.value))
         index = list(op.index) if isinstance(op.index, list) else None
         return PendingPut(namespace, str(op.key), value, value_json, index, check_ttl(op.ttl),
                           tenant)
+
+    def _value_json(self, value: dict[str, Any]) -> tuple[dict[str, Any], str]:
+        """A put value as a later read returns it (JSON's: keys as strings), and its JSON.
+
+        Raises:
+            ValidationError: the value is nested deeper than ``InputLimits.json_depth`` or
+                holds a longer number than ``InputLimits.number_chars`` (the bounds of
+                every JSON input), is not JSON-serialisable, holds a lone surrogate, or has
+                two keys of one object that JSON writes alike (``1`` and ``"1"``).
+        """
+        store_of(self.memory).limits.check_json_value("a put value", value)
+        try:
+            value_json = json.dumps(value, ensure_ascii=False)
+            value_json.encode("utf-8")
+            read = json.loads(value_json, object_pairs_hook=_distinct_keys)
+        except UnicodeEncodeError:
+            raise ValidationError("a put value must be valid Unicode text (it holds a lone "
+                                  "surrogate)") from None
+        except _SameKeys as exc:
+            raise ValidationError(f"a put value has keys that JSON writes alike ({exc}): "
+                                  "one would be lost") from None
+        except (TypeError, ValueError) as exc:
+            raise ValidationError(f"a put value must be JSON-serialisable: {exc}") from None
+        return read, value_json
 
     def _content(self, put: PendingPut) -> str:
         assert put.value is not None and put.value_json is not None
@@ -187,3 +207,19 @@ class PutWrites:
             authority=self.authority, sensitivity=self.sensitivity, expires_at=expires,
             metadata={MARKER_KEY: meta},
         )
+
+
+class _SameKeys(Exception):
+    """Two keys of one object of a value that JSON writes alike."""
+
+
+def _distinct_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads``' object hook: the object, unless two of its keys are one string."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _SameKeys(repr(key)[:80])
+            seen.add(key)
+    return out

@@ -103,9 +103,9 @@ class Spy:
             self.names.append(name)
             return write_once(name, **params)
 
-        def spy_transaction(name: str, work: Any) -> Any:
+        def spy_transaction(name: str, work: Any, **options: Any) -> Any:
             self.names.append("tx:" + name)
-            return transaction(name, work)
+            return transaction(name, work, **options)
 
         store.write = spy_write  # type: ignore[method-assign]
         store.write_once = spy_write_once  # type: ignore[method-assign]

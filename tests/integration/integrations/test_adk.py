@@ -257,3 +257,31 @@ def test_events_written_without_then_with_their_session_are_stored_once(memory: 
     with pytest.raises(RecordConflictError):
         asyncio.run(service.add_events_to_memory(app_name=APP, user_id="u-17",
                                                  events=changed, session_id="s-1"))
+
+
+def test_a_memory_entry_added_again_later_is_stored_once(memory: Memory) -> None:
+    """``add_memory`` of an entry with an id is an idempotent write (the bridge's ``key``);
+    its record is stamped with the clock, so adding it again a moment later (a retry, a
+    re-sync) was a RecordConflictError "these ids already exist with different content"
+    about the same text. A different text under the id stays a conflict."""
+    from graphmem import RecordConflictError
+
+    service = GraphmemMemoryService(memory)
+
+    def entry(text: str) -> MemoryEntry:
+        return MemoryEntry(id="fact-1", content=types.Content(
+            role="user", parts=[types.Part(text=text)]))
+
+    async def scenario() -> list[str]:
+        await service.add_memory(app_name=APP, user_id="u-17", memories=[entry("tea")])
+        await asyncio.sleep(0.01)
+        await service.add_memory(app_name=APP, user_id="u-17", memories=[entry("tea")])
+        return [r.id for r in _as(service, "u-17").candidates(scope={"tenant": APP})]
+
+    ids = asyncio.run(scenario())
+    assert len(ids) == 1
+    assert [h["kind"] for h in _as(service, "u-17").history(ids[0])] == [
+        "write:PERSIST", "write:DISCARD"]
+    with pytest.raises(RecordConflictError):
+        asyncio.run(service.add_memory(app_name=APP, user_id="u-17",
+                                       memories=[entry("coffee")]))

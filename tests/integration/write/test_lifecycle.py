@@ -137,3 +137,23 @@ def test_duplicate_of_active_record_is_discarded_but_not_of_a_retracted_one(
     other_scope = rec("d", content="Refunds need approval.",
                       scope={"tenant": "acme", "repo": "r"})
     assert memory.write(other_scope, now=T0).disposition is WriteDisposition.PERSIST
+
+
+def test_retracting_a_retracted_record_again_keeps_the_first_tombstone(memory: Memory
+                                                                        ) -> None:
+    """A retract repeated (a retry after a timeout, two workers, a loader run again) is the
+    retraction already made: the tombstone's who, why and when stay those of the first and
+    history shows one retraction. The second overwrote them and logged a second one, so the
+    record seemed retracted later, by another, and twice."""
+    memory.write(rec("r"), now=T0)
+    first = T0 + timedelta(days=1)
+    memory.retract("r", by="alice", reason="wrong customer", at=first)
+    memory.retract("r", by="bob", reason="duplicate ticket", at=first + timedelta(hours=3))
+    retractions = [h for h in memory.history("r") if h["kind"] == "retract"]
+    assert [(h["by"], h["reason"], h["at"]) for h in retractions] == [
+        ("alice", "wrong customer", first)]
+    from graphmem.client import store_of
+    state = store_of(memory).state("r")
+    assert (state.retracted_by, state.retracted_reason, state.retracted_at) == (
+        "alice", "wrong customer", first)
+    assert status(memory, "r") is Status.RETRACTED
