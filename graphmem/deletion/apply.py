@@ -39,6 +39,7 @@ from graphmem.deletion.plan import (
 )
 from graphmem.deletion.reach import reach_key
 from graphmem.deletion.redaction import (
+    redact_intention,
     redact_record,
     redact_tenant_text,
 )
@@ -152,10 +153,12 @@ def _apply_batch(tx: ErasureTx, plan: DeletionPlan, batch: Sequence[PlanEntry], 
             tx.redact_records(rows, request_id=rid, at=at)
     redact_intents = [e.id for e in live if e.terms and e.node is NodeType.INTENTION]
     if redact_intents and matcher:
-        rows = [{"id": iid, "action": matcher.redact(action or "")}
-                for iid, action in tx.intention_actions(redact_intents)]
-        if rows:
-            tx.redact_intentions(rows, request_id=rid, at=at)
+        stored = tx.intentions(redact_intents)
+        if stored:
+            key = tx.index_key()
+            tx.redact_intentions([{"id": props["id"],
+                                   "props": redact_intention(props, matcher, key)}
+                                  for props in stored], request_id=rid, at=at)
     if live:
         tx.mark([{"id": e.id, "disposition": e.disposition.value} for e in live],
                 request_id=rid, at=at)

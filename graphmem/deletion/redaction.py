@@ -41,15 +41,17 @@ from graphmem.db.codec import (
 from graphmem.db.index_key import cue_digest
 from graphmem.db.ops.deletion import DeletionOps, TextSource
 from graphmem.db.ops.erasure import ErasureTx
+from graphmem.db.ops.intentions import intention_from_props, intention_props
 from graphmem.db.store import Neo4jStore
 from graphmem.deletion.matcher import TermMatcher
 from graphmem.deletion.models import PlanReach
 from graphmem.deletion.reach import text_reach
 from graphmem.models import MemoryRecord
 
-__all__ = ["RECORD_TEXT_KEYS", "STRUCTURAL_KEYS", "TextHit", "holds_term", "matcher_of",
-           "narrowing", "redact_json", "redact_record", "redact_tenant_text", "redact_text",
-           "redact_value", "scan_tenant_text", "text_problems"]
+__all__ = ["INTENTION_TEXT_KEYS", "RECORD_TEXT_KEYS", "STRUCTURAL_KEYS", "TextHit",
+           "holds_term", "matcher_of", "narrowing", "redact_intention", "redact_json",
+           "redact_record", "redact_tenant_text", "redact_text", "redact_value",
+           "scan_tenant_text", "text_problems"]
 
 STRUCTURAL_KEYS: frozenset[str] = frozenset({
     # identifiers and references between nodes
@@ -59,8 +61,9 @@ STRUCTURAL_KEYS: frozenset[str] = frozenset({
     "redacted_by_request",
     # tenant and scope: how eligibility and deletion by subject find nodes
     "tenant", "tenants", "principal_tenants", "scope_json", "subject_json", "key", "pairs",
-    # values the code writes from closed sets
-    "kind", "disposition", "state", "status", "trigger_kind", "ranker", "sensitivity",
+    # values the code writes from closed sets (an intention's trigger_kind is not one: an
+    # event key is free text, {"Jane Roe": "arrived"})
+    "kind", "disposition", "state", "status", "ranker", "sensitivity",
     "authority", "clearance", "triggers",
     # digests, tokens and the request's own bookkeeping (ids and counts only)
     "digest", "candidate_digest", "fingerprint", "dedup_key", "epoch", "redact_term_digests",
@@ -75,6 +78,10 @@ RECORD_TEXT_KEYS: frozenset[str] = frozenset({
     "thread"})
 """The text of a live record that its fingerprints derive from: redacted through the record
 model (:func:`redact_record`) so fingerprints are recomputed."""
+
+INTENTION_TEXT_KEYS: tuple[str, ...] = ("action", "trigger_kind", "trigger_value")
+"""The text of a live intention that its fingerprint and cue digest derive from: redacted
+through :func:`redact_intention`, so both follow the redacted text."""
 
 _RECORD_DERIVED = ("content", "asserts", "asserted_value", "provenance_json", "source",
                    "metadata_json", "thread", "thread_key", "fingerprint", "dedup_key")
@@ -146,6 +153,28 @@ def redact_record(record: MemoryRecord, terms: TermMatcher | Sequence[str]) -> M
     data["provenance"] = redact_json(record.provenance, pattern)
     data["metadata"] = redact_json(record.metadata, pattern)
     return coerce_record(data)
+
+
+def redact_intention(props: Mapping[str, Any], terms: TermMatcher | Sequence[str],
+                     key: bytes) -> dict[str, Any]:
+    """The properties a redaction sets on a live intention (``props``: as stored): its
+    action, cue kind and cue value with every term replaced by ``[REDACTED]``, and the
+    fingerprint and cue digest of the result, so neither keeps a digest of the old text
+    (docs/deletion-terms.md, "Where the terms are kept") and the cue's index entry follows.
+
+    Args:
+        props: the intention's stored properties (not erased). terms: a matcher or clear
+            terms. key: the database's index key (:func:`graphmem.db.index_key.index_key`).
+
+    Raises:
+        ValueError: a term holds no letter or digit.
+    """
+    pattern = matcher_of(terms)
+    old = intention_from_props(props)
+    texts = {k: redact_text(getattr(old, k), pattern) for k in INTENTION_TEXT_KEYS}
+    new = old.model_copy(update=texts)
+    return {**texts, "fingerprint": intention_props(new)["fingerprint"],
+            "cue_digest": cue_digest(key, new.tenant, new.trigger_kind, new.trigger_value)}
 
 
 def _json_strings(value: Any) -> Iterable[str]:
@@ -271,8 +300,9 @@ def redact_tenant_text(tx: ErasureTx, *, tenants: Sequence[str],
     A live record's content, asserted key and value, thread, provenance and metadata go
     through the record model so its fingerprints follow, and a record whose asserted key
     changed moves to that key's assertion group; an assertion group left with no record whose
-    key holds a term is dropped; an intention's redacted cue gets the digest of its new text
-    (its index entry follows); every other property is redacted where it is. Running it
+    key holds a term is dropped; a live intention's action and cue go through
+    :func:`redact_intention`, so its fingerprint and cue digest follow (its index entry
+    too); every other property is redacted where it is. Running it
     again finds nothing to change.
 
     Returns:
@@ -292,6 +322,12 @@ def redact_tenant_text(tx: ErasureTx, *, tenants: Sequence[str],
             records.append(hit.eid)
             continue
         changes.setdefault(hit.eid, {})[hit.key] = redact_value(hit.key, hit.value, pattern)
+    intentions = sorted({h.eid for h in hits if not h.rel and "Intention" in h.labels
+                         and h.key in INTENTION_TEXT_KEYS})
+    if intentions:  # a live one's fingerprint and cue digest follow its redacted text
+        key = tx.index_key()
+        for live in tx.intentions_by_element(intentions):
+            changes[live.eid].update(redact_intention(live.intention, pattern, key))
     regroup: list[dict[str, str]] = []
     if records:
         for found in tx.records_by_element(sorted(set(records))):
@@ -302,13 +338,6 @@ def redact_tenant_text(tx: ErasureTx, *, tenants: Sequence[str],
             if redacted.asserts is not None and redacted.asserts != old.asserts:
                 regroup.append({"eid": found.eid, "key": redacted.asserts,
                                 "gkey": assertion_group(redacted.tenant, redacted.asserts)})
-    cues = sorted(h.eid for h in hits
-                  if not h.rel and "Intention" in h.labels and h.key == "trigger_value")
-    if cues:  # a redacted cue is indexed by the digest of its new text
-        key = tx.index_key()
-        for cue in tx.intention_cues(cues):
-            props = changes[cue.eid]
-            props["cue_digest"] = cue_digest(key, cue.tenant, cue.kind, props["trigger_value"])
     rows = [{"eid": eid, "rel": kinds[eid], "props": props} for eid, props in changes.items()]
     if rows:
         tx.redact_text(rows, request_id=request_id, at=at)

@@ -33,7 +33,8 @@ def test_redaction_is_idempotent_and_keeps_json_valid(terms: list[str]) -> None:
 def test_structural_keys_are_ids_scopes_enums_and_digests() -> None:
     assert {"id", "tenant", "scope_json", "digest", "kind"} <= STRUCTURAL_KEYS
     free_text = {"content", "reason", "query", "action", "action_id", "by", "retracted_reason",
-                 "trigger_value", "provenance_json", "metadata_json", "note", "requested_by"}
+                 "trigger_value", "trigger_kind", "provenance_json", "metadata_json", "note",
+                 "requested_by"}
     assert not free_text & STRUCTURAL_KEYS
 
 
