@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from graphmem import IntentionStatus, Memory, OutOfReachError, WriteDisposition
+from graphmem import IntentionStatus, Memory, OutOfReachError, ValidationError, WriteDisposition
 from tests.support.principals import T0, U17, U99
 
 pytestmark = pytest.mark.neo4j
@@ -107,3 +107,28 @@ def test_history_names_no_successor_out_of_reach(memory: Memory) -> None:
         assert hidden not in told and "a record out of reach" in told, told
         assert hidden in " ".join(str(h.get("reason")) for h in memory.history(rid))
     assert "new17" in " ".join(str(h.get("reason")) for h in bound.history("mine-3"))
+
+
+def _episode(rid: str, user: str, position: int) -> dict[str, Any]:
+    return {**_rec(rid, user), "kind": "episodic", "thread": "support-chat",
+            "position": position}
+
+
+def test_a_thread_position_another_user_holds_is_refused_without_naming_its_record(
+        memory: Memory) -> None:
+    """Thread positions are unique in a tenant's thread, as ids are in the store: a write
+    cannot hide that a position is taken, but the refusal names no record of another user
+    (its id is not the writer's to learn, nor to look up with)."""
+    memory.confined(U99).write(_episode("u99-secret-episode", "u-99", 0))
+    bound = memory.confined(U17)
+    bound.write(_rec("own-first", "u-17"))
+    calls: list[Callable[[], object]] = [
+        lambda: bound.write(_episode("mine", "u-17", 0)),
+        lambda: bound.supersede(["own-first"], _episode("mine-2", "u-17", 0), by="u-17",
+                                reason="r")]
+    for call in calls:
+        with pytest.raises(ValidationError) as refused:
+            call()
+        assert "u99-secret-episode" not in str(refused.value)
+        assert "u99-secret-episode" not in refused.value.record_ids
+    assert bound.write(_episode("mine", "u-17", 1)).disposition is WriteDisposition.PERSIST
