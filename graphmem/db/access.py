@@ -12,7 +12,7 @@ nothing of whether the id exists, so a refused id and an unknown one look alike.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, Protocol
@@ -27,8 +27,8 @@ from graphmem.errors import (
 from graphmem.limits import DEFAULT_LIMITS, InputLimits
 from graphmem.models import Authority, MemoryRecord, Principal, Sensitivity
 
-__all__ = ["HIDDEN_SUCCESSOR", "OPERATOR", "OUT_OF_REACH", "Access", "Node", "Reader",
-           "ScopeQuery", "decision_within", "decode_pairs", "out_of_reach"]
+__all__ = ["HIDDEN_SUCCESSOR", "OPERATOR", "OUT_OF_REACH", "REFERENCE_FIELDS", "Access", "Node",
+           "Reader", "ScopeQuery", "decision_within", "decode_pairs", "out_of_reach"]
 
 Node = Literal["record", "intention", "either"]
 """Which node of an id a reach check judges (:meth:`Access.check_ids`)."""
@@ -36,6 +36,10 @@ Node = Literal["record", "intention", "either"]
 HIDDEN_SUCCESSOR = "a record out of reach"
 """What a bound caller's record history says in place of the id of a successor it cannot
 read (docs/spec/eligibility.md#confinement)."""
+
+REFERENCE_FIELDS = ("supersedes", "derived_from", "evidence_ids")
+"""The fields of a record that name other records (:meth:`Access.shown` leaves out of them
+the ids a bound caller cannot read)."""
 
 OUT_OF_REACH = ("names no memory within this caller's reach (another tenant's or user's, "
                 "above its clearance, one it may read but not change, or none); nothing "
@@ -218,6 +222,30 @@ class Access:
                 if row["found"] and self.allows(
                     row["tenant"], Sensitivity.from_rank(row["rank"]), decode_pairs(row["pairs"]),
                     change=False)}
+
+    def shown(self, store: Reader, records: Sequence[MemoryRecord]) -> list[MemoryRecord]:
+        """``records`` as this client may see them: for a bound client, the ids in their
+        :data:`REFERENCE_FIELDS` that name no record within reach are left out (a wider
+        principal may have superseded, derived from or cited another user's record in one of
+        the caller's), as lineage leaves such records out
+        (docs/spec/eligibility.md#confinement). The operator's come back as given; the store
+        is asked only when a record names another.
+
+        Args:
+            store: where reach is read (``records/reach``). records: records within reach.
+        """
+        if self.principal is None:
+            return list(records)
+        named = {i for r in records for f in REFERENCE_FIELDS for i in getattr(r, f)}
+        if not named:
+            return list(records)
+        seen = self.visible(store, named, node="record")
+        if named <= seen:
+            return list(records)
+        return [r if all(i in seen for f in REFERENCE_FIELDS for i in getattr(r, f))
+                else r.model_copy(update={f: tuple(i for i in getattr(r, f) if i in seen)
+                                          for f in REFERENCE_FIELDS})
+                for r in records]
 
     def check_retrieval(self, logged: Mapping[str, Any]) -> None:
         """Refuse a logged retrieval (its properties) unless it was made within the

@@ -7,6 +7,7 @@ record, and a record's history shows no decision on another user's proposal."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -132,3 +133,30 @@ def test_a_thread_position_another_user_holds_is_refused_without_naming_its_reco
         assert "u99-secret-episode" not in str(refused.value)
         assert "u99-secret-episode" not in refused.value.record_ids
     assert bound.write(_episode("mine", "u-17", 1)).disposition is WriteDisposition.PERSIST
+
+
+def test_a_record_names_no_record_out_of_reach(memory: Memory) -> None:
+    """The operator wrote u-17 records that supersede, derive from and cite u-99's: u-17
+    reads them (get, candidates, retrieve) without those ids, as its lineage leaves those
+    records out; a reference within its reach is still named, and the operator sees all."""
+    for rid, user in (("u99-old", "u-99"), ("u99-parent", "u-99"), ("u99-cited", "u-99"),
+                      ("own-parent", "u-17")):
+        memory.put(_rec(rid, user))
+    memory.put({**_rec("mixed", "u-17"), "content": "a merged plan note",
+                "derived_from": ["u99-parent", "own-parent"], "evidence_ids": ["u99-cited"]})
+    memory.supersede(["u99-old"], {**_rec("moved", "u-17"), "content": "a moved plan note"},
+                     by="ops", reason="moved to u-17")
+    bound = memory.confined(U17)
+    hidden = {"u99-old", "u99-parent", "u99-cited"}
+    state = {"memory_scope": {"tenant": "acme"}, "goal": "plan note",
+             "needs_prior_context": True}
+    seen = [bound.get("mixed"), bound.get("moved"),
+            *bound.candidates(scope={"tenant": "acme"}),
+            *(m.record for m in bound.retrieve(state, now=T0 + timedelta(days=1)).memories)]
+    assert {r.id for r in seen} >= {"mixed", "moved"}
+    for record in seen:
+        named = {*record.supersedes, *record.derived_from, *record.evidence_ids}
+        assert not named & hidden, (record.id, named)
+    assert bound.get("mixed").derived_from == ("own-parent",)
+    assert set(memory.get("mixed").derived_from) == {"u99-parent", "own-parent"}
+    assert memory.get("moved").supersedes == ("u99-old",)
