@@ -219,9 +219,10 @@ class DeletionCalls(_Calls):
         self.access.check_ids(self._store, [record_id], change=True, what="this record id")
         self.access.check_ids(self._store, [*(derived_from or ()), *(evidence_ids or ())],
                               what="derived_from or evidence_ids")
-        return recompute(self._store, record_id, content, by=by, reason=reason,
+        done = recompute(self._store, record_id, content, by=by, reason=reason,
                          derived_from=derived_from, evidence_ids=evidence_ids,
                          asserted_value=asserted_value)
+        return self.access.shown(self._store, [done])[0]
 
     def lineage(self, record_id: str, direction: LineageDirection = "up",
                 depth: int | None = None, *, now: datetime | None = None) -> LineageGraph:

@@ -160,3 +160,9 @@ def test_a_record_names_no_record_out_of_reach(memory: Memory) -> None:
     assert bound.get("mixed").derived_from == ("own-parent",)
     assert set(memory.get("mixed").derived_from) == {"u99-parent", "own-parent"}
     assert memory.get("moved").supersedes == ("u99-old",)
+    # a recompute keeps the parents that remain, and shows u-17 only its own
+    memory.apply_deletion(memory.plan_deletion(roots=["own-parent"], requested_by="ops",
+                                               reason="r"))
+    again = bound.recompute("mixed", "a plan note, recomputed", by="u-17", reason="r")
+    assert not {*again.derived_from, *again.evidence_ids} & hidden
+    assert memory.get("mixed").derived_from == ("u99-parent",)
