@@ -39,6 +39,7 @@ from graphmem.deletion.plan import (
 )
 from graphmem.deletion.reach import reach_key
 from graphmem.deletion.redaction import (
+    item_facts,
     redact_intention,
     redact_record,
     redact_tenant_text,
@@ -147,8 +148,10 @@ def _apply_batch(tx: ErasureTx, plan: DeletionPlan, batch: Sequence[PlanEntry], 
         for props in tx.records(redact_records):
             if props.get("erased"):
                 continue
-            new = record_props(redact_record(record_from_props(props), matcher))
-            rows.append({"id": props["id"], **{k: new[k] for k in _REDACTED_FIELDS}})
+            redacted = redact_record(record_from_props(props), matcher)
+            new = record_props(redacted)
+            rows.append({"id": props["id"], **{k: new[k] for k in _REDACTED_FIELDS},
+                         **item_facts(props, redacted)})
         if rows:
             tx.redact_records(rows, request_id=rid, at=at)
     redact_intents = [e.id for e in live if e.terms and e.node is NodeType.INTENTION]

@@ -39,9 +39,11 @@ from graphmem.db.codec import (
     record_props,
 )
 from graphmem.db.index_key import cue_digest
+from graphmem.db.langgraph_shape import value_facts
 from graphmem.db.ops.deletion import DeletionOps, TextSource
 from graphmem.db.ops.erasure import ErasureTx
 from graphmem.db.ops.intentions import intention_from_props, intention_props
+from graphmem.db.reserved import LANGGRAPH
 from graphmem.db.store import Neo4jStore
 from graphmem.deletion.matcher import TermMatcher
 from graphmem.deletion.models import PlanReach
@@ -49,7 +51,7 @@ from graphmem.deletion.reach import text_reach
 from graphmem.models import MemoryRecord
 
 __all__ = ["INTENTION_TEXT_KEYS", "RECORD_TEXT_KEYS", "STRUCTURAL_KEYS", "TextHit",
-           "holds_term", "matcher_of", "narrowing", "redact_intention", "redact_json",
+           "holds_term", "item_facts", "matcher_of", "narrowing", "redact_intention", "redact_json",
            "redact_record", "redact_tenant_text", "redact_text", "redact_value",
            "scan_tenant_text", "text_problems"]
 
@@ -125,14 +127,44 @@ def redact_text(text: str, matcher: TermMatcher) -> str:
     return matcher.redact(text)
 
 
+def _number_text(value: Any) -> str | None:
+    """A JSON number as the JSON text holds it (None for anything else, booleans too)."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return json.dumps(value)
+    return None
+
+
+def _nested(key: Any, value: Any) -> Any:
+    """A string under a ``*_json`` key of a decoded JSON value (as the LangGraph store keeps
+    an item's value), decoded; None when it is not such a string or does not decode."""
+    if not (isinstance(key, str) and key.endswith("_json") and isinstance(value, str)):
+        return None
+    try:
+        return json.loads(value)
+    except ValueError:
+        return None
+
+
 def redact_json(value: Any, matcher: TermMatcher) -> Any:
-    """A decoded JSON value with terms redacted in every string, object keys included."""
+    """A decoded JSON value with terms redacted in every string, object keys included; a
+    number whose JSON text holds a term becomes that text redacted (a string), and a string
+    under a ``*_json`` key that decodes is redacted as JSON and encoded again, so it stays
+    JSON (a phone number in a LangGraph item's value left ``"phone": [REDACTED]``, which no
+    reader could decode)."""
     if isinstance(value, str):
         return matcher.redact(value)
+    if (number := _number_text(value)) is not None:
+        return matcher.redact(number) if matcher.holds(number) else value
     if isinstance(value, list):
         return [redact_json(v, matcher) for v in value]
     if isinstance(value, dict):
-        return {matcher.redact(k): redact_json(v, matcher) for k, v in value.items()}
+        out = {}
+        for k, v in value.items():
+            inner = _nested(k, v)
+            out[matcher.redact(k)] = (
+                redact_json(v, matcher) if inner is None
+                else json.dumps(redact_json(inner, matcher), ensure_ascii=False))
+        return out
     return value
 
 
@@ -153,6 +185,27 @@ def redact_record(record: MemoryRecord, terms: TermMatcher | Sequence[str]) -> M
     data["provenance"] = redact_json(record.provenance, pattern)
     data["metadata"] = redact_json(record.metadata, pattern)
     return coerce_record(data)
+
+
+def item_facts(stored: Mapping[str, Any], redacted: MemoryRecord) -> dict[str, Any]:
+    """The filter facts of a LangGraph item (``lg_facts``, ``lg_num_paths``, ``lg_nums``:
+    :func:`graphmem.db.langgraph_shape.value_facts`) as its redacted value makes them, for a
+    record stored with facts; ``{}`` for any other record. Kept as they were, a filter on the
+    erased value (``{"name": "Jane Roe"}``) still found the item, and ``lg_nums`` held an
+    erased number in clear.
+
+    Args:
+        stored: the record's stored properties. redacted: the record after
+            :func:`redact_record`.
+    """
+    if stored.get("lg_facts") is None:
+        return {}
+    meta = redacted.metadata.get(LANGGRAPH)
+    try:
+        value = json.loads(meta["value_json"]) if isinstance(meta, dict) else None
+    except (TypeError, ValueError, KeyError):
+        value = None
+    return value_facts(value if isinstance(value, dict) else {})
 
 
 def redact_intention(props: Mapping[str, Any], terms: TermMatcher | Sequence[str],
@@ -178,15 +231,20 @@ def redact_intention(props: Mapping[str, Any], terms: TermMatcher | Sequence[str
 
 
 def _json_strings(value: Any) -> Iterable[str]:
+    """The texts of a decoded JSON value, as :func:`redact_json` reads them: strings, keys,
+    numbers' JSON text, and the texts of a ``*_json`` string that decodes."""
     if isinstance(value, str):
         yield value
+    elif (number := _number_text(value)) is not None:
+        yield number
     elif isinstance(value, list):
         for v in value:
             yield from _json_strings(v)
     elif isinstance(value, dict):
         for k, v in value.items():
             yield k
-            yield from _json_strings(v)
+            inner = _nested(k, v)
+            yield from _json_strings(v if inner is None else inner)
 
 
 def _texts(key: str, value: Any) -> list[str]:
@@ -334,7 +392,8 @@ def redact_tenant_text(tx: ErasureTx, *, tenants: Sequence[str],
             old = record_from_props(found.record)
             redacted = redact_record(old, pattern)
             new = record_props(redacted)
-            changes.setdefault(found.eid, {}).update({k: new[k] for k in _RECORD_DERIVED})
+            changes.setdefault(found.eid, {}).update({k: new[k] for k in _RECORD_DERIVED},
+                                                     **item_facts(found.record, redacted))
             if redacted.asserts is not None and redacted.asserts != old.asserts:
                 regroup.append({"eid": found.eid, "key": redacted.asserts,
                                 "gkey": assertion_group(redacted.tenant, redacted.asserts)})
