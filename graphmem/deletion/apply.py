@@ -144,16 +144,20 @@ def _apply_batch(tx: ErasureTx, plan: DeletionPlan, batch: Sequence[PlanEntry], 
     live = [e for e in batch if e.disposition is not Disposition.DELETE]
     redact_records = [e.id for e in live if e.terms and e.node is NodeType.RECORD]
     if redact_records and matcher:
-        rows = []
+        rows, items = [], []
         for props in tx.records(redact_records):
             if props.get("erased"):
                 continue
-            redacted = redact_record(record_from_props(props), matcher)
-            new = record_props(redacted)
-            rows.append({"id": props["id"], **{k: new[k] for k in _REDACTED_FIELDS},
-                         **item_facts(props, redacted)})
+            old = record_from_props(props)
+            redacted = redact_record(old, matcher)
+            new, facts = record_props(redacted), item_facts(props, redacted)
+            rows.append({"id": props["id"], **{k: new[k] for k in _REDACTED_FIELDS}, **facts})
+            if facts and redacted.metadata != old.metadata:  # its embeddings held the term
+                items.append(old.id)
         if rows:
             tx.redact_records(rows, request_id=rid, at=at)
+        if items:
+            tx.drop_vectors(items)
     redact_intents = [e.id for e in live if e.terms and e.node is NodeType.INTENTION]
     if redact_intents and matcher:
         stored = tx.intentions(redact_intents)

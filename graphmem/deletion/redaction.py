@@ -358,7 +358,9 @@ def redact_tenant_text(tx: ErasureTx, *, tenants: Sequence[str],
     A live record's content, asserted key and value, thread, provenance and metadata go
     through the record model so its fingerprints follow, and a record whose asserted key
     changed moves to that key's assertion group; an assertion group left with no record whose
-    key holds a term is dropped; a live intention's action and cue go through
+    key holds a term is dropped; a LangGraph item whose value changed gets the filter facts
+    of its new value (:func:`item_facts`) and loses its embeddings; a live intention's action
+    and cue go through
     :func:`redact_intention`, so its fingerprint and cue digest follow (its index entry
     too); every other property is redacted where it is. Running it
     again finds nothing to change.
@@ -387,19 +389,25 @@ def redact_tenant_text(tx: ErasureTx, *, tenants: Sequence[str],
         for live in tx.intentions_by_element(intentions):
             changes[live.eid].update(redact_intention(live.intention, pattern, key))
     regroup: list[dict[str, str]] = []
+    items: list[str] = []  # LangGraph items whose value changed: their embeddings go
     if records:
         for found in tx.records_by_element(sorted(set(records))):
             old = record_from_props(found.record)
             redacted = redact_record(old, pattern)
             new = record_props(redacted)
+            facts = item_facts(found.record, redacted)
             changes.setdefault(found.eid, {}).update({k: new[k] for k in _RECORD_DERIVED},
-                                                     **item_facts(found.record, redacted))
+                                                     **facts)
+            if facts and redacted.metadata != old.metadata:
+                items.append(old.id)
             if redacted.asserts is not None and redacted.asserts != old.asserts:
                 regroup.append({"eid": found.eid, "key": redacted.asserts,
                                 "gkey": assertion_group(redacted.tenant, redacted.asserts)})
     rows = [{"eid": eid, "rel": kinds[eid], "props": props} for eid, props in changes.items()]
     if rows:
         tx.redact_text(rows, request_id=request_id, at=at)
+    if items:
+        tx.drop_vectors(items)
     tx.regroup_assertions(regroup, groups)
     return len(rows)
 

@@ -115,6 +115,10 @@ class ErasureTx:
         return [row["intention"]
                 for row in self._run("deletion/intentions_get", ids=list(ids))]
 
+    def drop_vectors(self, ids: Sequence[str]) -> None:
+        """Delete the embeddings of the LangGraph items among records ``ids``."""
+        self._run("deletion/redact/vectors", ids=list(ids))
+
     def redact_intentions(self, rows: Sequence[Mapping[str, Any]], *, request_id: str,
                           at: datetime) -> None:
         """Set intentions' redacted texts; ``rows``: ``{"id", "props"}`` (the action, cue,

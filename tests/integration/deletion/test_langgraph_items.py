@@ -15,6 +15,7 @@ from graphmem import Memory, Principal
 from graphmem.client import store_of
 from graphmem.db.langgraph_shape import value_facts
 from graphmem.integrations.langgraph import GraphmemStore
+from tests.support.embeddings import DIMS, embed
 
 pytestmark = pytest.mark.neo4j
 
@@ -61,3 +62,23 @@ def test_an_item_holding_a_term_stays_a_readable_item_without_it(memory: Memory)
         assert 5551234.0 not in props["lg_nums"]
         if value["name"] == "John Poe":  # untouched
             assert props["lg_facts"] == before[rid]["lg_facts"]
+
+
+def test_a_redacted_items_embeddings_of_the_term_go(memory: Memory) -> None:
+    """An item's vectors embed its text as it was: kept after the term left the text, a
+    query near the erased name still ranked the item first. They go with the term (the
+    item is then unscored, as one put with ``index=False``); an untouched item keeps its."""
+    store = GraphmemStore(memory, principal=U17,
+                          index={"dims": DIMS, "embed": embed, "fields": ["note"]})
+    store.put(("notes",), "n1", {"note": "Jane Roe prefers calls"})
+    store.put(("notes",), "n2", {"note": "the printer jams"})
+    memory.write({"id": "root", "kind": "semantic", "content": "Jane Roe asked",
+                  "created_at": T0, "scope": {"tenant": "acme", "user": "u-17"},
+                  "authority": "human_instruction"}, now=T0)
+    assert store.search(("notes",), query="Jane Roe")[0].key == "n1"
+    report = memory.apply_deletion(memory.plan_deletion(
+        roots=["root"], redact_terms=["Jane Roe"], requested_by="dpo", reason="erasure"))
+    assert report.verification.passed, report.verification.problems
+    ranked = store.search(("notes",), query="Jane Roe")
+    assert [(i.key, i.score is None) for i in ranked] == [("n2", False), ("n1", True)]
+    assert ranked[1].value == {"note": "[REDACTED] prefers calls"}
