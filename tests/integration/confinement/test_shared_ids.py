@@ -166,3 +166,20 @@ def test_a_record_names_no_record_out_of_reach(memory: Memory) -> None:
     again = bound.recompute("mixed", "a plan note, recomputed", by="u-17", reason="r")
     assert not {*again.derived_from, *again.evidence_ids} & hidden
     assert memory.get("mixed").derived_from == ("u99-parent",)
+
+
+def test_lineage_reaches_nothing_through_a_record_out_of_reach(memory: Memory) -> None:
+    """u-17's own B and A with u-99's H between them (A from H from B, written by the
+    operator): u-17's lineage of A shows no B at depth 2 without an edge, which told it a
+    record out of reach lies between; the operator sees the whole chain."""
+    memory.put(_rec("B", "u-17"))
+    memory.put({**_rec("H", "u-99"), "derived_from": ["B"]})
+    memory.put({**_rec("A", "u-17"), "derived_from": ["H"]})
+    memory.put({**_rec("C", "u-17"), "derived_from": ["A"]})
+    bound = memory.confined(U17)
+    assert set(bound.lineage("A", "up").nodes) == {"A"}
+    assert set(bound.lineage("B", "down").nodes) == {"B"}
+    both = bound.lineage("A", "both")
+    assert set(both.nodes) == {"A", "C"} and both.nodes["C"]["depth"] == 1
+    assert set(memory.lineage("A", "up").nodes) == {"A", "H", "B"}
+    assert memory.lineage("A", "up").nodes["B"]["depth"] == 2
