@@ -9,7 +9,7 @@ takes an id fails :func:`test_every_id_taking_method_is_in_the_table` until it i
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import timedelta
 from typing import Any
 
@@ -28,6 +28,7 @@ from graphmem import (
     WriteDisposition,
 )
 from graphmem.client import store_of
+from graphmem.db.access import ScopeQuery
 from tests.support.confinement import ANSWERS, CALLS, Victim, _proposal
 from tests.support.database import Neo4jUnderTest
 from tests.support.principals import PRIVACY, T0, U17, U17_CONF, U99
@@ -360,3 +361,26 @@ def test_connect_binds_a_principal_and_process_event_fires_only_its_own(
     assert memory.intentions.get("int-wide").status.value == "pending"
     assert memory.intentions.get("int-u99").status.value == "pending"
     assert memory.get("rec-u99").id == "rec-u99"  # the operator's client still reaches it
+
+
+def test_a_bound_clients_intentions_object_holds_its_confinement(memory: Memory) -> None:
+    """``bound.intentions`` (and AsyncMemory's) takes a ``principal`` in ``due`` and
+    ``process_event``, and a ready reach in ``due_within``, as the read path hands it: each
+    must reach no further than the client, as ``bound.due`` does. It read u-99's
+    confidential intention, action and all, given a tenant-wide principal."""
+    memory.intend(_intention("int-u99", {"user": "u-99"}, "confidential"))
+    memory.intend(_intention("int-own", {"user": "u-17"}))
+    bound = memory.confined(U17)
+    event, u99 = {"customer": "c-1"}, {"tenant": "acme", "user": "u-99"}
+    calls: list[Callable[[], object]] = [
+        lambda: bound.intentions.due(event, principal=PRIVACY, scope=u99, now=T0),
+        lambda: bound.intentions.process_event(event, principal=PRIVACY, scope=u99, by="a",
+                                               now=T0),
+        lambda: bound.intentions.due_within(event, ScopeQuery.build(PRIVACY, u99, T0)),
+    ]
+    for call in calls:
+        with pytest.raises(AuthorizationError):
+            call()
+    assert [i.id for i in bound.intentions.due(event, principal=U17,
+                                               scope={"tenant": "acme"}, now=T0)] == ["int-own"]
+    assert memory.intentions.get("int-u99").status.value == "pending"
