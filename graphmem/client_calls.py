@@ -75,8 +75,10 @@ class AttributionCalls(_Calls):
     def get_retrieval(self, retrieval_id: str) -> dict[str, Any]:
         """A logged retrieval: its properties and selected records with scores and reasons.
         RecordNotFoundError; OutOfReachError for a bound client's retrieval made outside its
-        confinement."""
-        return self._check_retrieval(retrieval_id)
+        confinement (one made within it by a wider principal names none of its other
+        tenants)."""
+        found = self._check_retrieval(retrieval_id)
+        return {**found, "retrieval": self.access.retrieval_shown(found["retrieval"])}
 
     def _check_retrieval(self, retrieval_id: str) -> dict[str, Any]:
         self._store.limits.check_lookup("this retrieval id", [retrieval_id])

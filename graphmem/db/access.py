@@ -265,6 +265,16 @@ class Access:
         if not self.allows(logged.get("tenant"), clearance, scope, change=True):
             raise out_of_reach("this retrieval id")
 
+    def retrieval_shown(self, logged: Mapping[str, Any]) -> dict[str, Any]:
+        """A logged retrieval's properties as this client may see them: to a bound client,
+        the tenants of the principal that made it (``principal_tenants``) only among its
+        own, so a retrieval a wider principal made within its reach names no other tenant."""
+        shown = dict(logged)
+        if self.principal is not None and isinstance(shown.get("principal_tenants"), list):
+            shown["principal_tenants"] = [t for t in shown["principal_tenants"]
+                                          if t in self.principal.tenants]
+        return shown
+
     def check_authority(self, authority: Authority | str) -> None:
         """Refuse a claim above :attr:`max_authority`.
 

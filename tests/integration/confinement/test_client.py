@@ -384,3 +384,18 @@ def test_a_bound_clients_intentions_object_holds_its_confinement(memory: Memory)
     assert [i.id for i in bound.intentions.due(event, principal=U17,
                                                scope={"tenant": "acme"}, now=T0)] == ["int-own"]
     assert memory.intentions.get("int-u99").status.value == "pending"
+
+
+def test_a_retrieval_made_in_reach_by_a_wider_principal_names_no_other_tenant(
+        memory: Memory) -> None:
+    """A principal of tenants acme and globex read u-17's scope of acme: u-17 may read that
+    retrieval, but not learn from it that a tenant globex exists."""
+    memory.put(_rec("own", {"user": "u-17"}))
+    wide = Principal(tenants=frozenset({"acme", "globex"}))
+    rid = memory.confined(wide).retrieve(
+        {"memory_scope": {"tenant": "acme", "user": "u-17"}, "goal": "plan",
+         "needs_prior_context": True}, now=T0 + timedelta(days=1)).trace.retrieval_id
+    logged = memory.confined(U17).get_retrieval(rid)["retrieval"]
+    assert "globex" not in str(logged)
+    assert logged["principal_tenants"] == ["acme"]
+    assert "globex" in memory.get_retrieval(rid)["retrieval"]["principal_tenants"]
