@@ -12,6 +12,7 @@ nothing of whether the id exists, so a refused id and an unknown one look alike.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -44,6 +45,10 @@ the ids a bound caller cannot read)."""
 OUT_OF_REACH = ("names no memory within this caller's reach (another tenant's or user's, "
                 "above its clearance, one it may read but not change, or none); nothing "
                 "was done")
+
+
+_CLAIM_TENANTS = re.compile(r"(; tenants )([^;\]]*)(; scope )")
+"""The tenants :meth:`Access.decided_by` records in a bound writer's claim."""
 
 
 def out_of_reach(what: str = "this call") -> OutOfReachError:
@@ -274,6 +279,16 @@ class Access:
             shown["principal_tenants"] = [t for t in shown["principal_tenants"]
                                           if t in self.principal.tenants]
         return shown
+
+    def by_shown(self, by: Any) -> Any:
+        """A transition's or decision's ``by`` as this client may see it: to a bound client,
+        the tenants a bound writer's claim records (:meth:`decided_by`) only among its own,
+        so a wider principal that wrote within its reach names no other tenant."""
+        p = self.principal
+        if p is None or not isinstance(by, str):
+            return by
+        return _CLAIM_TENANTS.sub(lambda m: m.group(1) + ",".join(
+            t for t in m.group(2).split(",") if t in p.tenants) + m.group(3), by)
 
     def check_authority(self, authority: Authority | str) -> None:
         """Refuse a claim above :attr:`max_authority`.

@@ -399,3 +399,15 @@ def test_a_retrieval_made_in_reach_by_a_wider_principal_names_no_other_tenant(
     assert "globex" not in str(logged)
     assert logged["principal_tenants"] == ["acme"]
     assert "globex" in memory.get_retrieval(rid)["retrieval"]["principal_tenants"]
+
+
+def test_a_write_decision_by_a_wider_principal_names_no_other_tenant(memory: Memory) -> None:
+    """A bound principal of tenants acme and globex wrote into u-17's scope: its write
+    decision's ``by`` records its tenants for the operator, and u-17's history of the record
+    names only the tenants u-17 has."""
+    wide = Principal(tenants=frozenset({"acme", "globex"}))
+    memory.confined(wide).write(_proposal("by-wide") | {
+        "scope": {"tenant": "acme", "user": "u-17"}})
+    told = " ".join(str(h["by"]) for h in memory.confined(U17).history("by-wide"))
+    assert "globex" not in told and "tenants acme;" in told
+    assert "globex" in " ".join(str(h["by"]) for h in memory.history("by-wide"))
