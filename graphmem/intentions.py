@@ -198,7 +198,7 @@ class Intentions:
         """
         if not isinstance(reach, ScopeQuery):
             raise ValidationError(f"reach must be a ScopeQuery, got {type(reach).__name__}")
-        self.access.reader(reach.principal)  # refuses one reaching further
+        self.access.check_within(reach.principal)
         self.ops.limits.check_event(event)
         cues = event_cues(event)
         if not cues:
