@@ -44,11 +44,9 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
         store: the Neo4j store. policy: write-policy settings. clock: aware-UTC clock.
     """
 
-    def __init__(
-        self, store: Neo4jStore, *, policy: WritePolicy | None = None,
-        owns_driver: bool = True, on_close: Callable[[], None] | None = None,
-        access: Access = OPERATOR,
-    ) -> None:
+    def __init__(self, store: Neo4jStore, *, policy: WritePolicy | None = None,
+                 owns_driver: bool = True, on_close: Callable[[], None] | None = None,
+                 access: Access = OPERATOR) -> None:
         self._store = store
         self._writes = Neo4jWrites(store)
         self._on_close = on_close
@@ -231,7 +229,7 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
         """The record with this id in its current state. Raises RecordNotFoundError
         (OutOfReachError, one, for a bound client's id out of reach)."""
         self.access.check_ids(self._store, [record_id], what="this record id")
-        return self._store.get(record_id)
+        return self.access.shown(self._store, [self._store.get(record_id)])[0]
 
     def retract(self, record_id: str, *, by: str, reason: str, at: datetime | None = None
                 ) -> None:
@@ -258,8 +256,8 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
             AuthorizationError: the scope's tenant is not one of ``principal.tenants``, or
                 the scope contradicts its confinement.
         """
-        return [c.record for c in self._store.candidates(self.access.reader(principal), scope,
-                                                        self._now(now))]
+        found = self._store.candidates(self.access.reader(principal), scope, self._now(now))
+        return self.access.shown(self._store, [c.record for c in found])
 
     def explain(self, record_id: str, *, principal: Principal | None = None,
                 scope: dict[str, str], now: datetime | None = None) -> Explanation:
@@ -390,9 +388,11 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
                                          k=k, context_window=context_window)
         # the one authorization of this read: every step below takes its value
         reach = self.access.authorize(principal, checked.memory_scope, at, self._store.limits)
-        return pipeline.retrieve(self._store, self._log, checked, reach=reach,
-                                 budget_chars=budget_chars, ranker=self._ranker(ranker), k=k,
-                                 intentions=self.intentions, context_window=context_window)
+        result = pipeline.retrieve(self._store, self._log, checked, reach=reach,
+                                   budget_chars=budget_chars, ranker=self._ranker(ranker), k=k,
+                                   intentions=self.intentions, context_window=context_window)
+        return pipeline.with_records(result, self.access.shown(
+            self._store, [m.record for m in result.memories]))
 
     def _ranker(self, ranker: Ranker | str | None) -> Ranker:
         """Rankers by name are kept per client, so their caches outlive one call."""

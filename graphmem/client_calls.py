@@ -75,8 +75,10 @@ class AttributionCalls(_Calls):
     def get_retrieval(self, retrieval_id: str) -> dict[str, Any]:
         """A logged retrieval: its properties and selected records with scores and reasons.
         RecordNotFoundError; OutOfReachError for a bound client's retrieval made outside its
-        confinement."""
-        return self._check_retrieval(retrieval_id)
+        confinement (one made within it by a wider principal names none of its other
+        tenants)."""
+        found = self._check_retrieval(retrieval_id)
+        return {**found, "retrieval": self.access.retrieval_shown(found["retrieval"])}
 
     def _check_retrieval(self, retrieval_id: str) -> dict[str, Any]:
         self._store.limits.check_lookup("this retrieval id", [retrieval_id])
@@ -219,9 +221,10 @@ class DeletionCalls(_Calls):
         self.access.check_ids(self._store, [record_id], change=True, what="this record id")
         self.access.check_ids(self._store, [*(derived_from or ()), *(evidence_ids or ())],
                               what="derived_from or evidence_ids")
-        return recompute(self._store, record_id, content, by=by, reason=reason,
+        done = recompute(self._store, record_id, content, by=by, reason=reason,
                          derived_from=derived_from, evidence_ids=evidence_ids,
                          asserted_value=asserted_value)
+        return self.access.shown(self._store, [done])[0]
 
     def lineage(self, record_id: str, direction: LineageDirection = "up",
                 depth: int | None = None, *, now: datetime | None = None) -> LineageGraph:

@@ -179,10 +179,12 @@ class Intentions:
             now: aware time; an intention with ``expires_at <= now`` is never due.
 
         Raises:
-            AuthorizationError: ``scope["tenant"]`` is not one of ``principal.tenants``.
+            AuthorizationError: ``scope["tenant"]`` is not one of ``principal.tenants``, or
+                ``principal`` reaches beyond the one this object's client is bound to.
             ValidationError, NaiveDatetimeError: malformed event, scope or ``now``.
         """
-        return self.due_within(event, ScopeQuery.build(principal, scope, now, self.ops.limits))
+        return self.due_within(event, self.access.authorize(principal, scope, now,
+                                                            self.ops.limits))
 
     def due_within(self, event: Mapping[str, str], reach: ScopeQuery
                    ) -> list[DeferredIntention]:
@@ -191,7 +193,12 @@ class Intentions:
 
         Raises:
             ValidationError: a malformed event.
+            AuthorizationError: ``reach`` is a principal's beyond the one this object's
+                client is bound to (a bound client's reach is only ever narrowed).
         """
+        if not isinstance(reach, ScopeQuery):
+            raise ValidationError(f"reach must be a ScopeQuery, got {type(reach).__name__}")
+        self.access.check_within(reach.principal)
         self.ops.limits.check_event(event)
         cues = event_cues(event)
         if not cues:

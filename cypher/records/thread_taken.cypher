@@ -7,4 +7,4 @@ UNWIND $slots AS slot
 MATCH (r:Record {thread_key: slot.thread_key, position: slot.position})
 USING INDEX SEEK r:Record(thread_key, position)
 WHERE r.tenant = slot.tenant AND r.thread = slot.thread
-RETURN r.id AS id, slot.thread AS thread, slot.position AS position
+RETURN slot.thread AS thread, slot.position AS position

@@ -12,7 +12,8 @@ nothing of whether the id exists, so a refused id and an unknown one look alike.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, Protocol
@@ -27,8 +28,8 @@ from graphmem.errors import (
 from graphmem.limits import DEFAULT_LIMITS, InputLimits
 from graphmem.models import Authority, MemoryRecord, Principal, Sensitivity
 
-__all__ = ["HIDDEN_SUCCESSOR", "OPERATOR", "OUT_OF_REACH", "Access", "Node", "Reader",
-           "ScopeQuery", "decision_within", "decode_pairs", "out_of_reach"]
+__all__ = ["HIDDEN_SUCCESSOR", "OPERATOR", "OUT_OF_REACH", "REFERENCE_FIELDS", "Access", "Node",
+           "Reader", "ScopeQuery", "decision_within", "decode_pairs", "out_of_reach"]
 
 Node = Literal["record", "intention", "either"]
 """Which node of an id a reach check judges (:meth:`Access.check_ids`)."""
@@ -37,9 +38,17 @@ HIDDEN_SUCCESSOR = "a record out of reach"
 """What a bound caller's record history says in place of the id of a successor it cannot
 read (docs/spec/eligibility.md#confinement)."""
 
+REFERENCE_FIELDS = ("supersedes", "derived_from", "evidence_ids")
+"""The fields of a record that name other records (:meth:`Access.shown` leaves out of them
+the ids a bound caller cannot read)."""
+
 OUT_OF_REACH = ("names no memory within this caller's reach (another tenant's or user's, "
                 "above its clearance, one it may read but not change, or none); nothing "
                 "was done")
+
+
+_CLAIM_TENANTS = re.compile(r"(; tenants )([^;\]]*)(; scope )")
+"""The tenants :meth:`Access.decided_by` records in a bound writer's claim."""
 
 
 def out_of_reach(what: str = "this call") -> OutOfReachError:
@@ -151,10 +160,20 @@ class Access:
         if not isinstance(given, Principal):
             raise ValidationError(f"principal must be a graphmem Principal, got "
                                   f"{type(given).__name__}")
-        if not self.principal.covers(given):
+        self.check_within(given)
+        return given
+
+    def check_within(self, principal: Principal) -> None:
+        """Refuse ``principal`` when it reaches beyond the bound one (nothing for the
+        operator): what :meth:`reader` checks of a principal given, for a value made from one
+        already (a :class:`ScopeQuery` handed in), without counting as a second authorization.
+
+        Raises:
+            AuthorizationError: it reaches further than this client's principal.
+        """
+        if self.principal is not None and not self.principal.covers(principal):
             raise AuthorizationError("the principal given reaches beyond the one this "
                                      "client is bound to; nothing was done")
-        return given
 
     def authorize(self, given: Principal | None, scope: dict[str, str], now: datetime,
                   limits: InputLimits = DEFAULT_LIMITS) -> ScopeQuery:
@@ -219,6 +238,30 @@ class Access:
                     row["tenant"], Sensitivity.from_rank(row["rank"]), decode_pairs(row["pairs"]),
                     change=False)}
 
+    def shown(self, store: Reader, records: Sequence[MemoryRecord]) -> list[MemoryRecord]:
+        """``records`` as this client may see them: for a bound client, the ids in their
+        :data:`REFERENCE_FIELDS` that name no record within reach are left out (a wider
+        principal may have superseded, derived from or cited another user's record in one of
+        the caller's), as lineage leaves such records out
+        (docs/spec/eligibility.md#confinement). The operator's come back as given; the store
+        is asked only when a record names another.
+
+        Args:
+            store: where reach is read (``records/reach``). records: records within reach.
+        """
+        if self.principal is None:
+            return list(records)
+        named = {i for r in records for f in REFERENCE_FIELDS for i in getattr(r, f)}
+        if not named:
+            return list(records)
+        seen = self.visible(store, named, node="record")
+        if named <= seen:
+            return list(records)
+        return [r if all(i in seen for f in REFERENCE_FIELDS for i in getattr(r, f))
+                else r.model_copy(update={f: tuple(i for i in getattr(r, f) if i in seen)
+                                          for f in REFERENCE_FIELDS})
+                for r in records]
+
     def check_retrieval(self, logged: Mapping[str, Any]) -> None:
         """Refuse a logged retrieval (its properties) unless it was made within the
         confinement: its tenant one of the principal's, its clearance at most the
@@ -236,6 +279,26 @@ class Access:
             raise out_of_reach("this retrieval id") from None
         if not self.allows(logged.get("tenant"), clearance, scope, change=True):
             raise out_of_reach("this retrieval id")
+
+    def retrieval_shown(self, logged: Mapping[str, Any]) -> dict[str, Any]:
+        """A logged retrieval's properties as this client may see them: to a bound client,
+        the tenants of the principal that made it (``principal_tenants``) only among its
+        own, so a retrieval a wider principal made within its reach names no other tenant."""
+        shown = dict(logged)
+        if self.principal is not None and isinstance(shown.get("principal_tenants"), list):
+            shown["principal_tenants"] = [t for t in shown["principal_tenants"]
+                                          if t in self.principal.tenants]
+        return shown
+
+    def by_shown(self, by: Any) -> Any:
+        """A transition's or decision's ``by`` as this client may see it: to a bound client,
+        the tenants a bound writer's claim records (:meth:`decided_by`) only among its own,
+        so a wider principal that wrote within its reach names no other tenant."""
+        p = self.principal
+        if p is None or not isinstance(by, str):
+            return by
+        return _CLAIM_TENANTS.sub(lambda m: m.group(1) + ",".join(
+            t for t in m.group(2).split(",") if t in p.tenants) + m.group(3), by)
 
     def check_authority(self, authority: Authority | str) -> None:
         """Refuse a claim above :attr:`max_authority`.

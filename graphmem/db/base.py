@@ -344,7 +344,8 @@ class StoreBase:
         ``by``, ``reason``, ``at``). Given a bound caller's ``access``, only the decisions on
         proposals within its reach (:func:`~graphmem.db.access.decision_within`: a proposal
         the policy discarded left its id free for a later record of someone else), and a
-        supersession's reason without the id of a successor it cannot read
+        supersession's reason without the id of a successor it cannot read, and a bound
+        writer's claim in ``by`` naming only the caller's tenants
         (docs/spec/eligibility.md#confinement)."""
         principal = access.principal if access is not None else None
         rows = [row for row in self.read("transitions_for", id=record_id)
@@ -358,6 +359,8 @@ class StoreBase:
             item = {k: to_native(row[k]) for k in ("kind", "by", "reason", "at")}
             if row["successor"] in hidden and isinstance(item["reason"], str):
                 item["reason"] = item["reason"].replace(row["successor"], HIDDEN_SUCCESSOR)
+            if access is not None:
+                item["by"] = access.by_shown(item["by"])
             out.append(item)
         return out
 

@@ -197,7 +197,11 @@ class RecordWrites(WriteSlots):
         return [r for r in records if r.id not in existing]
 
     def check_thread_slots(self, tx: ManagedTransaction, todo: Sequence[MemoryRecord]) -> None:
-        """Raise ValidationError if a thread position of ``todo`` is held by a stored record."""
+        """Raise ValidationError if a thread position of ``todo`` is held by a stored record.
+
+        The error names the positions and the writer's own ids, never the record holding a
+        position: it may be another user's, whose id a confined writer must not learn
+        (docs/spec/eligibility.md#confinement)."""
         slots = [{"tenant": r.tenant, "thread": r.thread, "position": r.position,
                   "thread_key": thread_key(r.tenant, r.thread)}
                  for r in todo if r.thread is not None]
@@ -205,9 +209,8 @@ class RecordWrites(WriteSlots):
             taken = self.run(tx, "records/thread_taken", slots=slots)
             if taken:
                 raise ValidationError(
-                    "thread positions already taken: " + ", ".join(
-                        f"{row['thread']!r}@{row['position']} by {row['id']!r}"
-                        for row in taken),
+                    "thread positions already taken by a stored record: " + ", ".join(
+                        f"{row['thread']!r}@{row['position']}" for row in taken),
                     record_ids=sorted({r.id for r in todo if r.thread is not None}))
 
     def create_in_tx(

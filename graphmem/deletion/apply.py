@@ -39,6 +39,8 @@ from graphmem.deletion.plan import (
 )
 from graphmem.deletion.reach import reach_key
 from graphmem.deletion.redaction import (
+    item_facts,
+    redact_intention,
     redact_record,
     redact_tenant_text,
 )
@@ -142,20 +144,28 @@ def _apply_batch(tx: ErasureTx, plan: DeletionPlan, batch: Sequence[PlanEntry], 
     live = [e for e in batch if e.disposition is not Disposition.DELETE]
     redact_records = [e.id for e in live if e.terms and e.node is NodeType.RECORD]
     if redact_records and matcher:
-        rows = []
+        rows, items = [], []
         for props in tx.records(redact_records):
             if props.get("erased"):
                 continue
-            new = record_props(redact_record(record_from_props(props), matcher))
-            rows.append({"id": props["id"], **{k: new[k] for k in _REDACTED_FIELDS}})
+            old = record_from_props(props)
+            redacted = redact_record(old, matcher)
+            new, facts = record_props(redacted), item_facts(props, redacted)
+            rows.append({"id": props["id"], **{k: new[k] for k in _REDACTED_FIELDS}, **facts})
+            if facts and redacted.metadata != old.metadata:  # its embeddings held the term
+                items.append(old.id)
         if rows:
             tx.redact_records(rows, request_id=rid, at=at)
+        if items:
+            tx.drop_vectors(items)
     redact_intents = [e.id for e in live if e.terms and e.node is NodeType.INTENTION]
     if redact_intents and matcher:
-        rows = [{"id": iid, "action": matcher.redact(action or "")}
-                for iid, action in tx.intention_actions(redact_intents)]
-        if rows:
-            tx.redact_intentions(rows, request_id=rid, at=at)
+        stored = tx.intentions(redact_intents)
+        if stored:
+            key = tx.index_key()
+            tx.redact_intentions([{"id": props["id"],
+                                   "props": redact_intention(props, matcher, key)}
+                                  for props in stored], request_id=rid, at=at)
     if live:
         tx.mark([{"id": e.id, "disposition": e.disposition.value} for e in live],
                 request_id=rid, at=at)

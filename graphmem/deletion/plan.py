@@ -32,7 +32,7 @@ from graphmem.deletion.reach import (
     plan_reach,
     retrievals_within,
 )
-from graphmem.deletion.redaction import narrowing, terms_in
+from graphmem.deletion.redaction import INTENTION_TEXT_KEYS, narrowing, terms_in
 from graphmem.deletion.terms import check_terms, clean_terms, term_check
 from graphmem.errors import (
     DeletionError,
@@ -350,7 +350,7 @@ def plan_deletion(
                       if reach else None)
         for scanned in ops.term_scan(tenants, pattern, scan_reach):
             found = _held(matcher, scanned.texts, _TEXT_KEYS if scanned.node == "record"
-                          else ("action",))
+                          else INTENTION_TEXT_KEYS)
             if not found:
                 continue
             prior = entries.get(scanned.id)

@@ -39,17 +39,21 @@ from graphmem.db.codec import (
     record_props,
 )
 from graphmem.db.index_key import cue_digest
+from graphmem.db.langgraph_shape import value_facts
 from graphmem.db.ops.deletion import DeletionOps, TextSource
 from graphmem.db.ops.erasure import ErasureTx
+from graphmem.db.ops.intentions import intention_from_props, intention_props
+from graphmem.db.reserved import LANGGRAPH
 from graphmem.db.store import Neo4jStore
 from graphmem.deletion.matcher import TermMatcher
 from graphmem.deletion.models import PlanReach
 from graphmem.deletion.reach import text_reach
 from graphmem.models import MemoryRecord
 
-__all__ = ["RECORD_TEXT_KEYS", "STRUCTURAL_KEYS", "TextHit", "holds_term", "matcher_of",
-           "narrowing", "redact_json", "redact_record", "redact_tenant_text", "redact_text",
-           "redact_value", "scan_tenant_text", "text_problems"]
+__all__ = ["INTENTION_TEXT_KEYS", "RECORD_TEXT_KEYS", "STRUCTURAL_KEYS", "TextHit",
+           "holds_term", "item_facts", "matcher_of", "narrowing", "redact_intention", "redact_json",
+           "redact_record", "redact_tenant_text", "redact_text", "redact_value",
+           "scan_tenant_text", "text_problems"]
 
 STRUCTURAL_KEYS: frozenset[str] = frozenset({
     # identifiers and references between nodes
@@ -59,8 +63,9 @@ STRUCTURAL_KEYS: frozenset[str] = frozenset({
     "redacted_by_request",
     # tenant and scope: how eligibility and deletion by subject find nodes
     "tenant", "tenants", "principal_tenants", "scope_json", "subject_json", "key", "pairs",
-    # values the code writes from closed sets
-    "kind", "disposition", "state", "status", "trigger_kind", "ranker", "sensitivity",
+    # values the code writes from closed sets (an intention's trigger_kind is not one: an
+    # event key is free text, {"Jane Roe": "arrived"})
+    "kind", "disposition", "state", "status", "ranker", "sensitivity",
     "authority", "clearance", "triggers",
     # digests, tokens and the request's own bookkeeping (ids and counts only)
     "digest", "candidate_digest", "fingerprint", "dedup_key", "epoch", "redact_term_digests",
@@ -76,6 +81,10 @@ RECORD_TEXT_KEYS: frozenset[str] = frozenset({
     "thread"})
 """The text of a live record that its fingerprints derive from: redacted through the record
 model (:func:`redact_record`) so fingerprints are recomputed."""
+
+INTENTION_TEXT_KEYS: tuple[str, ...] = ("action", "trigger_kind", "trigger_value")
+"""The text of a live intention that its fingerprint and cue digest derive from: redacted
+through :func:`redact_intention`, so both follow the redacted text."""
 
 _RECORD_DERIVED = ("content", "asserts", "asserted_value", "provenance_json", "source",
                    "metadata_json", "thread", "thread_key", "fingerprint", "dedup_key")
@@ -119,14 +128,44 @@ def redact_text(text: str, matcher: TermMatcher) -> str:
     return matcher.redact(text)
 
 
+def _number_text(value: Any) -> str | None:
+    """A JSON number as the JSON text holds it (None for anything else, booleans too)."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return json.dumps(value)
+    return None
+
+
+def _nested(key: Any, value: Any) -> Any:
+    """A string under a ``*_json`` key of a decoded JSON value (as the LangGraph store keeps
+    an item's value), decoded; None when it is not such a string or does not decode."""
+    if not (isinstance(key, str) and key.endswith("_json") and isinstance(value, str)):
+        return None
+    try:
+        return json.loads(value)
+    except ValueError:
+        return None
+
+
 def redact_json(value: Any, matcher: TermMatcher) -> Any:
-    """A decoded JSON value with terms redacted in every string, object keys included."""
+    """A decoded JSON value with terms redacted in every string, object keys included; a
+    number whose JSON text holds a term becomes that text redacted (a string), and a string
+    under a ``*_json`` key that decodes is redacted as JSON and encoded again, so it stays
+    JSON (a phone number in a LangGraph item's value left ``"phone": [REDACTED]``, which no
+    reader could decode)."""
     if isinstance(value, str):
         return matcher.redact(value)
+    if (number := _number_text(value)) is not None:
+        return matcher.redact(number) if matcher.holds(number) else value
     if isinstance(value, list):
         return [redact_json(v, matcher) for v in value]
     if isinstance(value, dict):
-        return {matcher.redact(k): redact_json(v, matcher) for k, v in value.items()}
+        out = {}
+        for k, v in value.items():
+            inner = _nested(k, v)
+            out[matcher.redact(k)] = (
+                redact_json(v, matcher) if inner is None
+                else json.dumps(redact_json(inner, matcher), ensure_ascii=False))
+        return out
     return value
 
 
@@ -149,16 +188,64 @@ def redact_record(record: MemoryRecord, terms: TermMatcher | Sequence[str]) -> M
     return coerce_record(data)
 
 
+def item_facts(stored: Mapping[str, Any], redacted: MemoryRecord) -> dict[str, Any]:
+    """The filter facts of a LangGraph item (``lg_facts``, ``lg_num_paths``, ``lg_nums``:
+    :func:`graphmem.db.langgraph_shape.value_facts`) as its redacted value makes them, for a
+    record stored with facts; ``{}`` for any other record. Kept as they were, a filter on the
+    erased value (``{"name": "Jane Roe"}``) still found the item, and ``lg_nums`` held an
+    erased number in clear.
+
+    Args:
+        stored: the record's stored properties. redacted: the record after
+            :func:`redact_record`.
+    """
+    if stored.get("lg_facts") is None:
+        return {}
+    meta = redacted.metadata.get(LANGGRAPH)
+    try:
+        value = json.loads(meta["value_json"]) if isinstance(meta, dict) else None
+    except (TypeError, ValueError, KeyError):
+        value = None
+    return value_facts(value if isinstance(value, dict) else {})
+
+
+def redact_intention(props: Mapping[str, Any], terms: TermMatcher | Sequence[str],
+                     key: bytes) -> dict[str, Any]:
+    """The properties a redaction sets on a live intention (``props``: as stored): its
+    action, cue kind and cue value with every term replaced by ``[REDACTED]``, and the
+    fingerprint and cue digest of the result, so neither keeps a digest of the old text
+    (docs/deletion-terms.md, "Where the terms are kept") and the cue's index entry follows.
+
+    Args:
+        props: the intention's stored properties (not erased). terms: a matcher or clear
+            terms. key: the database's index key (:func:`graphmem.db.index_key.index_key`).
+
+    Raises:
+        ValueError: a term holds no letter or digit.
+    """
+    pattern = matcher_of(terms)
+    old = intention_from_props(props)
+    texts = {k: redact_text(getattr(old, k), pattern) for k in INTENTION_TEXT_KEYS}
+    new = old.model_copy(update=texts)
+    return {**texts, "fingerprint": intention_props(new)["fingerprint"],
+            "cue_digest": cue_digest(key, new.tenant, new.trigger_kind, new.trigger_value)}
+
+
 def _json_strings(value: Any) -> Iterable[str]:
+    """The texts of a decoded JSON value, as :func:`redact_json` reads them: strings, keys,
+    numbers' JSON text, and the texts of a ``*_json`` string that decodes."""
     if isinstance(value, str):
         yield value
+    elif (number := _number_text(value)) is not None:
+        yield number
     elif isinstance(value, list):
         for v in value:
             yield from _json_strings(v)
     elif isinstance(value, dict):
         for k, v in value.items():
             yield k
-            yield from _json_strings(v)
+            inner = _nested(k, v)
+            yield from _json_strings(v if inner is None else inner)
 
 
 def _texts(key: str, value: Any) -> list[str]:
@@ -272,8 +359,11 @@ def redact_tenant_text(tx: ErasureTx, *, tenants: Sequence[str],
     A live record's content, asserted key and value, thread, provenance and metadata go
     through the record model so its fingerprints follow, and a record whose asserted key
     changed moves to that key's assertion group; an assertion group left with no record whose
-    key holds a term is dropped; an intention's redacted cue gets the digest of its new text
-    (its index entry follows); every other property is redacted where it is. Running it
+    key holds a term is dropped; a LangGraph item whose value changed gets the filter facts
+    of its new value (:func:`item_facts`) and loses its embeddings; a live intention's action
+    and cue go through
+    :func:`redact_intention`, so its fingerprint and cue digest follow (its index entry
+    too); every other property is redacted where it is. Running it
     again finds nothing to change.
 
     Returns:
@@ -293,26 +383,32 @@ def redact_tenant_text(tx: ErasureTx, *, tenants: Sequence[str],
             records.append(hit.eid)
             continue
         changes.setdefault(hit.eid, {})[hit.key] = redact_value(hit.key, hit.value, pattern)
+    intentions = sorted({h.eid for h in hits if not h.rel and "Intention" in h.labels
+                         and h.key in INTENTION_TEXT_KEYS})
+    if intentions:  # a live one's fingerprint and cue digest follow its redacted text
+        key = tx.index_key()
+        for live in tx.intentions_by_element(intentions):
+            changes[live.eid].update(redact_intention(live.intention, pattern, key))
     regroup: list[dict[str, str]] = []
+    items: list[str] = []  # LangGraph items whose value changed: their embeddings go
     if records:
         for found in tx.records_by_element(sorted(set(records))):
             old = record_from_props(found.record)
             redacted = redact_record(old, pattern)
             new = record_props(redacted)
-            changes.setdefault(found.eid, {}).update({k: new[k] for k in _RECORD_DERIVED})
+            facts = item_facts(found.record, redacted)
+            changes.setdefault(found.eid, {}).update({k: new[k] for k in _RECORD_DERIVED},
+                                                     **facts)
+            if facts and redacted.metadata != old.metadata:
+                items.append(old.id)
             if redacted.asserts is not None and redacted.asserts != old.asserts:
                 regroup.append({"eid": found.eid, "key": redacted.asserts,
                                 "gkey": assertion_group(redacted.tenant, redacted.asserts)})
-    cues = sorted(h.eid for h in hits
-                  if not h.rel and "Intention" in h.labels and h.key == "trigger_value")
-    if cues:  # a redacted cue is indexed by the digest of its new text
-        key = tx.index_key()
-        for cue in tx.intention_cues(cues):
-            props = changes[cue.eid]
-            props["cue_digest"] = cue_digest(key, cue.tenant, cue.kind, props["trigger_value"])
     rows = [{"eid": eid, "rel": kinds[eid], "props": props} for eid, props in changes.items()]
     if rows:
         tx.redact_text(rows, request_id=request_id, at=at)
+    if items:
+        tx.drop_vectors(items)
     tx.regroup_assertions(regroup, groups)
     return len(rows)
 

@@ -185,7 +185,24 @@ def _graph(reads: LineageSource, record_id: str, direction: LineageDirection,
                 graph.edges[source, target].update(type=ordered[0], types=",".join(ordered))
             else:
                 graph.add_edge(source, target, type=kind, types=kind)
+    if access.bound:
+        _through_reach(graph, record_id, direction)
     return graph
+
+
+def _through_reach(graph: nx.DiGraph, root: str, direction: LineageDirection) -> None:
+    """Keep only the records ``root`` reaches through records within reach, at their depth
+    along those: a record reached only through one out of reach (A derived from another
+    user's H, derived from B) was shown at its depth with no edge, which told a bound caller
+    that a record it may not see lies between (docs/spec/eligibility.md#confinement)."""
+    found: dict[str, int] = {}
+    for view in ((graph,) if direction == "up" else (graph.reverse(copy=False),)
+                 if direction == "down" else (graph, graph.reverse(copy=False))):
+        for node, depth in nx.single_source_shortest_path_length(view, root).items():
+            found[node] = min(depth, found.get(node, depth))
+    graph.remove_nodes_from([node for node in list(graph) if node not in found])
+    for node, depth in found.items():
+        graph.nodes[node]["depth"] = depth
 
 
 # ------------------------------------------------------------------------------ exports

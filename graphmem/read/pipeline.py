@@ -21,7 +21,7 @@ from graphmem.db.eligibility import CandidateList
 from graphmem.errors import ValidationError
 from graphmem.fields import MAX_INT64
 from graphmem.limits import InputLimits
-from graphmem.models import DeferredIntention
+from graphmem.models import DeferredIntention, MemoryRecord
 from graphmem.read.attribution import AttributionLog
 from graphmem.read.budget import fit_context
 from graphmem.read.context import thread_context
@@ -42,7 +42,7 @@ from graphmem.read.steps import (
 )
 
 __all__ = ["MAX_BUDGET_CHARS", "CandidateSource", "DueIntentions", "Retrieval", "check_request",
-           "coerce_state", "retrieve"]
+           "coerce_state", "retrieve", "with_records"]
 
 MAX_BUDGET_CHARS = MAX_INT64
 """The largest context budget, in characters: the attribution log stores it as a 64-bit
@@ -93,6 +93,16 @@ class Retrieval:
     def ids(self) -> list[str]:
         """Ids of the chosen memories, in order."""
         return [m.record.id for m in self.memories]
+
+
+def with_records(result: Retrieval, records: Sequence[MemoryRecord]) -> Retrieval:
+    """``result`` with its memories' records replaced, one for one and in order, by
+    ``records`` (a bound client's view of them: :meth:`graphmem.db.access.Access.shown`);
+    the same object when nothing changed."""
+    if all(m.record is r for m, r in zip(result.memories, records, strict=True)):
+        return result
+    return replace(result, memories=tuple(
+        replace(m, record=r) for m, r in zip(result.memories, records, strict=True)))
 
 
 def coerce_state(state: DecisionState | dict[str, Any]) -> DecisionState:

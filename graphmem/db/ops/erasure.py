@@ -22,7 +22,7 @@ from graphmem.models import MemoryRecord
 if TYPE_CHECKING:
     from graphmem.db.store import Neo4jStore
 
-__all__ = ["ElementRecord", "ErasureTx", "IntentionCue", "RecomputeCheck", "RequestState"]
+__all__ = ["ElementIntention", "ElementRecord", "ErasureTx", "RecomputeCheck", "RequestState"]
 
 
 class RequestState(NamedTuple):
@@ -39,12 +39,11 @@ class ElementRecord(NamedTuple):
     record: dict[str, Any]
 
 
-class IntentionCue(NamedTuple):
-    """An intention found by element id: its tenant and trigger kind (its cue's digest key)."""
+class ElementIntention(NamedTuple):
+    """An intention found by element id: the id and its stored properties."""
 
     eid: str
-    tenant: str
-    kind: str
+    intention: dict[str, Any]
 
 
 class RecomputeCheck(NamedTuple):
@@ -111,14 +110,19 @@ class ErasureTx:
         """Set records' redacted texts; ``rows``: ``{"id", <property>: value ...}``."""
         self._run("deletion/redact/records", rows=list(rows), request_id=request_id, at=at)
 
-    def intention_actions(self, ids: Sequence[str]) -> list[tuple[str, str | None]]:
-        """(id, action) of the intentions among ``ids``."""
-        return [(row["id"], row["action"])
+    def intentions(self, ids: Sequence[str]) -> list[dict[str, Any]]:
+        """The stored properties of the intentions among ``ids`` that are not erased."""
+        return [row["intention"]
                 for row in self._run("deletion/intentions_get", ids=list(ids))]
+
+    def drop_vectors(self, ids: Sequence[str]) -> None:
+        """Delete the embeddings of the LangGraph items among records ``ids``."""
+        self._run("deletion/redact/vectors", ids=list(ids))
 
     def redact_intentions(self, rows: Sequence[Mapping[str, Any]], *, request_id: str,
                           at: datetime) -> None:
-        """Set intentions' redacted actions; ``rows``: ``{"id", "action"}``."""
+        """Set intentions' redacted texts; ``rows``: ``{"id", "props"}`` (the action, cue,
+        fingerprint and cue digest: :func:`graphmem.deletion.redaction.redact_intention`)."""
         self._run("deletion/redact/intentions", rows=list(rows), request_id=request_id, at=at)
 
     def mark(self, rows: Sequence[Mapping[str, Any]], *, request_id: str, at: datetime) -> None:
@@ -156,10 +160,10 @@ class ErasureTx:
         return [ElementRecord(**row)
                 for row in self._run("deletion/records_by_element", eids=list(eids))]
 
-    def intention_cues(self, eids: Sequence[str]) -> list[IntentionCue]:
-        """The intentions with these element ids: what their cue digests are keyed by."""
-        return [IntentionCue(**row)
-                for row in self._run("deletion/intention_cues", eids=list(eids))]
+    def intentions_by_element(self, eids: Sequence[str]) -> list[ElementIntention]:
+        """The intentions with these element ids that are not erased."""
+        return [ElementIntention(**row)
+                for row in self._run("deletion/intentions_by_element", eids=list(eids))]
 
     def index_key(self) -> bytes:
         """The database's index key, made in this transaction if it has none

@@ -9,7 +9,7 @@ takes an id fails :func:`test_every_id_taking_method_is_in_the_table` until it i
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import timedelta
 from typing import Any
 
@@ -28,6 +28,7 @@ from graphmem import (
     WriteDisposition,
 )
 from graphmem.client import store_of
+from graphmem.db.access import ScopeQuery
 from tests.support.confinement import ANSWERS, CALLS, Victim, _proposal
 from tests.support.database import Neo4jUnderTest
 from tests.support.principals import PRIVACY, T0, U17, U17_CONF, U99
@@ -360,3 +361,53 @@ def test_connect_binds_a_principal_and_process_event_fires_only_its_own(
     assert memory.intentions.get("int-wide").status.value == "pending"
     assert memory.intentions.get("int-u99").status.value == "pending"
     assert memory.get("rec-u99").id == "rec-u99"  # the operator's client still reaches it
+
+
+def test_a_bound_clients_intentions_object_holds_its_confinement(memory: Memory) -> None:
+    """``bound.intentions`` (and AsyncMemory's) takes a ``principal`` in ``due`` and
+    ``process_event``, and a ready reach in ``due_within``, as the read path hands it: each
+    must reach no further than the client, as ``bound.due`` does. It read u-99's
+    confidential intention, action and all, given a tenant-wide principal."""
+    memory.intend(_intention("int-u99", {"user": "u-99"}, "confidential"))
+    memory.intend(_intention("int-own", {"user": "u-17"}))
+    bound = memory.confined(U17)
+    event, u99 = {"customer": "c-1"}, {"tenant": "acme", "user": "u-99"}
+    calls: list[Callable[[], object]] = [
+        lambda: bound.intentions.due(event, principal=PRIVACY, scope=u99, now=T0),
+        lambda: bound.intentions.process_event(event, principal=PRIVACY, scope=u99, by="a",
+                                               now=T0),
+        lambda: bound.intentions.due_within(event, ScopeQuery.build(PRIVACY, u99, T0)),
+    ]
+    for call in calls:
+        with pytest.raises(AuthorizationError):
+            call()
+    assert [i.id for i in bound.intentions.due(event, principal=U17,
+                                               scope={"tenant": "acme"}, now=T0)] == ["int-own"]
+    assert memory.intentions.get("int-u99").status.value == "pending"
+
+
+def test_a_retrieval_made_in_reach_by_a_wider_principal_names_no_other_tenant(
+        memory: Memory) -> None:
+    """A principal of tenants acme and globex read u-17's scope of acme: u-17 may read that
+    retrieval, but not learn from it that a tenant globex exists."""
+    memory.put(_rec("own", {"user": "u-17"}))
+    wide = Principal(tenants=frozenset({"acme", "globex"}))
+    rid = memory.confined(wide).retrieve(
+        {"memory_scope": {"tenant": "acme", "user": "u-17"}, "goal": "plan",
+         "needs_prior_context": True}, now=T0 + timedelta(days=1)).trace.retrieval_id
+    logged = memory.confined(U17).get_retrieval(rid)["retrieval"]
+    assert "globex" not in str(logged)
+    assert logged["principal_tenants"] == ["acme"]
+    assert "globex" in memory.get_retrieval(rid)["retrieval"]["principal_tenants"]
+
+
+def test_a_write_decision_by_a_wider_principal_names_no_other_tenant(memory: Memory) -> None:
+    """A bound principal of tenants acme and globex wrote into u-17's scope: its write
+    decision's ``by`` records its tenants for the operator, and u-17's history of the record
+    names only the tenants u-17 has."""
+    wide = Principal(tenants=frozenset({"acme", "globex"}))
+    memory.confined(wide).write(_proposal("by-wide") | {
+        "scope": {"tenant": "acme", "user": "u-17"}})
+    told = " ".join(str(h["by"]) for h in memory.confined(U17).history("by-wide"))
+    assert "globex" not in told and "tenants acme;" in told
+    assert "globex" in " ".join(str(h["by"]) for h in memory.history("by-wide"))

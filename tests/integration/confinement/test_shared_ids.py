@@ -7,11 +7,12 @@ record, and a record's history shows no decision on another user's proposal."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 import pytest
 
-from graphmem import IntentionStatus, Memory, OutOfReachError, WriteDisposition
+from graphmem import IntentionStatus, Memory, OutOfReachError, ValidationError, WriteDisposition
 from tests.support.principals import T0, U17, U99
 
 pytestmark = pytest.mark.neo4j
@@ -107,3 +108,78 @@ def test_history_names_no_successor_out_of_reach(memory: Memory) -> None:
         assert hidden not in told and "a record out of reach" in told, told
         assert hidden in " ".join(str(h.get("reason")) for h in memory.history(rid))
     assert "new17" in " ".join(str(h.get("reason")) for h in bound.history("mine-3"))
+
+
+def _episode(rid: str, user: str, position: int) -> dict[str, Any]:
+    return {**_rec(rid, user), "kind": "episodic", "thread": "support-chat",
+            "position": position}
+
+
+def test_a_thread_position_another_user_holds_is_refused_without_naming_its_record(
+        memory: Memory) -> None:
+    """Thread positions are unique in a tenant's thread, as ids are in the store: a write
+    cannot hide that a position is taken, but the refusal names no record of another user
+    (its id is not the writer's to learn, nor to look up with)."""
+    memory.confined(U99).write(_episode("u99-secret-episode", "u-99", 0))
+    bound = memory.confined(U17)
+    bound.write(_rec("own-first", "u-17"))
+    calls: list[Callable[[], object]] = [
+        lambda: bound.write(_episode("mine", "u-17", 0)),
+        lambda: bound.supersede(["own-first"], _episode("mine-2", "u-17", 0), by="u-17",
+                                reason="r")]
+    for call in calls:
+        with pytest.raises(ValidationError) as refused:
+            call()
+        assert "u99-secret-episode" not in str(refused.value)
+        assert "u99-secret-episode" not in refused.value.record_ids
+    assert bound.write(_episode("mine", "u-17", 1)).disposition is WriteDisposition.PERSIST
+
+
+def test_a_record_names_no_record_out_of_reach(memory: Memory) -> None:
+    """The operator wrote u-17 records that supersede, derive from and cite u-99's: u-17
+    reads them (get, candidates, retrieve) without those ids, as its lineage leaves those
+    records out; a reference within its reach is still named, and the operator sees all."""
+    for rid, user in (("u99-old", "u-99"), ("u99-parent", "u-99"), ("u99-cited", "u-99"),
+                      ("own-parent", "u-17")):
+        memory.put(_rec(rid, user))
+    memory.put({**_rec("mixed", "u-17"), "content": "a merged plan note",
+                "derived_from": ["u99-parent", "own-parent"], "evidence_ids": ["u99-cited"]})
+    memory.supersede(["u99-old"], {**_rec("moved", "u-17"), "content": "a moved plan note"},
+                     by="ops", reason="moved to u-17")
+    bound = memory.confined(U17)
+    hidden = {"u99-old", "u99-parent", "u99-cited"}
+    state = {"memory_scope": {"tenant": "acme"}, "goal": "plan note",
+             "needs_prior_context": True}
+    seen = [bound.get("mixed"), bound.get("moved"),
+            *bound.candidates(scope={"tenant": "acme"}),
+            *(m.record for m in bound.retrieve(state, now=T0 + timedelta(days=1)).memories)]
+    assert {r.id for r in seen} >= {"mixed", "moved"}
+    for record in seen:
+        named = {*record.supersedes, *record.derived_from, *record.evidence_ids}
+        assert not named & hidden, (record.id, named)
+    assert bound.get("mixed").derived_from == ("own-parent",)
+    assert set(memory.get("mixed").derived_from) == {"u99-parent", "own-parent"}
+    assert memory.get("moved").supersedes == ("u99-old",)
+    # a recompute keeps the parents that remain, and shows u-17 only its own
+    memory.apply_deletion(memory.plan_deletion(roots=["own-parent"], requested_by="ops",
+                                               reason="r"))
+    again = bound.recompute("mixed", "a plan note, recomputed", by="u-17", reason="r")
+    assert not {*again.derived_from, *again.evidence_ids} & hidden
+    assert memory.get("mixed").derived_from == ("u99-parent",)
+
+
+def test_lineage_reaches_nothing_through_a_record_out_of_reach(memory: Memory) -> None:
+    """u-17's own B and A with u-99's H between them (A from H from B, written by the
+    operator): u-17's lineage of A shows no B at depth 2 without an edge, which told it a
+    record out of reach lies between; the operator sees the whole chain."""
+    memory.put(_rec("B", "u-17"))
+    memory.put({**_rec("H", "u-99"), "derived_from": ["B"]})
+    memory.put({**_rec("A", "u-17"), "derived_from": ["H"]})
+    memory.put({**_rec("C", "u-17"), "derived_from": ["A"]})
+    bound = memory.confined(U17)
+    assert set(bound.lineage("A", "up").nodes) == {"A"}
+    assert set(bound.lineage("B", "down").nodes) == {"B"}
+    both = bound.lineage("A", "both")
+    assert set(both.nodes) == {"A", "C"} and both.nodes["C"]["depth"] == 1
+    assert set(memory.lineage("A", "up").nodes) == {"A", "H", "B"}
+    assert memory.lineage("A", "up").nodes["B"]["depth"] == 2

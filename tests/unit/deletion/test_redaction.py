@@ -33,7 +33,27 @@ def test_redaction_is_idempotent_and_keeps_json_valid(terms: list[str]) -> None:
 def test_structural_keys_are_ids_scopes_enums_and_digests() -> None:
     assert {"id", "tenant", "scope_json", "digest", "kind"} <= STRUCTURAL_KEYS
     free_text = {"content", "reason", "query", "action", "action_id", "by", "retracted_reason",
-                 "trigger_value", "provenance_json", "metadata_json", "note", "requested_by"}
+                 "trigger_value", "trigger_kind", "provenance_json", "metadata_json", "note",
+                 "requested_by"}
     assert not free_text & STRUCTURAL_KEYS
 
 
+
+
+def test_a_number_and_a_json_value_inside_json_are_redacted_as_json() -> None:
+    """A number the term names is text of the property too, and a ``*_json`` string inside
+    JSON (a LangGraph item's value) stays JSON: redacted as text, ``"phone": 5551234`` left
+    ``"phone": [REDACTED]``, which no reader decodes."""
+    pattern = matcher_of(["5551234", "Jane Roe"])
+    inner = json.dumps({"name": "Jane Roe", "phone": 5551234, "age": 42, "ok": True})
+    raw = json.dumps({"langgraph": {"value_json": inner, "key": "k"}, "phone": 5551234.0})
+    assert holds_term("metadata_json", json.dumps({"phone": 5551234}), pattern)
+    once = redact_value("metadata_json", raw, pattern)
+    decoded = json.loads(once)
+    assert decoded["phone"] == "[REDACTED].0"
+    assert json.loads(decoded["langgraph"]["value_json"]) == {
+        "name": "[REDACTED]", "phone": "[REDACTED]", "age": 42, "ok": True}
+    assert not holds_term("metadata_json", once, pattern)
+    assert redact_value("metadata_json", once, pattern) == once
+    assert redact_value("metadata_json", json.dumps({"n": 5551230}), pattern) == json.dumps(
+        {"n": 5551230})
