@@ -6,6 +6,9 @@
                  [--max-authority A] [--allow-deletion] [--http] [--host 127.0.0.1]
                  [--port 8000]
 
+Over ``--http`` every request carries ``Authorization: Bearer TOKEN``: ``GRAPHMEM_MCP_TOKEN``,
+or a token made at start and printed on stderr (:mod:`.http_auth`).
+
 Every option may also come from an environment variable (``GRAPHMEM_MCP_*``, listed in
 each option's help; list-valued ones are space-separated). The database comes from
 ``NEO4J_URI``/``NEO4J_USER``/``NEO4J_PASSWORD``/``NEO4J_DATABASE`` or the ``graphmem db
@@ -20,6 +23,7 @@ the command.
 
 from __future__ import annotations
 
+import os
 from typing import Annotated
 
 import typer
@@ -90,6 +94,7 @@ def mcp_command(
 ) -> None:
     """Serve graphmem's memory tools to agents over the Model Context Protocol."""
     try:
+        from graphmem.integrations.mcp.http_auth import TOKEN_ENV, http_token
         from graphmem.integrations.mcp.server import build_server, http_security
     except ModuleNotFoundError as exc:
         # the SDK, or a module the server imports with it (anyio, starlette, ...): any that
@@ -105,11 +110,18 @@ def mcp_command(
             max_authority=max_authority, db_timeout_s=db_timeout, plan_ttl_s=plan_ttl)
     except GraphmemError as exc:
         raise fail(exc) from None
-    server = build_server(config)
-    if http:
-        err_console.print(f"graphmem MCP server on http://{host}:{port}/mcp",
-                          highlight=False)
-        server.run("streamable-http", host=host, port=port,
-                   transport_security=http_security(host, allowed_host or ()))
-    else:
-        server.run()
+    if not http:
+        build_server(config).run()
+        return
+    try:
+        token = http_token(os.environ.get(TOKEN_ENV))
+    except GraphmemError as exc:
+        raise fail(exc) from None
+    server = build_server(config, bearer_token=token)
+    chosen = os.environ.get(TOKEN_ENV)
+    err_console.print(f"graphmem MCP server on http://{host}:{port}/mcp; clients send the "
+                      "header Authorization: Bearer "
+                      + (f"${TOKEN_ENV}" if chosen else token), highlight=False,
+                      soft_wrap=True)
+    server.run("streamable-http", host=host, port=port,
+               transport_security=http_security(host, allowed_host or ()))

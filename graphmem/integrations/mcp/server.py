@@ -33,6 +33,7 @@ from mcp.types import Tool, ToolAnnotations
 
 from . import privacy, reading, resources, tools
 from .config import ServerConfig
+from .http_auth import BearerToken, auth_settings
 from .state import Preloader, ServerState, open_memory
 
 if TYPE_CHECKING:
@@ -141,7 +142,8 @@ class _Server(MCPServer[ServerState]):
 
 
 def build_server(
-    config: ServerConfig, connect: Callable[[], Awaitable[AsyncMemory]] | None = None,
+    config: ServerConfig, connect: Callable[[], Awaitable[AsyncMemory]] | None = None, *,
+    bearer_token: str | None = None,
 ) -> MCPServer[ServerState]:
     """graphmem's MCP server.
 
@@ -153,6 +155,8 @@ def build_server(
             function; default: :func:`~.state.open_memory` with ``config.db_timeout_s``:
             ``NEO4J_*`` or the ``graphmem db start`` server); the server closes it when it
             stops.
+        bearer_token: the token every HTTP request must carry (``Authorization: Bearer``;
+            :mod:`.http_auth`); None: none asked (stdio, or an app served in process).
 
     Returns:
         An ``MCPServer``: ``run()`` for stdio, ``run("streamable-http", host=..,
@@ -174,7 +178,9 @@ def build_server(
 
     server = _Server(
         SERVER_NAME, title="graphmem memory", instructions=INSTRUCTIONS,
-        version=reading.package_version(), lifespan=lifespan, log_level="WARNING")
+        version=reading.package_version(), lifespan=lifespan, log_level="WARNING",
+        token_verifier=None if bearer_token is None else BearerToken(bearer_token),
+        auth=None if bearer_token is None else auth_settings())
     server.preloader = preloader
     for spec in (*TOOLS, *(DELETION_TOOLS if config.allow_deletion else ())):
         server.add_tool(spec.fn, description=spec.description, annotations=spec.annotations,

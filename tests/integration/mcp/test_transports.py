@@ -18,6 +18,8 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 from graphmem import Memory
 from tests.support.database import Neo4jUnderTest
@@ -91,18 +93,25 @@ def test_http_subprocess_recalls_over_streamable_http(neo4j_db: Neo4jUnderTest,
                                                       memory: Memory, tmp_path: Path) -> None:
     _seed(memory)
     port = _free_port()
+    token = "tok-" + "k" * 40
     log = (tmp_path / "server.log").open("wb")
     proc = subprocess.Popen([*COMMAND, "--http", "--host", "127.0.0.1", "--port", str(port)],
-                            env={**os.environ, **_env(neo4j_db)}, stdin=subprocess.DEVNULL,
-                            stdout=log, stderr=subprocess.STDOUT)
+                            env={**os.environ, **_env(neo4j_db), "GRAPHMEM_MCP_TOKEN": token},
+                            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
     seen: dict[str, Any] = {}
+    url = f"http://127.0.0.1:{port}/mcp"
     try:
         _wait_for_port(port, proc, timeout=90)
 
         async def main() -> None:
             with anyio.fail_after(60):
-                async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+                bearer = {"Authorization": f"Bearer {token}"}
+                async with (create_mcp_http_client(headers=bearer) as with_token,
+                            Client(streamable_http_client(url, http_client=with_token))
+                            as client):
                     seen["recall"] = await client.call_tool("recall", RECALL)
+                async with create_mcp_http_client() as bare:
+                    seen["bare"] = (await bare.post(url, json={})).status_code
 
         anyio.run(main)
     finally:
@@ -114,3 +123,5 @@ def test_http_subprocess_recalls_over_streamable_http(neo4j_db: Neo4jUnderTest,
             proc.wait(timeout=15)
         log.close()
     _check_recall(seen["recall"])
+    assert seen["bare"] == 401  # no token, no tool
+    assert token not in (tmp_path / "server.log").read_text()  # a chosen token is not printed

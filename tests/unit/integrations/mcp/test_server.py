@@ -8,6 +8,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+import pytest
 from mcp import Client
 
 from graphmem.db.settings import ConnectionSettings
@@ -104,20 +105,59 @@ INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "clientInfo": {"name": "test", "version": "1"}}}
 
 
-def _initialize(host: str, headers: dict[str, str], allowed: tuple[str, ...] = ()) -> int:
+TOKEN = "t" * 40
+
+
+def _initialize(host: str, headers: dict[str, str], allowed: tuple[str, ...] = (), *,
+                token: str | None = TOKEN) -> int:
     """The status of an ``initialize`` POST to the HTTP app ``graphmem mcp --http --host
-    HOST`` serves, with these request headers (no database: initialize needs none)."""
+    HOST`` serves (its token :data:`TOKEN`), with these request headers and, unless None,
+    ``token`` as the bearer (no database: initialize needs none)."""
     from starlette.testclient import TestClient
 
     from graphmem.integrations.mcp.config import ServerConfig
     from graphmem.integrations.mcp.server import build_server, http_security
 
-    server = build_server(ServerConfig.build(tenants=("acme",), scope={"user": "u-17"}))
+    server = build_server(ServerConfig.build(tenants=("acme",), scope={"user": "u-17"}),
+                          bearer_token=TOKEN)
     app = server.streamable_http_app(host=host, transport_security=http_security(host, allowed))
+    bearer = {} if token is None else {"Authorization": f"Bearer {token}"}
     with TestClient(app, base_url="http://127.0.0.1:8000") as client:
         answer = client.post("/mcp", json=INITIALIZE, headers={
-            "Accept": "application/json, text/event-stream", **headers})
+            "Accept": "application/json, text/event-stream", **bearer, **headers})
     return answer.status_code
+
+
+def test_a_request_without_the_token_reaches_no_tool() -> None:
+    """Whoever reaches the port (any user of the machine, anyone on the network) acted as
+    the server's principal: now a request without the bearer token, or with another, is a
+    401 before any tool runs."""
+    ok = {"Host": "127.0.0.1:8000"}
+    assert _initialize("127.0.0.1", ok) == 200
+    assert _initialize("127.0.0.1", ok, token=None) == 401
+    assert _initialize("127.0.0.1", ok, token="u" * 40) == 401
+    assert _initialize("127.0.0.1", ok, token=TOKEN[:-1]) == 401
+    assert _initialize("0.0.0.0", ok, token="") == 401
+    assert _initialize("127.0.0.1", {**ok, "Authorization": f"Basic {TOKEN}"},
+                       token=None) == 401
+
+
+@pytest.mark.parametrize("given", ["short", "x" * 23, "y" * 30 + " z", "é" * 30,
+                                   "a" * 30 + "\n"])
+def test_a_chosen_token_too_short_or_not_ascii_is_refused(given: str) -> None:
+    from graphmem.errors import ValidationError
+    from graphmem.integrations.mcp.http_auth import http_token
+
+    with pytest.raises(ValidationError, match="GRAPHMEM_MCP_TOKEN"):
+        http_token(given)
+
+
+def test_a_token_is_made_when_none_is_chosen() -> None:
+    from graphmem.integrations.mcp.http_auth import MIN_TOKEN_CHARS, http_token
+
+    made = {http_token(None), http_token("")}
+    assert len(made) == 2 and all(len(t) >= MIN_TOKEN_CHARS for t in made)
+    assert http_token("k" * 24) == "k" * 24
 
 
 def test_a_page_of_another_site_reaches_no_tool_whatever_address_the_server_listens_on(
@@ -152,3 +192,15 @@ def test_a_host_name_given_in_capitals_admits_the_lowercase_host_clients_send() 
     assert _initialize("MyBox.local", {"Host": "MyBox.local:8000"}) == 200
     assert _initialize("0.0.0.0", {"Host": "mem.internal"}, ("Mem.Internal",)) == 200
     assert _initialize("0.0.0.0", {"Host": "evil.example"}, ("Mem.Internal",)) == 421
+
+
+def test_the_command_refuses_a_weak_token_before_serving(monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    from typer.testing import CliRunner
+
+    from graphmem.cli import app
+
+    monkeypatch.setenv("GRAPHMEM_MCP_TOKEN", "secret")
+    result = CliRunner().invoke(app, ["mcp", "--tenant", "acme", "--http", "--port", "1"])
+    assert result.exit_code == 2, result.output
+    assert "GRAPHMEM_MCP_TOKEN" in result.output and "Traceback" not in result.output
