@@ -320,8 +320,8 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
         """Write ``new_record`` as the successor of ``old_ids`` (docs/spec/write-path.md).
 
         The new record must list every old id in ``supersedes`` (or list none, and they are
-        added). Raises PolicyError if the write policy does not persist it; a bound client's
-        OutOfReachError for an old id it may not change.
+        added). Its repeat after it took effect is a DISCARD (docs/spec/write-path.md#repeats).
+        PolicyError: not persisted; a bound client's OutOfReachError: an old id it may not change.
         """
         self.access.check_ids(self._store, old_ids, change=True, what="old_ids")
         record = self.access.confine_record(self._store, new_record)
