@@ -84,7 +84,7 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
                 the last client that needed it closes).
             policy: write-policy settings (docs/spec/write-path.md).
             clock: aware now, read as UTC (else ValidationError); for an omitted ``now``/``at``.
-            max_content_bytes: largest record content accepted, in UTF-8 bytes.
+            max_content_bytes: largest record content accepted, in UTF-8 bytes (>= 1).
             principal: bind the client to this caller (see :meth:`confined`); None: the
                 operator's client, which reaches every record and claims any authority.
             max_authority: the bound client's authority ceiling (ignored without
@@ -98,8 +98,8 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
 
         Raises:
             DatabaseUnavailableError: nothing to connect to, or the server does not answer.
-            DatabaseAuthError: the server refused the credentials.
-            StoreError: Neo4j refused the schema set-up.
+            DatabaseAuthError: the server refused the credentials. StoreError: Neo4j refused
+                the schema set-up. ValidationError: a bad argument (before any server).
         """
         from graphmem.db.connect import open_store
 
@@ -320,8 +320,8 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
         """Write ``new_record`` as the successor of ``old_ids`` (docs/spec/write-path.md).
 
         The new record must list every old id in ``supersedes`` (or list none, and they are
-        added). Raises PolicyError if the write policy does not persist it; a bound client's
-        OutOfReachError for an old id it may not change.
+        added). Its repeat after it took effect is a DISCARD (docs/spec/write-path.md#repeats).
+        PolicyError: not persisted; a bound client's OutOfReachError: an old id it may not change.
         """
         self.access.check_ids(self._store, old_ids, change=True, what="old_ids")
         record = self.access.confine_record(self._store, new_record)

@@ -112,7 +112,8 @@ class AsyncMemory(AsyncAttributionCalls, AsyncProspective, AsyncDeletionCalls):
 
         Raises:
             DatabaseUnavailableError, DatabaseAuthError, StoreError: as ``Memory.connect``.
-            ValidationError: ``principal`` is not a Principal, or a bad ``max_authority``.
+            ValidationError: ``principal`` is not a Principal, a bad ``max_authority``, or
+                ``max_content_bytes`` < 1 (before any server is looked for).
         """
         from graphmem.db.connect import open_store
         from graphmem.db.drivers import schema_once, schema_owner

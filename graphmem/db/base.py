@@ -30,6 +30,7 @@ from graphmem.db.codec import (
     Clock,
     StoredState,
     checked_clock,
+    content_bound,
     record_from_props,
     state_from_props,
     to_native,
@@ -54,7 +55,8 @@ class StoreBase:
     Args:
         driver: an open ``neo4j`` driver (bolt://, neo4j://, neo4j+s:// ...).
         database: the database name every query targets.
-        max_content_bytes: largest accepted content, in UTF-8 bytes (default 64 KiB).
+        max_content_bytes: largest accepted content, in UTF-8 bytes (default 64 KiB): a
+            positive int, else ValidationError (:func:`~graphmem.db.codec.content_bound`).
         clock: returns the current aware time (read as UTC); injectable for tests. A
             reading that is no aware datetime raises when read (:func:`checked_clock`).
         retry_time_s: how long :meth:`write_once` and :meth:`read_once` keep retrying, in
@@ -77,7 +79,7 @@ class StoreBase:
         self.limits = limits
         self.retry_time_s = retry_time_s
         self.database = database
-        self.max_content_bytes = max_content_bytes
+        self.max_content_bytes = content_bound(max_content_bytes)
         #: the clock, each reading checked as a call's ``now`` is (:func:`checked_clock`)
         self.clock = checked_clock(clock)
         #: Scopes ("s" + key) and assertion groups ("a" + gkey) whose nodes this object has

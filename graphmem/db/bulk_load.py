@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from graphmem.db.base import StoreBase
+from graphmem.db.codec import content_bound
 from graphmem.db.index_key import index_key
 from graphmem.db.launch_settings import heap_flags
 from graphmem.db.launcher import JVM_FLAGS, ensure_jars, java_executable
@@ -57,10 +58,16 @@ class EmptyStoreChecks:
 
     Args:
         limits: the bounds of user-supplied values. max_content_bytes: UTF-8 bytes per content.
+
+    Raises:
+        ValidationError: ``max_content_bytes`` is no positive int.
     """
 
     limits: InputLimits
     max_content_bytes: int
+
+    def __post_init__(self) -> None:
+        content_bound(self.max_content_bytes)
 
     def check_new_record(self, record: MemoryRecord) -> None:
         """Raises ContentTooLargeError, ValidationError (nothing is written)."""

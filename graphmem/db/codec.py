@@ -137,6 +137,20 @@ def checked_clock(clock: Clock) -> Clock:
     return read
 
 
+def content_bound(value: object) -> int:
+    """``value`` as a store's ``max_content_bytes``: a positive int (not a bool), the largest
+    record content accepted, in UTF-8 bytes (docs/spec/records.md#content).
+
+    Raises:
+        ValidationError: anything else (0 or a negative bound made every write fail as
+            content too large; a float or a string failed at the first write).
+    """
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        shown = value if isinstance(value, int) else type(value).__name__
+        raise ValidationError(f"max_content_bytes must be a positive int, got {shown}")
+    return value
+
+
 def to_native(value: Any) -> Any:
     if isinstance(value, neo4j_time.DateTime):
         return value.to_native().astimezone(UTC)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from graphmem.db.codec import Clock
+from graphmem.db.codec import Clock, content_bound
 from graphmem.db.drivers import schema_once, shared_driver
 from graphmem.db.server import lease
 from graphmem.db.settings import ConnectionSettings
@@ -37,7 +37,10 @@ def open_store(settings: ConnectionSettings | None, *, start_if_needed: bool, cl
 
     Raises:
         DatabaseUnavailableError, DatabaseAuthError, StoreError: as ``Memory.connect``.
+        ValidationError: ``max_content_bytes`` is no positive int (checked before any
+            server is looked for).
     """
+    content_bound(max_content_bytes)
     lease_release: Callable[[], None] | None = None
     if settings is None:
         settings = ConnectionSettings.from_env()

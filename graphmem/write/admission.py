@@ -11,12 +11,12 @@ reads under the write's slot locks (:class:`~graphmem.db.ops.admission.StoredEvi
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
 from graphmem.db.codec import coerce_record, record_from_props
-from graphmem.db.ops.admission import StoredEvidence, WriteOps
+from graphmem.db.ops.admission import Declared, StoredEvidence, WriteOps
 from graphmem.models import MemoryKind, MemoryRecord
 from graphmem.write.policy import (
     PROCEDURE_EXEMPT_AUTHORITIES,
@@ -26,7 +26,16 @@ from graphmem.write.policy import (
     decide,
 )
 
-__all__ = ["admit", "admitted_evidence"]
+__all__ = ["IDENTICAL", "IDENTICAL_IDLE", "admit", "admitted_evidence"]
+
+#: The reason of the DISCARD of a proposal stored already, identically, and in effect as the
+#: write would have made it: the repeat of a call that took effect
+#: (docs/spec/write-path.md#repeats).
+IDENTICAL = "identical record already stored"
+#: The reason when that stored record is not in effect so: quarantined (it supersedes nothing
+#: until promoted: docs/spec/status.md#superseded), or not superseding what it lists.
+IDENTICAL_IDLE = ("identical record already stored, but not in effect: quarantined, or not "
+                  "superseding what it lists")
 
 
 def admitted_evidence(rows: Iterable[dict[str, Any]], tenant: str) -> dict[str, MemoryRecord]:
@@ -47,16 +56,22 @@ def admitted_evidence(rows: Iterable[dict[str, Any]], tenant: str) -> dict[str, 
 
 
 def admit(store: WriteOps, policy: WritePolicy, proposal: MemoryRecord | dict[str, Any], *,
-          by: str, at: datetime, superseded: str | None = None) -> MemoryWriteDecision:
+          by: str, at: datetime, superseded: str | None = None,
+          declared: Sequence[Declared] = ()) -> MemoryWriteDecision:
     """Decide ``proposal`` with the write policy and store it, atomically (see
     :func:`graphmem.write.lifecycle.write_record`, which delegates here). A persisted record
     that lists ``supersedes`` logs a "superseded" transition on each of them, by ``by``, in
     the same transaction, with the reason ``superseded`` (default: that the record is their
     successor).
 
+    A proposal stored already, identically, is a DISCARD: :data:`IDENTICAL` when the stored
+    record is in effect as this write would have made it, else :data:`IDENTICAL_IDLE`.
+
     Args:
         store: the store's write operations. policy: the write policy. proposal: a record
         or its dict. by: who writes. at: aware UTC time of the decision.
+        declared: transitions logged with a persisted record, in its transaction (and, once
+        each, by the repeat of a call that took effect: :meth:`WriteOps.admit`).
 
     Raises:
         ValidationError and subclasses (also for a ``by`` that is not a string),
@@ -70,14 +85,15 @@ def admit(store: WriteOps, policy: WritePolicy, proposal: MemoryRecord | dict[st
         return decide(record, policy=policy, duplicate_ids=stored.duplicates,
                       evidence=admitted_evidence(stored.evidence, record.tenant))
 
-    def identical(reason: str) -> MemoryWriteDecision:
-        return MemoryWriteDecision(record.id, WriteDisposition.DISCARD, reason)
+    def identical(in_effect: bool) -> MemoryWriteDecision:
+        return MemoryWriteDecision(record.id, WriteDisposition.DISCARD,
+                                   IDENTICAL if in_effect else IDENTICAL_IDLE)
 
     return store.admit(record, by=by, at=at,
                        superseded=superseded or f"successor {record.id} lists it in supersedes",
                        skew_ms=policy.clock_skew_ms,
                        fast=_decided_without_stored_state(record, policy),
-                       decide=on_stored, identical=identical)
+                       decide=on_stored, identical=identical, declared=declared)
 
 
 def _decided_without_stored_state(record: MemoryRecord, policy: WritePolicy

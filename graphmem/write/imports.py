@@ -14,16 +14,20 @@ from graphmem.errors import ValidationError
 from graphmem.limits import DEFAULT_LIMITS, InputLimits, loads_bounded
 from graphmem.models import MemoryRecord
 
-__all__ = ["IMPORT_BATCH", "ImportChecks", "checked_records", "import_jsonl", "iter_jsonl",
+__all__ = ["BOM", "IMPORT_BATCH", "ImportChecks", "checked_records", "import_jsonl", "iter_jsonl",
            "load_records", "read_records"]
 
 IMPORT_BATCH = 1000
+#: The UTF-8 byte order mark, which Windows tools (Notepad, PowerShell) write first: skipped at
+#: the start of a file only; anywhere else it is text, and no JSON.
+BOM = b"\xef\xbb\xbf"
 
 
 def iter_jsonl(path: Path, limits: InputLimits = DEFAULT_LIMITS, *, start: int = 0,
                end: int | None = None, first_line: int = 1
                ) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield ``(line_number, object)`` for each non-blank line.
+    """Yield ``(line_number, object)`` for each non-blank line. A UTF-8 byte order mark at
+    the start of the file (``start`` 0) is skipped; one anywhere else is not JSON.
 
     Args:
         path: a JSON Lines file. limits: the line length, JSON nesting depth and number
@@ -46,6 +50,13 @@ def iter_jsonl(path: Path, limits: InputLimits = DEFAULT_LIMITS, *, start: int =
         at = start
         if start:
             fh.seek(start)
+        else:  # a mark a Windows tool wrote first is no text of the file (nor of its line)
+            try:
+                head = fh.read(len(BOM))
+            except OSError as exc:
+                raise ValidationError(f"cannot read {path}: {exc.strerror or exc}") from None
+            at = len(BOM) if head == BOM else 0
+            fh.seek(at)
         while end is None or at < end:
             try:  # a line is read at most as far as its bound (and its line break)
                 raw = fh.readline(limits.line_bytes + 2)

@@ -7,15 +7,15 @@ its storage in one transaction, so a refused or failed write leaves nothing behi
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
 from graphmem.db.codec import coerce_record
-from graphmem.db.ops.admission import WriteOps
+from graphmem.db.ops.admission import Declared, WriteOps
 from graphmem.errors import PolicyError, ValidationError
 from graphmem.models import MemoryKind, MemoryRecord
-from graphmem.write.admission import admit, admitted_evidence
+from graphmem.write.admission import IDENTICAL, admit, admitted_evidence
 from graphmem.write.policy import (
     MemoryWriteDecision,
     WriteDisposition,
@@ -30,7 +30,8 @@ Proposal = MemoryRecord | dict[str, Any]
 
 
 def write_record(store: WriteOps, policy: WritePolicy, proposal: Proposal, *, by: str,
-                 at: datetime, superseded: str | None = None) -> MemoryWriteDecision:
+                 at: datetime, superseded: str | None = None,
+                 declared: Sequence[Declared] = ()) -> MemoryWriteDecision:
     """Run a proposal through the write policy, atomically with its storage.
 
     DISCARD stores nothing but the decision; QUARANTINE stores the record for audit, never
@@ -43,12 +44,14 @@ def write_record(store: WriteOps, policy: WritePolicy, proposal: Proposal, *, by
         store: the store's write operations. policy: the write policy. proposal: a record
         or its dict.
         by: who writes. at: aware UTC time of the decision. superseded: the reason of those
-        transitions (default: that the record is their successor).
+        transitions (default: that the record is their successor). declared: other
+        transitions logged with a persisted record, in the same transaction.
 
     Raises:
         ValidationError and subclasses, RecordConflictError: nothing is written.
     """
-    return admit(store, policy, proposal, by=by, at=at, superseded=superseded)
+    return admit(store, policy, proposal, by=by, at=at, superseded=superseded,
+                 declared=declared)
 
 
 def promote(store: WriteOps, record_id: str, *, by: str, reason: str) -> None:
@@ -70,12 +73,25 @@ def supersede(store: WriteOps, policy: WritePolicy, old_ids: Sequence[str],
     """Write ``new_record`` as the successor of ``old_ids`` (docs/spec/write-path.md).
 
     The new record must list every old id in ``supersedes`` (or list none, and they are
-    added).
+    added). A repeat of a call that took effect (a retry, a second worker: the successor is
+    stored identically and supersedes them) returns the DISCARD "identical record already
+    stored" and logs nothing twice (docs/spec/write-path.md#repeats).
 
     Raises:
-        PolicyError: the write policy does not persist it. RecordNotFoundError: an old id.
+        PolicyError: the write policy does not persist it, or it is stored already but not
+            in effect (quarantined). RecordNotFoundError: an old id. RecordConflictError:
+            another record is stored with the successor's id.
         ValidationError: ``by`` or ``reason`` is not a non-empty string.
     """
+    return _succeed(store, policy, old_ids, new_record, by=by, reason=reason)
+
+
+def _succeed(store: WriteOps, policy: WritePolicy, old_ids: Sequence[str],
+             new_record: Proposal, *, by: str, reason: str,
+             declared: Callable[[str], Sequence[Declared]] = lambda _: ()
+             ) -> MemoryWriteDecision:
+    """:func:`supersede`, logging also the transitions ``declared`` makes of the successor's
+    id, in the successor's transaction."""
     store.limits.check_notes(list(old_ids), by=by, reason=reason)
     record = coerce_record(new_record)
     missing = [i for i in old_ids if i not in record.supersedes]
@@ -85,10 +101,18 @@ def supersede(store: WriteOps, policy: WritePolicy, old_ids: Sequence[str],
     for old in old_ids:
         store.get(old)
     decision = write_record(store, policy, record, by=by, at=store.clock(),
-                            superseded=f"{reason} (successor {record.id})")
-    if decision.disposition is not WriteDisposition.PERSIST:
+                            superseded=f"{reason} (successor {record.id})",
+                            declared=declared(record.id))
+    if not _took_effect(decision):
         raise PolicyError(f"successor not persisted: {decision.reason}", record_ids=[record.id])
     return decision
+
+
+def _took_effect(decision: MemoryWriteDecision) -> bool:
+    """Whether a lifecycle call's write took effect: persisted now, or the repeat of a call
+    that did (stored identically already, in effect: docs/spec/write-path.md#repeats)."""
+    return decision.disposition is WriteDisposition.PERSIST or (
+        decision.disposition is WriteDisposition.DISCARD and decision.reason == IDENTICAL)
 
 
 def consolidate(store: WriteOps, policy: WritePolicy, ids: Sequence[str], *,
@@ -96,7 +120,9 @@ def consolidate(store: WriteOps, policy: WritePolicy, ids: Sequence[str], *,
     """Replace duplicates with one record carrying ``derived_from`` lineage to them.
 
     ``into`` gets ``derived_from`` and ``supersedes`` set to ``ids`` (merged with its own), so
-    the duplicates stop being active once it is effective (docs/spec/write-path.md).
+    the duplicates stop being active once it is effective (docs/spec/write-path.md). The
+    "consolidated" transition of each id commits with it, in one transaction; a repeat is
+    as :func:`supersede`'s.
 
     Raises:
         ValidationError: fewer than two ids, or ``by`` or ``reason`` is not a non-empty
@@ -111,20 +137,23 @@ def consolidate(store: WriteOps, policy: WritePolicy, ids: Sequence[str], *,
     merged = record.model_dump()
     merged["derived_from"] = tuple(dict.fromkeys((*record.derived_from, *ids)))
     merged["supersedes"] = tuple(dict.fromkeys((*record.supersedes, *ids)))
-    decision = supersede(store, policy, ids, merged, by=by, reason=reason)
-    log_transitions(store, ids, "consolidated", by, f"{reason} (into {record.id})",
-                    successor=record.id)
-    return decision
+    return _succeed(store, policy, ids, merged, by=by, reason=reason, declared=lambda into: [
+        Declared(i, "consolidated", f"{reason} (into {into})", into) for i in ids])
 
 
 def promote_procedure(store: WriteOps, policy: WritePolicy, episode_ids: Sequence[str],
                       procedure: Proposal, *, by: str, reason: str) -> MemoryWriteDecision:
     """Promote episodes into a procedure once the bar is met (docs/spec/write-path.md).
 
+    The "promoted_procedure" transition commits with the procedure, in one transaction; a
+    repeat of a call that took effect returns the DISCARD "identical record already stored"
+    and logs it once (docs/spec/write-path.md#repeats).
+
     Raises:
         PolicyError: fewer than ``policy.min_verified_episodes`` verified episodes (admitted
             ones of the procedure's tenant: :func:`graphmem.write.admission.
-            admitted_evidence`), or the policy does not persist the procedure.
+            admitted_evidence`), or the policy does not persist the procedure (or it is
+            stored already, quarantined).
         ValidationError: not procedural, or ``by`` or ``reason`` is not a non-empty string.
     """
     store.limits.check_notes(list(episode_ids), by=by, reason=reason)
@@ -141,10 +170,10 @@ def promote_procedure(store: WriteOps, policy: WritePolicy, episode_ids: Sequenc
     merged = record.model_dump()
     merged["evidence_ids"] = tuple(dict.fromkeys((*record.evidence_ids, *episode_ids)))
     merged["derived_from"] = tuple(dict.fromkeys((*record.derived_from, *episode_ids)))
-    decision = write_record(store, policy, merged, by=by, at=store.clock())
-    if decision.disposition is not WriteDisposition.PERSIST:
+    decision = write_record(store, policy, merged, by=by, at=store.clock(),
+                            declared=[Declared(record.id, "promoted_procedure", reason)])
+    if not _took_effect(decision):
         raise PolicyError(f"procedure not persisted: {decision.reason}", record_ids=[record.id])
-    log_transitions(store, [record.id], "promoted_procedure", by, reason)
     return decision
 
 

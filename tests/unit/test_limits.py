@@ -171,3 +171,46 @@ def test_an_event_that_is_no_text_is_a_validation_error(event: dict[Any, Any]) -
     TypeError while its message was made."""
     with pytest.raises(ValidationError, match="event"):
         DEFAULT_LIMITS.check_event(event)
+
+
+BOM = "\ufeff"
+
+
+@pytest.mark.parametrize("ending", ["\n", "\r\n"])
+def test_a_byte_order_mark_at_the_start_of_a_file_is_not_its_text(tmp_path: Path,
+                                                                   ending: str) -> None:
+    """A file a Windows tool wrote (Notepad, PowerShell's Out-File) starts with a UTF-8 BOM:
+    its first line was refused as "not JSON"."""
+    path = tmp_path / "bom.jsonl"
+    path.write_text(BOM + ending.join(['{"id": "a"}', '{"id": "b"}']) + ending,
+                    encoding="utf-8", newline="")
+    assert list(iter_jsonl(path)) == [(1, {"id": "a"}), (2, {"id": "b"})]
+    path.write_text(BOM + ending + '{"id": "a"}' + ending, encoding="utf-8", newline="")
+    assert list(iter_jsonl(path)) == [(2, {"id": "a"})]  # a blank first line, then a record
+    path.write_bytes(BOM.encode())
+    assert list(iter_jsonl(path)) == []
+    at_bound = '{"id": "' + "x" * (1024 - 10) + '"}'
+    path.write_text(BOM + at_bound + "\n", encoding="utf-8")  # the mark counts to no line
+    assert list(iter_jsonl(path, InputLimits(line_bytes=1024))) == [(1, {"id": "x" * 1014})]
+
+
+@pytest.mark.parametrize("text", [
+    '{"id": "a"}\n' + BOM + '{"id": "b"}\n',  # at the start of a later line
+    BOM + BOM + '{"id": "a"}\n',  # a second one
+    ' ' + BOM + '{"id": "a"}\n',  # after a space
+])
+def test_a_byte_order_mark_anywhere_else_is_refused(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "bom.jsonl"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ValidationError, match=r"bom\.jsonl:\d"):
+        list(iter_jsonl(path))
+
+
+def test_a_stretch_after_the_start_keeps_a_mark_as_text(tmp_path: Path) -> None:
+    """A stretch read from a later offset (a part of an initial load) starts at a line, not
+    at the file's start: a mark there is on a later line, refused as anywhere else."""
+    path = tmp_path / "bom.jsonl"
+    first = '{"id": "a"}\n'
+    path.write_text(first + BOM + '{"id": "b"}\n', encoding="utf-8")
+    with pytest.raises(ValidationError, match=r"bom\.jsonl:2"):
+        list(iter_jsonl(path, start=len(first), first_line=2))

@@ -15,7 +15,11 @@ read the stored ids, the active duplicates and the evidence), then either logs a
 stores the record with ``records/write.cypher`` (record, edges, assertion group, decision and
 the record's stamp: its write slot's sequence, bumped under the lock ``write/check`` took). The
 nodes both only MATCH are created ahead of the transaction (:mod:`graphmem.db.slots`). A
-threaded record takes the batch path (``create_in_tx``), which relinks its thread.
+threaded record takes the batch path (``create_in_tx``), which relinks its thread. A write
+that declares transitions (:class:`Declared`: a consolidation's, a promotion's) takes the
+transaction, which logs them with the record. A record stored identically already is a DISCARD
+whose ``write/identical.cypher`` says whether it is in effect, and logs then the declared
+transitions a repeat of the call finds missing (docs/spec/write-path.md#repeats).
 """
 
 from __future__ import annotations
@@ -44,7 +48,7 @@ from graphmem.errors import ConstraintViolationError
 from graphmem.limits import InputLimits
 from graphmem.models import MemoryRecord
 
-__all__ = ["Disposed", "Neo4jWrites", "StoredEvidence", "WriteOps"]
+__all__ = ["Declared", "Disposed", "Neo4jWrites", "StoredEvidence", "WriteOps"]
 
 
 class Disposed(Protocol):
@@ -68,6 +72,18 @@ class StoredEvidence(NamedTuple):
 
     duplicates: list[str]
     evidence: list[dict[str, Any]]
+
+
+class Declared(NamedTuple):
+    """A declared transition a write logs with the record it persists, in its transaction
+    (docs/spec/write-path.md#lifecycle), by the write's ``by`` at its time: ``kind`` on
+    ``record_id`` (the record itself, or one it replaces), with ``reason``; ``successor``: the
+    record replacing ``record_id``, which the reason names, or None."""
+
+    record_id: str
+    kind: str
+    reason: str
+    successor: str | None = None
 
 
 class WriteOps(Protocol):
@@ -115,7 +131,7 @@ class WriteOps(Protocol):
 
     def admit(self, record: MemoryRecord, *, by: str, at: datetime, superseded: str,
               skew_ms: int, fast: D | None, decide: Callable[[StoredEvidence], D],
-              identical: Callable[[str], D]) -> D:
+              identical: Callable[[bool], D], declared: Sequence[Declared] = ()) -> D:
         """Decide ``record`` and store it, atomically (see the module docstring).
 
         Args:
@@ -125,7 +141,12 @@ class WriteOps(Protocol):
             fast: the decision when no active duplicate is stored and nothing else stored
                 can change it (None: the transaction decides).
             decide: the write policy on what is stored. identical: the DISCARD of a record
-                stored identically already, with this reason.
+                stored identically already, told whether that record is in effect as this
+                write would have made it (admitted, superseding what ``record`` lists: a
+                repeat of a call that took effect; ``write/identical.cypher``).
+            declared: transitions logged in the transaction when ``record`` persists, and
+                when it is stored identically already and in effect, each not logged yet
+                (so a repeated call logs none twice).
 
         Raises:
             ValidationError and subclasses, RecordConflictError: nothing is written.
@@ -202,9 +223,10 @@ class Neo4jWrites:
 
     def admit(self, record: MemoryRecord, *, by: str, at: datetime, superseded: str,
               skew_ms: int, fast: D | None, decide: Callable[[StoredEvidence], D],
-              identical: Callable[[str], D]) -> D:
+              identical: Callable[[bool], D], declared: Sequence[Declared] = ()) -> D:
         """See :meth:`WriteOps.admit`."""
         store = self._store
+        transitions = [t._asdict() for t in declared]
         fingerprint = record_fingerprint(record)
         dedup = dedup_key(record)  # the content's normalisation, once per write (not four)
         slots = slot_keys(record, dedup)
@@ -233,7 +255,7 @@ class Neo4jWrites:
         # the record it stored, which must not be taken for another's (a DISCARD of a
         # duplicate).
         token = uuid.uuid4().hex
-        if fast is not None:
+        if fast is not None and not transitions:  # a declared transition: the transaction
             # The agent loop's write (a new record, no duplicate): one statement, one round
             # trip and one commit (write/new.cypher). Anything else it finds writes nothing,
             # and the two-statement transaction below decides.
@@ -258,8 +280,11 @@ class Neo4jWrites:
                 # by write_new above, or by an earlier run of this function
                 return stored[-1] if stored else cast(D, fast)
             todo = store.check_existing([record], {record.id: fingerprint}, existing)
-            if not todo:
-                return _log(tx, identical("identical record already stored"))
+            if not todo:  # stored identically: a repeat of the call, if in effect
+                twin = store.run(tx, "write/identical", record_id=record.id,
+                                 supersedes=list(record.supersedes), declared=transitions,
+                                 by=by, at=at)[0]
+                return _log(tx, identical(twin["in_effect"]))
             store.check_thread_slots(tx, todo)
             decision = decide(StoredEvidence(checked["duplicates"], checked["evidence"]))
             if decision.disposition == "DISCARD":
@@ -272,9 +297,16 @@ class Neo4jWrites:
                 for old in () if quarantined else record.supersedes:  # as record_store logs
                     store.log_transition(tx, old, "superseded", by, superseded, at,
                                          successor=record.id)
+                _declare(tx, decision)
                 return _log(tx, decision, own=True)
             _store(tx, decision)
+            _declare(tx, decision)
             return decision
+
+        def _declare(tx: ManagedTransaction, decision: D) -> None:
+            for t in declared if decision.disposition == "PERSIST" else ():
+                store.log_transition(tx, t.record_id, t.kind, by, t.reason, at,
+                                     successor=t.successor)
 
         def _log(tx: ManagedTransaction, decision: D, *, own: bool = False) -> D:
             # the token only on the decision of the record this call stored: a DISCARD's

@@ -15,6 +15,7 @@ client runs graphmem's work on its own worker threads and its round trips on tha
 
 from __future__ import annotations
 
+import hashlib
 import json
 import uuid
 from collections.abc import Iterator
@@ -25,7 +26,7 @@ from typing import Annotated, Any, Literal
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from graphmem.errors import GraphmemError
+from graphmem.errors import GraphmemError, RecordConflictError, RecordNotFoundError
 
 from .schemas import (
     AWARE_TIME,
@@ -157,15 +158,32 @@ async def supersede(
 ) -> WriteDecisionOut:
     """Write ``successor`` as the replacement of ``old_ids`` (kept in history).
 
+    The successor's id is the call's (a digest of the agent, the old ids, the reason and the
+    successor): the same call again (a retry after a timeout or a lost reply) is the
+    supersession already made, reported as a DISCARD "identical record already stored" of
+    that successor (docs/spec/write-path.md#repeats).
+
     Raises:
         ToolError: as :func:`remember`, or the policy did not persist the successor.
     """
     state = server_state(ctx)
     with tool_errors():
-        record = await _record_from(state, successor,
-                              scope=state.config.resolve_scope(successor.scope))
-        decision = await (await state.memory()).supersede(old_ids, record,
-                                                          by=state.config.agent, reason=reason)
+        scope = state.config.resolve_scope(successor.scope)
+        record = await _record_from(state, successor, scope=scope)
+        record["id"] = "mem-" + hashlib.sha256(json.dumps(
+            ["supersede", state.config.agent, old_ids, reason, scope,
+             successor.model_dump(mode="json")], sort_keys=True).encode()).hexdigest()[:32]
+        memory = await state.memory()
+        try:
+            decision = await memory.supersede(old_ids, record, by=state.config.agent,
+                                              reason=reason)
+        except RecordConflictError as conflict:  # stored by this call before, at its time?
+            try:
+                stored = await memory.get(record["id"])
+            except RecordNotFoundError:
+                raise conflict from None
+            decision = await memory.supersede(old_ids, {**record, "created_at": stored.created_at},
+                                              by=state.config.agent, reason=reason)
         return WriteDecisionOut(id=decision.record_id, disposition=decision.disposition.value,
                                 reason=decision.reason)
 

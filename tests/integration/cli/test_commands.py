@@ -87,6 +87,24 @@ def test_import_bad_line_writes_nothing(cli: Memory, tmp_path: Path, bad: str) -
     assert store_of(cli).counts() == {}, "a bad line must leave the store untouched"
 
 
+def test_import_of_a_file_starting_with_a_byte_order_mark(cli: Memory, tmp_path: Path) -> None:
+    """A file a Windows tool wrote starts with a UTF-8 BOM: graphmem import and
+    Memory.import_jsonl refused its first line as "not JSON"; a mark on a later line still is
+    refused (it is no JSON there)."""
+    lines = [json.dumps(_record(i)) for i in range(4)]
+    path = tmp_path / "windows.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + "\r\n".join(lines).encode() + b"\r\n")
+    imported = _run("import", str(path), "--json")
+    assert (imported["records"], imported["created"]) == (4, 4)
+    assert cli.import_jsonl(path) == []  # the same file again: already present
+    assert cli.get("bulk-00000").content == _record(0)["content"]
+    later = tmp_path / "later.jsonl"
+    later.write_bytes("\n".join([lines[0], "\ufeff" + json.dumps(_record(9))]).encode())
+    result = CliRunner().invoke(app, ["import", str(later), "--json"])
+    assert result.exit_code == 2 and "later.jsonl:2" in result.stderr, result.output
+    assert store_of(cli).counts()["Record"] == 4
+
+
 def test_import_usage_errors_exit_2(cli: Memory, tmp_path: Path) -> None:
     runner = CliRunner()
     assert runner.invoke(app, ["import", str(tmp_path / "absent.jsonl")]).exit_code == 2

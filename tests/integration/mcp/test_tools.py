@@ -263,6 +263,33 @@ def test_supersede_lineage_and_resources(neo4j_db: Neo4jUnderTest, memory: Memor
     _serve(neo4j_db, body)
 
 
+def test_a_repeated_supersede_reports_the_supersession_made(neo4j_db: Neo4jUnderTest,
+                                                            memory: Memory) -> None:
+    """An agent retrying ``supersede`` (its first call timed out, or the reply was lost) with
+    the same arguments gets the first call's successor back, discarded as identical: the
+    tool minted a new id and time for each call, so the retry was a second successor,
+    refused as a duplicate of the first (a ToolError although the supersession was made). A
+    call with another successor is still a new one."""
+    async def body(client: Client) -> None:
+        old = (await ok(client, "remember", {**HUMAN, "content": "Deploys go out on Tuesdays",
+                                             "kind": "semantic"}))["id"]
+        call = {"old_ids": [old], "reason": "the schedule moved",
+                "successor": {**HUMAN, "content": "Deploys go out on Thursdays"}}
+        first = await ok(client, "supersede", call)
+        assert first["disposition"] == "PERSIST"
+        again = await ok(client, "supersede", call)
+        assert again == {**first, "disposition": "DISCARD",
+                         "reason": "identical record already stored"}
+        e = await ok(client, "explain", {"id": old})
+        assert e["status"] == "SUPERSEDED" and e["successors"] == [first["id"]]
+        history = await ok(client, "history", {"id": old})
+        assert [t["kind"] for t in history["transitions"]].count("superseded") == 1
+        await refused(client, "supersede", {**call, "successor": {
+            **HUMAN, "content": "deploys go out on THURSDAYS."}}, "PolicyError", "not persisted")
+
+    _serve(neo4j_db, body)
+
+
 def test_lineage_hides_other_tenants_nodes(neo4j_db: Neo4jUnderTest, memory: Memory) -> None:
     memory.write({"id": "g-parent", "kind": "semantic", "content": "Globex fact",
                   "scope": {"tenant": "globex"}, "created_at": "2026-01-01T00:00:00+00:00"})

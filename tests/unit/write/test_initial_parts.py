@@ -60,6 +60,24 @@ def test_any_number_of_parts_writes_what_one_does(tmp_path: Path) -> None:
         assert not files.folder.exists()
 
 
+def test_a_file_starting_with_a_byte_order_mark_loads_as_without_it(tmp_path: Path) -> None:
+    """``--initial`` of a file a Windows tool wrote (a UTF-8 BOM first): its first line was
+    "not JSON"; in one part and in three it loads what the file without the mark loads."""
+    rows = mixed_rows(30)
+    plain = write_jsonl(tmp_path / "plain.jsonl", rows)
+    marked = tmp_path / "marked.jsonl"
+    marked.write_bytes(b"\xef\xbb\xbf" + plain.read_bytes())
+    assert read_initial(marked) == read_initial(plain)
+    expected = _tables(write_load_files(read_initial(plain), tmp_path / "one",
+                                        at=utc_now()).folder)
+    for parts in (1, 3):
+        files = prepare_initial(marked, tmp_path / f"home{parts}", parts=parts)
+        try:
+            assert _tables(files.folder) == expected
+        finally:
+            discard(files)
+
+
 @settings(max_examples=60, deadline=None)
 @given(lines=st.lists(st.binary(max_size=12).map(lambda b: b.replace(b"\n", b"")),
                       max_size=30),
