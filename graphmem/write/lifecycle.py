@@ -7,7 +7,7 @@ its storage in one transaction, so a refused or failed write leaves nothing behi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -23,7 +23,7 @@ from graphmem.write.policy import (
     verified_episodes,
 )
 
-__all__ = ["consolidate", "log_transitions", "promote", "promote_procedure", "supersede",
+__all__ = ["consolidate", "promote", "promote_procedure", "supersede",
            "write_record"]
 
 Proposal = MemoryRecord | dict[str, Any]
@@ -176,9 +176,3 @@ def promote_procedure(store: WriteOps, policy: WritePolicy, episode_ids: Sequenc
         raise PolicyError(f"procedure not persisted: {decision.reason}", record_ids=[record.id])
     return decision
 
-
-def log_transitions(store: WriteOps, ids: Iterable[str], kind: str, by: str,
-                    reason: str, successor: str | None = None) -> None:
-    """Log one declared transition ``kind`` on each of ``ids``, in one transaction
-    (``successor``: the record replacing them, which ``reason`` names)."""
-    store.log_transitions(ids, kind, by, reason, store.clock(), successor)

@@ -124,11 +124,6 @@ class WriteOps(Protocol):
     def set_quarantine(self, record_id: str, flag: bool, *, by: str, reason: str) -> None:
         """Quarantine a record or promote it out of quarantine, as a logged transition."""
 
-    def log_transitions(self, ids: Iterable[str], kind: str, by: str, reason: str,
-                        at: datetime, successor: str | None = None) -> None:
-        """Log one declared transition ``kind`` on each of ``ids``, in one transaction
-        (``successor``: the record replacing them, which ``reason`` names)."""
-
     def admit(self, record: MemoryRecord, *, by: str, at: datetime, superseded: str,
               skew_ms: int, fast: D | None, decide: Callable[[StoredEvidence], D],
               identical: Callable[[bool], D], declared: Sequence[Declared] = ()) -> D:
@@ -209,17 +204,6 @@ class Neo4jWrites:
     def set_quarantine(self, record_id: str, flag: bool, *, by: str, reason: str) -> None:
         """See :meth:`WriteOps.set_quarantine`."""
         self._store.set_quarantine(record_id, flag, by=by, reason=reason)
-
-    def log_transitions(self, ids: Iterable[str], kind: str, by: str, reason: str,
-                        at: datetime, successor: str | None = None) -> None:
-        """See :meth:`WriteOps.log_transitions`."""
-        store = self._store
-
-        def work(tx: ManagedTransaction) -> None:
-            for i in ids:
-                store.log_transition(tx, i, kind, by, reason, at, successor=successor)
-
-        store.transaction(kind, work)
 
     def admit(self, record: MemoryRecord, *, by: str, at: datetime, superseded: str,
               skew_ms: int, fast: D | None, decide: Callable[[StoredEvidence], D],

@@ -163,7 +163,7 @@ class DiesAfterOneCommit:
     """The write operations of a process that dies once its first write transaction has
     committed: every write after it raises :class:`Crash`, as if never sent."""
 
-    WRITES = frozenset({"admit", "log_transitions", "set_quarantine", "put_stream"})
+    WRITES = frozenset({"admit", "set_quarantine", "put_stream"})
 
     def __init__(self, ops: Neo4jWrites) -> None:
         self._ops = ops
