@@ -391,8 +391,8 @@ class Memory(AttributionCalls, ProspectiveCalls, DeletionCalls, CertificateMetho
         result = pipeline.retrieve(self._store, self._log, checked, reach=reach,
                                    budget_chars=budget_chars, ranker=self._ranker(ranker), k=k,
                                    intentions=self.intentions, context_window=context_window)
-        return pipeline.with_records(result, self.access.shown(
-            self._store, [m.record for m in result.memories]))
+        return pipeline.with_records(result, self.access.shown(  # candidates: within reach
+            self._store, [m.record for m in result.memories], within=result.trace.candidate_ids))
 
     def _ranker(self, ranker: Ranker | str | None) -> Ranker:
         """Rankers by name are kept per client, so their caches outlive one call."""

@@ -238,23 +238,28 @@ class Access:
                     row["tenant"], Sensitivity.from_rank(row["rank"]), decode_pairs(row["pairs"]),
                     change=False)}
 
-    def shown(self, store: Reader, records: Sequence[MemoryRecord]) -> list[MemoryRecord]:
+    def shown(self, store: Reader, records: Sequence[MemoryRecord], *,
+              within: Iterable[str] = ()) -> list[MemoryRecord]:
         """``records`` as this client may see them: for a bound client, the ids in their
         :data:`REFERENCE_FIELDS` that name no record within reach are left out (a wider
         principal may have superseded, derived from or cited another user's record in one of
         the caller's), as lineage leaves such records out
         (docs/spec/eligibility.md#confinement). The operator's come back as given; the store
-        is asked only when a record names another.
+        is asked only about ids that are neither among ``records`` nor in ``within`` (both
+        within reach already), so a retrieve whose memories name only its candidates sends
+        no query more than before this rule.
 
         Args:
             store: where reach is read (``records/reach``). records: records within reach.
+            within: more ids known to be within reach (a retrieval's candidates).
         """
         if self.principal is None:
             return list(records)
         named = {i for r in records for f in REFERENCE_FIELDS for i in getattr(r, f)}
-        if not named:
+        unknown = named - {r.id for r in records} - set(within)
+        if not unknown:
             return list(records)
-        seen = self.visible(store, named, node="record")
+        seen = named - unknown | self.visible(store, unknown, node="record")
         if named <= seen:
             return list(records)
         return [r if all(i in seen for f in REFERENCE_FIELDS for i in getattr(r, f))

@@ -149,9 +149,10 @@ def _nested(key: Any, value: Any) -> Any:
 def redact_json(value: Any, matcher: TermMatcher) -> Any:
     """A decoded JSON value with terms redacted in every string, object keys included; a
     number whose JSON text holds a term becomes that text redacted (a string), and a string
-    under a ``*_json`` key that decodes is redacted as JSON and encoded again, so it stays
-    JSON (a phone number in a LangGraph item's value left ``"phone": [REDACTED]``, which no
-    reader could decode)."""
+    under a ``*_json`` key that decodes and holds a term is redacted as JSON and encoded
+    again, so it stays JSON (a phone number in a LangGraph item's value left
+    ``"phone": [REDACTED]``, which no reader could decode); one holding none is kept as
+    written."""
     if isinstance(value, str):
         return matcher.redact(value)
     if (number := _number_text(value)) is not None:
@@ -162,9 +163,11 @@ def redact_json(value: Any, matcher: TermMatcher) -> Any:
         out = {}
         for k, v in value.items():
             inner = _nested(k, v)
-            out[matcher.redact(k)] = (
-                redact_json(v, matcher) if inner is None
-                else json.dumps(redact_json(inner, matcher), ensure_ascii=False))
+            redacted = redact_json(v if inner is None else inner, matcher)
+            # a JSON string that holds no term is kept as written (not rounded or respaced)
+            out[matcher.redact(k)] = (redacted if inner is None else matcher.redact(v)
+                                      if redacted == inner
+                                      else json.dumps(redacted, ensure_ascii=False))
         return out
     return value
 

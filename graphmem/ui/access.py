@@ -60,7 +60,12 @@ class AccessKey:
         if self._holds(request.query_params.get(KEY_PARAMETER)):
             rest = [(k, v) for k, v in request.query_params.multi_items()
                     if k != KEY_PARAMETER]
-            target = request.url.path + (f"?{urllib.parse.urlencode(rest)}" if rest else "")
+            # the path as the browser sent it: decoded, a % in a record id named another
+            raw = scope.get("raw_path")
+            path = (raw.decode("latin-1") if isinstance(raw, bytes)
+                    else urllib.parse.quote(scope["path"]))
+            path = "/" + path.lstrip("/")  # never //host: an address of another site
+            target = path + (f"?{urllib.parse.urlencode(rest)}" if rest else "")
             response: Response = RedirectResponse(target, status_code=303)
             response.set_cookie(self.cookie, self.key, httponly=True, samesite="strict",
                                 path="/")

@@ -92,3 +92,41 @@ def test_a_confined_caller_still_reads_nothing_out_of_reach(memory: Memory) -> N
         bound.retrieve({**state, "memory_scope": {"tenant": "globex"}}, now=LATER)
     with pytest.raises(ValidationError):
         memory.retrieve(state, now=LATER)  # the operator's client names no principal
+
+
+def test_a_bound_retrieve_asks_no_reach_of_what_it_read(memory: Memory,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bound client's memories name only ids within its reach (docs/spec/eligibility.md#
+    confinement), but ids among the candidates just read are within it: a retrieve (and a
+    candidates call) whose records name only those sends no extra reach query, so the agent
+    loop of a bound client (a bridge's replies rest on its user messages) is no slower than
+    before that rule; one naming a record out of the candidates still asks."""
+    own = {"scope": {"tenant": "acme", "user": "u-17"}, "created_at": T0,
+           "authority": "human_instruction"}
+    memory.put_many([{**own, "id": "msg", "kind": "episodic",
+                      "content": "the customer c-1 asked for a callback plan"},
+                     {**own, "id": "reply", "kind": "episodic",
+                      "content": "a callback plan for customer c-1 is set",
+                      "derived_from": ["msg"], "evidence_ids": ["msg"]}])
+    bound = memory.confined(U17)
+    store = type(memory._store)
+    reads: list[str] = []
+    read = store.read
+
+    def counting(self: Any, name: str, **params: Any) -> Any:
+        reads.append(name)
+        return read(self, name, **params)
+
+    monkeypatch.setattr(store, "read", counting)
+    result = bound.retrieve({"memory_scope": {"tenant": "acme"}, "goal": "callback plan",
+                             "needs_prior_context": True}, now=LATER)
+    assert set(result.ids) == {"msg", "reply"}
+    assert [m.record.derived_from for m in result.memories if m.record.id == "reply"] == [
+        ("msg",)]
+    found = bound.candidates(scope={"tenant": "acme"}, now=LATER)
+    assert {r.id for r in found} == {"msg", "reply"}
+    assert "records/reach" not in reads, reads
+    memory.put({**own, "id": "late", "kind": "semantic", "content": "callback plan, revised",
+                "supersedes": ["reply"]})
+    bound.get("late")
+    assert "records/reach" in reads

@@ -57,3 +57,16 @@ def test_a_number_and_a_json_value_inside_json_are_redacted_as_json() -> None:
     assert redact_value("metadata_json", once, pattern) == once
     assert redact_value("metadata_json", json.dumps({"n": 5551230}), pattern) == json.dumps(
         {"n": 5551230})
+
+
+def test_a_json_string_without_a_term_is_kept_as_written() -> None:
+    """A ``*_json`` string inside JSON that holds no term stays byte for byte what it was: it
+    was decoded and encoded again, so a redaction elsewhere in the record rounded a long
+    decimal (``12345678901234567890.5``), dropped a repeated key and respaced the text of a
+    field that named no erased term."""
+    pattern = matcher_of(["Jane Roe"])
+    kept = ['{"a":1,"a":2}', "12345678901234567890.5", '{"n": 1e400}', '[1,2]']
+    raw = json.dumps({"who": "Jane Roe", **{f"k{i}_json": v for i, v in enumerate(kept)}})
+    decoded = json.loads(redact_value("metadata_json", raw, pattern))
+    assert decoded["who"] == "[REDACTED]"
+    assert [decoded[f"k{i}_json"] for i in range(len(kept))] == kept
