@@ -6,17 +6,14 @@ failure."""
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import signal
-import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta, timezone
 from types import FrameType
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest
 
@@ -31,6 +28,7 @@ from graphmem.errors import (
 from graphmem.write.policy import WriteDisposition
 from tests.support.database import Neo4jUnderTest
 from tests.support.group_commit import Threads, held
+from tests.support.lost_ack import LostAck
 from tests.support.writers import ACME, SCOPE, T0, rec
 
 US = timedelta(microseconds=1)
@@ -337,76 +335,9 @@ def test_duplicates_are_decided_at_now_to_the_microsecond(memory: Memory, batche
 # ------------------------------------------------------------------ the commit's ack lost
 
 
-class AckDropper:
-    """A TCP proxy to a Bolt server that, armed, loses the answer that acknowledges the next
-    commit of a statement tagged write/new (write/new, write/new_batch): it forwards the
-    statement, then drops the server's first answer carrying a commit bookmark (the
-    auto-commit statement's last one, or an explicit transaction's COMMIT success) and cuts
-    the connection. The server has committed; the client never hears it."""
-
-    def __init__(self, uri: str) -> None:
-        target = urlsplit(uri)
-        self.target = (target.hostname or "127.0.0.1", target.port or 7687)
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.port = self.listener.getsockname()[1]
-        self.armed = threading.Event()
-        self.dropped = 0
-        self.lock = threading.Lock()
-        self.closed = False
-        in_thread(self._accept)
-
-    def _accept(self) -> None:
-        while not self.closed:
-            try:
-                client, _ = self.listener.accept()
-            except OSError:
-                return
-            server = socket.create_connection(self.target)
-            watching = threading.Event()
-            for pump in (self._up, self._down):
-                threading.Thread(target=pump, args=(client, server, watching),
-                                 daemon=True).start()
-
-    def _up(self, client: socket.socket, server: socket.socket, watching: threading.Event
-            ) -> None:
-        try:
-            while data := client.recv(65536):
-                if b"write/new" in data and self.armed.is_set():
-                    self.armed.clear()
-                    watching.set()
-                server.sendall(data)
-        except OSError:
-            pass
-        _cut(client, server)
-
-    def _down(self, client: socket.socket, server: socket.socket, watching: threading.Event
-              ) -> None:
-        try:
-            while data := server.recv(65536):
-                if watching.is_set() and b"bookmark" in data:
-                    with self.lock:
-                        self.dropped += 1
-                    break
-                client.sendall(data)
-        except OSError:
-            pass
-        _cut(client, server)
-
-    def close(self) -> None:
-        self.closed = True
-        self.listener.close()
-
-
-def _cut(*sockets: socket.socket) -> None:
-    for sock in sockets:
-        with contextlib.suppress(OSError):
-            sock.shutdown(socket.SHUT_RDWR)
-        sock.close()
-
-
 @pytest.fixture()
-def dropper(neo4j_db: Neo4jUnderTest) -> Iterator[AckDropper]:
-    proxy = AckDropper(neo4j_db.settings.uri)
+def dropper(neo4j_db: Neo4jUnderTest) -> Iterator[LostAck]:
+    proxy = LostAck(neo4j_db.settings.uri)
     try:
         yield proxy
     finally:
@@ -421,7 +352,7 @@ def stored_once(memory: Memory, rid: str) -> bool:
 
 
 def test_a_lost_commit_ack_stores_once_and_is_never_reported_as_a_duplicate(
-        memory: Memory, neo4j_db: Neo4jUnderTest, dropper: AckDropper) -> None:
+        memory: Memory, neo4j_db: Neo4jUnderTest, dropper: LostAck) -> None:
     """The connection drops after the server committed a new record, before the client
     heard it. The record is stored once, and the writer is told PERSIST or a typed error
     (resolution unknown): never DISCARD "identical record already stored", its own record
@@ -435,12 +366,12 @@ def test_a_lost_commit_ack_stores_once_and_is_never_reported_as_a_duplicate(
         client.write(rec("warm"), now=T0)
         for i in range(5):
             rid = f"lost-{i}"
-            dropper.armed.set()
+            dropper.arm(b"write/new")
             try:
                 outcomes[rid] = client.write(rec(rid), now=T0).disposition.value
             except GraphmemError as exc:
                 outcomes[rid] = type(exc).__name__
-            assert not dropper.armed.is_set(), "the statement was never seen"
+            assert dropper.pattern is None, "the statement was never seen"
     finally:
         client.close()
     assert dropper.dropped == 5
@@ -452,7 +383,7 @@ def test_a_lost_commit_ack_stores_once_and_is_never_reported_as_a_duplicate(
 
 
 def test_a_batch_whose_commit_ack_is_lost_reports_no_write_a_duplicate(
-        memory: Memory, neo4j_db: Neo4jUnderTest, dropper: AckDropper) -> None:
+        memory: Memory, neo4j_db: Neo4jUnderTest, dropper: LostAck) -> None:
     """The same for a batch: every write of it stored once, each told PERSIST or a typed
     error."""
     settings = dataclasses.replace(neo4j_db.settings, uri=f"bolt://127.0.0.1:{dropper.port}")
@@ -473,7 +404,7 @@ def test_a_batch_whose_commit_ack_is_lost_reports_no_write_a_duplicate(
         with held(group, 4) as release:
             started = Threads(write, 4)
             wait_for(lambda: waiting(group) == 4, "every write to wait")
-            dropper.armed.set()
+            dropper.arm(b"write/new")
             release()
             out = started.join()
     finally:

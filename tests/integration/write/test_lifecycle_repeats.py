@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
 import pytest
@@ -20,27 +19,13 @@ from graphmem import AsyncMemory
 from graphmem.client import Memory, store_of
 from graphmem.db.ops.admission import Neo4jWrites, WriteOps
 from graphmem.errors import PolicyError, RecordConflictError
-from graphmem.models import Principal, Status
+from graphmem.models import Status
 from graphmem.write import lifecycle
 from graphmem.write.policy import WriteDisposition
+from tests.integration.write.test_lifecycle import T0, rec, status
 from tests.support.database import Neo4jUnderTest
 
-T0 = datetime(2026, 1, 1, tzinfo=UTC)
-ACME = Principal(tenants=frozenset({"acme"}))
-SCOPE = {"tenant": "acme"}
 REPEATED = "identical record already stored"
-
-
-def rec(rid: str, **over: Any) -> dict[str, Any]:
-    base: dict[str, Any] = {"id": rid, "kind": "semantic", "content": f"content of {rid}",
-                            "created_at": T0.isoformat(), "scope": SCOPE,
-                            "provenance": {"source": "test"}, "authority": "verified_outcome"}
-    base.update(over)
-    return base
-
-
-def status(memory: Memory, rid: str) -> Status:
-    return memory.explain(rid, principal=ACME, scope=SCOPE, now=T0 + timedelta(days=10)).status
 
 
 def logged(memory: Memory, rid: str, kind: str) -> list[tuple[str, str]]:
