@@ -3,31 +3,15 @@ who/why/when."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
-from typing import Any
+from datetime import timedelta
 
 import pytest
 
 from graphmem.client import Memory
 from graphmem.errors import PolicyError
-from graphmem.models import Principal, Status
+from graphmem.models import Status
 from graphmem.write.policy import WriteDisposition
-
-T0 = datetime(2026, 1, 1, tzinfo=UTC)
-ACME = Principal(tenants=frozenset({"acme"}))
-SCOPE = {"tenant": "acme"}
-
-
-def rec(rid: str, **over: Any) -> dict[str, Any]:
-    base: dict[str, Any] = {"id": rid, "kind": "semantic", "content": f"content of {rid}",
-                            "created_at": T0.isoformat(), "scope": SCOPE,
-                            "provenance": {"source": "test"}, "authority": "verified_outcome"}
-    base.update(over)
-    return base
-
-
-def status(memory: Memory, rid: str, now: datetime = T0 + timedelta(days=10)) -> Status:
-    return memory.explain(rid, principal=ACME, scope=SCOPE, now=now).status
+from tests.support.lifecycle import T0, rec, status
 
 
 def test_supersede_then_retract_successor_does_not_resurrect(memory: Memory) -> None:

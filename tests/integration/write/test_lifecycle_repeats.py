@@ -22,8 +22,8 @@ from graphmem.errors import PolicyError, RecordConflictError
 from graphmem.models import Status
 from graphmem.write import lifecycle
 from graphmem.write.policy import WriteDisposition
-from tests.integration.write.test_lifecycle import T0, rec, status
 from tests.support.database import Neo4jUnderTest
+from tests.support.lifecycle import T0, rec, status
 
 REPEATED = "identical record already stored"
 
