@@ -259,7 +259,7 @@ class Access:
         unknown = named - {r.id for r in records} - set(within)
         if not unknown:
             return list(records)
-        seen = named - unknown | self.visible(store, unknown, node="record")
+        seen = (named - unknown) | self.visible(store, unknown, node="record")
         if named <= seen:
             return list(records)
         return [r if all(i in seen for f in REFERENCE_FIELDS for i in getattr(r, f))

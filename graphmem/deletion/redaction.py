@@ -160,16 +160,20 @@ def redact_json(value: Any, matcher: TermMatcher) -> Any:
     if isinstance(value, list):
         return [redact_json(v, matcher) for v in value]
     if isinstance(value, dict):
-        out = {}
-        for k, v in value.items():
-            inner = _nested(k, v)
-            redacted = redact_json(v if inner is None else inner, matcher)
-            # a JSON string that holds no term is kept as written (not rounded or respaced)
-            out[matcher.redact(k)] = (redacted if inner is None else matcher.redact(v)
-                                      if redacted == inner
-                                      else json.dumps(redacted, ensure_ascii=False))
-        return out
+        return {matcher.redact(k): _redact_member(k, v, matcher) for k, v in value.items()}
     return value
+
+
+def _redact_member(key: Any, value: Any, matcher: TermMatcher) -> Any:
+    """One member of a JSON object, redacted: a ``*_json`` string that decodes is redacted as
+    JSON and encoded again, or kept as written when its value holds no term (not rounded or
+    respaced)."""
+    inner = _nested(key, value)
+    if inner is None:
+        return redact_json(value, matcher)
+    redacted = redact_json(inner, matcher)
+    return matcher.redact(value) if redacted == inner else json.dumps(redacted,
+                                                                      ensure_ascii=False)
 
 
 def redact_record(record: MemoryRecord, terms: TermMatcher | Sequence[str]) -> MemoryRecord:

@@ -7,7 +7,7 @@ its storage in one transaction, so a refused or failed write leaves nothing behi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -88,10 +88,9 @@ def supersede(store: WriteOps, policy: WritePolicy, old_ids: Sequence[str],
 
 def _succeed(store: WriteOps, policy: WritePolicy, old_ids: Sequence[str],
              new_record: Proposal, *, by: str, reason: str,
-             declared: Callable[[str], Sequence[Declared]] = lambda _: ()
-             ) -> MemoryWriteDecision:
-    """:func:`supersede`, logging also the transitions ``declared`` makes of the successor's
-    id, in the successor's transaction."""
+             declared: Sequence[Declared] = ()) -> MemoryWriteDecision:
+    """:func:`supersede`, logging also the transitions ``declared``, in the successor's
+    transaction."""
     store.limits.check_notes(list(old_ids), by=by, reason=reason)
     record = coerce_record(new_record)
     missing = [i for i in old_ids if i not in record.supersedes]
@@ -102,7 +101,7 @@ def _succeed(store: WriteOps, policy: WritePolicy, old_ids: Sequence[str],
         store.get(old)
     decision = write_record(store, policy, record, by=by, at=store.clock(),
                             superseded=f"{reason} (successor {record.id})",
-                            declared=declared(record.id))
+                            declared=declared)
     if not _took_effect(decision):
         raise PolicyError(f"successor not persisted: {decision.reason}", record_ids=[record.id])
     return decision
@@ -137,8 +136,8 @@ def consolidate(store: WriteOps, policy: WritePolicy, ids: Sequence[str], *,
     merged = record.model_dump()
     merged["derived_from"] = tuple(dict.fromkeys((*record.derived_from, *ids)))
     merged["supersedes"] = tuple(dict.fromkeys((*record.supersedes, *ids)))
-    return _succeed(store, policy, ids, merged, by=by, reason=reason, declared=lambda into: [
-        Declared(i, "consolidated", f"{reason} (into {into})", into) for i in ids])
+    return _succeed(store, policy, ids, merged, by=by, reason=reason, declared=[
+        Declared(i, "consolidated", f"{reason} (into {record.id})", record.id) for i in ids])
 
 
 def promote_procedure(store: WriteOps, policy: WritePolicy, episode_ids: Sequence[str],
