@@ -14,6 +14,7 @@ from typing import Any
 from graphmem.db.access import OPERATOR, Access
 from graphmem.db.codec import (
     coerce_record,
+    paused_gc,
     record_from_props,
     record_props,
     require_aware,
@@ -183,6 +184,7 @@ def _finish(tx: ErasureTx, plan: DeletionPlan, at: datetime, matcher: TermMatche
     tx.finish_request(plan.request_id, at)
 
 
+@paused_gc()  # the plan's entries and each batch's rows: many small objects, none cyclic
 def apply_deletion(
     store: Neo4jStore,
     plan: DeletionPlan,

@@ -209,7 +209,6 @@ def _lineage_dispositions(
     return deleted, cyclic
 
 
-@paused_gc()  # 10^6 entries, none cyclic: no collection passes over them as they are made
 def check_plan_inputs(
     limits: InputLimits, *, roots: Sequence[str] | None, subject: Mapping[str, str] | None,
     redact_terms: Iterable[str], requested_by: str, reason: str, request_id: str | None,
@@ -231,6 +230,7 @@ def check_plan_inputs(
             terms)
 
 
+@paused_gc()  # 10^6 entries, none cyclic: no collection passes over them as they are made
 def plan_deletion(
     store: Neo4jStore,
     *,

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
+from graphmem.db.codec import paused_gc
 from graphmem.db.ops.deletion import DeletionOps, VerifyRow
 from graphmem.db.store import Neo4jStore
 from graphmem.deletion.disk import DiskResidue
@@ -122,6 +123,7 @@ def verify(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = 
     return req, verification
 
 
+@paused_gc()  # a request of 10^5 nodes: columns of that many strings, none cyclic
 def _verified(store: Neo4jStore, request_id: str, redact_terms: Iterable[str]
               ) -> tuple[dict[str, Any], Verification, VerifyRow]:
     """:func:`verify`, and the row it read (the report's entries are in it too)."""
@@ -167,6 +169,7 @@ def _verified(store: Neo4jStore, request_id: str, redact_terms: Iterable[str]
     ), row
 
 
+@paused_gc()  # and as many report entries
 def report(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = ()
            ) -> DeletionReport:
     """The audit report of a request, rebuilt from the graph, with a fresh verification.
