@@ -20,11 +20,9 @@ CALL (hits) {
   UNWIND hits AS hit
   MATCH (hit)-[:EMBEDS]->(r:Record)-[:IN_SCOPE]->(s:Scope)
   WITH DISTINCT r, s
-  WHERE s.tenant IN $search_tenants AND s.tenant IN $tenants
-    AND all(p IN $pairs WHERE p IN s.pairs) AND s.langgraph_key IS NOT NULL
+  WHERE s.tenant IN $search_tenants AND {{langgraph_namespace}}
     AND r.lg_order STARTS WITH s.langgraph_key
-  WITH r, s, s.tenant AS q_tenant, s.pairs AS q_pairs, $now AS now
-  WHERE {{langgraph_conditions}} AND {{record_active}}
+  {{langgraph_item}}
   CALL (r) {
     MATCH (v:LgVector)-[:EMBEDS]->(r)
     WHERE size(v.vector) = size($vector)

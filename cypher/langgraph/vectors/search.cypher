@@ -17,14 +17,12 @@ UNWIND range(0, size($search_tenants) - 1) AS t
 WITH t, $search_tenants[t] AS tenant
 MATCH (s:Scope {tenant: tenant})
 USING INDEX SEEK s:Scope(tenant)
-WHERE tenant IN $tenants AND all(p IN $pairs WHERE p IN s.pairs)
-  AND s.langgraph_key IS NOT NULL
+WHERE {{langgraph_namespace}}
 CALL (s) {
   MATCH (r:Record)
   USING INDEX r:Record(lg_order)
   WHERE r.lg_order STARTS WITH s.langgraph_key
-  WITH s, r, s.tenant AS q_tenant, s.pairs AS q_pairs, $now AS now
-  WHERE {{langgraph_conditions}} AND {{record_active}}
+  {{langgraph_item}}
   RETURN r
 }
 WITH t, s, r LIMIT $cap + 1
