@@ -27,6 +27,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from graphmem.errors import GraphmemError, RecordConflictError, RecordNotFoundError
+from graphmem.intentions import coerce_intention
+from graphmem.models import DeferredIntention
 
 from .schemas import (
     AWARE_TIME,
@@ -344,19 +346,37 @@ async def intend(
 ) -> IntendOut:
     """Store a deferred intention that fires once when an event carries the cue.
 
+    The same call again while its intention is still pending (a retry after a lost answer)
+    returns that intention with `created` false instead of a second one that would fire on
+    the same event (docs/integrations/mcp.md#tools-and-resources).
+
     Raises:
         ToolError: validation or authorization errors; nothing is written.
     """
     state = server_state(ctx)
     with tool_errors():
-        intention_id = f"int-{uuid.uuid4().hex}"
-        resolved = state.config.resolve_scope(scope)
-        created = await (await state.memory()).intend({
-            "id": intention_id, "action": action, "trigger_kind": cue_kind,
-            "trigger_value": cue_value, "scope": resolved,
-            "created_at": (await state.store()).clock(), "expires_at": expires_at,
+        # as stored: the client confines it to the server's principal (Intentions.intend)
+        resolved = state.config.principal.confine(state.config.resolve_scope(scope))
+        memory = await state.memory()
+        now = (await state.store()).clock()
+        wanted = coerce_intention({
+            "id": f"int-{uuid.uuid4().hex}", "action": action, "trigger_kind": cue_kind,
+            "trigger_value": cue_value, "scope": resolved, "created_at": now,
+            "expires_at": expires_at,
         })
-        return IntendOut(id=intention_id, created=created)
+        for pending in await memory.due({cue_kind: cue_value}, principal=state.config.principal,
+                                        scope=resolved, now=now):
+            if _same_intention(pending, wanted):
+                return IntendOut(id=pending.id, created=False)
+        created = await memory.intend(wanted)
+        return IntendOut(id=wanted.id, created=created)
+
+
+def _same_intention(stored: DeferredIntention, wanted: DeferredIntention) -> bool:
+    """Whether ``stored`` is what an ``intend`` call asking for ``wanted`` would make (all
+    but its id and creation time)."""
+    keep = {"id", "created_at", "status"}
+    return stored.model_dump(exclude=keep) == wanted.model_dump(exclude=keep)
 
 
 async def process_event(
