@@ -27,7 +27,6 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from graphmem.errors import GraphmemError, RecordConflictError, RecordNotFoundError
-from graphmem.intentions import coerce_intention
 from graphmem.models import DeferredIntention
 
 from .schemas import (
@@ -353,6 +352,8 @@ async def intend(
     Raises:
         ToolError: validation or authorization errors; nothing is written.
     """
+    from graphmem.intentions import coerce_intention  # the client's; loaded on first use
+
     state = server_state(ctx)
     with tool_errors():
         # as stored: the client confines it to the server's principal (Intentions.intend)

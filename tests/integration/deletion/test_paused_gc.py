@@ -43,7 +43,7 @@ def _lineage(memory: Memory) -> None:
         MemoryRecord(id="root", kind=MemoryKind.EPISODIC, content="a call", created_at=T0,
                      scope={"tenant": "a"}),
         *(MemoryRecord(id=f"child-{i}", kind=MemoryKind.SEMANTIC, content=f"fact {i}",
-                       created_at=T0, scope={"tenant": "a"}, derived_from=["root"])
+                       created_at=T0, scope={"tenant": "a"}, derived_from=("root",))
           for i in range(3)),
     ])
 
