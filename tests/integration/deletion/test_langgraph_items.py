@@ -91,8 +91,9 @@ def test_a_name_the_items_json_content_escapes_is_erased(memory: Memory) -> None
     (docs/deletion-terms.md#json-escapes)."""
     store = GraphmemStore(memory, principal=U17)
     store.put(("contacts",), "c1", {"note": "call Jane\nRoe at noon"})
+    caller = "Иван\tПетров"  # noqa: RUF001  (Cyrillic letters that look Latin)
     for rid, content in (("asked", "Jane Roe asked to be forgotten"),
-                         ("noted", json.dumps({"caller": "Иван\tПетров", "about": "bills"}))):
+                         ("noted", json.dumps({"caller": caller, "about": "bills"}))):
         memory.write({"id": rid, "kind": "semantic", "created_at": T0, "content": content,
                       "scope": {"tenant": "acme", "user": "u-17"},
                       "authority": "human_instruction"}, now=T0)
