@@ -1,5 +1,7 @@
-"""JSON string escapes read as the characters they stand for, for the term matcher
-(docs/deletion-terms.md#json-escapes). Pure: no database, no I/O.
+"""The other readings of a text the term matcher tries besides the text as written
+(:func:`readings`): JSON string escapes read as the characters they stand for
+(docs/deletion-terms.md#json-escapes), and control characters read as invisible ones
+(docs/deletion-terms.md#control-characters). Pure: no database, no I/O.
 
 A record's content may be JSON text: a LangGraph item's content is its value as JSON (a
 newline in a value is ``\\n`` there), and an agent that stores ``json.dumps(obj)`` writes
@@ -15,7 +17,16 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["unescaped"]
+__all__ = ["Reading", "readings", "unescaped"]
+
+Reading = tuple[str, list[int] | None, list[int] | None]
+"""A text as the matcher reads it, and for each of its characters the start and the end of
+the original span it comes from (None, None: the same positions)."""
+
+_CONTROLS = re.compile(r"[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f]")
+"""The control characters (Cc) Python's ``str.isspace`` does not count as whitespace."""
+_INVISIBLE = "\u200b"  # a zero-width space: between a term's words a separator, inside one
+# of its words skipped (docs/deletion-terms.md, "Separators")
 
 _LITERAL = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _ESCAPE = re.compile(r'\\(?:u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})|u([0-9a-f]{4})'
@@ -72,3 +83,21 @@ def unescaped(text: str) -> tuple[str, list[int], list[int]] | None:
     starts.extend(range(last, len(text)))
     ends.extend(range(last + 1, len(text) + 1))
     return "".join(chars), starts, ends
+
+
+def readings(text: str) -> list[Reading]:
+    """``text`` as written, then (when it holds any) with its control characters read as
+    zero-width spaces (``Jane\\x00Roe``, a NUL-padded field, is ``Jane Roe``), then with
+    the escapes of its JSON string literals decoded (:func:`unescaped`, controls read the
+    same way).
+
+    Args:
+        text: any text.
+    """
+    found: list[Reading] = [(text, None, None)]
+    if _CONTROLS.search(text):
+        found.append((_CONTROLS.sub(_INVISIBLE, text), None, None))
+    if (view := unescaped(text)) is not None:
+        decoded, starts, ends = view
+        found.append((_CONTROLS.sub(_INVISIBLE, decoded), starts, ends))
+    return found

@@ -84,16 +84,17 @@ def test_a_redacted_items_embeddings_of_the_term_go(memory: Memory) -> None:
     assert ranked[1].value == {"note": "[REDACTED] prefers calls"}
 
 
-def test_a_name_the_items_json_content_escapes_is_erased(memory: Memory) -> None:
+def test_a_name_escaped_in_json_or_parted_by_controls_is_erased(memory: Memory) -> None:
     """An item's content is its value as JSON, where a line break is ``\\n``; a record an
-    agent stored as ``json.dumps(...)`` writes Cyrillic as ``\\uXXXX``. Both names stayed in
-    the content after apply, and the verification passed
-    (docs/deletion-terms.md#json-escapes)."""
+    agent stored as ``json.dumps(...)`` writes Cyrillic as ``\\uXXXX``; a fixed-width export
+    pads a name with NULs. Each name stayed in the content after apply, and the verification
+    passed (docs/deletion-terms.md#json-escapes, #control-characters)."""
     store = GraphmemStore(memory, principal=U17)
     store.put(("contacts",), "c1", {"note": "call Jane\nRoe at noon"})
     caller = "Иван\tПетров"  # noqa: RUF001  (Cyrillic letters that look Latin)
     for rid, content in (("asked", "Jane Roe asked to be forgotten"),
-                         ("noted", json.dumps({"caller": caller, "about": "bills"}))):
+                         ("noted", json.dumps({"caller": caller, "about": "bills"})),
+                         ("padded", "JANE\x00\x00\x00ROE|1984|export")):
         memory.write({"id": rid, "kind": "semantic", "created_at": T0, "content": content,
                       "scope": {"tenant": "acme", "user": "u-17"},
                       "authority": "human_instruction"}, now=T0)
@@ -106,3 +107,4 @@ def test_a_name_the_items_json_content_escapes_is_erased(memory: Memory) -> None
     assert item is not None and item.value == {"note": "call [REDACTED] at noon"}
     assert json.loads(memory.get("noted").content) == {"caller": "[REDACTED]",
                                                        "about": "bills"}
+    assert memory.get("padded").content == "[REDACTED]|1984|export"  # docs: control-characters

@@ -75,3 +75,30 @@ def test_digests_decide_the_escaped_text_as_the_clear_terms_do() -> None:
     hidden = TermMatcher.from_digests(digest_terms(["Иван Петров"], key), key)
     assert clear.holds(text) and hidden.holds(text)
     assert clear.redact(text) == hidden.redact(text)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("gap", ["\x00", "\x00\x00\x00", " \x00", "\x01", "\x1b", "\x7f",
+                                 "\x9b", "\\u0000"])
+def test_a_control_character_between_the_words_is_a_separator(name: str, gap: str) -> None:
+    """A NUL-padded field (``Jane\\x00\\x00Roe``, from a fixed-width export) or another
+    control character between the words read as punctuation: no term matched across it."""
+    first, last = _parts(name)
+    if not last:
+        return
+    value = first + gap + last
+    text = f'"{value}"' if gap.startswith("\\") else f"from the export: {value}."
+    matcher = TermMatcher.from_terms([name])
+    assert matcher.holds(text), repr(text)
+    redacted = matcher.redact(text)
+    assert not matcher.holds(redacted) and REDACTION in redacted
+    assert redacted.startswith(text[:text.index(first)])
+
+
+@pytest.mark.parametrize("text", ["Ann\x00a", "Jo\x00anna", "Ch\x01annel"])
+def test_a_control_character_makes_no_word_of_a_part(text: str) -> None:
+    """A control character is read as an invisible character: ``Jo`` NUL ``anna`` is no
+    ``Ann`` (as ``Jo`` ZWSP ``anna`` is none); ``Ann`` NUL ``a`` was ``Ann`` already (the
+    control read as punctuation, a word edge)."""
+    matcher = TermMatcher.from_terms(["Ann"])
+    assert matcher.holds(text) is text.startswith("Ann")
