@@ -94,7 +94,7 @@ def test_a_name_escaped_in_json_or_parted_by_controls_is_erased(memory: Memory) 
     caller = "Иван\tПетров"  # noqa: RUF001  (Cyrillic letters that look Latin)
     for rid, content in (("asked", "Jane Roe asked to be forgotten"),
                          ("noted", json.dumps({"caller": caller, "about": "bills"})),
-                         ("padded", "JANE\x00\x00\x00ROE|1984|export")):
+                         ("padded", "J\x00ANE\x00\x00\x00ROE|1984|export")):
         memory.write({"id": rid, "kind": "semantic", "created_at": T0, "content": content,
                       "scope": {"tenant": "acme", "user": "u-17"},
                       "authority": "human_instruction"}, now=T0)

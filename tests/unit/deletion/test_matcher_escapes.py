@@ -8,11 +8,13 @@ the verification all passed over them, and the name stayed."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from graphmem.deletion.escapes import unescaped
 from graphmem.deletion.matcher import REDACTION, TermMatcher, digest_terms
+from graphmem.deletion.redaction import narrowing
 
 NAMES = ["Jane Roe", "Иван Петров", "Σοφία Παππά", "山田太郎", "محمد علي", "राम शर्मा",
          "Zoë Müller", "O'Brien"]
@@ -102,3 +104,15 @@ def test_a_control_character_makes_no_word_of_a_part(text: str) -> None:
     control read as punctuation, a word edge)."""
     matcher = TermMatcher.from_terms(["Ann"])
     assert matcher.holds(text) is text.startswith("Ann")
+
+
+@pytest.mark.parametrize("text", ["J\x00ane Roe", "Ja\x7fne\x00Roe", "Jane\x00R\x01oe",
+                                  '{"n": "J\\u0061ne Roe"}', "JANE\x00\x00ROE"])
+def test_the_store_narrowing_passes_every_reading_that_matches(text: str) -> None:
+    """The Cypher scan narrows candidates to strings holding a term's ASCII anchor; a
+    control character inside the anchor's word hid it (``J\\x00ane``), so the plan's scan and
+    the verification never gave the matcher that string."""
+    matcher = TermMatcher.from_terms(["Jane Roe"])
+    pattern = narrowing(matcher)
+    assert matcher.holds(text) and pattern is not None
+    assert re.fullmatch(pattern, text), (pattern, text)
