@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -344,8 +345,8 @@ def loads_json(text: str, depth: int, digits: int) -> Any:
             (``InputLimits.number_chars``).
 
     Raises:
-        ValidationError: not JSON, nested deeper than ``depth``, or a number longer than
-            ``digits``; the message names the top-level field it is under.
+        ValidationError: not JSON, nested deeper than ``depth``, a number longer than ``digits``
+            (naming the top-level field it is under), or an object naming a key twice.
     """
     def number(kind: type[int] | type[float]) -> Any:
         def parse(literal: str) -> int | float:
@@ -355,7 +356,8 @@ def loads_json(text: str, depth: int, digits: int) -> Any:
         return parse
 
     try:
-        value = json.loads(text, parse_int=number(int), parse_float=number(float))
+        value = json.loads(text, parse_int=number(int), parse_float=number(float),
+                           object_pairs_hook=_once_each)
     except json.JSONDecodeError as exc:
         raise ValidationError(f"not JSON ({exc.msg})") from None
     except (RecursionError, _Refused, ValueError):
@@ -363,6 +365,14 @@ def loads_json(text: str, depth: int, digits: int) -> Any:
         raise ValidationError("not acceptable JSON") from None
     if text.count("[") + text.count("{") > depth and _depth_over(value, depth):  # else too few
         scan_json(text, depth, digits)
+    return value
+
+
+def _once_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    # a key twice: JSON leaves which value counts undefined (json.loads keeps the last)
+    if len(value := dict(pairs)) < len(pairs):
+        key = next(k for k, n in Counter(k for k, _ in pairs).items() if n > 1)
+        raise ValidationError(f"an object names the key {key[:80]!r} twice: give it once")
     return value
 
 

@@ -6,7 +6,8 @@
 // takes a shared lock that this transaction then upgrades (IN_SCOPE edge on a young Scope, the rev
 // bump), and two writers each holding the shared lock deadlock. A row whose Scope or ScopeVersion
 // is missing creates nothing and is not in `ids`; the caller creates them (scopes_merge.cypher) and
-// runs it again (RecordWrites.create_in_tx).
+// runs it again (RecordWrites.create_in_tx). `nodes`: the element ids of the nodes made, in the
+// order of `ids`, by which a batch knows its own commit (RecordWrites.write_prepared).
 // A statement of the agent loop: planned once, kept (graphmem.db.catalogue, "Plans").
 CYPHER replan=skip
 UNWIND $rows AS row
@@ -30,4 +31,4 @@ WITH sv, made, rev
 UNWIND range(0, size(made) - 1) AS i
 WITH sv, made[i] AS x, rev + i AS rev
 SET x.stamp = rev, x.sepoch = coalesce(sv.epoch, '')
-RETURN collect(x.id) AS ids
+RETURN collect(x.id) AS ids, collect(elementId(x)) AS nodes

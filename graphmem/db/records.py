@@ -217,8 +217,9 @@ class RecordWrites(WriteSlots):
         self, tx: ManagedTransaction, records: Sequence[MemoryRecord], *,
         quarantined: bool = False, fingerprints: Mapping[str, str] | None = None,
         rows: Mapping[str, dict[str, Any]] | None = None,
-    ) -> None:
-        """Create nodes and edges for already-prepared records (same transaction).
+    ) -> dict[str, str]:
+        """Create nodes and edges for already-prepared records (same transaction); returns
+        the element id of each node made, by record id.
 
         Scopes first, then record nodes, then each edge type: every in-batch reference
         exists by the time its edge is created, whatever the order of ``records``.
@@ -233,12 +234,14 @@ class RecordWrites(WriteSlots):
         fps = fingerprints or {}
         ready = rows or {}
         table = [ready.get(r.id) or record_row(r, quarantined, fps.get(r.id)) for r in records]
-        made = set(self.run(tx, "records/create", rows=table)[0]["ids"])
+        first = self.run(tx, "records/create", rows=table)[0]
+        made = dict(zip(first["ids"], first["nodes"], strict=True))
         if len(made) < len(table):  # a Scope or ScopeVersion was deleted since ensured
             missing = [row for row in table if row["props"]["id"] not in made]
             keys = {row["scope_key"] for row in missing}
             self.merge_scopes_in_tx(tx, [r for key, r in scopes.items() if key in keys])
-            self.run(tx, "records/create", rows=missing)
+            again = self.run(tx, "records/create", rows=missing)[0]
+            made.update(zip(again["ids"], again["nodes"], strict=True))
         for name, field in (("edges/supersedes", "supersedes"),
                             ("edges/derived_from", "derived_from"),
                             ("edges/evidenced_by", "evidence_ids")):
@@ -255,6 +258,7 @@ class RecordWrites(WriteSlots):
                    "key": r.asserts} for r in records if r.asserts is not None]
         if groups:
             self.run(tx, "assertions_link", rows=groups)
+        return made
 
     def merge_scopes_in_tx(self, tx: ManagedTransaction, records: Sequence[MemoryRecord]) -> None:
         """Create the Scope and ScopeVersion nodes of ``records`` inside ``tx`` if missing."""
@@ -300,22 +304,41 @@ class RecordWrites(WriteSlots):
 
         Returns the ids created (identical re-writes are no-ops and are left out).
 
+        The transaction knows its own commit (:meth:`StoreBase.transaction`): a run of it
+        keeps the element ids of the nodes it made, and a run again after a commit whose
+        acknowledgement was lost (``IncompleteCommit``) that finds them stored returns the
+        ids that run created, changing nothing, where the call raised
+        :class:`~graphmem.errors.DatabaseUnavailableError` (outcome unknown) and its repeat
+        reported nothing created.
+
         Raises:
             RecordConflictError, DanglingReferenceError: nothing is written.
         """
+        made: dict[str, str] = {}  # record id -> element id of the node a run of work made
+        ran: list[str] = []  # the ids that run created, in the batch's order
+
         def work(tx: ManagedTransaction) -> list[str]:
+            if made:  # a run before this one made them: did its commit land?
+                first = next(iter(made))
+                stored = self._existing(tx, [first]).get(first)
+                if stored is not None and stored["node"] == made[first]:
+                    return list(ran)  # the transaction is atomic: all of them did
+                made.clear()
             todo = self.prepare_in_tx(tx, prepared.records, prepared.fingerprints)
+            ran[:] = [r.id for r in todo]
             if todo:
-                self.create_in_tx(tx, todo, quarantined=prepared.quarantined,
-                                  fingerprints=prepared.fingerprints, rows=prepared.rows)
-            return [r.id for r in todo]
+                made.update(self.create_in_tx(
+                    tx, todo, quarantined=prepared.quarantined,
+                    fingerprints=prepared.fingerprints, rows=prepared.rows))
+            return list(ran)
 
         try:
-            created: list[str] = self.transaction("put_many", work)
+            created: list[str] = self.transaction("put_many", work, knows_its_commit=True)
         except ConstraintViolationError:
             # A concurrent writer created one of these ids first: decide again from what is
             # stored now (identical -> no-op, different -> RecordConflictError).
-            created = self.transaction("put_many", work)
+            made.clear()
+            created = self.transaction("put_many", work, knows_its_commit=True)
         # committed: their Scope and ScopeVersion nodes exist (records/create MATCHes them)
         self.ensured.update("v" + scope_key(r.scope) for r in prepared.records)
         return created

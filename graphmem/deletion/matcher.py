@@ -53,6 +53,7 @@ from itertools import pairwise
 
 import regex
 
+from graphmem.deletion.escapes import readings
 from graphmem.deletion.fold import SCHEME, SCHEME_PLAIN, SCHEMES, Normalised, normalise
 
 __all__ = ["NO_SPACE_SCRIPTS", "REDACTION", "SCHEME", "Match", "Normalised", "TermDigest",
@@ -325,14 +326,20 @@ class TermMatcher:
         return sorted({a for s in self.specs if (a := ascii_anchor(s)) is not None})
 
     def matches(self, text: str) -> list[Match]:
-        """Every match in ``text`` (overlapping ones too), by start then longest first."""
+        """Every match in ``text`` (overlapping ones too), by start then longest first: in
+        each of its :func:`~graphmem.deletion.escapes.readings` (as written, control
+        characters read as invisible ones, JSON escapes decoded: ``Jane\\nRoe``), mapped
+        back to the original (whole escapes)."""
         if not self.specs or not text:
             return []
-        found: list[Match] = []
-        for scheme, by_key in self._by_key.items():
-            found.extend(self._scheme_matches(_cut(text, scheme), by_key, self._lengths[scheme]))
-        found.sort(key=lambda m: (m.start, -m.end, m.term))
-        return found
+        found: set[Match] = set()
+        for view, starts, ends in readings(text):
+            for scheme, by_key in self._by_key.items():
+                found.update(m if starts is None or ends is None
+                             else Match(starts[m.start], ends[m.end - 1], m.term)
+                             for m in self._scheme_matches(_cut(view, scheme), by_key,
+                                                           self._lengths[scheme]))
+        return sorted(found, key=lambda m: (m.start, -m.end, m.term))
 
     def _scheme_matches(self, p: _Pieces, by_key: dict[str, list[int]],
                         lengths: frozenset[int]) -> list[Match]:

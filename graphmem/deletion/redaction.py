@@ -104,8 +104,10 @@ def narrowing(matcher: TermMatcher) -> str | None:
     """The Java regular expression a Cypher scan narrows candidate strings with (``s =~ it``),
     or None to pass every string (a matcher of digests: no anchor is known).
 
-    A string fails it only when it is ASCII, holds no backslash and holds no anchor of a
-    clear term (any case): such a string normalises to its lower case with nothing
+    A string fails it only when it is ASCII, holds no backslash, no control character the
+    matcher reads as an invisible one (docs/deletion-terms.md#control-characters: inside a
+    word it is skipped, so ``J\x00ane`` holds ``Jane`` but not its anchor) and no anchor of
+    a clear term (any case): such a string normalises to its lower case with nothing
     ignorable, so each piece of a term it holds is a contiguous run of it (the anchor), and
     a JSON string without escapes decodes to runs of itself. The anchor comes from the
     term's skeleton, read with its scheme: with diacritics folded, ``Zoë Müller``'s anchor is
@@ -116,7 +118,7 @@ def narrowing(matcher: TermMatcher) -> str | None:
     anchors = matcher.anchors()
     if anchors is None:
         return None
-    wanted = [r"[^\x00-\x7F]", r"\\"]
+    wanted = [r"[^\x00-\x7F]", r"\\", r"[\x00-\x08\x0E-\x1B\x7F]"]
     if anchors:
         wanted.append("(?i:" + "|".join(anchors) + ")")
     return "(?s).*(?:" + "|".join(wanted) + ").*"

@@ -79,6 +79,27 @@ def test_jsonl_files_name_the_line_and_the_field(tmp_path: Path) -> None:
         next(lines)
 
 
+@pytest.mark.parametrize(("line", "key"), [
+    ('{"id": "f3", "content": "x", "id": "f4"}', "id"),
+    ('{"id": "f3", "content": "Jane Roe", "content": "a note"}', "content"),
+    ('{"id": "f3", "scope": {"tenant": "acme", "user": "u-17", "user": "u-99"}}', "user"),
+    ('{"id": "f3", "metadata": [{"a": 1, "\\u0061": 2}]}', "a"),
+])
+def test_a_key_given_twice_in_one_object_is_refused(tmp_path: Path, line: str, key: str
+                                                    ) -> None:
+    """JSON leaves an object with a key twice undefined: json.loads kept the last, so a line
+    a reviewer (or a parser that keeps the first) read as record f3 in u-17's scope was
+    imported as f4, or in u-99's, and the other value was lost without a word."""
+    with pytest.raises(ValidationError, match=f"key {key!r} twice"):
+        loads_bounded(line)
+    path = tmp_path / "in.jsonl"
+    path.write_text('{"id": "ok"}\n' + line + "\n", encoding="utf-8")
+    lines = iter_jsonl(path)
+    assert next(lines) == (1, {"id": "ok"})
+    with pytest.raises(ValidationError, match=rf"in\.jsonl:2: .*key {key!r} twice"):
+        next(lines)
+
+
 @pytest.mark.parametrize("where", ["missing", "folder"])
 def test_an_unreadable_file_is_a_validation_error(tmp_path: Path, where: str) -> None:
     path = tmp_path / "missing.jsonl" if where == "missing" else tmp_path

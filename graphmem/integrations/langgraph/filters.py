@@ -9,30 +9,60 @@ number (``float(None)``), this filter does not match it, as PostgresStore does.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
 from graphmem.db.langgraph_shape import as_number
 from graphmem.errors import ValidationError
 from graphmem.fields import MAX_INT64
+from graphmem.limits import DEFAULT_LIMITS, InputLimits
 
-__all__ = ["OPERATORS", "check_filter", "check_page", "matches"]
+__all__ = ["OPERATORS", "check_filter", "check_page", "check_query", "matches"]
 
 OPERATORS = frozenset({"$eq", "$ne", "$gt", "$gte", "$lt", "$lte"})
 
 
-def check_filter(filter_: Mapping[str, Any] | None) -> None:
-    """Reject operators the reference does not support, before anything is read.
+def check_filter(filter_: Mapping[str, Any] | None,
+                 limits: InputLimits = DEFAULT_LIMITS) -> None:
+    """Reject a filter the store cannot compare, before anything is read or written: its
+    conditions are compared as JSON values (an item's value is JSON), so it must be one.
+
+    Args:
+        filter_: ``SearchOp.filter`` (None: no filter). limits: the bounds of JSON input
+            (``json_depth``, ``number_chars``), as for a put value.
 
     Raises:
-        ValidationError: the filter is not a dict, or uses an unknown ``$`` operator.
+        ValidationError: the filter is not a dict, uses an unknown ``$`` operator, is nested
+            deeper or holds a longer number than ``limits`` allow, holds a lone surrogate,
+            or a value JSON has no form for (bytes, a set, an object).
     """
     if filter_ is None:
         return
     if not isinstance(filter_, Mapping):
         raise ValidationError("a search filter must be a dict")
+    limits.check_json_value("a search filter", dict(filter_))
+    try:
+        json.dumps(dict(filter_), ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValidationError("a search filter must be valid Unicode text (it holds a lone "
+                              "surrogate)") from None
+    except (TypeError, ValueError) as exc:
+        raise ValidationError(f"a search filter must hold JSON values: {exc}") from None
     for condition in filter_.values():
         _check_condition(condition)
+
+
+def check_query(query: object) -> None:
+    """Reject a search query that is not text (the ranker tokenizes it), before anything is
+    read or written.
+
+    Raises:
+        ValidationError: ``query`` is neither a string nor None.
+    """
+    if query is not None and not isinstance(query, str):
+        raise ValidationError(f"a search query must be a string or None, got "
+                              f"{type(query).__name__}")
 
 
 def check_page(limit: object, offset: object) -> None:

@@ -227,7 +227,8 @@ class GraphmemStore(PutWrites, BaseStore):
                 self.tenant_of(check_labels(op.namespace, allow_empty_tuple=False))
             elif isinstance(op, SearchOp):
                 self._search_tenants(check_labels(op.namespace_prefix, allow_empty_tuple=True))
-                filters.check_filter(op.filter)
+                filters.check_filter(op.filter, store_of(self.memory).limits)
+                filters.check_query(op.query)
                 filters.check_page(op.limit, op.offset)
             elif isinstance(op, ListNamespacesOp):
                 self._list_selector(op)

@@ -82,3 +82,29 @@ def test_a_redacted_items_embeddings_of_the_term_go(memory: Memory) -> None:
     ranked = store.search(("notes",), query="Jane Roe")
     assert [(i.key, i.score is None) for i in ranked] == [("n2", False), ("n1", True)]
     assert ranked[1].value == {"note": "[REDACTED] prefers calls"}
+
+
+def test_a_name_escaped_in_json_or_parted_by_controls_is_erased(memory: Memory) -> None:
+    """An item's content is its value as JSON, where a line break is ``\\n``; a record an
+    agent stored as ``json.dumps(...)`` writes Cyrillic as ``\\uXXXX``; a fixed-width export
+    pads a name with NULs. Each name stayed in the content after apply, and the verification
+    passed (docs/deletion-terms.md#json-escapes, #control-characters)."""
+    store = GraphmemStore(memory, principal=U17)
+    store.put(("contacts",), "c1", {"note": "call Jane\nRoe at noon"})
+    caller = "Иван\tПетров"  # noqa: RUF001  (Cyrillic letters that look Latin)
+    for rid, content in (("asked", "Jane Roe asked to be forgotten"),
+                         ("noted", json.dumps({"caller": caller, "about": "bills"})),
+                         ("padded", "J\x00ANE\x00\x00\x00ROE|1984|export")):
+        memory.write({"id": rid, "kind": "semantic", "created_at": T0, "content": content,
+                      "scope": {"tenant": "acme", "user": "u-17"},
+                      "authority": "human_instruction"}, now=T0)
+    plan = memory.plan_deletion(roots=["asked"], redact_terms=["Jane Roe", "Иван Петров"],
+                                requested_by="dpo", reason="erasure request")
+    report = memory.apply_deletion(plan)
+    assert report.verification.passed, report.verification.problems
+    assert [p["content"] for p in _items(memory)] == ['{"note": "call [REDACTED] at noon"}']
+    item = store.get(("contacts",), "c1")
+    assert item is not None and item.value == {"note": "call [REDACTED] at noon"}
+    assert json.loads(memory.get("noted").content) == {"caller": "[REDACTED]",
+                                                       "about": "bills"}
+    assert memory.get("padded").content == "[REDACTED]|1984|export"  # docs: control-characters

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from langgraph.store.base import SearchOp
+from langgraph.store.base import PutOp, SearchOp
 
 from graphmem import Memory, Principal, ValidationError
 from graphmem.client import store_of
@@ -80,3 +80,43 @@ def test_the_largest_page_is_answered(store: GraphmemStore) -> None:
     store.put(NS, "k", {"v": 1})
     assert [i.key for i in store.search(("users",), limit=MAX_INT64)] == ["k"]
     assert store.search(("users",), offset=MAX_INT64 - 10, limit=10) == []
+
+
+BAD_FILTERS: dict[str, dict[Any, Any]] = {
+    "lone surrogate": {"v": "caf\udce9"},
+    "lone surrogate in an operator's operand": {"v": {"$ne": "caf\udce9"}},
+    "lone surrogate in a key": {"caf\udce9": 1},
+    "bytes": {"v": b"x"},
+    "a set": {"v": {1, 2}},
+    "an object": {"v": object()},
+    "nested 5,000 levels": {"v": nested(5000)},
+    "nested past json_depth": {"v": nested(65)},
+    "a 5,000-digit number": {"v": 10**4999},
+}
+
+
+@pytest.mark.parametrize("name", list(BAD_FILTERS))
+def test_a_filter_it_cannot_compare_is_a_validation_error(store: GraphmemStore, name: str
+                                                          ) -> None:
+    """Each was a raw UnicodeEncodeError, TypeError or RecursionError from the filter's
+    digest, after the batch's checks had passed (its puts then were never applied)."""
+    store.put(NS, "k", {"v": 1})
+    with pytest.raises(ValidationError, match="search filter"):
+        store.search(("users",), filter=BAD_FILTERS[name])
+    with pytest.raises(ValidationError, match="search filter"):
+        store.batch([PutOp(NS, "k2", {"v": 2}),
+                     SearchOp(("users",), filter=BAD_FILTERS[name], limit=10, offset=0)])
+    assert store.get(NS, "k2") is None  # nothing of the refused batch is written
+
+
+@pytest.mark.parametrize("query", [1, 1.5, b"v", ["v"], {"v": 1}, ("v",), True])
+def test_a_query_that_is_not_text_is_a_validation_error(store: GraphmemStore, query: Any
+                                                        ) -> None:
+    """Each was a raw AttributeError or TypeError from the ranker's tokenizer."""
+    store.put(NS, "k", {"v": 1})
+    with pytest.raises(ValidationError, match="search query"):
+        store.search(("users",), query=query)
+    with pytest.raises(ValidationError, match="search query"):
+        store.batch([PutOp(NS, "k2", {"v": 2}),
+                     SearchOp(("users",), query=query, limit=10, offset=0)])
+    assert store.get(NS, "k2") is None
