@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import StrEnum
-from itertools import compress
+from itertools import compress, repeat
+from operator import is_not, or_
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StringConstraints
@@ -249,23 +250,26 @@ class PlanColumns(BaseModel):
                 or not set(self.vias) <= VIA_CODES.keys() or not set(self.already_erased) <= {
                     "0", "1"}:
             raise ValueError("a plan's columns hold an empty id or an unknown code")
-        for reason, d, v, a in zip(self.reasons, self.dispositions, self.vias,
-                                   self.already_erased, strict=True):
-            if reason is None and (d, v, a) != ("D", "l", "0"):
-                raise ValueError("only a lineage DELETE entry's reason is left to derive")
-        used = [max(t) for t in self.terms if t]
-        if used and max(used) >= term_count:
-            at = next(i for i, t in enumerate(self.terms) if t and max(t) >= term_count)
-            raise ValueError(f"{self.ids[at]!r} names a term the plan does not have")
-        deleted = set(compress(self.ids, map("D".__eq__, self.dispositions)))
-        if len(set(self.ids)) != n:
+        # lineage DELETE entries not already erased: the only ones whose reason may be left
+        # to derive, and whose parents must all be gone (every step in C: 10^6 entries)
+        checked = list(map(all, zip(map("D".__eq__, self.dispositions),
+                                    map("l".__eq__, self.vias),
+                                    map("0".__eq__, self.already_erased), strict=True)))
+        if not all(map(or_, map(is_not, self.reasons, repeat(None)), checked)):
+            raise ValueError("only a lineage DELETE entry's reason is left to derive")
+        if any(self.terms):
+            used = [max(t) for t in self.terms if t]
+            if max(used) >= term_count:
+                at = next(i for i, t in enumerate(self.terms) if t and max(t) >= term_count)
+                raise ValueError(f"{self.ids[at]!r} names a term the plan does not have")
+        unique = set(self.ids)
+        if len(unique) != n:
             raise ValueError("a plan names the same id twice")
+        deleted = unique if self.dispositions.count("D") == n else set(
+            compress(self.ids, map("D".__eq__, self.dispositions)))
         for root in roots:
             if root not in deleted:
                 raise ValueError(f"root {root!r} is not planned as DELETE")
-        # lineage DELETE entries not already erased: every parent must be gone
-        checked = [d == "D" and v == "l" and a == "0" for d, v, a in zip(
-            self.dispositions, self.vias, self.already_erased, strict=True)]
         if all(map(deleted.issuperset, compress(self.parents, checked))):
             return  # one pass in C over 10^6 entries; else find the one at fault
         for i in compress(range(n), checked):

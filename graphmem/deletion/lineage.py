@@ -9,9 +9,11 @@ object per descendant (docs/performance.md#store-size-reads-stay-flat-from-104-t
 
 from __future__ import annotations
 
-from collections import defaultdict, deque
+from collections import Counter, deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import not_
 
 from graphmem.deletion.columns import id_list
 from graphmem.models import MemoryKind
@@ -63,37 +65,51 @@ class LineageColumns:
     deleted: set[str]
 
 
-def _depth_order(ids: Sequence[str], depths: Sequence[int], skip: set[str]) -> list[int]:
-    """Positions of ``ids`` (those in ``skip`` left out) ordered by depth, then id: one
-    small sort per depth."""
-    by_depth: dict[int, list[str]] = defaultdict(list)
-    for rid, depth in zip(ids, depths, strict=True):
-        by_depth[depth].append(rid)
-    ordered: list[str] = []
-    for depth in sorted(by_depth):
-        ordered.extend(sorted(by_depth[depth]))
+def _depth_order(ids: Sequence[str], depths: Sequence[int], skip: set[str]
+                 ) -> tuple[list[int], list[int]]:
+    """(positions of ``ids`` ordered by depth, then id; how many there are of each depth, in
+    that order), those in ``skip`` left out: one sort by depth, then one small sort by id
+    per depth, every comparison in C."""
+    order = sorted(range(len(ids)), key=depths.__getitem__)
     if skip.intersection(ids):
-        ordered = [rid for rid in ordered if rid not in skip]
-    index = dict(zip(ids, range(len(ids)), strict=True))
-    return list(map(index.__getitem__, ordered))
+        order = [i for i in order if ids[i] not in skip]
+    sizes = Counter(map(depths.__getitem__, order))
+    levels = [sizes[depth] for depth in sorted(sizes)]
+    start = 0
+    for size in levels:
+        order[start:start + size] = sorted(order[start:start + size], key=ids.__getitem__)
+        start += size
+    return order, levels
 
 
 def _in_order(ids: Sequence[str], parents: Sequence[tuple[str, ...]], erased: Sequence[bool],
-              gone_outside: set[str]) -> set[str] | None:
-    """The deleted ids when ``ids`` (in this order) come after all of their parents inside
-    the walk, in one pass; None when one does not (a cycle, or a parent at its depth or
-    deeper): Kahn order decides then."""
+              gone_outside: set[str], levels: Sequence[int]) -> set[str] | None:
+    """The deleted ids when every one of ``ids`` (in this order, ``levels``: how many of
+    each depth) comes after all of its parents inside the walk; None when one does not (a
+    cycle, or a parent at its depth or deeper): Kahn order decides then.
+
+    A depth's descendants whose parents all went before are decided at once (in C); the
+    others one by one, each only once its parents inside the walk are decided, so the
+    order decided in is a topological one and the result is Kahn order's.
+    """
     inside = set(ids)
     deleted = set(gone_outside)
     kept: set[str] = set()
-    for rid, ps, was_erased in zip(ids, parents, erased, strict=True):
-        if deleted.issuperset(ps):  # every parent was decided before it, and goes
-            deleted.add(rid)
-            continue
-        for p in ps:
-            if p in inside and p not in deleted and p not in kept:
-                return None
-        (deleted if was_erased else kept).add(rid)
+    start = 0
+    for size in levels:
+        stop = start + size
+        gone = list(map(deleted.issuperset, parents[start:stop]))
+        deleted.update(compress(ids[start:stop], gone))
+        if gone.count(False):
+            for i in compress(range(start, stop), map(not_, gone)):
+                if deleted.issuperset(parents[i]):
+                    deleted.add(ids[i])
+                    continue
+                for p in parents[i]:
+                    if p in inside and p not in deleted and p not in kept:
+                        return None
+                (deleted if erased[i] else kept).add(ids[i])
+        start = stop
     return deleted
 
 
@@ -141,18 +157,19 @@ def _kahn(ids: Sequence[str], parents: Sequence[tuple[str, ...]], erased: Sequen
 
 
 def lineage_dispositions(ids: Sequence[str], parents: Sequence[tuple[str, ...]],
-                         erased: Sequence[bool], gone_outside: set[str]
-                         ) -> tuple[set[str], set[str]]:
+                         erased: Sequence[bool], gone_outside: set[str],
+                         levels: Sequence[int] = ()) -> tuple[set[str], set[str]]:
     """(deleted ids, ids left in a lineage cycle or below one) of the walked descendants
     ``ids`` (roots left out) with their ``parents`` and ``erased`` flags.
 
     A descendant is deleted when an earlier request erased it, or every parent is deleted:
     a parent outside the walk is when it is in ``gone_outside`` (the roots and the erased
     parents). Descendants in a cycle, or below one, are never decided by their parents.
-    Given in depth order, as a plan orders them, they are decided in one pass unless a
-    parent comes later (then by Kahn order, with the same result).
+    Given in depth order, as a plan orders them (``levels``: how many of each depth; none:
+    one level), they are decided in one pass unless a parent comes later (then by Kahn order,
+    with the same result).
     """
-    deleted = _in_order(ids, parents, erased, gone_outside)
+    deleted = _in_order(ids, parents, erased, gone_outside, levels or [len(ids)])
     if deleted is not None:
         return deleted, set()
     return _kahn(ids, parents, erased, gone_outside)
@@ -190,14 +207,14 @@ def lineage_columns(walked: WalkedColumns, record_roots: set[str]) -> LineageCol
     all go is DELETE (its reason derived: ``None``); the others are QUARANTINE (a
     procedure), REDACT (holds a term) or RECOMPUTE, with a reason naming the parents.
     """
-    order = _depth_order(walked.ids, walked.depths, record_roots)
+    order, levels = _depth_order(walked.ids, walked.depths, record_roots)
     ids = list(map(walked.ids.__getitem__, order))
     kinds = list(map(walked.kinds.__getitem__, order))
     erased = list(map(walked.erased.__getitem__, order))
     parents = list(map(walked.parents.__getitem__, order))
     erased_parents = set(walked.erased_parents)
     deleted, cyclic = lineage_dispositions(ids, parents, erased,
-                                           record_roots | erased_parents)
+                                           record_roots | erased_parents, levels)
     affected = record_roots.union(walked.ids)
     n = len(ids)
     out = LineageColumns(
@@ -205,6 +222,8 @@ def lineage_columns(walked: WalkedColumns, record_roots: set[str]) -> LineageCol
         depths=list(map(walked.depths.__getitem__, order)), parents=parents,
         erased_parents=[()] * n, terms=[()] * n, already_erased=["0"] * n,
         reasons=[None] * n, deleted=deleted)
+    if not erased_parents and not any(erased) and deleted.issuperset(ids):
+        return out  # every descendant goes, each for the reason its parents give
     for i, (rid, ps, was_erased) in enumerate(zip(ids, parents, erased, strict=True)):
         # most walks meet no parent an earlier request erased: skip the per-parent test then
         if erased_parents:
