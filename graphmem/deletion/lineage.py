@@ -215,7 +215,6 @@ def lineage_columns(walked: WalkedColumns, record_roots: set[str]) -> LineageCol
     erased_parents = set(walked.erased_parents)
     deleted, cyclic = lineage_dispositions(ids, parents, erased,
                                            record_roots | erased_parents, levels)
-    affected = record_roots.union(walked.ids)
     n = len(ids)
     out = LineageColumns(
         ids=ids, kinds=kinds, dispositions=["D"] * n,
@@ -224,6 +223,7 @@ def lineage_columns(walked: WalkedColumns, record_roots: set[str]) -> LineageCol
         reasons=[None] * n, deleted=deleted)
     if not erased_parents and not any(erased) and deleted.issuperset(ids):
         return out  # every descendant goes, each for the reason its parents give
+    affected = record_roots.union(walked.ids)
     for i, (rid, ps, was_erased) in enumerate(zip(ids, parents, erased, strict=True)):
         # most walks meet no parent an earlier request erased: skip the per-parent test then
         if erased_parents:
