@@ -192,7 +192,8 @@ class PlanColumns(BaseModel):
         return made
 
     def slice(self, start: int, stop: int) -> PlanColumns:
-        """Entries ``start`` to ``stop`` (an apply's batch)."""
+        """Entries ``start`` to ``stop`` (positions, as a tuple slice takes them): an apply's
+        batch."""
         return PlanColumns.model_construct(**{
             name: getattr(self, name)[start:stop] for name in PlanColumns.model_fields})
 
@@ -204,8 +205,8 @@ class PlanColumns(BaseModel):
         return len(self.ids)
 
     def entry(self, i: int) -> PlanEntry:
-        """The ``i``-th entry as a :class:`PlanEntry` (built, not validated: the columns
-        were)."""
+        """The ``i``-th entry (``0 <= i < size``, as for a tuple) as a :class:`PlanEntry`
+        (built, not validated: the columns were)."""
         parents, erased = self.parents[i], self.erased_parents[i]
         reason = self.reasons[i]
         return PlanEntry.model_construct(
