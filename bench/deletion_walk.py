@@ -14,7 +14,9 @@ Measured per size:
   retrieval selections) plus moving its one-row result into Python: the median of 3 runs
   after one warm-up; ``in Neo4j`` is the server's share (available + consumed);
 * ``plan``: the whole :func:`graphmem.deletion.plan_deletion` from the root (walk,
-  dispositions, citations, retrievals, the pydantic plan and its digest), once;
+  dispositions, citations, retrievals, the pydantic plan and its digest), once; of it,
+  ``plan_walk_query_s`` is its walk query (``DeletionOps.walk``: Cypher and decoding) and
+  ``plan_after_query_s`` the rest (the Python planning);
 * ``apply`` (``--apply``): :func:`graphmem.deletion.apply_deletion` of that plan in batches.
 
 ``--redact TERM`` plans with ``redact_terms=[TERM]``, so planning, applying and verifying
@@ -45,6 +47,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
@@ -54,6 +57,7 @@ import graphmem
 from graphmem.client import Memory, store_of
 from graphmem.db import catalogue as cypher
 from graphmem.db.codec import coerce_record, record_row, scope_key, scope_pairs
+from graphmem.db.ops.deletion import DeletionOps
 from graphmem.db.settings import ConnectionSettings
 from graphmem.deletion import apply_deletion, plan_deletion, walk_descendants
 
@@ -151,9 +155,20 @@ def measure(memory: Memory, root: str, expected: int, *, apply: bool, runs: int 
         times.append(time.perf_counter() - started)
         if len(rows) != expected:
             raise AssertionError(f"walk found {len(rows)} descendants, expected {expected}")
+    queried: list[float] = []  # the plan's own walk query (Cypher and decoding), timed apart
+    walk_query = DeletionOps.walk
+
+    def timed(ops: DeletionOps, *args: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return walk_query(ops, *args, **kwargs)
+        finally:
+            queried.append(time.perf_counter() - started)
+
     started = time.perf_counter()
-    plan = plan_deletion(store_of(memory), roots=[root], requested_by="bench", reason="benchmark",
-                         redact_terms=redact)
+    with patch.object(DeletionOps, "walk", autospec=True, side_effect=timed):
+        plan = plan_deletion(store_of(memory), roots=[root], requested_by="bench",
+                             reason="benchmark", redact_terms=redact)
     plan_s = time.perf_counter() - started
     if len(plan.entries) != expected + 1:
         raise AssertionError(f"plan has {len(plan.entries)} entries, expected {expected + 1}")
@@ -165,6 +180,8 @@ def measure(memory: Memory, root: str, expected: int, *, apply: bool, runs: int 
     out: dict[str, Any] = {
         "descendants": expected, "walk_s": statistics.median(times), "walk_runs_s": times,
         "walk_server_s": server_ms / 1000, "plan_s": plan_s, "counts": plan.counts(),
+        "plan_walk_query_s": sum(queried), "plan_after_query_s": plan_s - sum(queried),
+        "plan_version": plan.version,
     }
     out["walk_us_per_descendant"] = out["walk_s"] / max(expected, 1) * 1e6
     if apply:
@@ -226,7 +243,8 @@ def main() -> None:
                        records_per_s=(n + 1) / load_s)
             results.append(row)
             console.print(f"{n:>9,} descendants: walk {row['walk_s']:.3f} s, "
-                          f"plan {row['plan_s']:.3f} s", highlight=False)
+                          f"plan {row['plan_s']:.3f} s ({row['plan_after_query_s']:.3f} s "
+                          "after its walk query)", highlight=False)
         layers = lattice(args.diamonds)
         load_s = load(memory, layers)
         row = measure(memory, "t0", 3 * args.diamonds, apply=args.apply,
@@ -241,12 +259,13 @@ def main() -> None:
     table = Table(title=f"Deletion walk ({server}, {os.cpu_count()} CPUs, load average "
                         f"{load_before[0]:.1f} -> {os.getloadavg()[0]:.1f})")
     for col in ("shape", "descendants", "depth", "walk s", "in Neo4j s", "µs/desc.",
-                "plan s", "apply s"):
+                "plan s", "of it after query s", "apply s"):
         table.add_column(col, justify="right")
     for r in results:
         table.add_row(r["shape"], f"{r['descendants']:,}", str(r["depth"]),
                       f"{r['walk_s']:.3f}", f"{r['walk_server_s']:.3f}",
                       f"{r['walk_us_per_descendant']:.1f}", f"{r['plan_s']:.3f}",
+                      f"{r['plan_after_query_s']:.3f}",
                       f"{r['apply_s']:.2f}" if "apply_s" in r else "-")
     console.print(table)
     console.print(f"walk plan operators: {', '.join(operators)}", highlight=False)

@@ -15,7 +15,8 @@ REDACT      would be RECOMPUTE (or is untouched by lineage) and holds a term the
 QUARANTINE  a procedure touched by deleted content (derived from it or citing it)
 ==========  ===================================================================
 
-The plan is a pydantic model with a digest, saved and loaded as JSON for review. Applying it
+The plan is a pydantic model with a digest, saved and loaded as JSON for review; it holds its
+entries as columns (:class:`PlanColumns`), not one object per node. Applying it
 erases DELETE records to content-free tombstones, redacts, marks the rest, and keeps the
 request in the graph::
 
@@ -50,6 +51,7 @@ from graphmem.deletion.models import (
     DeletionRequestInfo,
     Disposition,
     NodeType,
+    PlanColumns,
     PlanEntry,
     PlanReach,
     ReportEntry,
@@ -124,6 +126,7 @@ __all__ = [
     "DeletionRequestInfo",
     "Disposition",
     "NodeType",
+    "PlanColumns",
     "PlanEntry",
     "PlanReach",
     "ProgressCallback",

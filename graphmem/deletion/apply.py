@@ -24,19 +24,19 @@ from graphmem.db.ops.deletion import DeletionOps
 from graphmem.db.ops.erasure import ErasureTx
 from graphmem.db.store import Neo4jStore
 from graphmem.deletion import disk
+from graphmem.deletion.columns import DISPOSITION_CODES, PlanColumns
 from graphmem.deletion.matcher import TermMatcher, digest_terms
 from graphmem.deletion.models import (
     DeletionPlan,
     DeletionReport,
     Disposition,
     NodeType,
-    PlanEntry,
 )
 from graphmem.deletion.plan import (
     DEFAULT_BATCH_SIZE,
     ProgressCallback,
     check_terms,
-    walk,
+    walk_columns,
 )
 from graphmem.deletion.reach import reach_key
 from graphmem.deletion.redaction import (
@@ -83,7 +83,7 @@ def _request_props(plan: DeletionPlan, at: datetime, terms: Sequence[str]) -> di
         "redact_terms_json": json.dumps([d.as_dict() for d in digests]) if terms else None,
         "planned_at": plan.planned_at,
         "started_at": at,
-        "planned_count": len(plan.entries),
+        "planned_count": plan.entry_count,
         "counts_json": json.dumps(plan.counts(), sort_keys=True),
         "dangling_json": json.dumps([c.model_dump() for c in plan.dangling_citations]),
         "retrievals_json": json.dumps([h.model_dump() for h in plan.retrievals]),
@@ -104,7 +104,7 @@ def _check_stale(store: Neo4jStore, plan: DeletionPlan, access: Access) -> None:
         return DeletionError(f"stale plan: {what} since planning; plan again",
                              record_ids=shown)
 
-    planned = {e.id: e for e in plan.entries}
+    planned = set(plan.columns.ids)
     ops = DeletionOps(store)
     if plan.subject is not None:
         now_roots = {root.id for root in ops.subject_roots(plan.subject["tenant"],
@@ -113,10 +113,10 @@ def _check_stale(store: Neo4jStore, plan: DeletionPlan, access: Access) -> None:
         now_roots = {root.id for root in ops.roots_by_id(plan.roots) if root.node is not None}
     if now_roots != set(plan.roots):
         raise stale("the roots changed", sorted(now_roots ^ set(plan.roots)))
-    record_roots = [e.id for e in plan.entries if e.via == "root" and e.node is NodeType.RECORD]
-    walked = walk(ops, record_roots)
-    now_lineage = {row["id"] for row in walked.rows} - set(plan.roots)
-    lineage = {e.id for e in plan.entries if e.via == "lineage"}
+    record_roots = plan.columns.ids_via("root", NodeType.RECORD)
+    walked = walk_columns(ops, record_roots)
+    now_lineage = set(walked.ids) - set(plan.roots)
+    lineage = set(plan.columns.ids_via("lineage"))
     if now_lineage != lineage:
         raise stale("the descendants changed", sorted(now_lineage ^ lineage))
     deleted = set(plan.ids(Disposition.DELETE))
@@ -126,24 +126,25 @@ def _check_stale(store: Neo4jStore, plan: DeletionPlan, access: Access) -> None:
             raise stale("a procedure cites deleted evidence", [citer])
 
 
-def _apply_batch(tx: ErasureTx, plan: DeletionPlan, batch: Sequence[PlanEntry], at: datetime,
+def _apply_batch(tx: ErasureTx, plan: DeletionPlan, batch: PlanColumns, at: datetime,
                  matcher: TermMatcher) -> None:
     rid = plan.request_id
     lock = tx.lock_request(rid)
     if lock is None or lock.digest != plan.digest:
         raise DeletionError("the deletion request vanished or changed during the apply",
                             record_ids=[rid])
-    erase = [{"id": e.id, "root": e.via == "root"} for e in batch
-             if e.disposition is Disposition.DELETE and e.node is NodeType.RECORD]
+    planned = list(zip(batch.ids, batch.nodes, batch.dispositions, batch.vias, batch.terms,
+                       strict=True))
+    erase = [{"id": i, "root": v == "r"} for i, n, d, v, _ in planned if d == "D" and n == "r"]
     if erase:
         tx.erase_records(erase, request_id=rid, at=at, reason=plan.reason)
-    erase_intents = [{"id": e.id, "root": e.via == "root"} for e in batch
-                     if e.disposition is Disposition.DELETE and e.node is NodeType.INTENTION]
+    erase_intents = [{"id": i, "root": v == "r"} for i, n, d, v, _ in planned
+                     if d == "D" and n == "i"]
     if erase_intents:
         tx.erase_intentions(erase_intents, request_id=rid, at=at, reason=plan.reason)
 
-    live = [e for e in batch if e.disposition is not Disposition.DELETE]
-    redact_records = [e.id for e in live if e.terms and e.node is NodeType.RECORD]
+    live = [(i, n, DISPOSITION_CODES[d], t) for i, n, d, _, t in planned if d != "D"]
+    redact_records = [i for i, n, _, t in live if t and n == "r"]
     if redact_records and matcher:
         rows, items = [], []
         for props in tx.records(redact_records):
@@ -159,7 +160,7 @@ def _apply_batch(tx: ErasureTx, plan: DeletionPlan, batch: Sequence[PlanEntry], 
             tx.redact_records(rows, request_id=rid, at=at)
         if items:
             tx.drop_vectors(items)
-    redact_intents = [e.id for e in live if e.terms and e.node is NodeType.INTENTION]
+    redact_intents = [i for i, n, _, t in live if t and n == "i"]
     if redact_intents and matcher:
         stored = tx.intentions(redact_intents)
         if stored:
@@ -168,7 +169,7 @@ def _apply_batch(tx: ErasureTx, plan: DeletionPlan, batch: Sequence[PlanEntry], 
                                    "props": redact_intention(props, matcher, key)}
                                   for props in stored], request_id=rid, at=at)
     if live:
-        tx.mark([{"id": e.id, "disposition": e.disposition.value} for e in live],
+        tx.mark([{"id": i, "disposition": d.value} for i, _, d, _ in live],
                 request_id=rid, at=at)
 
 
@@ -265,7 +266,7 @@ def apply_deletion(
     if check_stale:
         _check_stale(store, plan, access)
     at = store.clock()
-    total = len(plan.entries)
+    total = plan.entry_count
 
     def begin(tx: ErasureTx) -> None:
         if tx.begin_request(rid, _request_props(plan, at, terms)).digest != plan.digest:
@@ -275,7 +276,7 @@ def apply_deletion(
     if total <= batch_size:
         def atomic(tx: ErasureTx) -> None:
             begin(tx)
-            _apply_batch(tx, plan, plan.entries, at, matcher)
+            _apply_batch(tx, plan, plan.columns, at, matcher)
             _finish(tx, plan, at, matcher)
 
         ops.atomic("deletion_apply", atomic)
@@ -284,9 +285,9 @@ def apply_deletion(
     else:
         ops.atomic("deletion_begin", begin)
         for start in range(0, total, batch_size):
-            batch = plan.entries[start:start + batch_size]
+            batch = plan.columns.slice(start, start + batch_size)
 
-            def one(tx: ErasureTx, batch: Sequence[PlanEntry] = batch) -> None:
+            def one(tx: ErasureTx, batch: PlanColumns = batch) -> None:
                 _apply_batch(tx, plan, batch, at, matcher)
 
             ops.atomic("deletion_batch", one)

@@ -74,18 +74,18 @@ def _write_private(path: Path, text: str) -> None:
 
 
 def _plan_tables(plan: DeletionPlan, limit: int) -> None:
-    title = (f"Deletion plan {plan.request_id}  ({len(plan.entries)} nodes; "
+    title = (f"Deletion plan {plan.request_id}  ({plan.entry_count} nodes; "
              f"requested by {plan.requested_by}: {plan.reason})")
     table = Table(title=title, title_justify="left")
     for col in ("id", "node", "kind", "disposition", "via", "depth"):
         table.add_column(col, no_wrap=True)
     table.add_column("reason", overflow="fold", min_width=20)
-    for entry in plan.entries[:limit]:
+    for entry in plan.first_entries(limit):
         table.add_row(entry.id, entry.node.value, entry.kind or "", entry.disposition.value,
                       entry.via, str(entry.depth), entry.reason)
     console.print(table)
-    if len(plan.entries) > limit:
-        console.print(f"... and {len(plan.entries) - limit} more (see --json or -o)")
+    if plan.entry_count > limit:
+        console.print(f"... and {plan.entry_count - limit} more (see --json or -o)")
     counts = Table(title="Counts", title_justify="left")
     counts.add_column("disposition")
     counts.add_column("nodes", justify="right")
@@ -267,11 +267,11 @@ def apply_command(
         plan = DeletionPlan.from_json(
             DEFAULT_LIMITS.read_document("deletion plan", plan_file, "plan_bytes"))
         with _connect() as memory:
-            if len(plan.entries) > batch_size:
+            if plan.entry_count > batch_size:
                 with Progress("[progress.description]{task.description}", BarColumn(),
                               MofNCompleteColumn(), TimeElapsedColumn(),
                               console=err_console) as bar:
-                    task = bar.add_task("applying", total=len(plan.entries))
+                    task = bar.add_task("applying", total=plan.entry_count)
                     report = memory.apply_deletion(
                         plan, batch_size=batch_size, redact_terms=redact,
                         progress=lambda done, total: bar.update(task, completed=done))

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from enum import StrEnum
 from typing import Annotated, Literal
 
 import pydantic
@@ -23,6 +22,7 @@ from pydantic import (
     model_validator,
 )
 
+from graphmem.deletion.columns import Disposition, NodeType, PlanColumns, PlanEntry, Via
 from graphmem.deletion.disk import DiskResidue
 from graphmem.deletion.fold import SCHEME_FOLDED, SCHEME_PLAIN, SCHEME_TYPOGRAPHIC
 from graphmem.errors import DeletionError
@@ -38,6 +38,7 @@ __all__ = [
     "DeletionRequestInfo",
     "Disposition",
     "NodeType",
+    "PlanColumns",
     "PlanEntry",
     "PlanReach",
     "ReportEntry",
@@ -47,65 +48,13 @@ __all__ = [
     "counts_of",
 ]
 
-PLAN_VERSION: Literal[4] = 4
-"""The version plans are made with: 4 reads terms with diacritics and typographic
-apostrophes, hyphens and tatweel folded (``docs/deletion-terms.md``). Older plans' ``term_checks``
+PLAN_VERSION: Literal[5] = 5
+"""The version plans are made with: 5 holds its entries as columns (:class:`PlanColumns`,
+docs/spec/deletion.md#plan-format) and reads terms as 4 does, with diacritics and typographic
+apostrophes, hyphens and tatweel folded (``docs/deletion-terms.md``). Versions 2-4 hold a list
+of entries, and their digest is that list's JSON, as they were made; their ``term_checks``
 are checked as they were made (:attr:`DeletionPlan.term_scheme`): version 2 with accents
 counting, version 3 with diacritics folded and punctuation as written."""
-
-
-class Disposition(StrEnum):
-    """What a deletion does to one node (docs/spec/deletion.md)."""
-
-    DELETE = "DELETE"
-    RECOMPUTE = "RECOMPUTE"
-    REDACT = "REDACT"
-    QUARANTINE = "QUARANTINE"
-
-
-class NodeType(StrEnum):
-    """The label of a planned node."""
-
-    RECORD = "record"
-    INTENTION = "intention"
-
-
-Via = Literal["root", "lineage", "citation", "mention"]
-
-
-class PlanEntry(BaseModel):
-    """One node of a deletion plan.
-
-    Attributes:
-        id: the record or intention id.
-        node: ``record`` or ``intention``.
-        kind: the record kind (None for intentions).
-        disposition: what applying does to it.
-        reason: why, naming ids only (never content).
-        via: ``root`` (named or in the subject's scope), ``lineage`` (a DERIVED_FROM
-            descendant), ``citation`` (a procedure citing deleted evidence) or ``mention``
-            (holds a redaction term, with no lineage to the roots).
-        depth: shortest DERIVED_FROM distance below a root (0 for roots and non-lineage).
-        parents: the record's DERIVED_FROM parents (lineage entries only).
-        erased_parents: those of ``parents`` an earlier request already erased.
-        terms: the numbers (0-based, in the plan's ``term_checks`` order) of the redaction
-            terms it holds (redacted on apply unless DELETE); never the terms themselves.
-        already_erased: an earlier request erased it; it stays a tombstone (DELETE).
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    id: NonEmptyStr
-    node: NodeType = NodeType.RECORD
-    kind: str | None = None
-    disposition: Disposition
-    reason: str
-    via: Via
-    depth: int = Field(default=0, ge=0)
-    parents: tuple[str, ...] = ()
-    erased_parents: tuple[str, ...] = ()
-    terms: tuple[int, ...] = ()
-    already_erased: bool = False
 
 
 class PlanReach(BaseModel):
@@ -146,6 +95,34 @@ class RetrievalHit(BaseModel):
     query_holds_terms: bool = False
 
 
+TermSalt = Annotated[str, StringConstraints(pattern=r"^(?:[0-9a-f]{2})*$")]
+
+
+class _ListedPlan(BaseModel):
+    """A version 2-4 plan as it was saved, with its entries listed: its JSON and digest are
+    made from this shape, field for field, so that a plan saved then still loads, checks and
+    applies."""
+
+    model_config = ConfigDict(frozen=True)
+
+    version: Literal[2, 3, 4, 5]
+    request_id: str
+    requested_by: str
+    reason: str
+    subject: dict[str, str] | None = None
+    roots: tuple[str, ...]
+    missing_roots: tuple[str, ...] = ()
+    term_salt: TermSalt = ""
+    term_checks: tuple[str, ...] = ()
+    tenants: tuple[str, ...] = ()
+    planned_at: AwareDatetime
+    entries: tuple[PlanEntry, ...]
+    dangling_citations: tuple[Citation, ...] = ()
+    retrievals: tuple[RetrievalHit, ...] = ()
+    reach: PlanReach | None = None
+    digest: str = ""
+
+
 class DeletionPlan(BaseModel):
     """A reviewed-before-applied deletion (docs/spec/deletion.md), JSON round-trippable.
 
@@ -160,15 +137,22 @@ class DeletionPlan(BaseModel):
     ``reach``: set when a bound principal made it (:class:`PlanReach`): what it lists and
     redacts is limited to that reach; None: the whole of its tenants.
 
+    The entries are held as ``columns`` (:class:`PlanColumns`,
+    docs/spec/deletion.md#plan-format); :attr:`entries` builds them as :class:`PlanEntry`
+    objects on first use. A plan may be made (or loaded) with ``entries=`` a list of entries
+    instead: a version 2-4 plan's JSON has them so, and keeps its JSON and digest so.
+
     Raises:
         DeletionError: (from :meth:`from_json`) malformed JSON, an unknown version, a digest
             that does not match the content, repeated ids, or dispositions that contradict
             the lineage the plan itself records.
+        pydantic.ValidationError: (when made) the same rules broken, or both ``entries`` and
+            ``columns`` given.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    version: Literal[2, 3, 4] = PLAN_VERSION
+    version: Literal[2, 3, 4, 5] = PLAN_VERSION
     request_id: Identifier
     requested_by: NonEmptyStr
     reason: NonEmptyStr
@@ -176,11 +160,13 @@ class DeletionPlan(BaseModel):
     roots: tuple[str, ...]
     missing_roots: tuple[str, ...] = ()
     #: hex, as :func:`graphmem.deletion.terms.term_check` reads it
-    term_salt: Annotated[str, StringConstraints(pattern=r"^(?:[0-9a-f]{2})*$")] = ""
+    term_salt: TermSalt = ""
     term_checks: tuple[str, ...] = ()
     tenants: tuple[str, ...] = ()
     planned_at: AwareDatetime
-    entries: tuple[PlanEntry, ...]
+    columns: PlanColumns = Field(default_factory=PlanColumns)
+    #: the entries as a list (a version 2-4 plan's JSON); moved into ``columns`` when made
+    listed: tuple[PlanEntry, ...] | None = Field(default=None, alias="entries", exclude=True)
     dangling_citations: tuple[Citation, ...] = ()
     retrievals: tuple[RetrievalHit, ...] = ()
     reach: PlanReach | None = None
@@ -189,28 +175,12 @@ class DeletionPlan(BaseModel):
 
     @model_validator(mode="after")
     def _consistent(self) -> DeletionPlan:
-        terms = len(self.term_checks)
-        ids: set[str] = set()
-        deleted: set[str] = set()
-        checked: list[PlanEntry] = []  # lineage DELETE entries whose parents must be gone
-        delete = Disposition.DELETE
-        for e in self.entries:  # one pass: a plan may hold 10^6 entries
-            ids.add(e.id)
-            if e.terms and max(e.terms) >= terms:
-                raise ValueError(f"{e.id!r} names a term the plan does not have")
-            if e.disposition is delete:
-                deleted.add(e.id)
-                if e.via == "lineage" and not e.already_erased:
-                    checked.append(e)
-        if len(ids) != len(self.entries):
-            raise ValueError("a plan names the same id twice")
-        for root in self.roots:
-            if root not in deleted:
-                raise ValueError(f"root {root!r} is not planned as DELETE")
-        for e in checked:
-            if not deleted.issuperset(e.parents) and not all(
-                    p in deleted or p in e.erased_parents for p in e.parents):
-                raise ValueError(f"{e.id!r} is DELETE although a parent survives")
+        if self.listed is not None:
+            if "columns" in self.model_fields_set:
+                raise ValueError("a plan holds its entries as a list or as columns, not both")
+            object.__setattr__(self, "columns", PlanColumns.from_entries(self.listed))
+            object.__setattr__(self, "listed", None)
+        self.columns.check(len(self.term_checks), self.roots)
         return self
 
     def __eq__(self, other: object) -> bool:
@@ -225,16 +195,24 @@ class DeletionPlan(BaseModel):
 
     # -- digest and JSON --------------------------------------------------------------
 
+    def _listed(self) -> _ListedPlan:
+        fields = {k: getattr(self, k) for k in _ListedPlan.model_fields if k != "entries"}
+        return _ListedPlan.model_construct(**fields, entries=self.entries)
+
     def compute_digest(self) -> str:
         """SHA-256 of the plan's canonical JSON without the digest field (nor ``reach``
-        when it is None: a plan saved before plans had a reach keeps its digest)."""
-        payload = self.model_dump_json(
-            exclude={"digest"} | ({"reach"} if self.reach is None else set()))
+        when it is None: a plan saved before plans had a reach keeps its digest): a version
+        5 plan's JSON holds its columns, a version 2-4 plan's its list of entries, as it was
+        made (docs/spec/deletion.md#plan-format)."""
+        exclude = {"digest"} | ({"reach"} if self.reach is None else set())
+        made = self._listed() if self.version < 5 else self
+        payload = made.model_dump_json(exclude=exclude)
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
     def to_json(self, *, indent: int | None = 2) -> str:
-        """The plan as JSON (what ``graphmem delete plan -o`` writes)."""
-        return self.model_dump_json(indent=indent)
+        """The plan as JSON (what ``graphmem delete plan -o`` writes): a version 2-4 plan
+        lists its entries, as it was saved."""
+        return (self._listed() if self.version < 5 else self).model_dump_json(indent=indent)
 
     @classmethod
     def from_json(cls, text: str | bytes, limits: InputLimits = DEFAULT_LIMITS
@@ -269,9 +247,26 @@ class DeletionPlan(BaseModel):
 
     # -- views ------------------------------------------------------------------------
 
+    @property
+    def entries(self) -> tuple[PlanEntry, ...]:
+        """Every entry in plan order, as :class:`PlanEntry` objects (built from the columns
+        on first use, then kept: a loop over a large plan reads :attr:`columns`)."""
+        return self.columns.entries()
+
+    @property
+    def entry_count(self) -> int:
+        """How many entries the plan has."""
+        return self.columns.size
+
+    def first_entries(self, limit: int) -> tuple[PlanEntry, ...]:
+        """The first ``limit`` entries (a review's table), without building the others."""
+        return tuple(self.columns.entry(i) for i in range(min(limit, self.columns.size)))
+
     def ids(self, disposition: Disposition | None = None) -> list[str]:
         """Entry ids in plan order, optionally only those with ``disposition``."""
-        return [e.id for e in self.entries if disposition is None or e.disposition is disposition]
+        if disposition is None:
+            return list(self.columns.ids)
+        return self.columns.ids_with(disposition)
 
     @property
     def matches_nothing(self) -> bool:
@@ -288,7 +283,7 @@ class DeletionPlan(BaseModel):
     def term_scheme(self) -> int:
         """How the plan's ``term_checks`` read a term (:mod:`graphmem.deletion.fold`): a
         version 2 plan with accents counting, a version 3 one with diacritics folded, a
-        version 4 one with typographic apostrophes, hyphens and tatweel folded too."""
+        version 4 or 5 one with typographic apostrophes, hyphens and tatweel folded too."""
         return {2: SCHEME_PLAIN, 3: SCHEME_FOLDED}.get(self.version, SCHEME_TYPOGRAPHIC)
 
     @property
@@ -311,14 +306,11 @@ class DeletionPlan(BaseModel):
 
     def disposition_of(self, node_id: str) -> Disposition | None:
         """The disposition planned for ``node_id``, or None when the plan leaves it alone."""
-        for e in self.entries:
-            if e.id == node_id:
-                return e.disposition
-        return None
+        return self.columns.disposition_of(node_id)
 
     def counts(self) -> dict[str, int]:
         """How many entries get each disposition (every disposition present, zeros too)."""
-        return counts_of(e.disposition for e in self.entries)
+        return self.columns.counts()
 
 
 class ReportEntry(BaseModel):

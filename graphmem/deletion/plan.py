@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import secrets
 import uuid
-from collections import defaultdict, deque
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from itertools import chain
+from typing import TypedDict
 
 from graphmem.db.access import OPERATOR, Access
 from graphmem.db.codec import (
@@ -17,6 +18,8 @@ from graphmem.db.codec import (
 )
 from graphmem.db.ops.deletion import DeletionOps, RootNode, WalkSource
 from graphmem.db.store import Neo4jStore
+from graphmem.deletion.columns import PlanColumns, id_list
+from graphmem.deletion.lineage import LineageColumns, WalkedColumns, lineage_columns
 from graphmem.deletion.matcher import REDACTION, TermMatcher
 from graphmem.deletion.models import (
     Citation,
@@ -42,7 +45,8 @@ from graphmem.limits import InputLimits
 from graphmem.models import MemoryKind
 
 __all__ = ["DEFAULT_BATCH_SIZE", "REDACTION", "ProgressCallback", "Walk", "WalkRow", "check_terms",
-           "clean_terms", "plan_deletion", "term_check", "walk", "walk_descendants"]
+           "clean_terms", "id_list", "plan_deletion", "term_check", "walk", "walk_columns",
+           "walk_descendants"]
 
 
 DEFAULT_BATCH_SIZE = 5000
@@ -52,11 +56,6 @@ ProgressCallback = Callable[[int, int], None]
 
 
 # ------------------------------------------------------------------------------ planning
-
-
-def id_list(ids: Sequence[str], limit: int = 3) -> str:
-    shown = ", ".join(ids[:limit])
-    return shown + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
 
 
 class WalkRow(TypedDict):
@@ -104,6 +103,44 @@ def _held(matcher: TermMatcher, texts: Sequence[str], keys: Sequence[str] = _TEX
     return tuple(sorted(found))
 
 
+def walk_columns(store: Neo4jStore | WalkSource, roots: Sequence[str],
+                 terms: Sequence[str] = ()) -> WalkedColumns:
+    """The DERIVED_FROM descendants of ``roots`` as :func:`walk` finds them, as parallel
+    lists (:class:`~graphmem.deletion.lineage.WalkedColumns`): no object per descendant but
+    its parents' tuple.
+
+    Args:
+        store: the store (or what runs its walk: :class:`~graphmem.db.ops.deletion.
+            DeletionOps`). roots: record ids (unknown ids are ignored).
+        terms: redaction terms to look for (``terms``: their numbers, by descendant).
+    """
+    ops = DeletionOps(store) if isinstance(store, Neo4jStore) else store
+    matcher = TermMatcher.from_terms(terms)
+    pattern = narrowing(matcher) if terms else None
+    with paused_gc():
+        row = ops.walk(roots, pattern)
+        found = {rid: held for rid, texts in zip(row.term_ids, row.term_texts, strict=True)
+                 if (held := _held(matcher, texts))}
+        outside = set(chain.from_iterable(row.parents)).difference(row.ids)
+        stored, gone = ops.outside_parents(sorted(outside)) if outside else (set(), set())
+        lost = outside - stored
+        parents = ([tuple(sorted(p for p in ps if p not in lost)) for ps in row.parents]
+                   if lost else list(map(tuple, map(sorted, row.parents))))
+        citations: list[tuple[str, str, str, bool]] = []
+        selections: list[tuple[str, str]] = []
+        for cited, citer, edge, kind, erased in zip(row.cited, row.citer, row.edge,
+                                                    row.citer_kind, row.citer_erased,
+                                                    strict=True):
+            if edge == "SELECTED":
+                selections.append((cited, citer))
+            else:
+                citations.append((cited, citer, kind, erased))
+        return WalkedColumns(ids=row.ids, kinds=row.kinds, erased=row.erased,
+                             depths=row.depths, parents=parents, terms=found,
+                             citations=citations, selections=selections,
+                             erased_parents=frozenset(gone.difference(roots)))
+
+
 def walk(store: Neo4jStore | WalkSource, roots: Sequence[str], terms: Sequence[str] = ()
          ) -> Walk:
     """Every DERIVED_FROM descendant of ``roots`` from one pruning-BFS Cypher walk, with the
@@ -118,95 +155,21 @@ def walk(store: Neo4jStore | WalkSource, roots: Sequence[str], terms: Sequence[s
             DeletionOps`). roots: record ids (unknown ids are ignored).
         terms: redaction terms to look for (``terms`` of a row: their numbers).
     """
-    ops = DeletionOps(store) if isinstance(store, Neo4jStore) else store
-    matcher = TermMatcher.from_terms(terms)
-    pattern = narrowing(matcher) if terms else None
+    walked = walk_columns(store, roots, terms)
     with paused_gc():
-        row = ops.walk(roots, pattern)
-        found = {rid: held for rid, texts in zip(row.term_ids, row.term_texts, strict=True)
-                 if (held := _held(matcher, texts))}
-        walked = set(row.ids)
-        outside = {p for parents in row.parents for p in parents if p not in walked}
-        stored, gone = ops.outside_parents(sorted(outside)) if outside else (set(), set())
-        lost = outside - stored
-        rows = [
-            WalkRow(id=rid, kind=kind, erased=erased, depth=depth,
-                    parents=sorted(p for p in parents if p not in lost) if lost else
-                    sorted(parents),
-                    terms=found.get(rid, []))
-            for rid, kind, erased, depth, parents in zip(
-                row.ids, row.kinds, row.erased, row.depths, row.parents, strict=True)
-        ]
-        citations: list[tuple[str, str, str, bool]] = []
-        selections: list[tuple[str, str]] = []
-        for cited, citer, edge, kind, erased in zip(row.cited, row.citer, row.edge,
-                                                    row.citer_kind, row.citer_erased,
-                                                    strict=True):
-            if edge == "SELECTED":
-                selections.append((cited, citer))
-            else:
-                citations.append((cited, citer, kind, erased))
-        return Walk(rows=rows, citations=citations, selections=selections,
-                    erased_parents=frozenset(gone.difference(roots)))
+        rows = [WalkRow(id=rid, kind=kind, erased=erased, depth=depth, parents=list(parents),
+                        terms=walked.terms.get(rid, []))
+                for rid, kind, erased, depth, parents in zip(
+                    walked.ids, walked.kinds, walked.erased, walked.depths, walked.parents,
+                    strict=True)]
+    return Walk(rows=rows, citations=walked.citations, selections=walked.selections,
+                erased_parents=walked.erased_parents)
 
 
 def walk_descendants(store: Neo4jStore, roots: Sequence[str], terms: Sequence[str] = ()
                      ) -> list[WalkRow]:
     """The descendant rows of :func:`walk` (see :class:`Walk`)."""
     return walk(store, roots, terms).rows
-
-
-def _lineage_dispositions(
-    roots: set[str], walk: Mapping[str, WalkRow], erased_parents: set[str]
-) -> tuple[set[str], set[str]]:
-    """(deleted ids, ids left in a lineage cycle) by Kahn order over the walked descendants.
-
-    A parent or descendant an earlier request erased counts as deleted: nothing of it
-    survives. The descendants are numbered and their parents inside the walk kept as numbers,
-    so each node costs a few list operations (10^6 descendants in a few seconds).
-    """
-    ids = [d for d in walk if d not in roots]
-    index = {d: i for i, d in enumerate(ids)}
-    gone_outside = set(roots) | erased_parents
-    n = len(ids)
-    pending = [0] * n
-    # alive[i]: parents of i not (yet) known deleted; i is deleted when it reaches 0
-    alive = [0] * n
-    children: list[list[int]] = [[] for _ in range(n)]
-    deleted_flags = [False] * n
-    for i, d in enumerate(ids):
-        row = walk[d]
-        inside = 0
-        outside_alive = 0
-        for p in row["parents"]:
-            j = index.get(p)
-            if j is None:
-                if p not in gone_outside:
-                    outside_alive += 1
-            else:
-                children[j].append(i)
-                inside += 1
-        pending[i] = inside
-        alive[i] = inside + outside_alive
-        deleted_flags[i] = bool(row["erased"])
-    queue = deque(i for i in range(n) if pending[i] == 0)
-    done = 0
-    while queue:
-        i = queue.popleft()
-        done += 1
-        if alive[i] == 0:
-            deleted_flags[i] = True
-        is_deleted = deleted_flags[i]
-        for c in children[i]:
-            if is_deleted:
-                alive[c] -= 1
-            pending[c] -= 1
-            if pending[c] == 0:
-                queue.append(c)
-    deleted = gone_outside | {d for d, flag in zip(ids, deleted_flags, strict=True) if flag}
-    cyclic = ({d for d, left in zip(ids, pending, strict=True) if left > 0}
-              if done < n else set())
-    return deleted, cyclic
 
 
 def check_plan_inputs(
@@ -230,7 +193,7 @@ def check_plan_inputs(
             terms)
 
 
-@paused_gc()  # 10^6 entries, none cyclic: no collection passes over them as they are made
+@paused_gc()  # 10^6 descendants: no collection passes over what is made for them
 def plan_deletion(
     store: Neo4jStore,
     *,
@@ -314,6 +277,7 @@ def plan_deletion(
         root_rows = [row for row in root_rows if row.node is not None]
         root_reason = "named as a root of the request"
 
+    # roots, citing procedures and mentions: few, kept as entries; the lineage as columns
     entries: dict[str, PlanEntry] = {}
     for root in root_rows:
         node = NodeType(str(root.node))  # every root left names a node
@@ -324,20 +288,19 @@ def plan_deletion(
     tenants = sorted({root.tenant for root in root_rows if root.tenant}
                      | ({subject_scope["tenant"]} if subject_scope else set()))
 
-    walked = walk(ops, sorted(record_roots), terms)
-    descendants = {row["id"]: row for row in walked.rows}
-    erased_parents = set(walked.erased_parents)
-    deleted, cyclic = _lineage_dispositions(record_roots, descendants, erased_parents)
-    affected = record_roots | set(descendants)
-    for rid, row in descendants.items():
-        if rid not in record_roots:
-            entries[rid] = _lineage_entry(row, deleted, affected, cyclic, erased_parents)
+    walked = walk_columns(ops, sorted(record_roots), terms)
+    lineage = lineage_columns(walked, record_roots)
+    deleted = lineage.deleted
+    at = dict(zip(lineage.ids, range(len(lineage.ids)), strict=True))
+    for rid in entries.keys() & at.keys():  # an intention root sharing a descendant's id
+        del entries[rid]
 
-    citations = _citations(walked, deleted)
+    citations = _citations(walked.citations, deleted)
     citer_kinds = {citer: kind for _, citer, kind, _ in walked.citations}
     for c in citations:
         kind = citer_kinds[c.record_id]
-        if c.record_id not in entries and kind == MemoryKind.PROCEDURAL.value:
+        if c.record_id not in entries and c.record_id not in at \
+                and kind == MemoryKind.PROCEDURAL.value:
             entries[c.record_id] = PlanEntry(
                 id=c.record_id, kind=kind, disposition=Disposition.QUARANTINE,
                 reason=f"a procedure citing deleted evidence ({id_list(list(c.cites))})",
@@ -353,8 +316,12 @@ def plan_deletion(
                           else INTENTION_TEXT_KEYS)
             if not found:
                 continue
+            i = at.get(scanned.id)
             prior = entries.get(scanned.id)
-            if prior is None:
+            if i is not None:
+                if lineage.dispositions[i] != "D" and not lineage.terms[i]:
+                    lineage.terms[i] = found
+            elif prior is None:
                 entries[scanned.id] = PlanEntry(
                     id=scanned.id, node=NodeType(scanned.node), kind=scanned.kind,
                     disposition=Disposition.REDACT, reason="holds a redaction term",
@@ -373,71 +340,50 @@ def plan_deletion(
     hits = retrievals_within(ops, reach, [
         RetrievalHit(retrieval_id=q, selected_ids=tuple(sorted(selected.get(q, ()))),
                      query_holds_terms=q in holding) for q in sorted(set(selected) | holding)])
-    order = {"root": 0, "lineage": 1, "citation": 2, "mention": 3}
-    ordered = sorted(entries.values(), key=lambda e: (order[e.via], e.depth, e.id))
+    order = {"root": 0, "citation": 2, "mention": 3}
+    others = sorted(entries.values(), key=lambda e: (order[e.via], e.depth, e.id))
+    roots_first = [e for e in others if e.via == "root"]
     salt = secrets.token_hex(16) if terms else ""
     plan = DeletionPlan(
         request_id=request_id or f"del-{uuid.uuid4().hex}",
         # the plan's own text holds no term either (docs/deletion-terms.md)
         requested_by=matcher.redact(requested_by) if terms else requested_by,
         reason=matcher.redact(reason) if terms else reason, subject=subject_scope,
-        roots=tuple(e.id for e in ordered if e.via == "root"), missing_roots=tuple(missing),
+        roots=tuple(e.id for e in roots_first), missing_roots=tuple(missing),
         term_salt=salt, term_checks=tuple(term_check(t, salt) for t in terms),
-        tenants=tuple(tenants), planned_at=store.clock(), entries=tuple(ordered),
+        tenants=tuple(tenants), planned_at=store.clock(),
+        columns=_plan_columns(roots_first, lineage, others[len(roots_first):]),
         dangling_citations=tuple(citations), retrievals=hits, reach=reach,
     )
     check_plan(store, access, plan)
     return plan.model_copy(update={"digest": plan.compute_digest()}).with_terms(terms)
 
 
-def _citations(walked: Walk, deleted: set[str]) -> list[Citation]:
+def _plan_columns(first: Sequence[PlanEntry], lineage: LineageColumns,
+                  last: Sequence[PlanEntry]) -> PlanColumns:
+    """The plan's columns: the ``first`` entries (roots), the lineage, the ``last`` ones."""
+    head, tail = PlanColumns.from_entries(first), PlanColumns.from_entries(last)
+    n = len(lineage.ids)
+    return PlanColumns.build(
+        ids=[*head.ids, *lineage.ids, *tail.ids],
+        nodes=head.nodes + "r" * n + tail.nodes,
+        kinds=[*head.kinds, *lineage.kinds, *tail.kinds],
+        dispositions=head.dispositions + "".join(lineage.dispositions) + tail.dispositions,
+        vias=head.vias + "l" * n + tail.vias,
+        depths=[*head.depths, *lineage.depths, *tail.depths],
+        parents=[*head.parents, *lineage.parents, *tail.parents],
+        erased_parents=[*head.erased_parents, *lineage.erased_parents, *tail.erased_parents],
+        terms=[*head.terms, *lineage.terms, *tail.terms],
+        already_erased=(head.already_erased + "".join(lineage.already_erased)
+                        + tail.already_erased),
+        reasons=[*head.reasons, *lineage.reasons, *tail.reasons])
+
+
+def _citations(citations: Sequence[tuple[str, str, str, bool]], deleted: set[str]
+               ) -> list[Citation]:
     """Records that survive (not deleted, not erased) but cite deleted ones as evidence."""
     cites: dict[str, set[str]] = defaultdict(set)
-    for cited, citer, _, citer_erased in walked.citations:
+    for cited, citer, _, citer_erased in citations:
         if cited in deleted and citer not in deleted and not citer_erased:
             cites[citer].add(cited)
     return [Citation(record_id=c, cites=tuple(sorted(ids))) for c, ids in sorted(cites.items())]
-
-
-def _lineage_entry(row: WalkRow, deleted: set[str], affected: set[str],
-                   cyclic: set[str], erased_parents: set[str]) -> PlanEntry:
-    rid = row["id"]
-    parents = tuple(row["parents"])
-    # most walks meet no parent an earlier request erased: skip the per-parent test then
-    erased = tuple(p for p in parents if p in erased_parents) if erased_parents else ()
-    if row["erased"]:
-        return PlanEntry(id=rid, kind=row["kind"], via="lineage", depth=row["depth"],
-                         parents=parents, erased_parents=erased,
-                         disposition=Disposition.DELETE, already_erased=True,
-                         reason="already erased by an earlier request; stays a tombstone")
-    if rid in deleted:  # most entries of a large plan: validated from a dict, which
-        # pydantic does faster than keyword arguments (docs/performance.md)
-        already = " or already erased" if erased else ""
-        return PlanEntry.model_validate({
-            "id": rid, "kind": row["kind"], "via": "lineage", "depth": row["depth"],
-            "parents": parents, "erased_parents": erased, "disposition": Disposition.DELETE,
-            "reason": f"every parent is being deleted{already} ({id_list(parents)})"})
-    found = tuple(row["terms"])
-    common: dict[str, Any] = {
-        "id": rid, "kind": row["kind"], "via": "lineage", "depth": row["depth"],
-        "parents": parents, "erased_parents": erased}
-    gone = [p for p in parents if p in deleted]
-    kept = [p for p in parents if p not in affected and p not in deleted]
-    if rid in cyclic:
-        base = "its lineage forms a cycle; recompute it by hand"
-    elif gone:
-        base = f"derived from deleted {id_list(gone)}"
-        if kept:
-            base += f"; {id_list(kept)} {'survives' if len(kept) == 1 else 'survive'}"
-        else:
-            base += "; its other parents are recomputed"
-    else:
-        touched = [p for p in parents if p in affected]
-        base = f"derived from records the deletion recomputes or redacts ({id_list(touched)})"
-    if row["kind"] == MemoryKind.PROCEDURAL.value:
-        return PlanEntry(**common, disposition=Disposition.QUARANTINE, terms=found,
-                         reason=f"a procedure touched by deleted content: {base}")
-    if found:
-        return PlanEntry(**common, disposition=Disposition.REDACT, terms=found,
-                         reason=f"holds a redaction term, redacted instead of recomputed: {base}")
-    return PlanEntry(**common, disposition=Disposition.RECOMPUTE, reason=base)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import chain, compress
 from typing import TYPE_CHECKING, Any
 
 from graphmem.db.access import Access, Reader
@@ -165,8 +166,16 @@ def check_plan(store: Reader, access: Access, plan: DeletionPlan) -> None:
         return
     if not covers(access, plan.reach):
         raise AuthorizationError(MADE_WIDER)
-    _check_ids(store, access, plan.entries, (c.record_id for c in plan.dangling_citations))
-    named = {p for e in plan.entries for p in (*e.parents, *e.erased_parents)}
+    columns = plan.columns
+    try:
+        access.check_ids(store, [*compress(columns.ids, map("r".__eq__, columns.nodes)),
+                                 *(c.record_id for c in plan.dangling_citations)], change=True)
+        access.check_ids(store, list(compress(columns.ids, map("i".__eq__, columns.nodes))),
+                         change=True, node="intention")
+    except OutOfReachError:
+        raise AuthorizationError(WIDER_REACH) from None
+    named = set(chain.from_iterable(columns.parents)).union(
+        chain.from_iterable(columns.erased_parents))
     try:
         access.check_ids(store, named)
     except OutOfReachError:

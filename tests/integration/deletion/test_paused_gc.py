@@ -52,7 +52,7 @@ def test_plan_apply_and_report_run_with_the_collector_paused(
         memory: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
     _lineage(memory)
     store = store_of(memory)
-    planned = _spy(monkeypatch, plan_module, "_lineage_dispositions")
+    planned = _spy(monkeypatch, plan_module, "lineage_columns")
     applied = _spy(monkeypatch, apply_module, "_apply_batch")
     reported = _spy(monkeypatch, verify_module, "_report_entries")
     verified = _spy(monkeypatch, verify_module, "scan_tenant_text")

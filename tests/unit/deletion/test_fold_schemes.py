@@ -26,7 +26,7 @@ KEY = b"k" * 32
 ROOT = PlanEntry(id="r", disposition=Disposition.DELETE, reason="root", via="root")
 TEXT = "Zoe Muller and ZOË MÜLLER"
 CURLY = "O'Brien and O\u2019Brien, Jean-Luc and Jean\u2010Luc"
-SCHEME_OF = {2: SCHEME_PLAIN, 3: SCHEME_FOLDED, 4: SCHEME_TYPOGRAPHIC}
+SCHEME_OF = {2: SCHEME_PLAIN, 3: SCHEME_FOLDED, 4: SCHEME_TYPOGRAPHIC, 5: SCHEME_TYPOGRAPHIC}
 
 
 def _old_request(terms: list[str]) -> dict[str, Any]:
@@ -42,7 +42,7 @@ def _new_request(terms: list[str], scheme: int = SCHEME) -> dict[str, Any]:
             "redact_terms_json": json.dumps([d.as_dict() for d in digests])}
 
 
-def _plan(terms: list[str], *, version: Literal[2, 3, 4]) -> DeletionPlan:
+def _plan(terms: list[str], *, version: Literal[2, 3, 4, 5]) -> DeletionPlan:
     salt = secrets.token_hex(16)
     scheme = SCHEME_OF[version]
     plan = DeletionPlan(version=version, request_id="del-1", requested_by="dpo", reason="r",
@@ -159,9 +159,12 @@ def test_a_version_3_plan_checks_its_terms_with_punctuation_as_written() -> None
     assert REDACTION + " and " + REDACTION in request_matcher({"id": "x", **props}).redact(CURLY)
 
 
-def test_a_current_plan_checks_its_terms_in_any_typographic_spelling() -> None:
-    plan = _plan(["O'Brien", "Jean-Luc", "\u0645\u062d\u0645\u062f"], version=PLAN_VERSION)
-    assert PLAN_VERSION == 4 and plan.term_scheme == SCHEME_TYPOGRAPHIC
+@pytest.mark.parametrize("version", [4, PLAN_VERSION])
+def test_a_current_plan_checks_its_terms_in_any_typographic_spelling(version: Literal[4, 5]
+                                                                      ) -> None:
+    """Version 5 changed how a plan holds its entries, not how it reads terms."""
+    plan = _plan(["O'Brien", "Jean-Luc", "\u0645\u062d\u0645\u062f"], version=version)
+    assert PLAN_VERSION == 5 and plan.term_scheme == SCHEME_TYPOGRAPHIC
     assert DeletionPlan.from_json(plan.to_json()) == plan
     given = ["O\u2019Brien", "Jean\u2010Luc", "\u0645\u0640\u062d\u0645\u0640\u062f"]
     assert check_terms(plan, given) == tuple(given)

@@ -9,7 +9,19 @@ from collections import deque
 
 import pytest
 
-from graphmem.deletion.plan import WalkRow, _lineage_dispositions
+from graphmem.deletion.lineage import lineage_dispositions
+from graphmem.deletion.plan import WalkRow
+
+
+def _lineage_dispositions(roots: set[str], walk: dict[str, WalkRow], erased_parents: set[str],
+                          shuffle: random.Random | None = None) -> tuple[set[str], set[str]]:
+    """:func:`lineage_dispositions` of the walk's descendants in the walk's order (or
+    shuffled: an order where a parent may come after its child is decided by Kahn order)."""
+    ids = [d for d in walk if d not in roots]
+    if shuffle is not None:
+        shuffle.shuffle(ids)
+    return lineage_dispositions(ids, [tuple(walk[d]["parents"]) for d in ids],
+                                [walk[d]["erased"] for d in ids], roots | erased_parents)
 
 
 def _by_the_rule(roots: set[str], walk: dict[str, WalkRow], erased_parents: set[str]
@@ -64,8 +76,9 @@ def _random_walk(rng: random.Random) -> tuple[set[str], dict[str, WalkRow], set[
 def test_dispositions_match_the_rule_on_random_dags(seed: int) -> None:
     rng = random.Random(seed)
     roots, walk, erased_parents = _random_walk(rng)
-    assert _lineage_dispositions(roots, walk, erased_parents) == _by_the_rule(
-        roots, walk, erased_parents)
+    expected = _by_the_rule(roots, walk, erased_parents)
+    assert _lineage_dispositions(roots, walk, erased_parents) == expected
+    assert _lineage_dispositions(roots, walk, erased_parents, random.Random(seed)) == expected
 
 
 def test_a_chain_of_diamonds_is_deleted_and_a_surviving_parent_keeps_its_line() -> None:
