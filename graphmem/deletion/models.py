@@ -210,9 +210,12 @@ class DeletionPlan(BaseModel):
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
     def to_json(self, *, indent: int | None = 2) -> str:
-        """The plan as JSON (what ``graphmem delete plan -o`` writes): a version 2-4 plan
-        lists its entries, as it was saved."""
-        return (self._listed() if self.version < 5 else self).model_dump_json(indent=indent)
+        """The plan as its reviewer reads it (what ``graphmem delete plan -o`` writes, and
+        the MCP ``plan_deletion`` tool returns): every entry listed as an object with its id,
+        disposition and reason, whatever the version. :meth:`from_json` reads it back to the
+        same plan; a version 5 plan's digest is over its columns
+        (docs/spec/deletion.md#plan-format), which :meth:`from_json` also reads."""
+        return self._listed().model_dump_json(indent=indent)
 
     @classmethod
     def from_json(cls, text: str | bytes, limits: InputLimits = DEFAULT_LIMITS

@@ -73,7 +73,7 @@ async def plan_deletion(
                              ttl_s=state.config.plan_ttl_s)
         return PlanDeletionOut(digest=plan.digest, request_id=plan.request_id,
                                counts=plan.counts(), matches_nothing=plan.matches_nothing,
-                               plan=plan)
+                               plan=json.loads(plan.to_json(indent=None)))
 
 
 async def apply_deletion(

@@ -14,7 +14,6 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graphmem.deletion.models import DeletionPlan
 from graphmem.models import Authority, MemoryKind
 
 __all__ = [
@@ -211,7 +210,10 @@ class PlanDeletionOut(BaseModel):
     matches_nothing: bool = Field(
         default=False, description="True when the subject or roots matched no memory: "
                                    "usually a typo; applying the plan deletes nothing.")
-    plan: DeletionPlan
+    plan: dict[str, Any] = Field(
+        description="The plan to review, as `graphmem delete plan -o` writes it: each entry "
+                    "with its id, disposition and reason. Give it back to apply_deletion to "
+                    "have it checked unedited.")
 
 
 class MemoryOut(BaseModel):

@@ -126,7 +126,7 @@ def test_mcp_subject_deletion_within_the_servers_scope(neo4j_db: Neo4jUnderTest,
     async def body(client: Client) -> None:
         plan = await ok(client, "plan_deletion", {"reason": "r", "subject": {}})
         assert plan["plan"]["subject"] == {"tenant": "acme", "user": "u-17"}
-        assert plan["plan"]["columns"]["ids"] == ["own"]
+        assert [e["id"] for e in plan["plan"]["entries"]] == ["own"]
         report = await ok(client, "apply_deletion", {"digest": plan["digest"]})
         assert [e["id"] for e in report["entries"]] == ["own"]
         recall = await ok(client, "recall", {"needs_prior_context": True, "goal": "x"})

@@ -257,22 +257,19 @@ def test_plan_json_round_trip_and_typed_errors(northwind: Memory) -> None:
     assert DeletionPlan.from_json(plan.to_json(indent=None)) == plan
 
     doc = json.loads(plan.to_json())
-    columns = doc["columns"]  # docs/spec/deletion.md#plan-format
-    at = columns["ids"].index("proc-dup-charge")
-    for name, column in columns.items():  # the entry dropped from every column
-        columns[name] = column[:at] + column[at + 1:]
+    doc["entries"] = [e for e in doc["entries"] if e["id"] != "proc-dup-charge"]
     with pytest.raises(DeletionError, match="digest"):
         DeletionPlan.from_json(json.dumps(doc))
     with pytest.raises(DeletionError, match="malformed"):
         DeletionPlan.from_json("{not json")
     doc = json.loads(plan.to_json())
-    doc["columns"]["dispositions"] = "S" + doc["columns"]["dispositions"][1:]
+    doc["entries"][0]["disposition"] = "SHRED"
     with pytest.raises(DeletionError, match="malformed"):
         DeletionPlan.from_json(json.dumps(doc))
     doc = json.loads(plan.to_json())
-    codes = doc["columns"]["dispositions"]
-    at = doc["columns"]["ids"].index("sum-duplicate-charges")
-    doc["columns"]["dispositions"] = codes[:at] + "D" + codes[at + 1:]
+    for e in doc["entries"]:
+        if e["id"] == "sum-duplicate-charges":
+            e["disposition"] = "DELETE"
     with pytest.raises(DeletionError, match="parent survives"):
         DeletionPlan.from_json(json.dumps(doc))
 

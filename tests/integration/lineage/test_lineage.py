@@ -188,7 +188,7 @@ def test_cli_plan_apply_verify(cli_env: Memory, tmp_path: Path) -> None:
     result = runner.invoke(app, ["delete", "plan", "--subject", "tenant=acme", "--subject",
                                  "user=u-17", "--json"])
     assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout)["columns"]["ids"]
+    assert json.loads(result.stdout)["entries"]
 
     result = runner.invoke(app, ["delete", "apply", str(plan_file), "--batch-size", "3"])
     assert result.exit_code == 2 and "give them again" in result.output  # terms not kept

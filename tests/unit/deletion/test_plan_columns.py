@@ -51,17 +51,27 @@ def test_a_version_4_plan_saved_before_loads_with_its_digest_json_and_entries() 
         DeletionPlan.from_json(json.dumps(edited))
 
 
-def test_a_version_5_plan_round_trips_as_columns() -> None:
+def test_a_version_5_plan_round_trips_listed_and_as_columns() -> None:
     old = _v4()
     plan = _as_v5(old)
     assert plan.version == PLAN_VERSION == 5 and plan.entries == old.entries
-    saved = json.loads(plan.to_json())
-    assert "entries" not in saved and saved["columns"]["dispositions"] == "DDDDDRQCQRR"
-    assert saved["columns"]["reasons"][2:4] == [None, None]  # derived: every parent goes
-    again = DeletionPlan.from_json(plan.to_json())
-    assert again == plan and again.entries == old.entries and again.digest == plan.digest
-    assert again.first_entries(3) == old.entries[:3]
+    columns = json.loads(plan.model_dump_json())  # what its digest is made of
+    assert "entries" not in columns and columns["columns"]["dispositions"] == "DDDDDRQCQRR"
+    assert columns["columns"]["reasons"][2:4] == [None, None]  # derived: every parent goes
+    listed = json.loads(plan.to_json())  # what a reviewer reads: every reason in full
+    assert "columns" not in listed and listed["version"] == 5
+    assert [e["disposition"] for e in listed["entries"]] == [e.disposition.value
+                                                           for e in old.entries]
+    assert listed["entries"][2]["reason"] == old.entries[2].reason
+    for text in (plan.to_json(), plan.model_dump_json()):
+        again = DeletionPlan.from_json(text)
+        assert again == plan and again.entries == old.entries and again.digest == plan.digest
+        assert again.first_entries(3) == old.entries[:3]
     assert plan.digest != old.digest
+    edited = json.loads(plan.to_json())
+    edited["entries"][4]["reason"] = "edited"
+    with pytest.raises(DeletionError, match="digest"):
+        DeletionPlan.from_json(json.dumps(edited))
 
 
 #: one edit per column, each keeping the plan's own rules (the digest alone catches it)
@@ -84,7 +94,7 @@ EDITS: dict[str, Any] = {
 @pytest.mark.parametrize("column", sorted(EDITS))
 def test_an_edited_column_fails_the_digest(column: str) -> None:
     assert set(EDITS) == set(PlanColumns.model_fields)
-    saved = json.loads(_as_v5(_v4()).to_json())
+    saved = json.loads(_as_v5(_v4()).model_dump_json())
     saved["columns"][column] = EDITS[column](saved["columns"])
     with pytest.raises(DeletionError, match="digest does not match"):
         DeletionPlan.from_json(json.dumps(saved))
@@ -101,7 +111,7 @@ def _resigned(saved: dict[str, Any]) -> str:
 
 def test_a_resigned_plan_loads() -> None:
     plan = _as_v5(_v4())
-    assert DeletionPlan.from_json(_resigned(json.loads(plan.to_json()))) == plan
+    assert DeletionPlan.from_json(_resigned(json.loads(plan.model_dump_json()))) == plan
 
 
 @pytest.mark.parametrize(("column", "edit", "problem"), [
@@ -116,7 +126,7 @@ def test_a_resigned_plan_loads() -> None:
 ])
 def test_contradictory_columns_are_refused_even_with_a_matching_digest(
         column: str, edit: Any, problem: str) -> None:
-    saved = json.loads(_as_v5(_v4()).to_json())
+    saved = json.loads(_as_v5(_v4()).model_dump_json())
     saved["columns"][column] = edit(saved["columns"])
     with pytest.raises((DeletionError, pydantic.ValidationError), match=problem):
         DeletionPlan.from_json(_resigned(saved))
