@@ -12,6 +12,7 @@ import re
 
 import pytest
 
+from graphmem.deletion import escapes
 from graphmem.deletion.escapes import unescaped
 from graphmem.deletion.matcher import REDACTION, TermMatcher, digest_terms
 from graphmem.deletion.redaction import narrowing
@@ -116,3 +117,25 @@ def test_the_store_narrowing_passes_every_reading_that_matches(text: str) -> Non
     pattern = narrowing(matcher)
     assert matcher.holds(text) and pattern is not None
     assert re.fullmatch(pattern, text), (pattern, text)
+
+
+@pytest.mark.parametrize("text", ['"' + '\\"' * 2000, '"a\\' * 2000, '"ok" "x\\"' + '"' * 500,
+                                  '"a" "b\\n" "c' + '\\"' * 300])
+def test_literals_are_found_in_one_pass(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A literal opened at a quote that never closes was tried again from each later quote
+    (``finditer``): a quote and 20,000 escaped ones, or 60 kB of ``"a\\``, kept the plan's
+    scan, the apply and the verification on one text for seconds to minutes. The scan tries
+    each quote that opens a literal once, and stops at the first that does not close."""
+    tried: list[int] = []
+    literal = escapes._LITERAL
+
+    class Counting:
+        def match(self, string: str, pos: int) -> re.Match[str] | None:
+            tried.append(pos)
+            return literal.match(string, pos)
+
+    monkeypatch.setattr(escapes, "_LITERAL", Counting())
+    found = [m.span() for m in escapes._literals(text)]
+    assert found == [m.span() for m in re.finditer(r'"(?:[^"\\]|\\.)*"', text, re.DOTALL)]
+    assert len(tried) <= len(found) + 1
+    assert TermMatcher.from_terms(["Ann"]).redact(text + " Ann") == text + " " + REDACTION
