@@ -329,16 +329,24 @@ class TermMatcher:
         """Every match in ``text`` (overlapping ones too), by start then longest first: in
         each of its :func:`~graphmem.deletion.escapes.readings` (as written, control
         characters read as invisible ones, JSON escapes decoded: ``Jane\\nRoe``), mapped
-        back to the original (whole escapes)."""
+        back to the original (whole escapes); none that cuts into an escape of a JSON
+        string (``"\\tom"`` holds a tab and ``om``: docs/deletion-terms.md#json-escapes)."""
         if not self.specs or not text:
             return []
         found: set[Match] = set()
+        inner: set[int] = set()  # positions inside a decoded escape, past its backslash
         for view, starts, ends in readings(text):
+            if starts is not None and ends is not None:
+                inner.update(p for a, b in zip(starts, ends, strict=True) if b - a > 1
+                             for p in range(a + 1, b))
             for scheme, by_key in self._by_key.items():
                 found.update(m if starts is None or ends is None
                              else Match(starts[m.start], ends[m.end - 1], m.term)
                              for m in self._scheme_matches(_cut(view, scheme), by_key,
                                                            self._lengths[scheme]))
+        if inner:  # a match as written that starts or ends inside an escape reads letters
+            # the escape does not stand for: "\tom" is a tab and "om", not "tom"
+            found = {m for m in found if m.start not in inner and m.end not in inner}
         return sorted(found, key=lambda m: (m.start, -m.end, m.term))
 
     def _scheme_matches(self, p: _Pieces, by_key: dict[str, list[int]],

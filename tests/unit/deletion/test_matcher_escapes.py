@@ -139,3 +139,22 @@ def test_literals_are_found_in_one_pass(text: str, monkeypatch: pytest.MonkeyPat
     assert found == [m.span() for m in re.finditer(r'"(?:[^"\\]|\\.)*"', text, re.DOTALL)]
     assert len(tried) <= len(found) + 1
     assert TermMatcher.from_terms(["Ann"]).redact(text + " Ann") == text + " " + REDACTION
+
+
+@pytest.mark.parametrize(("term", "value"), [
+    ("tom", "\tom"), ("nina", "\nina"), ("bob", "\bob"), ("ray", "\ray"), ("fay", "\fay"),
+    ("u00e9", "é"),
+])
+def test_no_match_cuts_into_an_escape(term: str, value: str) -> None:
+    # json.dumps writes the tab before "om" as \t: the text as written holds "\tom", whose
+    # "tom" is no word of the value; redacting it wrote "\[REDACTED]", which is no JSON
+    text = json.dumps({"note": value})
+    assert term in text.lower() and term not in value.lower()
+    matcher = TermMatcher.from_terms([term])
+    assert matcher.matches(text) == [] and matcher.redact(text) == text
+
+
+def test_a_term_after_an_escaped_backslash_is_a_word() -> None:
+    text = json.dumps({"path": "C:\\tom\\notes"})  # a backslash, then the word "tom"
+    redacted = TermMatcher.from_terms(["tom"]).redact(text)
+    assert json.loads(redacted) == {"path": f"C:\\{REDACTION}\\notes"}
