@@ -98,24 +98,30 @@ class RetrievalHit(BaseModel):
 TermSalt = Annotated[str, StringConstraints(pattern=r"^(?:[0-9a-f]{2})*$")]
 
 
-class _ListedPlan(BaseModel):
-    """A version 2-4 plan as it was saved, with its entries listed: its JSON and digest are
-    made from this shape, field for field, so that a plan saved then still loads, checks and
-    applies."""
+class _PlanHead(BaseModel):
+    """The fields a plan of every version begins with, in the order its JSON gives them."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
-    version: Literal[2, 3, 4, 5]
-    request_id: str
-    requested_by: str
-    reason: str
+    version: Literal[2, 3, 4, 5] = PLAN_VERSION
+    request_id: Identifier
+    requested_by: NonEmptyStr
+    reason: NonEmptyStr
     subject: dict[str, str] | None = None
     roots: tuple[str, ...]
     missing_roots: tuple[str, ...] = ()
+    #: hex, as :func:`graphmem.deletion.terms.term_check` reads it
     term_salt: TermSalt = ""
     term_checks: tuple[str, ...] = ()
     tenants: tuple[str, ...] = ()
     planned_at: AwareDatetime
+
+
+class _ListedPlan(_PlanHead):
+    """A plan with its entries listed, as a reviewer reads it and as a version 2-4 plan was
+    saved: such a plan's JSON and digest are made from this shape, field for field, so that
+    a plan saved then still loads, checks and applies (built unvalidated, from a plan)."""
+
     entries: tuple[PlanEntry, ...]
     dangling_citations: tuple[Citation, ...] = ()
     retrievals: tuple[RetrievalHit, ...] = ()
@@ -123,7 +129,7 @@ class _ListedPlan(BaseModel):
     digest: str = ""
 
 
-class DeletionPlan(BaseModel):
+class DeletionPlan(_PlanHead):
     """A reviewed-before-applied deletion (docs/spec/deletion.md), JSON round-trippable.
 
     Build one with :func:`plan_deletion`; save it with :meth:`to_json`, load it with
@@ -150,20 +156,6 @@ class DeletionPlan(BaseModel):
             ``columns`` given.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    version: Literal[2, 3, 4, 5] = PLAN_VERSION
-    request_id: Identifier
-    requested_by: NonEmptyStr
-    reason: NonEmptyStr
-    subject: dict[str, str] | None = None
-    roots: tuple[str, ...]
-    missing_roots: tuple[str, ...] = ()
-    #: hex, as :func:`graphmem.deletion.terms.term_check` reads it
-    term_salt: TermSalt = ""
-    term_checks: tuple[str, ...] = ()
-    tenants: tuple[str, ...] = ()
-    planned_at: AwareDatetime
     columns: PlanColumns = Field(default_factory=PlanColumns)
     #: the entries as a list (a version 2-4 plan's JSON); moved into ``columns`` when made
     listed: tuple[PlanEntry, ...] | None = Field(default=None, alias="entries", exclude=True)
