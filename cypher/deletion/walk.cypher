@@ -15,8 +15,8 @@
 //   graphmem.deletion.plan.walk);
 // - the descendants that may hold a term in content, asserted value, provenance, metadata,
 //   asserted key or thread, with those texts (the client's matcher decides; only with
-//   $pattern: without one the descendants' nodes are not collected at all, which at 10^6
-//   took about a sixth of the walk's server time, docs/performance.md);
+//   $pattern: without one the descendants' nodes are not collected at all, as nothing
+//   reads them);
 // - per EVIDENCED_BY or SELECTED edge into a root or descendant: the record, the citing
 //   record or selecting retrieval, the edge type, and the citer's kind ('' for a retrieval:
 //   collect() drops nulls, which would misalign the lists) and erased flag. Only the
