@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from graphmem.db.access import Access, Reader
 from graphmem.db.codec import scope_pairs
+from graphmem.db.ops.deletion import DeletionOps
 from graphmem.deletion.models import (
     DeletionPlan,
     DeletionReport,
@@ -31,6 +32,7 @@ from graphmem.models import Sensitivity
 
 if TYPE_CHECKING:
     from graphmem.db.ops.deletion import ReachSource, TextSource
+    from graphmem.db.store import Neo4jStore
 
 __all__ = ["MADE_WIDER", "WIDER_REACH", "check_plan", "check_report", "confine_subject",
            "covers", "plan_reach", "reach_key", "retrieval_within", "retrievals_within",
@@ -154,7 +156,7 @@ def _check_ids(store: Reader, access: Access, entries: Iterable[PlanEntry | Repo
         raise AuthorizationError(WIDER_REACH) from None
 
 
-def check_plan(store: Reader, access: Access, plan: DeletionPlan) -> None:
+def check_plan(store: Neo4jStore, access: Access, plan: DeletionPlan) -> None:
     """Refuse a plan with an entry or citing record the bound caller may not change, a
     parent it names that the caller may not read, or a reach wider than the caller's; and,
     as a saved plan's digest is no secret (an edited plan can carry the digest of its edited
@@ -187,7 +189,7 @@ def check_plan(store: Reader, access: Access, plan: DeletionPlan) -> None:
         raise AuthorizationError(WIDER_REACH) from None
 
 
-def _check_named(store: Reader, access: Access, plan: DeletionPlan) -> None:
+def _check_named(store: Neo4jStore, access: Access, plan: DeletionPlan) -> None:
     """The tenants (redacted by :func:`~graphmem.deletion.redaction.redact_tenant_text`),
     the subject and the logged retrievals (whose queries are redacted) of a bound caller's
     plan are within its reach: each tenant one of its principal's, the subject holding its
@@ -207,7 +209,7 @@ def _check_named(store: Reader, access: Access, plan: DeletionPlan) -> None:
     wanted = sorted({h.retrieval_id for h in plan.retrievals})
     if not wanted:
         return
-    rows = store.read("deletion/retrieval_reach", ids=wanted)
+    rows = DeletionOps(store).retrieval_reach(wanted)
     try:
         for row in rows:
             access.check_retrieval(row)
