@@ -129,3 +129,15 @@ def test_the_unedited_plan_still_applies(memory: Memory) -> None:
     assert report.verification.passed, report.verification.problems
     assert TERM in memory.get("gx").content  # another tenant's: untouched
     assert TERM in str(memory.get_retrieval(q["globex"])["retrieval"]["query"])
+
+
+def test_a_plan_made_by_one_user_is_not_applied_by_another(memory: Memory) -> None:
+    """Held before the fix too: a plan carries the reach it was made with."""
+    _world(memory)
+    plan = memory.confined(U17).plan_deletion(roots=["own"], requested_by="a", reason="r")
+    with pytest.raises(AuthorizationError):
+        memory.confined(U99).apply_deletion(DeletionPlan.from_json(plan.to_json()))
+    assert memory.get("own").content.startswith(TERM)
+    first = memory.confined(U17).apply_deletion(plan)
+    again = memory.confined(U17).apply_deletion(DeletionPlan.from_json(plan.to_json()))
+    assert not first.already_applied and again.already_applied
