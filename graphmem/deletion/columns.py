@@ -14,7 +14,15 @@ from enum import StrEnum
 from itertools import compress
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StringConstraints
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    FailFast,
+    Field,
+    PrivateAttr,
+    StringConstraints,
+)
 
 from graphmem.fields import NonEmptyStr
 
@@ -39,6 +47,26 @@ class NodeType(StrEnum):
 
 
 Via = Literal["root", "lineage", "citation", "mention"]
+
+
+#: A sequence of a plan is judged to its first bad item only, so a plan of millions of bad
+#: items (a broken or hostile file within ``InputLimits.plan_bytes``) is one problem, not an
+#: error object per item (docs/spec/deletion.md#plan-format).
+Strings = Annotated[tuple[str, ...], FailFast()]
+Counts = Annotated[tuple[Annotated[int, Field(ge=0)], ...], FailFast()]
+
+
+def _text_map(value: object) -> object:
+    """A mapping of strings (a subject, a reach's scope) judged as one: any other is one
+    problem, not one per key (as :data:`Strings`)."""
+    if isinstance(value, dict) and not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        raise ValueError("must map strings to strings")
+    return value
+
+
+#: a plan's mapping of strings, judged as one (see :func:`_text_map`)
+TextMap = Annotated[dict[str, str], BeforeValidator(_text_map)]
 
 
 class PlanEntry(BaseModel):
@@ -70,9 +98,9 @@ class PlanEntry(BaseModel):
     reason: str
     via: Via
     depth: int = Field(default=0, ge=0)
-    parents: tuple[str, ...] = ()
-    erased_parents: tuple[str, ...] = ()
-    terms: tuple[int, ...] = ()
+    parents: Strings = ()
+    erased_parents: Strings = ()
+    terms: Annotated[tuple[int, ...], FailFast()] = ()
     already_erased: bool = False
 
 
@@ -177,17 +205,17 @@ class PlanColumns(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    ids: tuple[str, ...] = ()
+    ids: Strings = ()
     nodes: NodeCodes = ""
-    kinds: tuple[str | None, ...] = ()
+    kinds: Annotated[tuple[str | None, ...], FailFast()] = ()
     dispositions: DispositionCodes = ""
     vias: ViaCodes = ""
-    depths: tuple[Annotated[int, Field(ge=0)], ...] = ()
-    parents: tuple[tuple[str, ...], ...] = ()
-    erased_parents: tuple[tuple[str, ...], ...] = ()
-    terms: tuple[tuple[Annotated[int, Field(ge=0)], ...], ...] = ()
+    depths: Counts = ()
+    parents: Annotated[tuple[Strings, ...], FailFast()] = ()
+    erased_parents: Annotated[tuple[Strings, ...], FailFast()] = ()
+    terms: Annotated[tuple[Counts, ...], FailFast()] = ()
     already_erased: FlagCodes = ""
-    reasons: tuple[str | None, ...] = ()
+    reasons: Annotated[tuple[str | None, ...], FailFast()] = ()
     _entries: tuple[PlanEntry, ...] | None = PrivateAttr(default=None)
 
     # -- building ---------------------------------------------------------------------
