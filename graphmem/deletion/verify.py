@@ -210,15 +210,39 @@ def report(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = 
 def _report_entries(ids: list[str], nodes: list[str], kinds: list[str], dispositions: list[str],
                     ats: list[str], changed: list[bool], roots: list[bool]
                     ) -> tuple[ReportEntry, ...]:
-    """The report's entries from the columns of ``deletion/verify``: a request's
-    edges share a few times, so each distinct one is parsed once."""
+    """The report's entries from the columns of ``deletion/verify``.
+
+    A request's entries share a few combinations of node type, kind, disposition, time,
+    changed and root: each distinct combination is validated once (a :class:`ReportEntry`
+    made the ordinary way, with the time parsed once), and every entry of it is a copy of
+    that one with its own id (``id`` is a plain string: nothing of it is validated), made
+    without going through the validator again, as :meth:`pydantic.BaseModel.model_construct`
+    does, for a tenth of its cost at 10^5 entries.
+    """
     times = {at: _iso(at) for at in set(ats)}
-    return tuple(
-        ReportEntry(id=rid, node=NodeType(node), kind=kind or None,
-                    disposition=Disposition(disposition), at=times[at], changed=was_changed,
-                    root=root)
-        for rid, node, kind, disposition, at, was_changed, root in zip(
-            ids, nodes, kinds, dispositions, ats, changed, roots, strict=True))
+    shapes: dict[tuple[str, str, str, str, bool, bool], ReportEntry] = {}
+    entries: list[ReportEntry] = []
+    new, set_attr = ReportEntry.__new__, object.__setattr__
+    for rid, node, kind, disposition, at, was_changed, root in zip(
+            ids, nodes, kinds, dispositions, ats, changed, roots, strict=True):
+        shape = (node, kind, disposition, at, was_changed, root)
+        model = shapes.get(shape)
+        if model is None:
+            model = shapes[shape] = ReportEntry(
+                id=rid, node=NodeType(node), kind=kind or None,
+                disposition=Disposition(disposition), at=times[at], changed=was_changed,
+                root=root)
+            entries.append(model)
+            continue
+        entry = new(ReportEntry)
+        fields = model.__dict__.copy()
+        fields["id"] = rid
+        set_attr(entry, "__dict__", fields)
+        set_attr(entry, "__pydantic_fields_set__", set(model.__pydantic_fields_set__))
+        set_attr(entry, "__pydantic_extra__", None)
+        set_attr(entry, "__pydantic_private__", None)
+        entries.append(entry)
+    return tuple(entries)
 
 
 verify_deletion = report
