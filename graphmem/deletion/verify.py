@@ -214,15 +214,14 @@ def _report_entries(ids: list[str], nodes: list[str], kinds: list[str], disposit
 
     A request's entries share a few combinations of node type, kind, disposition, time,
     changed and root: each distinct combination is validated once (a :class:`ReportEntry`
-    made the ordinary way, with the time parsed once), and every entry of it is a copy of
-    that one with its own id (``id`` is a plain string: nothing of it is validated), made
-    without going through the validator again, as :meth:`pydantic.BaseModel.model_construct`
-    does, for a tenth of its cost at 10^5 entries.
+    made the ordinary way, with the time parsed once), and every other entry of it is that
+    one's :meth:`~pydantic.BaseModel.model_copy` with its own id (``id`` is a plain string:
+    nothing of it is validated), for about a third of the validator's cost at 10^5 entries
+    (docs/performance.md#store-size-reads-stay-flat-from-104-to-106-records).
     """
     times = {at: _iso(at) for at in set(ats)}
     shapes: dict[tuple[str, str, str, str, bool, bool], ReportEntry] = {}
     entries: list[ReportEntry] = []
-    new, set_attr = ReportEntry.__new__, object.__setattr__
     for rid, node, kind, disposition, at, was_changed, root in zip(
             ids, nodes, kinds, dispositions, ats, changed, roots, strict=True):
         shape = (node, kind, disposition, at, was_changed, root)
@@ -233,15 +232,8 @@ def _report_entries(ids: list[str], nodes: list[str], kinds: list[str], disposit
                 disposition=Disposition(disposition), at=times[at], changed=was_changed,
                 root=root)
             entries.append(model)
-            continue
-        entry = new(ReportEntry)
-        fields = model.__dict__.copy()
-        fields["id"] = rid
-        set_attr(entry, "__dict__", fields)
-        set_attr(entry, "__pydantic_fields_set__", set(model.__pydantic_fields_set__))
-        set_attr(entry, "__pydantic_extra__", None)
-        set_attr(entry, "__pydantic_private__", None)
-        entries.append(entry)
+        else:
+            entries.append(model.model_copy(update={"id": rid}))
     return tuple(entries)
 
 
