@@ -43,7 +43,13 @@ import graphmem
 from bench.deletion_walk import layered, load
 from graphmem.client import Memory, store_of
 from graphmem.db.ephemeral import EphemeralServer
-from graphmem.deletion import apply_deletion, plan_deletion, verify_deletion, walk_descendants
+from graphmem.deletion import (
+    DEFAULT_BATCH_SIZE,
+    apply_deletion,
+    plan_deletion,
+    verify_deletion,
+    walk_descendants,
+)
 
 RESULTS = Path(__file__).resolve().parent / "results"
 T = TypeVar("T")
@@ -94,7 +100,8 @@ def timed(pid: int, out: dict[str, Any], name: str, work: Callable[[], T]) -> T:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", type=int, default=100_000, help="descendants (default 10^5)")
-    parser.add_argument("--batch", type=int, default=5000, help="apply batch size")
+    parser.add_argument("--batch", type=int, default=DEFAULT_BATCH_SIZE,
+                        help="apply batch size (default: the checkout's own)")
     parser.add_argument("--tag", default="", help="name of the checkout measured")
     parser.add_argument("--heap", default="2g")
     parser.add_argument("--pagecache-mb", type=int, default=1024)

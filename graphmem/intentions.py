@@ -62,14 +62,20 @@ __all__ = [
 def coerce_intention(intention: DeferredIntention | Mapping[str, Any]) -> DeferredIntention:
     """Validate a mapping into a :class:`DeferredIntention`, with graphmem's own errors.
 
+    An intention whose ``expires_at`` is not after its ``created_at`` could never fire: it
+    is refused, not stored as a reminder that lapsed when it was made
+    (docs/spec/records.md#intentions). The rule is a write's, not the model's, so an
+    intention stored before it still reads.
+
     Raises:
         NaiveDatetimeError: ``created_at``/``expires_at`` without a timezone.
-        ValidationError: any other invalid field (empty id/action/cue, scope without tenant).
+        ValidationError: any other invalid field (empty id/action/cue, scope without tenant,
+            ``expires_at <= created_at``).
     """
     if isinstance(intention, DeferredIntention):  # validated again: see coerce_record
         intention = dict(intention)
     try:
-        return DeferredIntention.model_validate(dict(intention))
+        item = DeferredIntention.model_validate(dict(intention))
     except pydantic.ValidationError as exc:
         iid = intention.get("id")
         ids = [iid] if isinstance(iid, str) and iid else []
@@ -79,6 +85,11 @@ def coerce_intention(intention: DeferredIntention | Mapping[str, Any]) -> Deferr
         )
         error = NaiveDatetimeError if "naive datetime" in str(exc) else ValidationError
         raise error(f"invalid intention: {summary}", record_ids=ids) from None
+    if item.expires_at is not None and item.expires_at <= item.created_at:
+        raise ValidationError("invalid intention: expires_at must be after created_at (an "
+                              "intention expired when it is made never fires)",
+                              record_ids=[item.id])
+    return item
 
 
 def event_cues(event: Mapping[str, str]) -> list[Cue]:
@@ -129,6 +140,38 @@ class Intentions:
             RecordConflictError: the id exists with a different definition.
             ValidationError, NaiveDatetimeError: an invalid intention; nothing is written.
         """
+        return self.ops.create(self._admitted(intention))
+
+    def intend_unless_pending(self, intention: DeferredIntention | Mapping[str, Any], *,
+                              now: datetime) -> tuple[str, bool]:
+        """Store an intention unless the same one is pending: a retry of a call that stores a
+        new intention each time (the MCP ``intend`` tool names it afresh), so that neither
+        a retry nor a concurrent duplicate makes a second intention firing on the same event
+        (docs/spec/intentions.md#exactly-once).
+
+        Args:
+            intention: as for :meth:`intend`. now: aware time; an intention expired at it
+                (``expires_at <= now``) is not pending.
+
+        Returns:
+            ``(id, created)``: the id of the oldest intention of the same scope, action, cue
+            (kind and value), sensitivity and expiry that is pending, with False; else
+            ``intention``'s id, with True when this call stored it. Concurrent calls are
+            decided one after the other (under the scope's lock), so they store it once.
+
+        Raises:
+            as :meth:`intend`; NaiveDatetimeError: ``now`` without timezone.
+        """
+        at = require_aware(now, "now")
+        return self.ops.create_unless_pending(self._admitted(intention), now=at)
+
+    def _admitted(self, intention: DeferredIntention | Mapping[str, Any]) -> DeferredIntention:
+        """The intention validated, confined to a bound caller's scope and within bounds.
+
+        Raises:
+            AuthorizationError: outside the caller's reach.
+            ValidationError, NaiveDatetimeError: an invalid intention or one over a bound.
+        """
         item = coerce_intention(intention)
         if self.access.principal is not None:
             item = item.model_copy(update={"scope": self.access.principal.confine(item.scope)})
@@ -136,7 +179,7 @@ class Intentions:
                 raise AuthorizationError("this intention is outside the caller's reach "
                                          "(tenant or clearance); nothing was written")
         self.ops.limits.check_intention(item)
-        return self.ops.create(item)
+        return item
 
     # -- reading ------------------------------------------------------------------
 

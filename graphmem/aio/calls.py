@@ -131,6 +131,12 @@ class AsyncIntentions:
         """:meth:`Intentions.intend`: True if created, False for an identical re-write."""
         return await off_loop(self._threads, self._intentions.intend, intention)
 
+    async def intend_unless_pending(self, intention: DeferredIntention | Mapping[str, Any], *,
+                                    now: datetime) -> tuple[str, bool]:
+        """:meth:`Intentions.intend_unless_pending`: ``(id, created)``."""
+        return await off_loop(self._threads, self._intentions.intend_unless_pending, intention,
+                              now=now)
+
     async def get(self, intention_id: str) -> DeferredIntention:
         """:meth:`Intentions.get` (RecordNotFoundError, OutOfReachError)."""
         return await off_loop(self._threads, self._intentions.get, intention_id)

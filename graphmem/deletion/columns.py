@@ -14,7 +14,15 @@ from enum import StrEnum
 from itertools import chain, compress
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StringConstraints
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    FailFast,
+    Field,
+    PrivateAttr,
+    StringConstraints,
+)
 
 from graphmem.fields import NonEmptyStr
 
@@ -39,6 +47,26 @@ class NodeType(StrEnum):
 
 
 Via = Literal["root", "lineage", "citation", "mention"]
+
+
+#: A sequence of a plan is judged to its first bad item only, so a plan of millions of bad
+#: items (a broken or hostile file within ``InputLimits.plan_bytes``) is one problem, not an
+#: error object per item (docs/spec/deletion.md#plan-format).
+Strings = Annotated[tuple[str, ...], FailFast()]
+Counts = Annotated[tuple[Annotated[int, Field(ge=0)], ...], FailFast()]
+
+
+def _text_map(value: object) -> object:
+    """A mapping of strings (a subject, a reach's scope) judged as one: any other is one
+    problem, not one per key (as :data:`Strings`)."""
+    if isinstance(value, dict) and not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        raise ValueError("must map strings to strings")
+    return value
+
+
+#: a plan's mapping of strings, judged as one (see :func:`_text_map`)
+TextMap = Annotated[dict[str, str], BeforeValidator(_text_map)]
 
 
 class PlanEntry(BaseModel):
@@ -70,9 +98,9 @@ class PlanEntry(BaseModel):
     reason: str
     via: Via
     depth: int = Field(default=0, ge=0)
-    parents: tuple[str, ...] = ()
-    erased_parents: tuple[str, ...] = ()
-    terms: tuple[int, ...] = ()
+    parents: Strings = ()
+    erased_parents: Strings = ()
+    terms: Annotated[tuple[int, ...], FailFast()] = ()
     already_erased: bool = False
 
 
@@ -109,17 +137,56 @@ FlagCodes = Annotated[str, StringConstraints(pattern=r"^[01]*$")]
 _IS_DELETE = bytes.maketrans(b"DCRQ", b"\1\0\0\0")
 _IS_LINEAGE = bytes.maketrans(b"rlcm", b"\0\1\0\0")
 _IS_LIVE = bytes.maketrans(b"01", b"\1\0")
+_IS_QUARANTINE = bytes.maketrans(b"DCRQ", b"\0\0\0\1")
+_IS_REDACT = bytes.maketrans(b"DCRQ", b"\0\0\1\0")
+
+
+def _bits(codes: str, table: bytes) -> int:
+    """A code string (checked to hold codes only) as an integer of 0/1 bytes, in C."""
+    return int.from_bytes(codes.encode("ascii").translate(table), "big")
 
 
 def _lineage_deletes(dispositions: str, vias: str, already_erased: str) -> bytes:
     """One byte per entry, 1 for a lineage DELETE entry not already erased: the three code
-    strings (checked to hold codes only) made 0/1 bytes and ANDed as integers, in C."""
-    def bits(codes: str, table: bytes) -> int:
-        return int.from_bytes(codes.encode("ascii").translate(table), "big")
-
+    strings made 0/1 bytes and ANDed as integers, in C."""
     n = len(dispositions)
-    return (bits(dispositions, _IS_DELETE) & bits(vias, _IS_LINEAGE)
-            & bits(already_erased, _IS_LIVE)).to_bytes(n, "big")
+    return (_bits(dispositions, _IS_DELETE) & _bits(vias, _IS_LINEAGE)
+            & _bits(already_erased, _IS_LIVE)).to_bytes(n, "big")
+
+
+#: (the vias, the dispositions those vias allow) as 0/1 byte tables: a root is DELETE, a
+#: citing record QUARANTINE and a mentioning one REDACT; DELETE is a root's or a lineage
+#: descendant's only (docs/spec/deletion.md#dispositions)
+_VIA_RULES = (
+    (bytes.maketrans(b"rlcm", b"\1\0\0\0"), _IS_DELETE),
+    (bytes.maketrans(b"rlcm", b"\0\0\1\0"), bytes.maketrans(b"DCRQ", b"\0\0\0\1")),
+    (bytes.maketrans(b"rlcm", b"\0\0\0\1"), bytes.maketrans(b"DCRQ", b"\0\0\1\0")),
+)
+_IS_ROOT_OR_LINEAGE = bytes.maketrans(b"rlcm", b"\1\1\0\0")
+
+
+def _check_dispositions(columns: PlanColumns) -> None:
+    """The dispositions agree with the ways the plan records
+    (docs/spec/deletion.md#dispositions): a root is DELETE, a citing record QUARANTINE, a
+    mentioning one REDACT; DELETE is only a root's or a lineage descendant's (whose parents
+    :meth:`PlanColumns.check` judges); QUARANTINE only a procedure's; REDACT only an entry's
+    that holds a term. In C over the columns.
+
+    Raises:
+        ValueError: one does not.
+    """
+    d, v = columns.dispositions, columns.vias
+    for via_table, allowed in _VIA_RULES:
+        if _bits(v, via_table) & ~_bits(d, allowed):
+            raise ValueError("a root, citing or mentioning entry has another disposition "
+                             "than its way gives it")
+    if _bits(d, _IS_DELETE) & ~_bits(v, _IS_ROOT_OR_LINEAGE):
+        raise ValueError("only a root or a lineage descendant is DELETE")
+    quarantined = bytes(d.encode("ascii").translate(_IS_QUARANTINE))
+    if list(compress(columns.kinds, quarantined)).count("procedural") != d.count("Q"):
+        raise ValueError("only a procedure is QUARANTINE")
+    if not all(compress(columns.terms, d.encode("ascii").translate(_IS_REDACT))):
+        raise ValueError("a REDACT entry holds no term")
 
 
 class PlanColumns(BaseModel):
@@ -138,17 +205,17 @@ class PlanColumns(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    ids: tuple[str, ...] = ()
+    ids: Strings = ()
     nodes: NodeCodes = ""
-    kinds: tuple[str | None, ...] = ()
+    kinds: Annotated[tuple[str | None, ...], FailFast()] = ()
     dispositions: DispositionCodes = ""
     vias: ViaCodes = ""
-    depths: tuple[Annotated[int, Field(ge=0)], ...] = ()
-    parents: tuple[tuple[str, ...], ...] = ()
-    erased_parents: tuple[tuple[str, ...], ...] = ()
-    terms: tuple[tuple[Annotated[int, Field(ge=0)], ...], ...] = ()
+    depths: Counts = ()
+    parents: Annotated[tuple[Strings, ...], FailFast()] = ()
+    erased_parents: Annotated[tuple[Strings, ...], FailFast()] = ()
+    terms: Annotated[tuple[Counts, ...], FailFast()] = ()
     already_erased: FlagCodes = ""
-    reasons: tuple[str | None, ...] = ()
+    reasons: Annotated[tuple[str | None, ...], FailFast()] = ()
     _entries: tuple[PlanEntry, ...] | None = PrivateAttr(default=None)
 
     # -- building ---------------------------------------------------------------------
@@ -284,6 +351,7 @@ class PlanColumns(BaseModel):
         for root in roots:
             if root not in deleted:
                 raise ValueError(f"root {root!r} is not planned as DELETE")
+        _check_dispositions(self)
         # every parent of every checked entry is gone iff each entry's parents are: one
         # set test over the parents chained (in C), not one call per entry; else find the
         # entry at fault

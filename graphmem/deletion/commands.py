@@ -250,7 +250,7 @@ def apply_command(
         "--redact", help="The plan's terms again (repeat; the plan keeps only their "
                          "digests).")] = None,
     batch_size: Annotated[int, typer.Option(
-        help="Nodes per transaction; a plan that fits one batch is applied atomically.")] = 5000,
+        help="Nodes per transaction; a plan that fits one batch is applied atomically.")] = 1000,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     output: Annotated[Path | None, typer.Option(
         "-o", "--output", callback=checked_output,

@@ -16,13 +16,22 @@ import pydantic
 from pydantic import (
     BaseModel,
     ConfigDict,
+    FailFast,
     Field,
     PrivateAttr,
     StringConstraints,
     model_validator,
 )
 
-from graphmem.deletion.columns import Disposition, NodeType, PlanColumns, PlanEntry, Via
+from graphmem.deletion.columns import (
+    Disposition,
+    NodeType,
+    PlanColumns,
+    PlanEntry,
+    Strings,
+    TextMap,
+    Via,
+)
 from graphmem.deletion.disk import DiskResidue
 from graphmem.deletion.fold import SCHEME_FOLDED, SCHEME_PLAIN, SCHEME_TYPOGRAPHIC
 from graphmem.errors import DeletionError
@@ -73,7 +82,7 @@ class PlanReach(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     clearance: Sensitivity
-    scope: dict[str, str] = Field(default_factory=dict)
+    scope: TextMap = Field(default_factory=dict)
 
 
 class Citation(BaseModel):
@@ -82,7 +91,7 @@ class Citation(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     record_id: str
-    cites: tuple[str, ...]
+    cites: Strings
 
 
 class RetrievalHit(BaseModel):
@@ -91,7 +100,7 @@ class RetrievalHit(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     retrieval_id: str
-    selected_ids: tuple[str, ...] = ()
+    selected_ids: Strings = ()
     query_holds_terms: bool = False
 
 
@@ -107,13 +116,13 @@ class _PlanHead(BaseModel):
     request_id: Identifier
     requested_by: NonEmptyStr
     reason: NonEmptyStr
-    subject: dict[str, str] | None = None
-    roots: tuple[str, ...]
-    missing_roots: tuple[str, ...] = ()
+    subject: TextMap | None = None
+    roots: Strings
+    missing_roots: Strings = ()
     #: hex, as :func:`graphmem.deletion.terms.term_check` reads it
     term_salt: TermSalt = ""
-    term_checks: tuple[str, ...] = ()
-    tenants: tuple[str, ...] = ()
+    term_checks: Strings = ()
+    tenants: Strings = ()
     planned_at: AwareDatetime
 
 
@@ -123,8 +132,8 @@ class _ListedPlan(_PlanHead):
     a plan saved then still loads, checks and applies (built unvalidated, from a plan)."""
 
     entries: tuple[PlanEntry, ...]
-    dangling_citations: tuple[Citation, ...] = ()
-    retrievals: tuple[RetrievalHit, ...] = ()
+    dangling_citations: Annotated[tuple[Citation, ...], FailFast()] = ()
+    retrievals: Annotated[tuple[RetrievalHit, ...], FailFast()] = ()
     reach: PlanReach | None = None
     digest: str = ""
 
@@ -158,9 +167,10 @@ class DeletionPlan(_PlanHead):
 
     columns: PlanColumns = Field(default_factory=PlanColumns)
     #: the entries as a list (a version 2-4 plan's JSON); moved into ``columns`` when made
-    listed: tuple[PlanEntry, ...] | None = Field(default=None, alias="entries", exclude=True)
-    dangling_citations: tuple[Citation, ...] = ()
-    retrievals: tuple[RetrievalHit, ...] = ()
+    listed: Annotated[tuple[PlanEntry, ...] | None, FailFast()] = Field(
+        default=None, alias="entries", exclude=True)
+    dangling_citations: Annotated[tuple[Citation, ...], FailFast()] = ()
+    retrievals: Annotated[tuple[RetrievalHit, ...], FailFast()] = ()
     reach: PlanReach | None = None
     digest: str = ""
     _terms: tuple[str, ...] = PrivateAttr(default=())

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from graphmem.db.access import Access, Reader
 from graphmem.db.codec import scope_pairs
+from graphmem.db.ops.deletion import DeletionOps
 from graphmem.deletion.models import (
     DeletionPlan,
     DeletionReport,
@@ -31,6 +32,7 @@ from graphmem.models import Sensitivity
 
 if TYPE_CHECKING:
     from graphmem.db.ops.deletion import ReachSource, TextSource
+    from graphmem.db.store import Neo4jStore
 
 __all__ = ["MADE_WIDER", "WIDER_REACH", "check_plan", "check_report", "confine_subject",
            "covers", "plan_reach", "reach_key", "retrieval_within", "retrievals_within",
@@ -154,9 +156,13 @@ def _check_ids(store: Reader, access: Access, entries: Iterable[PlanEntry | Repo
         raise AuthorizationError(WIDER_REACH) from None
 
 
-def check_plan(store: Reader, access: Access, plan: DeletionPlan) -> None:
+def check_plan(store: Neo4jStore, access: Access, plan: DeletionPlan) -> None:
     """Refuse a plan with an entry or citing record the bound caller may not change, a
-    parent it names that the caller may not read, or a reach wider than the caller's.
+    parent it names that the caller may not read, or a reach wider than the caller's; and,
+    as a saved plan's digest is no secret (an edited plan can carry the digest of its edited
+    content: docs/spec/deletion.md#plan-format), one whose tenants, subject or logged
+    retrievals, which an apply redacts, are not all the caller's to change
+    (docs/spec/eligibility.md#confinement).
 
     Raises:
         AuthorizationError: it has one (:data:`WIDER_REACH`), or was made wider
@@ -166,6 +172,7 @@ def check_plan(store: Reader, access: Access, plan: DeletionPlan) -> None:
         return
     if not covers(access, plan.reach):
         raise AuthorizationError(MADE_WIDER)
+    _check_named(store, access, plan)
     columns = plan.columns
     try:
         access.check_ids(store, [*compress(columns.ids, map("r".__eq__, columns.nodes)),
@@ -180,6 +187,36 @@ def check_plan(store: Reader, access: Access, plan: DeletionPlan) -> None:
         access.check_ids(store, named)
     except OutOfReachError:
         raise AuthorizationError(WIDER_REACH) from None
+
+
+def _check_named(store: Neo4jStore, access: Access, plan: DeletionPlan) -> None:
+    """The tenants (redacted by :func:`~graphmem.deletion.redaction.redact_tenant_text`),
+    the subject and the logged retrievals (whose queries are redacted) of a bound caller's
+    plan are within its reach: each tenant one of its principal's, the subject holding its
+    confinement, each retrieval one it may change (:meth:`Access.check_retrieval`; an id
+    that names no retrieval is refused too, as :meth:`Access.check_ids` refuses one).
+
+    Raises:
+        AuthorizationError: one is not (:data:`WIDER_REACH`).
+    """
+    principal = access.principal
+    if principal is None:  # the operator's reach is everything
+        return
+    subject = plan.subject
+    if not set(plan.tenants) <= principal.tenants or (subject is not None and not access.allows(
+            subject.get("tenant"), min(Sensitivity), subject, change=True)):
+        raise AuthorizationError(WIDER_REACH)
+    wanted = sorted({h.retrieval_id for h in plan.retrievals})
+    if not wanted:
+        return
+    rows = DeletionOps(store).retrieval_reach(wanted)
+    try:
+        for row in rows:
+            access.check_retrieval(row)
+    except OutOfReachError:
+        raise AuthorizationError(WIDER_REACH) from None
+    if len({row["id"] for row in rows}) != len(wanted):
+        raise AuthorizationError(WIDER_REACH)
 
 
 def check_report(store: Reader, access: Access, report: DeletionReport) -> None:

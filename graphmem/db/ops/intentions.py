@@ -126,6 +126,16 @@ class IntentionOps(Protocol):
             RecordConflictError: the id is stored with a different definition.
         """
 
+    def create_unless_pending(self, intention: DeferredIntention, *, now: datetime
+                              ) -> tuple[str, bool]:
+        """As :meth:`create`, unless an intention of the same scope, action, cue, sensitivity
+        and expiry is pending (and unexpired at ``now``): then that one's id and False.
+        Decided under the scope's lock, so concurrent calls store it once.
+
+        Raises:
+            RecordConflictError: the id is stored with a different definition.
+        """
+
     def get(self, intention_id: str) -> StoredIntention | None:
         """The intention with this id (None: no such intention)."""
 
@@ -177,12 +187,26 @@ class Neo4jIntentions:
         """See :meth:`IntentionOps.create`. The intention is stored with this call's own
         token, by which a run of the call again after its commit's acknowledgement was lost
         knows it created it (:meth:`~graphmem.db.base.StoreBase.transaction`)."""
+        return self._create(intention, None)[1]
+
+    def create_unless_pending(self, intention: DeferredIntention, *, now: datetime
+                              ) -> tuple[str, bool]:
+        """See :meth:`IntentionOps.create_unless_pending` (``intentions/lock_scope``, then
+        ``intentions/pending_same``, in the creating transaction)."""
+        return self._create(intention, now)
+
+    def _create(self, intention: DeferredIntention, pending_at: datetime | None
+                ) -> tuple[str, bool]:
+        """Store ``intention`` (with ``pending_at``: unless the same is pending then); the id
+        stored or found, and whether this call stored it."""
         store = self._store
         token = uuid.uuid4().hex
         props = {**intention_props(intention), "create_token": token}
         new_key: list[bytes] = []  # the index key, when this call's transaction made it
+        where = {"scope_key": scope_key(intention.scope),
+                 "scope_pairs": scope_pairs(intention.scope)}
 
-        def work(tx: ManagedTransaction) -> bool:
+        def work(tx: ManagedTransaction) -> tuple[str, bool]:
             new_key.clear()
             rows = store.run(tx, "intentions/existing", id=intention.id)
             if rows:
@@ -190,25 +214,36 @@ class Neo4jIntentions:
                     raise RecordConflictError(
                         "this intention id already exists with a different definition",
                         record_ids=[intention.id])
-                return bool(rows[0]["token"] == token)  # True: this call's commit landed
+                # True: this call's commit landed
+                return intention.id, bool(rows[0]["token"] == token)
+            if pending_at is not None:
+                store.run(tx, "intentions/lock_scope", scope_key=where["scope_key"],
+                          tenant=intention.tenant, scope_pairs=where["scope_pairs"])
+                same = store.run(tx, "intentions/pending_same", scope_key=where["scope_key"],
+                                 now=pending_at, action=intention.action,
+                                 trigger_kind=intention.trigger_kind,
+                                 trigger_value=intention.trigger_value,
+                                 sensitivity=intention.sensitivity.value,
+                                 expires_at=intention.expires_at)
+                if same:
+                    return str(same[0]["id"]), False
             key, made = index_key(store, tx)
             if made:
                 new_key.append(key)
             digest = cue_digest(key, intention.tenant, intention.trigger_kind,
                                 intention.trigger_value)
             store.run(tx, "intentions/create", props={**props, "cue_digest": digest},
-                      scope_key=scope_key(intention.scope), tenant=intention.tenant,
-                      scope_pairs=scope_pairs(intention.scope))
-            return True
+                      tenant=intention.tenant, **where)
+            return intention.id, True
 
         try:
-            created: bool = store.transaction("intend", work, knows_its_commit=True)
+            done: tuple[str, bool] = store.transaction("intend", work, knows_its_commit=True)
         except ConstraintViolationError:
             # a concurrent writer created this id first: decide again against what it wrote
-            created = store.transaction("intend", work, knows_its_commit=True)
+            done = store.transaction("intend", work, knows_its_commit=True)
         if new_key:  # cues stored under a key that was gone get digests under this one
             redigest_cues(store, new_key[0])
-        return created
+        return done
 
     def get(self, intention_id: str) -> StoredIntention | None:
         """See :meth:`IntentionOps.get`."""

@@ -19,6 +19,7 @@ from graphmem.db.codec import record_row, scope_key, scope_pairs
 from graphmem.db.ops import langgraph as lg_ops
 from graphmem.db.reserved import LANGGRAPH
 from graphmem.errors import AuthorizationError, ConstraintViolationError, ValidationError
+from graphmem.fields import scope_problem
 from graphmem.models import Authority, MemoryKind, MemoryRecord, Principal, Sensitivity
 
 from .facts import value_facts
@@ -85,8 +86,20 @@ class PutWrites:
         return self._scope(namespace, self.tenant_of(namespace))
 
     def _scope(self, namespace: Sequence[str], tenant: str) -> dict[str, str]:
-        """A namespace's scope with the principal's confinement added."""
-        return {**namespace_scope(namespace, tenant), **self.confinement}
+        """A namespace's scope with the principal's confinement added: where every call of
+        the store that names a namespace makes it (put, get, delete, ``namespace_scope``).
+
+        Raises:
+            ValidationError: the scope is larger than a scope may be
+                (docs/spec/records.md#scope): many short labels, small as the labels'
+                JSON (``InputLimits.check_namespace``), make a larger scope, each label
+                under a key of its own.
+        """
+        scope = {**namespace_scope(namespace, tenant), **self.confinement}
+        problem = scope_problem(scope, what="the namespace, kept as a scope,")
+        if problem is not None:
+            raise ValidationError(problem)
+        return scope
 
     def _prefix(self, tenant: str, namespace: Sequence[str], key: str) -> str:
         return version_prefix(tenant, namespace, key, self.confinement)

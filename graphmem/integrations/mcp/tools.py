@@ -27,7 +27,6 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from graphmem.errors import GraphmemError, RecordConflictError, RecordNotFoundError
-from graphmem.models import DeferredIntention
 
 from .schemas import (
     AWARE_TIME,
@@ -345,12 +344,14 @@ async def intend(
 ) -> IntendOut:
     """Store a deferred intention that fires once when an event carries the cue.
 
-    The same call again while its intention is still pending (a retry after a lost answer)
-    returns that intention with `created` false instead of a second one that would fire on
-    the same event (docs/integrations/mcp.md#tools-and-resources).
+    The same call again while its intention is still pending (a retry after a lost answer,
+    or one sent while the first still runs) returns that intention with `created` false
+    instead of a second one that would fire on the same event
+    (docs/integrations/mcp.md#tools-and-resources, docs/spec/intentions.md#exactly-once).
 
     Raises:
-        ToolError: validation or authorization errors; nothing is written.
+        ToolError: validation or authorization errors (an expiry not in the future too);
+            nothing is written.
     """
     from graphmem.intentions import coerce_intention  # the client's; loaded on first use
 
@@ -365,19 +366,9 @@ async def intend(
             "trigger_value": cue_value, "scope": resolved, "created_at": now,
             "expires_at": expires_at,
         })
-        for pending in await memory.due({cue_kind: cue_value}, principal=state.config.principal,
-                                        scope=resolved, now=now):
-            if _same_intention(pending, wanted):
-                return IntendOut(id=pending.id, created=False)
-        created = await memory.intend(wanted)
-        return IntendOut(id=wanted.id, created=created)
-
-
-def _same_intention(stored: DeferredIntention, wanted: DeferredIntention) -> bool:
-    """Whether ``stored`` is what an ``intend`` call asking for ``wanted`` would make (all
-    but its id and creation time)."""
-    keep = {"id", "created_at", "status"}
-    return stored.model_dump(exclude=keep) == wanted.model_dump(exclude=keep)
+        # one transaction under the scope's lock: concurrent retries store it once
+        found, created = await memory.intentions.intend_unless_pending(wanted, now=now)
+        return IntendOut(id=found, created=created)
 
 
 async def process_event(

@@ -80,7 +80,7 @@ EDITS: dict[str, Any] = {
     "nodes": lambda c: c["nodes"][:9] + "i" + c["nodes"][10:],
     "kinds": lambda c: [*c["kinds"][:9], "episodic", *c["kinds"][10:]],
     "dispositions": lambda c: c["dispositions"][:5] + "C" + c["dispositions"][6:],
-    "vias": lambda c: c["vias"][:8] + "m" + c["vias"][9:],
+    "vias": lambda c: c["vias"][:8] + "l" + c["vias"][9:],  # a procedure, reached so too
     "depths": lambda c: [*c["depths"][:7], 4, *c["depths"][8:]],
     "parents": lambda c: [*c["parents"][:7], ["c", "q3"], *c["parents"][8:]],
     "erased_parents": lambda c: [*c["erased_parents"][:7], ["q2"], *c["erased_parents"][8:]],
@@ -123,6 +123,14 @@ def test_a_resigned_plan_loads() -> None:
     ("reasons", lambda c: [*c["reasons"][:5], None, *c["reasons"][6:]], "left to derive"),
     ("depths", lambda c: c["depths"][:-1], "differ in length"),
     ("nodes", lambda c: "x" + c["nodes"][1:], "should match pattern"),
+    # dispositions the entry's way does not give (docs/spec/deletion.md#dispositions)
+    ("dispositions", lambda c: c["dispositions"][:9] + "D" + c["dispositions"][10:],
+     "its way gives it"),
+    ("vias", lambda c: c["vias"][:4] + "c" + c["vias"][5:], "its way gives it"),
+    ("vias", lambda c: c["vias"][:8] + "m" + c["vias"][9:], "its way gives it"),
+    ("kinds", lambda c: [*c["kinds"][:8], "semantic", *c["kinds"][9:]],
+     "only a procedure is QUARANTINE"),
+    ("terms", lambda c: [*c["terms"][:5], [], *c["terms"][6:]], "holds no term"),
 ])
 def test_contradictory_columns_are_refused_even_with_a_matching_digest(
         column: str, edit: Any, problem: str) -> None:
