@@ -15,7 +15,8 @@
 //   graphmem.deletion.plan.walk);
 // - the descendants that may hold a term in content, asserted value, provenance, metadata,
 //   asserted key or thread, with those texts (the client's matcher decides; only with
-//   $pattern);
+//   $pattern: without one the descendants' nodes are not collected at all, as nothing
+//   reads them);
 // - per EVIDENCED_BY or SELECTED edge into a root or descendant: the record, the citing
 //   record or selecting retrieval, the edge type, and the citer's kind ('' for a retrieval:
 //   collect() drops nulls, which would misalign the lists) and erased flag. Only the
@@ -27,8 +28,9 @@ MATCH (root:Record {id: root_id})
 USING INDEX SEEK root:Record(id)
 MATCH p = (root)<-[:DERIVED_FROM*]-(d:Record)
 WITH d, min(length(p)) AS depth
-WITH collect(d) AS ds, collect(d.id) AS ids, collect(d.kind) AS kinds,
-  collect(coalesce(d.erased, false)) AS erased, collect(depth) AS depths,
+WITH collect(CASE WHEN $pattern IS NOT NULL THEN d END) AS ds, collect(d.id) AS ids,
+  collect(d.kind) AS kinds, collect(coalesce(d.erased, false)) AS erased,
+  collect(depth) AS depths,
   collect(CASE WHEN d.erased THEN [(d)-[:DERIVED_FROM]->(parent:Record) | parent.id]
                ELSE coalesce(d.derived_from, []) END) AS parents,
   collect(CASE WHEN EXISTS { (d)<-[:EVIDENCED_BY|SELECTED]-() } THEN d END) AS cited_ds

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import StrEnum
-from itertools import compress
+from itertools import chain, compress
 from typing import Annotated, Literal
 
 from pydantic import (
@@ -352,8 +352,11 @@ class PlanColumns(BaseModel):
             if root not in deleted:
                 raise ValueError(f"root {root!r} is not planned as DELETE")
         _check_dispositions(self)
-        if all(map(deleted.issuperset, compress(self.parents, checked))):
-            return  # one pass in C over 10^6 entries; else find the one at fault
+        # every parent of every checked entry is gone iff each entry's parents are: one
+        # set test over the parents chained (in C), not one call per entry; else find the
+        # entry at fault
+        if deleted.issuperset(chain.from_iterable(compress(self.parents, checked))):
+            return
         for i in compress(range(n), checked):
             erased = self.erased_parents[i]
             if not all(p in deleted or p in erased for p in self.parents[i]):

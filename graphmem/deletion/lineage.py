@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections import Counter, deque
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from itertools import compress
-from operator import not_
+from itertools import chain, compress, islice
+from operator import le, not_
 
 from graphmem.deletion.columns import id_list
 from graphmem.models import MemoryKind
@@ -32,7 +33,8 @@ class WalkedColumns:
         citations: (cited id, citing id, citing kind, citing record erased) per EVIDENCED_BY
             edge into a root or descendant. selections: (record id, retrieval id) per
             SELECTED edge into one. erased_parents: parents outside the walk an earlier
-            request erased.
+            request erased. id_set: ``ids`` as a set, when the walk made one (see
+            :meth:`inside`).
     """
 
     ids: list[str]
@@ -44,6 +46,12 @@ class WalkedColumns:
     citations: list[tuple[str, str, str, bool]] = field(default_factory=list)
     selections: list[tuple[str, str]] = field(default_factory=list)
     erased_parents: frozenset[str] = frozenset()
+    id_set: AbstractSet[str] | None = field(default=None, repr=False, compare=False)
+
+    def inside(self) -> AbstractSet[str]:
+        """The walked ids as a set (a root below another root included): the one the walk
+        made to find the parents outside it, so 10^6 ids are hashed once, or one made now."""
+        return set(self.ids) if self.id_set is None else self.id_set
 
 
 @dataclass
@@ -69,8 +77,12 @@ def _depth_order(ids: Sequence[str], depths: Sequence[int], skip: set[str]
                  ) -> tuple[list[int], list[int]]:
     """(positions of ``ids`` ordered by depth, then id; how many there are of each depth, in
     that order), those in ``skip`` left out: one sort by depth, then one small sort by id
-    per depth, every comparison in C."""
-    order = sorted(range(len(ids)), key=depths.__getitem__)
+    per depth, every comparison in C. A walk gives them by depth already (its breadth-first
+    order): that is checked (in C) and the first sort left out then."""
+    if all(map(le, depths, islice(depths, 1, None))):
+        order = list(range(len(ids)))
+    else:
+        order = sorted(range(len(ids)), key=depths.__getitem__)
     if skip.intersection(ids):
         order = [i for i in order if ids[i] not in skip]
     sizes = Counter(map(depths.__getitem__, order))
@@ -92,12 +104,16 @@ def _in_order(ids: Sequence[str], parents: Sequence[tuple[str, ...]], erased: Se
     others one by one, each only once its parents inside the walk are decided, so the
     order decided in is a topological one and the result is Kahn order's.
     """
-    inside = set(ids)
+    inside: set[str] | None = None  # made only when a descendant is not decided at once
     deleted = set(gone_outside)
     kept: set[str] = set()
     start = 0
     for size in levels:
         stop = start + size
+        if deleted.issuperset(chain.from_iterable(parents[start:stop])):
+            deleted.update(ids[start:stop])  # the whole depth goes: one set test (in C)
+            start = stop
+            continue
         gone = list(map(deleted.issuperset, parents[start:stop]))
         deleted.update(compress(ids[start:stop], gone))
         if gone.count(False):
@@ -105,6 +121,8 @@ def _in_order(ids: Sequence[str], parents: Sequence[tuple[str, ...]], erased: Se
                 if deleted.issuperset(parents[i]):
                     deleted.add(ids[i])
                     continue
+                if inside is None:
+                    inside = set(ids)
                 for p in parents[i]:
                     if p in inside and p not in deleted and p not in kept:
                         return None
@@ -223,7 +241,7 @@ def lineage_columns(walked: WalkedColumns, record_roots: set[str]) -> LineageCol
         reasons=[None] * n, deleted=deleted)
     if not erased_parents and not any(erased) and deleted.issuperset(ids):
         return out  # every descendant goes, each for the reason its parents give
-    affected = record_roots.union(walked.ids)
+    affected = record_roots.union(walked.inside())
     for i, (rid, ps, was_erased) in enumerate(zip(ids, parents, erased, strict=True)):
         # most walks meet no parent an earlier request erased: skip the per-parent test then
         if erased_parents:

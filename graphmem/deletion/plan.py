@@ -124,7 +124,8 @@ def walk_columns(store: Neo4jStore | WalkSource, roots: Sequence[str],
         row = ops.walk(roots, pattern)
         found = {rid: held for rid, texts in zip(row.term_ids, row.term_texts, strict=True)
                  if (held := _held(matcher, texts))}
-        outside = set(chain.from_iterable(row.parents)).difference(row.ids)
+        inside = set(row.ids)  # kept: the plan asks whether an id was walked (10^6 ids)
+        outside = set(chain.from_iterable(row.parents)).difference(inside)
         stored, gone = ops.outside_parents(sorted(outside)) if outside else (set(), set())
         lost = outside - stored
         parents = ([tuple(sorted(p for p in ps if p not in lost)) for ps in row.parents]
@@ -141,7 +142,7 @@ def walk_columns(store: Neo4jStore | WalkSource, roots: Sequence[str],
         return WalkedColumns(ids=row.ids, kinds=row.kinds, erased=row.erased,
                              depths=row.depths, parents=parents, terms=found,
                              citations=citations, selections=selections,
-                             erased_parents=frozenset(gone.difference(roots)))
+                             erased_parents=frozenset(gone.difference(roots)), id_set=inside)
 
 
 def walk(store: Neo4jStore | WalkSource, roots: Sequence[str], terms: Sequence[str] = ()
@@ -294,15 +295,15 @@ def plan_deletion(
     walked = walk_columns(ops, sorted(record_roots), terms)
     lineage = lineage_columns(walked, record_roots)
     deleted = lineage.deleted
-    at = dict(zip(lineage.ids, range(len(lineage.ids)), strict=True))
-    for rid in entries.keys() & at.keys():  # an intention root sharing a descendant's id
-        del entries[rid]
+    walked_ids = walked.inside()  # the lineage's ids, and the record roots walked below others
+    for rid in [r for r in entries if r in walked_ids and r not in record_roots]:
+        del entries[rid]  # an intention root sharing a descendant's id
 
     citations = _citations(walked.citations, deleted)
     citer_kinds = {citer: kind for _, citer, kind, _ in walked.citations}
     for c in citations:
         kind = citer_kinds[c.record_id]
-        if c.record_id not in entries and c.record_id not in at \
+        if c.record_id not in entries and c.record_id not in walked_ids \
                 and kind == MemoryKind.PROCEDURAL.value:
             entries[c.record_id] = PlanEntry(
                 id=c.record_id, kind=kind, disposition=Disposition.QUARANTINE,
@@ -314,6 +315,7 @@ def plan_deletion(
     if terms and tenants:
         scan_reach = ({"pairs": scope_pairs(reach.scope), "max_rank": reach.clearance.rank}
                       if reach else None)
+        at = dict(zip(lineage.ids, range(len(lineage.ids)), strict=True))
         for scanned in ops.term_scan(tenants, pattern, scan_reach):
             found = _held(matcher, scanned.texts, _TEXT_KEYS if scanned.node == "record"
                           else INTENTION_TEXT_KEYS)

@@ -1,7 +1,7 @@
 """The columnar planner's lineage entries equal those the version 4 planner listed
 (tests/support/deletion_reference.py), field for field and in order, on random walks with
 erased descendants, erased and surviving parents outside the walk, roots below roots,
-procedures, terms, cycles, and depths in any order."""
+procedures, terms, cycles, and depths in any order or in the walk's (by depth)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from graphmem.deletion.plan import WalkRow, _plan_columns
 from tests.support.deletion_reference import reference_lineage
 
 
-def _random_walk(rng: random.Random) -> tuple[set[str], WalkedColumns]:
+def _random_walk(rng: random.Random, by_depth: bool = False
+                 ) -> tuple[set[str], WalkedColumns]:
     n = rng.randint(1, 50)
     roots = {f"root{i}" for i in range(rng.randint(1, 3))}
     outside = [f"out{i}" for i in range(rng.randint(0, 4))]
@@ -43,6 +44,8 @@ def _random_walk(rng: random.Random) -> tuple[set[str], WalkedColumns]:
             inside = [r["depth"] for r in rows if r["id"] in row["parents"]]
             row["depth"] = min([d + 1 for d in inside] + [1])
     rng.shuffle(rows)
+    if by_depth:  # as the walk gives them: by depth, in no order within one
+        rows.sort(key=lambda r: r["depth"])
     erased_outside = frozenset(o for o in outside if rng.random() < 0.5)
     return roots, WalkedColumns(
         ids=[r["id"] for r in rows], kinds=[r["kind"] for r in rows],
@@ -52,9 +55,10 @@ def _random_walk(rng: random.Random) -> tuple[set[str], WalkedColumns]:
         erased_parents=erased_outside)
 
 
+@pytest.mark.parametrize("by_depth", [False, True])
 @pytest.mark.parametrize("seed", range(400))
-def test_lineage_entries_equal_the_version_4_planner(seed: int) -> None:
-    roots, walked = _random_walk(random.Random(seed))
+def test_lineage_entries_equal_the_version_4_planner(seed: int, by_depth: bool) -> None:
+    roots, walked = _random_walk(random.Random(seed), by_depth)
     rows = [WalkRow(id=i, kind=k, erased=e, depth=d, parents=list(p),
                     terms=walked.terms.get(i, []))
             for i, k, e, d, p in zip(walked.ids, walked.kinds, walked.erased, walked.depths,

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from graphmem.db.ops.deletion import WalkColumns
+from graphmem.deletion.lineage import WalkedColumns
 from graphmem.deletion.matcher import TermMatcher
-from graphmem.deletion.plan import walk
+from graphmem.deletion.plan import walk, walk_columns
 from graphmem.deletion.redaction import narrowing
 
 
@@ -89,3 +90,18 @@ def test_a_walk_whose_parents_are_all_walked_looks_nothing_up() -> None:
                               erased=[False, False], depths=[1, 2], parents=[[], ["c1"]]))
     walk(walker, ["r1"])
     assert walker.looked_up == []
+
+
+def test_the_walked_ids_are_hashed_once_and_name_every_walked_record() -> None:
+    """The set the walk makes to find the parents outside it is the one the plan asks which
+    ids were walked (a root walked below another root among them); columns made without it
+    make it when asked."""
+    walker = _Walker(_columns(ids=["c1", "r2"], kinds=["semantic", "semantic"],
+                              erased=[False, False], depths=[1, 1], parents=[["r1"], ["r1"]]),
+                     stored=["r1"])
+    walked = walk_columns(walker, ["r1", "r2"])
+    assert walked.id_set == {"c1", "r2"}
+    assert walked.inside() is walked.id_set
+    made = WalkedColumns(ids=["a", "b"], kinds=["semantic"] * 2, erased=[False] * 2,
+                         depths=[1, 2], parents=[("r",), ("a",)], terms={})
+    assert made.inside() == {"a", "b"}
