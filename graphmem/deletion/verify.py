@@ -138,7 +138,8 @@ def _verified(store: Neo4jStore, request_id: str, redact_terms: Iterable[str]
     finished = req.get("written_at") or req.get("finished_at")
     found = text_problems(scan_tenant_text(store, list(req.get("tenants") or []), matcher,
                                            after=finished, reach=request_reach(req)))
-    planned = int(req.get("planned_count") or 0)
+    # the plan's nodes, and those its last scan redacted that were written after planning
+    planned = int(req.get("planned_count") or 0) + int(req.get("late_count") or 0)
     result = {
         "deleted_with_content": tuple(sorted(row.deleted_with_content)),
         "intentions_not_cancelled": tuple(sorted(row.intentions_not_cancelled)),
@@ -184,7 +185,7 @@ def report(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = 
     """
     req, verification, row = _verified(store, request_id, redact_terms)
     entries = _report_entries(row.ids, row.nodes, row.kinds, row.dispositions, row.ats,
-                              row.changed, row.roots)
+                              row.changed, row.roots, row.lates)
     subject = json.loads(req["subject_json"]) if req.get("subject_json") else None
     info = DeletionRequestInfo(
         id=request_id, state=str(req.get("state")), requested_by=req.get("requested_by", ""),
@@ -208,17 +209,17 @@ def report(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = 
 
 
 def _report_entries(ids: list[str], nodes: list[str], kinds: list[str], dispositions: list[str],
-                    ats: list[str], changed: list[bool], roots: list[bool]
-                    ) -> tuple[ReportEntry, ...]:
+                    ats: list[str], changed: list[bool], roots: list[bool],
+                    lates: list[bool]) -> tuple[ReportEntry, ...]:
     """The report's entries from the columns of ``deletion/verify``: a request's
     edges share a few times, so each distinct one is parsed once."""
     times = {at: _iso(at) for at in set(ats)}
     return tuple(
         ReportEntry(id=rid, node=NodeType(node), kind=kind or None,
                     disposition=Disposition(disposition), at=times[at], changed=was_changed,
-                    root=root)
-        for rid, node, kind, disposition, at, was_changed, root in zip(
-            ids, nodes, kinds, dispositions, ats, changed, roots, strict=True))
+                    root=root, late=late)
+        for rid, node, kind, disposition, at, was_changed, root, late in zip(
+            ids, nodes, kinds, dispositions, ats, changed, roots, lates, strict=True))
 
 
 verify_deletion = report
