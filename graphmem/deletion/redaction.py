@@ -418,7 +418,7 @@ def redact_tenant_text(tx: ErasureTx, *, tenants: Sequence[str],
     rows = [{"eid": eid, "rel": kinds[eid], "props": props} for eid, props in changes.items()]
     if rows:
         tx.redact_text(rows, request_id=request_id, at=at)
-        tx.link_late([r["eid"] for r in rows if not r["rel"]], request_id=request_id, at=at)
+        tx.link_late([eid for eid in changes if not kinds[eid]], request_id=request_id, at=at)
     if items:
         tx.drop_vectors(items)
     tx.regroup_assertions(regroup, groups)

@@ -14,8 +14,14 @@ import pytest
 from google.adk.memory.memory_entry import MemoryEntry
 from google.genai import types
 from pydantic_ai import Agent
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, \
-    ToolCallPart, ToolReturnPart
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from graphmem import Memory, Principal, Status
@@ -67,8 +73,11 @@ def _pydantic(memory: Memory, said: str) -> tuple[str, Callable[[], None]]:
     agent = Agent(FunctionModel(script), capabilities=[capability])
     asyncio.run(agent.run("What do you know about me?"))
     assert results and results[0].startswith("PERSIST"), results
-    return results[0].split()[1].rstrip(":"), \
-        lambda: asyncio.run(capability.delete_memory(said)) and None
+
+    def forget() -> None:
+        asyncio.run(capability.delete_memory(said))
+
+    return results[0].split()[1].rstrip(":"), forget
 
 
 def _adk(memory: Memory, said: str) -> tuple[str, Callable[[], None]]:
@@ -88,7 +97,11 @@ def _strands(memory: Memory, said: str) -> tuple[str, Callable[[], None]]:
     store = GraphmemMemoryStore(memory, tenant="acme", user="u-17", app="travel")
     added = asyncio.run(store.add(INFERRED, {"evidence_ids": [said]}))
     assert added["disposition"] == "PERSIST", added
-    return added["id"], lambda: asyncio.run(store.delete(said)) and None
+
+    def forget() -> None:
+        asyncio.run(store.delete(said))
+
+    return added["id"], forget
 
 
 ADAPTERS = {"pydantic-ai": ("pydantic-ai", _pydantic), "adk": ("adk", _adk),
