@@ -202,8 +202,9 @@ def test_an_id_another_user_holds_is_refused_alike_for_records_and_intentions(
     theirs.write(_rec("taken-1", "u-99"))
     theirs.intend(_intention("taken-2", "u-99"))
     mine = memory.confined(U17)
-    refusals = {"taken-1": lambda: mine.write(_rec("taken-1", "u-17")),
-                "taken-2": lambda: mine.intend(_intention("taken-2", "u-17"))}
+    refusals: dict[str, Callable[[], object]] = {
+        "taken-1": lambda: mine.write(_rec("taken-1", "u-17")),
+        "taken-2": lambda: mine.intend(_intention("taken-2", "u-17"))}
     for rid, call in refusals.items():
         with pytest.raises(RecordConflictError) as caught:
             call()
