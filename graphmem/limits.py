@@ -76,6 +76,7 @@ class InputLimits(BaseModel):
         action_bytes: an intention's ``action``.
         cue_bytes: an intention's cue kind and value, and each key and value of an event
             (at most 1,024: cues are indexed, and an index entry has a size limit).
+        event_cues: how many cues (keys) an event may hold (each is digested and sought).
         goal_bytes: each of a decision state's ``goal`` and ``subtask``.
         observation_bytes: a decision state's ``last_observation``.
         entities: how many entities a decision state may name; each is at most
@@ -108,6 +109,7 @@ class InputLimits(BaseModel):
     value_bytes: int = Field(default=64 * KIB, ge=1)
     action_bytes: int = Field(default=64 * KIB, ge=1)
     cue_bytes: int = Field(default=MAX_NAME_BYTES, ge=1, le=MAX_NAME_BYTES)
+    event_cues: int = Field(default=256, ge=1)
     goal_bytes: int = Field(default=64 * KIB, ge=1)
     observation_bytes: int = Field(default=64 * KIB, ge=1)
     entities: int = Field(default=256, ge=0)
@@ -171,8 +173,11 @@ class InputLimits(BaseModel):
         nothing, but it would still travel to the database).
 
         Raises:
-            ValidationError: a key or value over ``cue_bytes``, not a string, or holding a
-                lone surrogate (no UTF-8 form to digest)."""
+            ValidationError: over ``event_cues`` cues; a key or value over ``cue_bytes``, not
+                a string, or holding a lone surrogate (no UTF-8 form to digest)."""
+        if len(event or {}) > self.event_cues:
+            raise ValidationError(f"the event holds {len(event or {})} cues, over the bound "
+                                  f"(InputLimits.event_cues: {self.event_cues})")
         for key, value in (event or {}).items():
             _require_str("an event's cue kind", key, ())
             for name, text in (("an event's cue kind", key), (f"event[{key[:40]!r}]", value)):
@@ -231,21 +236,18 @@ class InputLimits(BaseModel):
                         f"{self.number_chars} are allowed (InputLimits.number_chars)",
                         record_ids=record_ids)
 
-
     # -- who and why, ids, scopes, terms: writes, transitions and deletions -------------
 
     def check_notes(self, record_ids: Iterable[str] = (), *, non_empty: bool = True,
                     **named: object) -> None:
         """Check that each named argument (``by=..., reason=...``) is a string of at most
-        ``note_bytes``, non-empty unless ``non_empty`` is False: who and why of a write, a lifecycle
-        transition or a deletion request (docs/spec/write-path.md and docs/spec/deletion.md), stored
-        as given.
+        ``note_bytes``, non-empty unless ``non_empty`` is False: who and why of a write, a
+        transition or a deletion request (docs/spec/write-path.md, docs/spec/deletion.md).
 
         Raises:
             ValidationError: a value is not a string (the driver would store an int or a
                 null as given, and fail to pack other objects with a bare ValueError), is
-                empty, holds a lone surrogate or is over ``note_bytes``; the message names
-                the argument.
+                empty, holds a lone surrogate or is over ``note_bytes``; names the argument.
         """
         ids = list(record_ids)
         for name, value in named.items():
@@ -340,9 +342,8 @@ class InputLimits(BaseModel):
         out: list[str] = []
         for term in terms:
             if len(out) >= self.redact_terms:
-                raise ValidationError(f"more than {self.redact_terms} redaction terms; at "
-                                      "most that many are allowed in one request "
-                                      "(InputLimits.redact_terms)")
+                raise ValidationError(f"more than {self.redact_terms} redaction terms in one "
+                                      "request (InputLimits.redact_terms)")
             _require_str("a redaction term", term, ())
             assert isinstance(term, str)
             self._size("a redaction term", term, self.term_bytes, "term_bytes", ())

@@ -8,15 +8,16 @@
 // ordered by id (a row per node decodes slowly for large requests): id, label, kind ('' for
 // intentions), disposition, when (an ISO string: the driver's DateTime hydration is slow in
 // bulk), whether the apply changed it (false when an earlier request or run had already done
-// so) and whether it was a root of the request.
+// so), whether it was a root of the request and whether it was late (not in the plan: written
+// after planning, redacted by the apply's last scan: deletion/redact/late).
 MATCH (req:DeletionRequest {id: $id})
 USING INDEX SEEK req:DeletionRequest(id)
 OPTIONAL CALL (req) {
   MATCH (req)-[x:DISPOSED]->(n)
   RETURN n, x.disposition AS disposition, x.at AS at, coalesce(x.changed, false) AS changed,
-    coalesce(x.root, false) AS root
+    coalesce(x.root, false) AS root, coalesce(x.late, false) AS late
 }
-WITH req, n, disposition, at, changed, root
+WITH req, n, disposition, at, changed, root, late
 ORDER BY n.id
 RETURN req {.*} AS request,
   count(n) AS disposed,
@@ -37,4 +38,5 @@ RETURN req {.*} AS request,
   collect(CASE WHEN n IS NOT NULL THEN disposition END) AS dispositions,
   collect(CASE WHEN n IS NOT NULL THEN toString(at) END) AS ats,
   collect(CASE WHEN n IS NOT NULL THEN changed END) AS changed,
-  collect(CASE WHEN n IS NOT NULL THEN root END) AS roots
+  collect(CASE WHEN n IS NOT NULL THEN root END) AS roots,
+  collect(CASE WHEN n IS NOT NULL THEN late END) AS lates

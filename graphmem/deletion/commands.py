@@ -129,7 +129,8 @@ def _report_tables(report: DeletionReport, limit: int) -> None:
     for col in ("id", "node", "kind", "disposition", "changed"):
         table.add_column(col, no_wrap=True)
     for e in report.entries[:limit]:
-        table.add_row(e.id, e.node.value, e.kind or "", e.disposition.value,
+        table.add_row(e.id, e.node.value, e.kind or "",
+                      e.disposition.value + (" (written after planning)" if e.late else ""),
                       "yes" if e.changed else "no")
     console.print(table)
     if len(report.entries) > limit:

@@ -319,7 +319,9 @@ class DeletionPlan(_PlanHead):
 
 
 class ReportEntry(BaseModel):
-    """One node a deletion request disposed of, as stored on its ``DISPOSED`` edge."""
+    """One node a deletion request disposed of, as stored on its ``DISPOSED`` edge.
+    ``late``: not in the plan, a record or intention written after planning that held a
+    term, redacted by the apply's last scan (REDACT, docs/spec/deletion.md#apply)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -330,6 +332,7 @@ class ReportEntry(BaseModel):
     at: AwareDatetime | None = None
     changed: bool
     root: bool = False
+    late: bool = False
 
 
 class Verification(BaseModel):

@@ -372,7 +372,9 @@ def redact_tenant_text(tx: ErasureTx, *, tenants: Sequence[str],
     of its new value (:func:`item_facts`) and loses its embeddings; a live intention's action
     and cue go through
     :func:`redact_intention`, so its fingerprint and cue digest follow (its index entry
-    too); every other property is redacted where it is. Running it
+    too); every other property is redacted where it is. A changed record or intention the
+    request has not disposed of (one written after planning) is disposed of as REDACT, so
+    the report lists every node the apply changed (docs/spec/deletion.md#apply). Running it
     again finds nothing to change.
 
     Returns:
@@ -416,6 +418,7 @@ def redact_tenant_text(tx: ErasureTx, *, tenants: Sequence[str],
     rows = [{"eid": eid, "rel": kinds[eid], "props": props} for eid, props in changes.items()]
     if rows:
         tx.redact_text(rows, request_id=request_id, at=at)
+        tx.link_late([eid for eid in changes if not kinds[eid]], request_id=request_id, at=at)
     if items:
         tx.drop_vectors(items)
     tx.regroup_assertions(regroup, groups)

@@ -138,7 +138,8 @@ def _verified(store: Neo4jStore, request_id: str, redact_terms: Iterable[str]
     finished = req.get("written_at") or req.get("finished_at")
     found = text_problems(scan_tenant_text(store, list(req.get("tenants") or []), matcher,
                                            after=finished, reach=request_reach(req)))
-    planned = int(req.get("planned_count") or 0)
+    # the plan's nodes, and those its last scan redacted that were written after planning
+    planned = int(req.get("planned_count") or 0) + int(req.get("late_count") or 0)
     result = {
         "deleted_with_content": tuple(sorted(row.deleted_with_content)),
         "intentions_not_cancelled": tuple(sorted(row.intentions_not_cancelled)),
@@ -184,7 +185,7 @@ def report(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = 
     """
     req, verification, row = _verified(store, request_id, redact_terms)
     entries = _report_entries(row.ids, row.nodes, row.kinds, row.dispositions, row.ats,
-                              row.changed, row.roots)
+                              row.changed, row.roots, row.lates)
     subject = json.loads(req["subject_json"]) if req.get("subject_json") else None
     info = DeletionRequestInfo(
         id=request_id, state=str(req.get("state")), requested_by=req.get("requested_by", ""),
@@ -208,29 +209,29 @@ def report(store: Neo4jStore, request_id: str, *, redact_terms: Iterable[str] = 
 
 
 def _report_entries(ids: list[str], nodes: list[str], kinds: list[str], dispositions: list[str],
-                    ats: list[str], changed: list[bool], roots: list[bool]
-                    ) -> tuple[ReportEntry, ...]:
+                    ats: list[str], changed: list[bool], roots: list[bool],
+                    lates: list[bool]) -> tuple[ReportEntry, ...]:
     """The report's entries from the columns of ``deletion/verify``.
 
     A request's entries share a few combinations of node type, kind, disposition, time,
-    changed and root: each distinct combination is validated once (a :class:`ReportEntry`
-    made the ordinary way, with the time parsed once), and every other entry of it is that
-    one's :meth:`~pydantic.BaseModel.model_copy` with its own id (``id`` is a plain string:
-    nothing of it is validated), for about a third of the validator's cost at 10^5 entries
-    (docs/performance.md#store-size-reads-stay-flat-from-104-to-106-records).
+    changed, root and late: each distinct combination is validated once (a
+    :class:`ReportEntry` made the ordinary way, with the time parsed once), and every other
+    entry of it is that one's :meth:`~pydantic.BaseModel.model_copy` with its own id (``id``
+    is a plain string: nothing of it is validated), for about a third of the validator's
+    cost at 10^5 entries (docs/performance.md#store-size-reads-stay-flat-from-104-to-106-records).
     """
     times = {at: _iso(at) for at in set(ats)}
-    shapes: dict[tuple[str, str, str, str, bool, bool], ReportEntry] = {}
+    shapes: dict[tuple[str, str, str, str, bool, bool, bool], ReportEntry] = {}
     entries: list[ReportEntry] = []
-    for rid, node, kind, disposition, at, was_changed, root in zip(
-            ids, nodes, kinds, dispositions, ats, changed, roots, strict=True):
-        shape = (node, kind, disposition, at, was_changed, root)
+    for rid, node, kind, disposition, at, was_changed, root, late in zip(
+            ids, nodes, kinds, dispositions, ats, changed, roots, lates, strict=True):
+        shape = (node, kind, disposition, at, was_changed, root, late)
         model = shapes.get(shape)
         if model is None:
             model = shapes[shape] = ReportEntry(
                 id=rid, node=NodeType(node), kind=kind or None,
                 disposition=Disposition(disposition), at=times[at], changed=was_changed,
-                root=root)
+                root=root, late=late)
             entries.append(model)
         else:
             entries.append(model.model_copy(update={"id": rid}))

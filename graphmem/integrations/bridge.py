@@ -206,8 +206,10 @@ class MemoryBridge:
             content: the memory. authority: what it claims (capped by the ceiling).
             kind: semantic (default), episodic, procedural. asserts, asserted_value: the key
                 it sets and the value (two memories with different values are a conflict).
-            evidence_ids: memories it rests on. key: a stable key for an idempotent write
-                (default: a fresh id).
+            evidence_ids: memories it rests on, and so is derived from (``derived_from``
+                too: an agent writes what it inferred from them, and a lineage deletion of
+                one walks to it; docs/spec/deletion.md#walk). key: a stable key for an
+                idempotent write (default: a fresh id).
 
         Raises:
             ValidationError, AuthorityCeilingError, OutOfReachError: nothing is written.
@@ -221,7 +223,7 @@ class MemoryBridge:
             "id": rid, "kind": kind, "content": content, "created_at": store_of(client).clock(),
             "scope": who.scope, "provenance": who.provenance, "authority": authority,
             "asserts": asserts, "asserted_value": asserted_value,
-            "evidence_ids": tuple(evidence_ids),
+            "evidence_ids": tuple(evidence_ids), "derived_from": tuple(evidence_ids),
         }, by=who.by, clocked=True)
 
     # -- delete ---------------------------------------------------------------------------

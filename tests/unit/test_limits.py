@@ -138,6 +138,7 @@ def test_an_action_over_its_bound() -> None:
     ({"entities": ("e" * 1025,)}, "entity"),
     ({"event": {"k": "v" * 1025}}, "event"),
     ({"event": {"k" * 1025: "v"}}, "cue kind"),
+    ({"event": {f"k{n}": "v" for n in range(257)}}, "event_cues"),
 ])
 def test_decision_state_fields_over_their_bound(fields: dict[str, Any], name: str) -> None:
     state = DecisionState(memory_scope={"tenant": "bounds"}, **fields)
@@ -182,6 +183,24 @@ def test_a_configured_cue_bound_applies_to_intentions_and_events() -> None:
     tight.check_event({"topic": "short"})
 
 
+
+
+def test_an_event_holds_at_most_event_cues_cues() -> None:
+    """An event had no bound on its number of cues: 100,000 cues of 1 KiB each were each
+    checked, digested and sought (seconds of work) before anything could be refused."""
+    DEFAULT_LIMITS.check_event({f"k{n}": "v" for n in range(256)})
+    with pytest.raises(ValidationError, match=r"257 cues.*InputLimits.event_cues: 256"):
+        DEFAULT_LIMITS.check_event({f"k{n}": "v" for n in range(257)})
+    tight = InputLimits(event_cues=2)
+    tight.check_event({"a": "1", "b": "2"})
+    tight.check_event(None)
+    with pytest.raises(ValidationError, match="event_cues"):
+        tight.check_event({"a": "1", "b": "2", "c": "3"})
+    with pytest.raises(ValidationError, match="event_cues"):
+        tight.check_decision(DecisionState(memory_scope={"tenant": "bounds"},
+                                           event={"a": "1", "b": "2", "c": "3"}))
+    with pytest.raises(ValueError):
+        InputLimits(event_cues=0)
 
 
 @pytest.mark.parametrize("event", [{"k\ud800": "v"}, {"k": "v\udfff"}, {1: "v"}, {"k": 1},

@@ -134,7 +134,8 @@ class VerifyRow(NamedTuple):
         disposed: nodes it disposed of. Then the ids that fail each structural check.
         ids ... roots: the disposed nodes as parallel lists ordered by id: id,
             ``record``/``intention``, kind (``''`` for none), disposition, when (ISO text),
-            changed, root.
+            changed, root. lates: whether each was late (not in the plan: written after
+            planning and redacted by the apply's last scan).
     """
 
     request: dict[str, Any]
@@ -150,6 +151,7 @@ class VerifyRow(NamedTuple):
     ats: list[str]
     changed: list[bool]
     roots: list[bool]
+    lates: list[bool]
 
 
 class WalkSource(Protocol):

@@ -176,6 +176,12 @@ class ErasureTx:
         """Set redacted properties by element id; ``rows``: ``{"eid", "rel", "props"}``."""
         self._run("deletion/redact/text", rows=list(rows), request_id=request_id, at=at)
 
+    def link_late(self, eids: Sequence[str], *, request_id: str, at: datetime) -> None:
+        """Dispose of, as REDACT, the records and intentions among ``eids`` (element ids the
+        last scan changed) that the request has not disposed of: written after planning
+        (docs/spec/deletion.md#apply)."""
+        self._run("deletion/redact/late", eids=list(eids), request_id=request_id, at=at)
+
     def regroup_assertions(self, rows: Sequence[Mapping[str, str]], drop: Sequence[str]
                            ) -> None:
         """Move records to their redacted key's assertion group (``rows``: ``{"eid", "key",

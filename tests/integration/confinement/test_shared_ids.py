@@ -12,7 +12,14 @@ from typing import Any
 
 import pytest
 
-from graphmem import IntentionStatus, Memory, OutOfReachError, ValidationError, WriteDisposition
+from graphmem import (
+    IntentionStatus,
+    Memory,
+    OutOfReachError,
+    RecordConflictError,
+    ValidationError,
+    WriteDisposition,
+)
 from tests.support.principals import T0, U17, U99
 
 pytestmark = pytest.mark.neo4j
@@ -183,3 +190,26 @@ def test_lineage_reaches_nothing_through_a_record_out_of_reach(memory: Memory) -
     assert set(both.nodes) == {"A", "C"} and both.nodes["C"]["depth"] == 1
     assert set(memory.lineage("A", "up").nodes) == {"A", "H", "B"}
     assert memory.lineage("A", "up").nodes["B"]["depth"] == 2
+
+
+def test_an_id_another_user_holds_is_refused_alike_for_records_and_intentions(
+        memory: Memory) -> None:
+    """What a write cannot hide (docs/spec/eligibility.md#confinement): ids are unique in the
+    whole store, so a confined caller's record or intention under an id another user holds is
+    refused (RecordConflictError), and the error names only the id the caller gave, nothing
+    of the other user's node; nothing is written and the other's node is intact."""
+    theirs = memory.confined(U99)
+    theirs.write(_rec("taken-1", "u-99"))
+    theirs.intend(_intention("taken-2", "u-99"))
+    mine = memory.confined(U17)
+    refusals: dict[str, Callable[[], object]] = {
+        "taken-1": lambda: mine.write(_rec("taken-1", "u-17")),
+        "taken-2": lambda: mine.intend(_intention("taken-2", "u-17"))}
+    for rid, call in refusals.items():
+        with pytest.raises(RecordConflictError) as caught:
+            call()
+        assert caught.value.record_ids == (rid,)
+        assert "u-99" not in str(caught.value) and "call back" not in str(caught.value)
+    assert theirs.get("taken-1").content == "a note of u-99"
+    assert theirs.intentions.get("taken-2").action == "call back for u-99"
+    assert mine.candidates(scope={"tenant": "acme", "user": "u-17"}) == []
