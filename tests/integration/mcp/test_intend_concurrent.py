@@ -25,7 +25,7 @@ from graphmem import AsyncMemory, Memory, ValidationError
 from graphmem.client import store_of
 from graphmem.integrations.mcp.config import ServerConfig
 from graphmem.integrations.mcp.server import build_server
-from tests.support.database import Neo4jUnderTest
+from tests.support.database import Neo4jUnderTest, race
 from tests.support.mcp_client import leaf, ok, refused, serve
 from tests.support.principals import U17
 
@@ -109,15 +109,7 @@ def test_threads_storing_the_same_intention_unless_pending_store_it_once(
         answers.append(clients[w].intentions.intend_unless_pending(_intention(f"i-{w}"),
                                                                    now=now))
 
-    threads = [threading.Thread(target=work, args=(w,)) for w in range(len(clients))]
-    try:
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        for c in clients:
-            c.close()
+    race(work, clients)
     assert len({i for i, _ in answers}) == 1 and sum(c for _, c in answers) == 1, answers
     # another action, cue, expiry or scope is another intention; so is one after it fired
     for change in ({"action": "email"}, {"trigger_value": "s-2"},
