@@ -1,7 +1,6 @@
 // Create an intention in its Scope node (the same Scope nodes, keys and pairs as records), so
 // that eligibility and deletion by subject scope reach intentions the way they reach records.
-MERGE (s:Scope {key: $scope_key})
-  ON CREATE SET s.tenant = $tenant, s.pairs = $scope_pairs, s.epoch = randomUUID()
+{{intention_scope}}
 CREATE (i:Intention)
 SET i = $props
 CREATE (i)-[:IN_SCOPE]->(s)

@@ -2,7 +2,6 @@
 // intentions/create makes it when it is new), so that two calls storing the same intention
 // "unless one is pending" queue here and the second sees the first's intention
 // (docs/spec/intentions.md#exactly-once). Run first in that transaction.
-MERGE (s:Scope {key: $scope_key})
-  ON CREATE SET s.tenant = $tenant, s.pairs = $scope_pairs, s.epoch = randomUUID()
+{{intention_scope}}
 SET s._lock = true
 RETURN s.key AS key
